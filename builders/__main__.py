@@ -1,0 +1,5 @@
+import sys
+
+from builders.cli import main
+
+sys.exit(main())

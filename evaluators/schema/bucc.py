@@ -1,0 +1,41 @@
+"""BUCC-style bitext mining (Zweigenbaum et al. 2017/2018).
+
+Main table (config ``deu_Latn-eng_Latn``): every sentence of both monolingual
+corpora, one row each, ``side`` = ``src`` or ``tgt``. Gold table
+(``deu_Latn-eng_Latn-gold``): the parallel pairs by id. Splits train/test share
+no sentence text. Sentences are handled by id, never by text.
+"""
+
+from datasets import Features, Value
+
+from evaluators.schema.base import FamilySchema, TableSchema
+
+ID = "id"
+SIDE = "side"
+TEXT = "text"
+SRC_ID = "src_id"
+TGT_ID = "tgt_id"
+SIDES = ("src", "tgt")
+
+FEATURES = Features({ID: Value("string"), SIDE: Value("string"), TEXT: Value("string")})
+GOLD_FEATURES = Features({SRC_ID: Value("string"), TGT_ID: Value("string")})
+
+CITATION = """@inproceedings{zweigenbaum2018overview,
+  title     = {Overview of the Third BUCC Shared Task: Spotting Parallel Sentences in Comparable Corpora},
+  author    = {Zweigenbaum, Pierre and Sharoff, Serge and Rapp, Reinhard},
+  booktitle = {Proceedings of the 11th Workshop on Building and Using Comparable Corpora},
+  year      = {2018}
+}"""
+
+SCHEMA = FamilySchema(
+    name="bucc",
+    pretty_name="xlbench BUCC-style bitext mining",
+    tables=(
+        TableSchema("", FEATURES, splits=("train", "test"), description="sentences of both corpora"),
+        TableSchema("gold", GOLD_FEATURES, splits=("train", "test"), key=(SRC_ID, TGT_ID), description="gold parallel pairs by id"),
+    ),
+    task_categories=("translation", "sentence-similarity"),
+    tags=("bitext-mining", "parallel-corpus", "xlbench"),
+    citation=CITATION,
+    disjoint_column=TEXT,
+)

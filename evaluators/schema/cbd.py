@@ -1,0 +1,59 @@
+"""Contextual bilingual dictionaries (Gaschi et al. 2022): translated word pairs in context.
+
+Offsets are 0-based Python character offsets, end exclusive:
+``src_sentence[src_start:src_end] == src_word``.
+"""
+
+from datasets import Features, Value
+
+from evaluators.schema.base import FamilySchema, TableSchema
+
+ID = "id"
+SENT_ID = "sent_id"
+SRC_SENTENCE = "src_sentence"
+TGT_SENTENCE = "tgt_sentence"
+SRC_WORD = "src_word"
+TGT_WORD = "tgt_word"
+SRC_START, SRC_END = "src_start", "src_end"
+TGT_START, TGT_END = "tgt_start", "tgt_end"
+#: "dictionary" (unique-candidate rule) or the aligner that proposed the pair.
+METHOD = "method"
+
+FEATURES = Features(
+    {
+        ID: Value("string"),
+        SENT_ID: Value("int64"),
+        SRC_SENTENCE: Value("string"),
+        TGT_SENTENCE: Value("string"),
+        SRC_WORD: Value("string"),
+        TGT_WORD: Value("string"),
+        SRC_START: Value("int32"),
+        SRC_END: Value("int32"),
+        TGT_START: Value("int32"),
+        TGT_END: Value("int32"),
+        METHOD: Value("string"),
+    }
+)
+
+CITATION = """@inproceedings{gaschi2022multilingual,
+  title     = {Multilingual Transformer Encoders: a Word-Level Task-Agnostic Evaluation},
+  author    = {Gaschi, F{\\'e}lix and Plesse, Fran{\\c{c}}ois and Rastin, Parisa and Toussaint, Yannick},
+  booktitle = {International Joint Conference on Neural Networks (IJCNN)},
+  year      = {2022}
+}"""
+
+SCHEMA = FamilySchema(
+    name="cbd",
+    pretty_name="xlbench contextual bilingual dictionaries",
+    tables=(
+        TableSchema(
+            "",
+            FEATURES,
+            splits=("test", "aligner"),
+            description="word pairs kept by the unique-candidate rule (test) and, for comparison, pairs from a statistical aligner (aligner)",
+        ),
+    ),
+    task_categories=("feature-extraction", "translation"),
+    tags=("word-alignment", "bilingual-lexicon", "cross-lingual", "xlbench"),
+    citation=CITATION,
+)
