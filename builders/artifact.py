@@ -46,8 +46,13 @@ def check_output(out: str | os.PathLike, overwrite: bool) -> Path:
     probe = parent
     while not probe.exists():
         probe = probe.parent
-    if not os.access(probe, os.W_OK):
-        raise OutputError(f"Cannot write to {str(probe)!r} (permission denied); choose a writable --out.")
+    # A real write probe: os.access says yes to root on read-only or virtual filesystems.
+    try:
+        tempfile.TemporaryDirectory(dir=probe, prefix=".xlbench-probe-").cleanup()
+    except OSError as err:
+        raise OutputError(
+            f"Cannot write to {str(probe)!r} ({err.strerror or 'permission denied'}); choose a writable --out."
+        ) from err
     return path
 
 

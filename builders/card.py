@@ -51,7 +51,11 @@ def card_yaml(
     """Return the card's YAML front matter as a dict.
 
     Args:
+        family: the family schema.
+        manifest: the build manifest (version, signature).
         stats: ``config -> split -> {"num_examples", "num_bytes"}``.
+        license_id: the Hub license id.
+        superseded_by: the version that replaces this one, if any.
     """
     langs: list[str] = []
     configs, infos = [], []

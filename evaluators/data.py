@@ -48,7 +48,7 @@ class DatasetRef:
 
 
 def read_card_yaml(text: str) -> dict:
-    """Return the YAML front matter of a dataset card.
+    r"""Return the YAML front matter of a dataset card.
 
     >>> read_card_yaml("---\\nlicense: cc-by-4.0\\n---\\n# Title\\n")
     {'license': 'cc-by-4.0'}
