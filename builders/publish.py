@@ -1,0 +1,383 @@
+"""``xlbench validate`` and ``xlbench publish``: versioned datasets on the Hugging Face Hub.
+
+Publishing a built folder as version ``X.Y.Z``:
+
+1. validate the folder (no network call before it passes);
+2. read the repo's refs: a tag ``vX.Y.Z`` that already exists is final, so the
+   same content again is a no-op and different content is refused; a version
+   older than the newest published one is refused;
+3. carry the older versions' changelog entries over from the published
+   ``manifest.json`` and rewrite the card's changelog section (in a staging
+   copy: the local folder is never modified);
+4. upload card + parquet + manifest in ONE commit on ``main`` whose message
+   names the version (files of the previous version that are gone are deleted
+   in the same commit), then tag it ``vX.Y.Z``;
+5. load the tag back with ``datasets.load_dataset`` and compare every split's
+   row count and row digest with the folder; a mismatch withdraws the tag.
+
+The token comes from ``HF_TOKEN`` or the ``huggingface_hub`` login and is
+never written or printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import re
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from builders.validate import CARD, MANIFEST, FolderReport, table_digest, validate_folder
+from evaluators.errors import RemoteError, SchemaError, UsageError, ValidationError, XlbenchError
+from evaluators.schema.meta import VOLATILE_KEYS, Manifest
+
+log = logging.getLogger("xlbench.publish")
+_REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}$")
+
+VALIDATE_EPILOG = """examples:
+  xlbench validate out/bucc-deu_Latn-eng_Latn
+  xlbench validate out/cbd-eng_Latn-deu_Latn && echo ok
+
+Prints a JSON summary (configs, rows, row digests) on stdout; exit 1 names the
+config and the problem of the first failed check."""
+
+PUBLISH_EPILOG = """examples:
+  xlbench publish out/bucc-deu_Latn-eng_Latn --repo my-org/xlbench-bucc --dry-run
+  HF_TOKEN=hf_... xlbench publish out/bucc-deu_Latn-eng_Latn --repo my-org/xlbench-bucc --yes
+  xlbench publish out/cbd-eng_Latn-deu_Latn --repo my-org/xlbench-cbd --private --yes
+
+The version is the folder's (xlbench build --version); the commit is tagged
+v<version>. Published versions are immutable: rebuild with a new --version and
+--changelog to change rows. Prints a JSON report (commit sha, tag) on stdout."""
+
+
+# -- pure helpers -------------------------------------------------------------------------------
+def version_key(version: str) -> tuple[int, ...]:
+    """Return a sortable key of a ``MAJOR.MINOR.PATCH`` version (a leading ``v`` is allowed).
+
+    >>> version_key("v1.10.0") > version_key("1.9.3")
+    True
+    """
+    return tuple(int(p) for p in version.lstrip("v").split("."))
+
+
+def version_tags(tags: dict[str, str]) -> list[str]:
+    """Return the ``vX.Y.Z`` tags, oldest first.
+
+    >>> version_tags({"v1.1.0": "b", "v1.0.0": "a", "draft": "c", "v1.0": "d"})
+    ['v1.0.0', 'v1.1.0']
+    """
+    return sorted((t for t in tags if re.fullmatch(r"v\d+\.\d+\.\d+", t)), key=version_key)
+
+
+def merge_changelog(local: list[dict[str, Any]], remote: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Return the changelog of a new version: the local entries plus older remote ones, newest first.
+
+    A version's own entry always comes from the folder being published; the
+    remote manifest only contributes entries of other versions.
+
+    >>> merge_changelog([{"version": "1.1.0", "changes": "fix"}],
+    ...                 [{"version": "1.0.0", "changes": "first"}, {"version": "1.1.0", "changes": "old"}])
+    [{'version': '1.1.0', 'changes': 'fix'}, {'version': '1.0.0', 'changes': 'first'}]
+    """
+    mine = {e["version"] for e in local}
+    merged = list(local) + [e for e in remote if e.get("version") not in mine]
+    return sorted(merged, key=lambda e: version_key(str(e["version"])), reverse=True)
+
+
+def render_changelog(entries: list[dict[str, Any]]) -> str:
+    """Return the card's changelog list (the same format as ``cards/templates/dataset.md.j2``).
+
+    >>> print(render_changelog([{"version": "1.1.0", "date": "2026-11-30", "changes": "more verses", "rows": 80}]))
+    - **1.1.0** (2026-11-30): more verses (80 rows)
+    <BLANKLINE>
+    """
+    lines = []
+    for e in entries:
+        rows = f" ({e['rows']} rows)" if e.get("rows") is not None else ""
+        lines.append(f"- **{e['version']}** ({e.get('date', '?')}): {e.get('changes', '')}{rows}\n")
+    return "\n".join(lines)
+
+
+def replace_section(text: str, title: str, body: str) -> str:
+    r"""Replace the body of the markdown section ``## <title>`` (up to the next ``## ``).
+
+    >>> replace_section("# T\n\n## Changelog\n\n- old\n\n## Citation\nx\n", "Changelog", "- new\n")
+    '# T\n\n## Changelog\n\n- new\n\n## Citation\nx\n'
+
+    Raises:
+        SchemaError: the section is missing.
+    """
+    head = f"\n## {title}\n"
+    start = text.find(head)
+    if start < 0:
+        raise SchemaError(f"The card has no '## {title}' section; rebuild the folder with 'xlbench build'.")
+    start += len(head)
+    end = text.find("\n## ", start)
+    end = len(text) if end < 0 else end + 1
+    return text[:start] + "\n" + body.rstrip("\n") + "\n\n" + text[end:]
+
+
+def stable_manifest(data: dict[str, Any]) -> dict[str, Any]:
+    """Return a manifest dict without the keys that may differ between identical builds or publishes.
+
+    >>> stable_manifest({"version": "1.0.0", "started_at": "t", "changelog": []})
+    {'version': '1.0.0'}
+    """
+    return {k: v for k, v in data.items() if k not in VOLATILE_KEYS and k != "changelog"}
+
+
+def check_repo_id(repo_id: str) -> str:
+    """Return ``repo_id`` if it looks like ``org/name``.
+
+    >>> check_repo_id("my-org/xlbench-bucc")
+    'my-org/xlbench-bucc'
+
+    Raises:
+        UsageError: not ``org/name``.
+    """
+    if not _REPO_ID.match(repo_id or ""):
+        raise UsageError(f"--repo must look like 'org/name', got {repo_id!r}.")
+    return repo_id
+
+
+# -- local content ------------------------------------------------------------------------------
+def _local_oids(report: FolderReport) -> dict[str, str]:
+    """Return ``path -> sha256`` of the folder's parquet files (what the Hub reports for LFS files)."""
+    from builders.base import sha256_file
+
+    return {p: sha256_file(report.folder / p) for p in report.files if p.endswith(".parquet")}
+
+
+def _prepare(report: FolderReport, repo_id: str, remote_manifest: dict | None, staging: Path) -> tuple[dict[str, Any], str, dict]:
+    """Write the card and manifest to upload into ``staging``; return (adds, changelog line, manifest dict)."""
+    manifest = report.manifest
+    rows = sum(sum(s.values()) for s in report.configs.values())
+    local = [dict(e) for e in manifest.changelog]
+    if not any(e.get("version") == manifest.version for e in local):
+        local.append({"version": manifest.version, "date": time.strftime("%Y-%m-%d", time.gmtime()), "changes": "no changelog line given"})
+    for e in local:
+        if e.get("version") == manifest.version:
+            e.setdefault("rows", rows)
+    entries = merge_changelog(local, (remote_manifest or {}).get("changelog") or [])
+    out_manifest = manifest.to_dict()
+    out_manifest["changelog"] = entries
+    Manifest.from_dict(out_manifest)  # still a valid manifest
+    text = json.dumps(out_manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    card = (report.folder / CARD).read_text(encoding="utf-8")
+    card = replace_section(card, "Changelog", render_changelog(entries))
+    card = card.replace(f"<org>/{manifest.name}", repo_id)
+    (staging / CARD).write_text(card, encoding="utf-8")
+    (staging / MANIFEST).write_text(text, encoding="utf-8")
+    adds: dict[str, Any] = {CARD: str(staging / CARD), MANIFEST: str(staging / MANIFEST)}
+    for p in report.files:
+        if p.endswith(".parquet"):
+            adds[p] = str(report.folder / p)
+    own = next(e for e in entries if e["version"] == manifest.version)
+    return adds, str(own.get("changes", "")), out_manifest
+
+
+def _same_version_content(client, repo_id: str, tag_sha: str, report: FolderReport) -> list[str]:
+    """Return what differs between the folder and the published tag (empty when identical)."""
+    remote = client.files(repo_id, tag_sha)
+    local = _local_oids(report)
+    diffs = []
+    remote_parquet = {p: f.oid for p, f in remote.items() if p.endswith(".parquet")}
+    for p in sorted(set(local) | set(remote_parquet)):
+        if local.get(p) != remote_parquet.get(p):
+            diffs.append(p)
+    text = client.read_text(repo_id, MANIFEST, tag_sha)
+    if text is None or stable_manifest(json.loads(text)) != stable_manifest(report.manifest.to_dict()):
+        diffs.append(MANIFEST)
+    return diffs
+
+
+# -- publish ------------------------------------------------------------------------------------
+def publish(folder: str, repo_id: str, private: bool = False, dry_run: bool = False, token: str | None = None) -> dict[str, Any]:
+    """Publish a built folder as a tagged version; return the JSON-ready report.
+
+    Raises:
+        ValidationError: the folder fails validation (before any network call).
+        UsageError: no token.
+        RemoteError: the Hub refused or failed; the message names the step.
+        RevisionError: the version is already published with other content, or is older than the newest.
+    """
+    from builders.adapters.hub import HubClient, find_token
+
+    check_repo_id(repo_id)
+    report = validate_folder(folder)
+    version, tag = report.version, f"v{report.version}"
+    token = token or find_token()
+    if token is None and not dry_run:
+        raise UsageError("No Hugging Face token: set HF_TOKEN or run 'hf auth login' before publishing.")
+    client = HubClient(token)
+    out: dict[str, Any] = {
+        "repo": repo_id,
+        "endpoint": client.endpoint,
+        "name": report.name,
+        "family": report.family,
+        "version": version,
+        "tag": tag,
+        "configs": report.configs,
+        "private": private,
+    }
+    state = client.state(repo_id)
+    tags = state.tags if state else {}
+    if tag in tags:
+        diffs = _same_version_content(client, repo_id, tags[tag], report)
+        if diffs:
+            from evaluators.errors import RevisionError
+
+            raise RevisionError(
+                f"{repo_id} already has {tag} (commit {tags[tag][:12]}) with different content ({', '.join(diffs[:3])}); "
+                f"published versions are immutable, so rebuild with a new --version and --changelog."
+            )
+        out.update(status="unchanged", commit=tags[tag], message=f"{tag} is already published with the same content; nothing to do.")
+        return out
+    newer = [t for t in version_tags(tags) if version_key(t) > version_key(version)]
+    if newer:
+        from evaluators.errors import RevisionError
+
+        raise RevisionError(
+            f"{repo_id} already has {newer[-1]}, newer than {tag}; versions only move forward, so rebuild with "
+            f"--version above {newer[-1][1:]}."
+        )
+    staging = Path(tempfile.mkdtemp(prefix="xlbench-publish-"))
+    try:
+        remote_manifest = None
+        if state and state.main:
+            text = client.read_text(repo_id, MANIFEST, state.main)
+            remote_manifest = json.loads(text) if text else None
+        adds, changes, _ = _prepare(report, repo_id, remote_manifest, staging)
+        deletes = []
+        if state and state.main:
+            remote_files = client.files(repo_id, state.main)
+            deletes = sorted(p for p in remote_files if p.startswith("data/") and p not in adds)
+        message = f"Publish {report.name} {tag}"
+        out.update(
+            files=sorted(adds),
+            deletes=deletes,
+            commit_message=message,
+            previous=(remote_manifest or {}).get("version"),
+            changelog=changes,
+        )
+        if dry_run:
+            out.update(status="dry-run", message=f"would {'create ' + repo_id + ' and ' if state is None else ''}commit {len(adds)} files and tag {tag}.")
+            return out
+        client.create_repo(repo_id, private)
+        parent = state.main if state else None
+        if parent is None:
+            parent = client.state(repo_id).main
+        sha = client.commit(repo_id, adds, deletes, message, changes, parent)
+        client.tag(repo_id, tag, sha, f"{report.name} {tag}: {changes}")
+        try:
+            out["verified"] = verify(client, repo_id, tag, sha, report)
+        except RemoteError as err:
+            # a version tag only ever marks content that was loaded back and matched
+            client.delete_tag(repo_id, tag)
+            raise RemoteError(f"{str(err).rstrip('.')}; tag {tag} was withdrawn, run the same command again to retry.") from None
+        out.update(status="published", commit=sha, message=f"published {repo_id} {tag} at commit {sha}.")
+        return out
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def verify(client, repo_id: str, tag: str, sha: str, report: FolderReport) -> dict[str, Any]:
+    """Load ``tag`` back with ``datasets`` and compare rows and digests with the folder.
+
+    Raises:
+        RemoteError: the tag points elsewhere, or a split's rows differ.
+    """
+    resolved = client.resolve(repo_id, tag)
+    if resolved != sha:
+        raise RemoteError(f"{repo_id}: tag {tag} resolves to {resolved[:12]}, not the commit just made ({sha[:12]}); check for a concurrent publish.")
+    checked: dict[str, Any] = {}
+    cache = tempfile.mkdtemp(prefix="xlbench-verify-")
+    try:
+        for config, splits in sorted(report.configs.items()):
+            loaded = client.load_config(repo_id, config, tag, cache)
+            if sorted(loaded) != sorted(splits):
+                raise RemoteError(f"{repo_id}@{tag} config {config}: splits {sorted(loaded)} loaded back, expected {sorted(splits)}.")
+            for split, rows in sorted(splits.items()):
+                table = loaded[split].with_format("arrow")[:]
+                digest = table_digest(table)
+                if table.num_rows != rows or digest != report.digests[config][split]:
+                    raise RemoteError(
+                        f"{repo_id}@{tag} config {config}/{split}: loaded back {table.num_rows} rows (digest {digest[:12]}), "
+                        f"expected {rows} (digest {report.digests[config][split][:12]})."
+                    )
+                checked[f"{config}/{split}"] = {"rows": rows, "digest": digest}
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    return checked
+
+
+# -- CLI ----------------------------------------------------------------------------------------
+def _print_json(data: dict[str, Any]) -> None:
+    print(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, default=str))
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    """``xlbench validate``: print the folder summary; failures raise ValidationError (exit 1)."""
+    report = validate_folder(args.folder)
+    _print_json({"status": "ok", **report.summary()})
+    print(f"ok: {report.folder} ({report.family} v{report.version}, {len(report.configs)} configs)", file=sys.stderr)
+    return 0
+
+
+def run_publish(args: argparse.Namespace) -> int:
+    """``xlbench publish``: validate, upload in one commit, tag, verify; print the JSON report."""
+    from builders.adapters.hub import find_token, scrub
+
+    check_repo_id(args.repo)
+    # one INFO line per HTTP request would drown the report; -v brings them back
+    for name in ("httpx", "httpx2", "httpcore", "httpcore2"):
+        logging.getLogger(name).setLevel(logging.NOTSET if args.verbose else logging.WARNING)
+    if not args.dry_run and not args.yes:
+        validate_folder(args.folder)
+        raise UsageError(
+            f"Publishing to {args.repo} creates an immutable version; add --yes to confirm (or --dry-run to see the plan)."
+        )
+    token = find_token()
+    try:
+        result = publish(args.folder, args.repo, private=args.private, dry_run=args.dry_run, token=token)
+    except XlbenchError as err:
+        # belt and braces: no message leaves this function with the token in it
+        raise type(err)(scrub(str(err), token)) from None
+    _print_json(result)
+    print(result["message"], file=sys.stderr)
+    return 0
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    """Add ``validate`` and ``publish`` to the top-level ``xlbench`` subcommands."""
+    p = sub.add_parser(
+        "validate",
+        help="check a built dataset folder before publishing",
+        description="Check that a built folder's card, manifest and parquet files agree and follow the family's contract.",
+        epilog=VALIDATE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("folder", help="a folder written by 'xlbench build'")
+    p.set_defaults(_hub_run=run_validate)
+    p = sub.add_parser(
+        "publish",
+        help="publish a built dataset folder to the Hugging Face Hub as a tagged version",
+        description="Validate a built folder, upload it in one commit, tag it v<version> and load it back to verify.",
+        epilog=PUBLISH_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("folder", help="a folder written by 'xlbench build'")
+    p.add_argument("--repo", required=True, help="dataset repo id, org/name (created if missing)")
+    p.add_argument("--private", action="store_true", help="create the repo as private (ignored if it exists)")
+    p.add_argument("--dry-run", action="store_true", help="validate and show the plan; upload nothing")
+    p.add_argument("--yes", action="store_true", help="confirm publishing (required unless --dry-run)")
+    p.set_defaults(_hub_run=run_publish)
+
+
+__all__ = ["ValidationError", "add_parsers", "publish", "validate_folder", "verify"]

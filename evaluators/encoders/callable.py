@@ -1,0 +1,144 @@
+"""Sentence-only encoders: a plain Python callable ``texts -> array`` (API models) and friends.
+
+``callable:<module>:<function>`` imports ``function`` from ``module``; it receives a list of
+strings and returns an ``(n, dim)`` array. If it accepts a ``role`` keyword, the
+``"query"``/``"passage"`` role is passed on. These models have no layers
+(``num_layers == 0``): word-level evaluators refuse them with a clear message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import inspect
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from evaluators.encoders.base import TokenStates, WordVectors, check_pooling, resolve_layers
+from evaluators.encoders.cache import EmbeddingCache, array_to_bytes, bytes_to_array, make_key
+from evaluators.errors import EngineUnavailableError, UsageError, truncate
+
+
+class SentenceEncoder:
+    """Wrap a function ``texts -> (n, dim)`` as an :class:`~evaluators.encoders.base.Encoder`.
+
+    Attributes:
+        calls: how many times the function was called (cache hits call it never).
+    """
+
+    num_layers = 0
+
+    def __init__(
+        self,
+        fn: Callable,
+        model_id: str,
+        revision: str,
+        *,
+        batch_size: int = 32,
+        cache_dir: str | None = None,
+        use_cache: bool = True,
+        **_ignored,
+    ):
+        if batch_size is None or int(batch_size) < 1:
+            raise UsageError(f"batch_size must be a positive integer, got {batch_size!r}.")
+        self.fn = fn
+        self.model_id = model_id
+        self.revision = revision
+        self.batch_size = int(batch_size)
+        self.calls = 0
+        try:
+            self._takes_role = "role" in inspect.signature(fn).parameters
+        except (TypeError, ValueError):
+            self._takes_role = False
+        self._cache = EmbeddingCache(cache_dir, model_id, revision) if use_cache else None
+
+    def token_states(self, texts: Sequence[str], layers: Sequence[int]) -> list[TokenStates]:
+        """Refuse: this model gives sentence embeddings only."""
+        resolve_layers(layers, 0)  # raises EngineUnavailableError with the advice
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def word_vectors(self, texts, spans, layers) -> WordVectors:
+        """Refuse: this model gives sentence embeddings only."""
+        resolve_layers(layers, 0)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
+        """Refuse: the tokenizer of a callable is unknown."""
+        raise EngineUnavailableError(
+            f"{self.model_id} does not expose its tokenizer, so token counts (fertility) are unavailable; use a transformers model."
+        )
+
+    def _call(self, texts: list[str], role: str | None) -> np.ndarray:
+        out = self.fn(texts, role=role) if self._takes_role else self.fn(texts)
+        self.calls += 1
+        arr = np.asarray(out, dtype=np.float32)
+        if arr.ndim != 2 or arr.shape[0] != len(texts):
+            raise UsageError(
+                f"{self.model_id} returned an array of shape {arr.shape} for {len(texts)} texts; "
+                "it must return one row per text, shape (n, dim)."
+            )
+        return arr
+
+    def sentence_embeddings(
+        self, texts: Sequence[str], pooling: str = "model", layer: int = -1, role: str | None = None
+    ) -> np.ndarray:
+        """Return ``(n, dim)`` float32 embeddings from the function (``pooling`` must be ``model``)."""
+        check_pooling(pooling)
+        if pooling != "model" or layer != -1:
+            raise UsageError(
+                f"{self.model_id} gives one sentence embedding per text; use pooling='model' and layer=-1 "
+                f"(got pooling={pooling!r}, layer={layer})."
+            )
+        if role not in (None, "query", "passage"):
+            raise UsageError(f"Unknown role {role!r}; use 'query', 'passage' or leave it unset.")
+        texts = list(texts)
+        unique = list(dict.fromkeys(texts))
+        params = {"role": role if self._takes_role else None}
+        result: dict[str, np.ndarray] = {}
+        if self._cache is not None:
+            keys = {t: make_key("sent", t, **params) for t in unique}
+            got = self._cache.get_many(list(keys.values()))
+            result = {t: bytes_to_array(got[k]) for t, k in keys.items() if k in got}
+        todo = [t for t in unique if t not in result]
+        new_items = []
+        for i in range(0, len(todo), self.batch_size):
+            chunk = todo[i : i + self.batch_size]
+            arr = self._call(chunk, role)
+            for t, row in zip(chunk, arr):
+                result[t] = row
+                if self._cache is not None:
+                    new_items.append((make_key("sent", t, **params), array_to_bytes(row)))
+        if new_items:
+            self._cache.put_many(new_items)
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.stack([result[t] for t in texts]).astype(np.float32)
+
+
+def _source_hash(fn: Callable) -> str:
+    try:
+        source = inspect.getsource(inspect.getmodule(fn) or fn)
+    except (OSError, TypeError):
+        source = repr(fn)
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()
+
+
+def from_spec(rest: str | None, **options) -> SentenceEncoder:
+    """Build from ``callable:<module>:<function>``; ``revision`` option overrides the source hash.
+
+    Raises:
+        UsageError: malformed spec, missing module or function.
+    """
+    module_name, _, fn_name = (rest or "").partition(":")
+    if not module_name or not fn_name:
+        raise UsageError(f"callable spec must be callable:<module>:<function>, got {truncate('callable:' + (rest or ''))}.")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise UsageError(f"Cannot import module {module_name!r} for callable:{rest} ({exc}); check the name and PYTHONPATH.") from exc
+    fn = getattr(module, fn_name, None)
+    if not callable(fn):
+        raise UsageError(f"Module {module_name!r} has no function {fn_name!r}; callable:{rest} must name a function texts -> array.")
+    revision = options.pop("revision", None) or _source_hash(fn)
+    return SentenceEncoder(fn, f"callable:{rest}", revision, **options)

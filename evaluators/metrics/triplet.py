@@ -1,0 +1,174 @@
+"""Triplet accuracy (TACC) for (en_orig, en_foil, target_orig) minimal pairs (alee paper).
+
+A triplet is *correct* when ``cos(en_orig, target) > cos(en_foil, target)``
+(strict), a *tie* when the two similarities are equal, and *wrong* otherwise.
+"Equal" allows a tolerance (default ``1e-6``): embeddings are float32, whose
+sums depend on summation order, so a bag-of-words model gives a role-swapped
+foil (same tokens, other order) a similarity that differs only by rounding
+noise; that is a tie, not a win or a loss. TACC counts ties as failures and reports them separately; chance
+level is 0.5. Macro-TACC is the unweighted mean of TACC over the four
+perturbations (PN, RS, AR, HS) present.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class TripletScore:
+    """Outcome counts of a set of triplets.
+
+    Attributes:
+        n: triplets scored.
+        correct: ``sim(orig, target) > sim(foil, target)``.
+        ties: exactly equal similarities (counted as failures in :attr:`tacc`).
+        wrong: ``sim(orig, target) < sim(foil, target)``.
+    """
+
+    n: int
+    correct: int
+    ties: int
+    wrong: int
+
+    @property
+    def tacc(self) -> float:
+        """Triplet accuracy ``correct / n`` (NaN for no triplets)."""
+        return self.correct / self.n if self.n else math.nan
+
+    @property
+    def tie_rate(self) -> float:
+        """Share of ties ``ties / n`` (NaN for no triplets)."""
+        return self.ties / self.n if self.n else math.nan
+
+
+def cosine_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Return the cosine similarity of each row of ``a`` with the same row of ``b`` (float64).
+
+    A zero vector has similarity 0 with everything.
+
+    >>> cosine_rows(np.array([[1.0, 0.0], [1.0, 1.0]]), np.array([[2.0, 0.0], [-1.0, 0.0]])).round(4).tolist()
+    [1.0, -0.7071]
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    na = np.linalg.norm(a, axis=1)
+    nb = np.linalg.norm(b, axis=1)
+    denom = na * nb
+    dots = np.einsum("ij,ij->i", a, b)
+    return np.divide(dots, denom, out=np.zeros_like(dots), where=denom > 0)
+
+
+#: Similarities closer than this are a tie (float32 rounding noise, ~1e-7 relative).
+TIE_TOLERANCE = 1e-6
+
+
+def triplet_outcomes(
+    orig: np.ndarray, foil: np.ndarray, target: np.ndarray, tie_tolerance: float = TIE_TOLERANCE
+) -> np.ndarray:
+    """Return per triplet ``1`` (correct), ``0`` (tie) or ``-1`` (wrong).
+
+    Args:
+        orig: ``(n, d)`` embeddings of the English originals.
+        foil: ``(n, d)`` embeddings of the English foils.
+        target: ``(n, d)`` embeddings of the target-language originals.
+        tie_tolerance: ``|sim_orig - sim_foil| <= tie_tolerance`` is a tie (0 for exact equality only).
+
+    >>> t = np.array([[1.0, 0.0], [1.0, 0.0], [1.0, 0.0]])
+    >>> o = np.array([[1.0, 0.1], [1.0, 1.0], [0.0, 1.0]])
+    >>> f = np.array([[0.0, 1.0], [1.0, 1.0], [1.0, 0.0]])
+    >>> triplet_outcomes(o, f, t).tolist()
+    [1, 0, -1]
+    """
+    diff = cosine_rows(orig, target) - cosine_rows(foil, target)
+    out = np.sign(diff).astype(np.int64)
+    out[np.abs(diff) <= tie_tolerance] = 0
+    return out
+
+
+def triplet_score(outcomes: Iterable[int]) -> TripletScore:
+    """Count outcomes from :func:`triplet_outcomes`.
+
+    >>> s = triplet_score([1, 1, 0, -1])
+    >>> s, s.tacc, s.tie_rate
+    (TripletScore(n=4, correct=2, ties=1, wrong=1), 0.5, 0.25)
+    """
+    arr = np.asarray(list(outcomes), dtype=np.int64)
+    return TripletScore(int(arr.size), int((arr == 1).sum()), int((arr == 0).sum()), int((arr == -1).sum()))
+
+
+def macro_tacc(scores: Mapping[str, TripletScore], types: Sequence[str] = ("PN", "RS", "AR", "HS")) -> float:
+    """Return the mean TACC over ``types`` that have triplets (NaN if none has).
+
+    >>> macro_tacc({"PN": TripletScore(2, 2, 0, 0), "RS": TripletScore(4, 1, 1, 2), "AR": TripletScore(0, 0, 0, 0)})
+    0.625
+    """
+    values = [scores[t].tacc for t in types if t in scores and scores[t].n]
+    return float(np.mean(values)) if values else math.nan
+
+
+def length_thresholds(lengths: Sequence[int]) -> tuple[float, float]:
+    """Return the 33rd and 66th percentiles (numpy's linear interpolation) of ``lengths``.
+
+    >>> length_thresholds([10, 20, 30, 40])
+    (19.9, 29.8)
+    """
+    arr = np.asarray(lengths, dtype=np.float64)
+    return float(np.percentile(arr, 33)), float(np.percentile(arr, 66))
+
+
+def length_bin(length: int, p33: float, p66: float) -> str:
+    """Return ``short`` (<= P33), ``medium`` (<= P66) or ``long``.
+
+    >>> [length_bin(n, 19.9, 29.8) for n in (10, 20, 30)]
+    ['short', 'medium', 'long']
+    """
+    if length <= p33:
+        return "short"
+    if length <= p66:
+        return "medium"
+    return "long"
+
+
+def _ranks(x: np.ndarray) -> np.ndarray:
+    """Average ranks (1-based), ties sharing their mean rank."""
+    order = np.argsort(x, kind="mergesort")
+    ranks = np.empty(len(x), dtype=np.float64)
+    sorted_x = x[order]
+    i = 0
+    while i < len(x):
+        j = i
+        while j + 1 < len(x) and sorted_x[j + 1] == sorted_x[i]:
+            j += 1
+        ranks[order[i : j + 1]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float:
+    """Spearman's rank correlation (Pearson on average ranks), as ``scipy.stats.spearmanr``.
+
+    NaN for fewer than 3 points or a constant input.
+
+    >>> spearman([1, 2, 3, 4], [10, 20, 30, 40])
+    1.0
+    >>> round(spearman([1, 2, 3, 4], [1, 3, 2, 4]), 4)
+    0.8
+    >>> spearman([1, 2], [2, 1])
+    nan
+    """
+    a = np.asarray(x, dtype=np.float64)
+    b = np.asarray(y, dtype=np.float64)
+    keep = ~(np.isnan(a) | np.isnan(b))
+    a, b = a[keep], b[keep]
+    if len(a) < 3:
+        return math.nan
+    ra, rb = _ranks(a), _ranks(b)
+    ra -= ra.mean()
+    rb -= rb.mean()
+    denom = math.sqrt(float((ra**2).sum() * (rb**2).sum()))
+    return float((ra * rb).sum() / denom) if denom else math.nan

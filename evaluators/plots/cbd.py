@@ -1,0 +1,91 @@
+"""Plots of the contextual-dictionary evaluators (Gaschi et al. 2022, Figs. 4-7), saved as PNG."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from evaluators.plots import pyplot
+
+
+def layer_curves(entries: Sequence[Mapping], path: str | Path, title: str) -> Path:
+    """Plot S_weak and S_strong per layer, both directions, with ± std bands (Figs. 6/7)."""
+    plt = pyplot()
+    layers = [e["layer"] for e in entries]
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    styles = {
+        "s_weak_src_tgt": ("S_weak src→tgt", "tab:blue", "-"),
+        "s_weak_tgt_src": ("S_weak tgt→src", "tab:blue", "--"),
+        "s_strong_src_tgt": ("S_strong src→tgt", "tab:red", "-"),
+        "s_strong_tgt_src": ("S_strong tgt→src", "tab:red", "--"),
+    }
+    for key, (label, color, ls) in styles.items():
+        mean = np.array([e[key] for e in entries])
+        std = np.array([e.get(key + "_std", 0.0) for e in entries])
+        ax.plot(layers, mean, ls, color=color, marker="o", ms=3, label=label)
+        ax.fill_between(layers, mean - std, mean + std, color=color, alpha=0.12)
+    ax.set_xlabel("layer")
+    ax.set_ylabel("retrieval accuracy")
+    ax.set_ylim(0, 1)
+    ax.set_xticks(layers)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def similarity_histograms(groups: Mapping[str, np.ndarray], path: str | Path, title: str) -> Path:
+    """Overlay cosine-similarity histograms, one per group of word pairs (Fig. 5)."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    values = [np.asarray(v) for v in groups.values() if len(v)]
+    lo = min(float(v.min()) for v in values) if values else -1.0
+    hi = max(float(v.max()) for v in values) if values else 1.0
+    bins = np.linspace(lo, hi, 50)
+    for name, vals in groups.items():
+        if len(vals):
+            ax.hist(vals, bins=bins, alpha=0.45, density=True, label=f"{name} (n={len(vals)}, mean {np.mean(vals):.2f})")
+    ax.set_xlabel("cosine similarity")
+    ax.set_ylabel("density")
+    ax.legend(fontsize=7)
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def sentence_curves(entries: Sequence[Mapping], path: str | Path, title: str) -> Path:
+    """Plot per-layer sentence retrieval (CLS vs mean) and translated-vs-random cosine (Fig. 4)."""
+    plt = pyplot()
+    layers = [e["layer"] for e in entries]
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8))
+    for key, label, color in (("acc_mean", "mean pooling", "tab:blue"), ("acc_cls", "CLS pooling", "tab:orange")):
+        a1.plot(layers, [e[key] for e in entries], marker="o", ms=3, color=color, label=label)
+    a1.set_xlabel("layer")
+    a1.set_ylabel("retrieval accuracy (both directions)")
+    a1.set_ylim(0, 1)
+    a1.grid(alpha=0.3)
+    a1.legend(fontsize=8)
+    for key, label, color in (("cos_translated", "translated pairs", "tab:green"), ("cos_random", "random pairs", "tab:gray")):
+        mean = np.array([e[key] for e in entries])
+        std = np.array([e[key + "_std"] for e in entries])
+        a2.plot(layers, mean, marker="o", ms=3, color=color, label=label)
+        a2.fill_between(layers, mean - std, mean + std, color=color, alpha=0.15)
+    a2.set_xlabel("layer")
+    a2.set_ylabel("cosine similarity (mean pooling)")
+    a2.grid(alpha=0.3)
+    a2.legend(fontsize=8)
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

@@ -1,0 +1,38 @@
+"""Fertility vs Macro-TACC scatter (alee paper, Figure 7)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from evaluators.metrics.triplet import spearman
+from evaluators.plots import pyplot
+
+
+def fertility_scatter(
+    points: Mapping[str, Sequence[tuple[str, float, float]]], path: str | os.PathLike
+) -> Path:
+    """Plot ``model -> [(lang, median subtokens, Macro-TACC)]`` as one series per model; return the PNG path."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    for model, pts in points.items():
+        if not pts:
+            continue
+        xs = [p[1] for p in pts]
+        ys = [p[2] for p in pts]
+        rho = spearman(xs, ys)
+        ax.scatter(xs, ys, label=f"{model} (ρ={rho:.2f})")
+        for lang, x, y in pts:
+            ax.annotate(lang.split("_")[0], (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("median subtokens per target sentence")
+    ax.set_ylabel("Macro-TACC")
+    ax.set_title("Fertility vs triplet accuracy")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out

@@ -1,0 +1,627 @@
+"""``xlbench eval aligners``: the SilverAlign experiments (Köksal et al. 2022, section 5).
+
+For each language pair, statistical aligners are trained on the silver
+sentences + the gold sentences + optional extra parallel text, and every
+configuration is scored on the silver alignment (partial evaluation) and on
+the gold alignment (full evaluation):
+
+* aligner comparison: each ``--methods`` aligner on words (``grow-diag-final-and``);
+* tokenizer comparison: word, BPE, WordPiece, Unigram (HF ``tokenizers``,
+  one shared vocabulary of ``--vocab-size`` trained on the aligner's text),
+  aligned with ``--tokenizer-method``, links mapped back to words;
+* vocabulary sweep: ``--sweep-tokenizer`` at each ``--sweep`` size.
+
+The paper's claim is that silver scores rank configurations like gold ones:
+the Pearson r between silver F1 and gold F1 over the configurations is
+reported per pair (paper: r = 0.86 on average). Breakdowns by source-word
+frequency bin (Figures 4/6) are computed for the aligner comparison; a
+part-of-speech breakdown needs nltk's averaged perceptron tagger, used only
+when its data is installed (no download is attempted).
+
+A pair is given as comma-separated ``key=value`` fields::
+
+    --pair name=eng-fra,silver=DIR,gold_text=F,gold_links=F[,gold_reversed=1][,train_src=F,train_tgt=F]
+
+``silver`` is a SilverAlign folder (``parallel.txt`` + ``gold.txt``) or
+``dataset=<built silver folder or Hub repo>[,config=<pair>]``; gold is optional.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+from collections import Counter
+from pathlib import Path
+
+from evaluators import __version__
+from evaluators.alignio import detect_base, read_alignments, read_parallel_text, shift
+from evaluators.errors import InputFileError, UsageError
+from evaluators.metrics.alignment import (
+    FREQ_BINS,
+    freq_bin_label,
+    pearson,
+    restrict_source,
+    score_alignments,
+)
+from evaluators.results import EvalResult, markdown_table
+from evaluators.signature import make_signature
+
+NAME = "aligners"
+HELP = "Run eflomal/fast_align with several tokenizers; score each on silver and gold; Pearson r (SilverAlign)."
+EPILOG = """example (SilverAlign Silver_Small eng-fra with Hansards gold):
+  D=../shared/data
+  xlbench eval aligners \\
+    --pair name=eng-fra,silver=$D/silveralign_small/eng_fra,gold_text=$D/gold_align_awesome/enfr.src-tgt,gold_links=$D/gold_align_awesome/enfr.gold \\
+    --train-text bible.eng bible.fra --max-train 2000 --out results/aligners
+"""
+
+PAIR_KEYS = (
+    "name",
+    "silver",
+    "dataset",
+    "config",
+    "gold_text",
+    "gold_links",
+    "gold_reversed",
+    "train_src",
+    "train_tgt",
+)
+
+
+def parse_pair(spec: str) -> dict[str, str]:
+    """Parse a ``--pair`` spec of ``key=value`` fields.
+
+    >>> parse_pair("name=eng-fra,silver=/d/eng_fra")["silver"]
+    '/d/eng_fra'
+
+    Raises:
+        UsageError: unknown key, missing ``=``, or neither ``silver`` nor ``dataset``.
+    """
+    out: dict[str, str] = {}
+    for field in spec.split(","):
+        key, eq, value = field.partition("=")
+        key = key.strip()
+        if not eq or key not in PAIR_KEYS:
+            raise UsageError(
+                f"Bad --pair field {field!r}; use comma-separated key=value with keys {', '.join(PAIR_KEYS)}."
+            )
+        out[key] = value.strip()
+    if "silver" not in out and "dataset" not in out:
+        raise UsageError(
+            f"--pair {spec!r} needs silver=<SilverAlign folder> or dataset=<built silver dataset>."
+        )
+    if ("gold_text" in out) != ("gold_links" in out):
+        raise UsageError(f"--pair {spec!r} needs both gold_text and gold_links (or neither).")
+    if ("train_src" in out) != ("train_tgt" in out):
+        raise UsageError(f"--pair {spec!r} needs both train_src and train_tgt (or neither).")
+    out.setdefault("name", Path(out.get("silver") or out["dataset"]).name)
+    return out
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options of ``eval aligners``."""
+    parser.add_argument(
+        "--pair",
+        action="append",
+        required=True,
+        help="a language pair spec (see the description); repeatable",
+    )
+    parser.add_argument(
+        "--train-text",
+        nargs=2,
+        action="append",
+        metavar=("SRC", "TGT"),
+        default=[],
+        help="extra line-aligned training text (tokenised, one sentence per line); repeatable; added to every pair",
+    )
+    parser.add_argument(
+        "--max-train",
+        type=int,
+        default=None,
+        help="use at most this many extra training lines per pair",
+    )
+    parser.add_argument(
+        "--methods",
+        nargs="+",
+        default=["eflomal", "fast_align"],
+        help="aligners to compare on words",
+    )
+    parser.add_argument(
+        "--symmetrize",
+        default="grow-diag-final-and",
+        help="symmetrisation (default grow-diag-final-and)",
+    )
+    parser.add_argument(
+        "--tokenizers",
+        nargs="+",
+        default=["word", "bpe", "wordpiece", "unigram"],
+        help="tokenizers to compare",
+    )
+    parser.add_argument(
+        "--vocab-size",
+        type=int,
+        default=8000,
+        help="shared vocabulary size of the tokenizer comparison (default 8000)",
+    )
+    parser.add_argument(
+        "--sweep",
+        nargs="*",
+        type=int,
+        default=[1000, 2000, 4000, 16000],
+        help="vocabulary sizes of the sweep",
+    )
+    parser.add_argument(
+        "--sweep-tokenizer", default="bpe", help="tokenizer of the sweep (default bpe)"
+    )
+    parser.add_argument(
+        "--tokenizer-method",
+        default="fast_align",
+        help="aligner of the tokenizer comparison and sweep (default fast_align: deterministic)",
+    )
+    parser.add_argument(
+        "--lowercase",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="lowercase all text (default on)",
+    )
+    parser.add_argument("--no-plots", action="store_true", help="do not write PNG figures")
+
+
+def _lower(sents, on: bool):
+    return [[w.lower() for w in s] for s in sents] if on else [list(s) for s in sents]
+
+
+def _read_lines(path: str) -> list[list[str]]:
+    try:
+        with open(path, encoding="utf-8-sig") as fh:
+            lines = fh.read().split("\n")
+    except OSError as err:
+        raise InputFileError(
+            f"Cannot read training text {path!r} ({err.strerror}); check the path."
+        ) from err
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [ln.split() for ln in lines]
+
+
+def load_silver(spec: dict) -> dict:
+    """Load a pair's silver sentences and links (0-based)."""
+    if "dataset" in spec:
+        from evaluators.data import family_of, list_configs, load_split, resolve
+        from evaluators.schema import silver
+
+        ref = resolve(spec["dataset"])
+        schema = family_of(ref, "silver")
+        configs = [c for c in list_configs(ref) if "details" not in schema.split_config(c)[1].suffix]
+        config = spec.get("config") or (configs[0] if len(configs) == 1 else None)
+        if config is None:
+            raise UsageError(
+                f"{ref.id} has several configs ({', '.join(configs)}); add config=<pair> to --pair."
+            )
+        ds = load_split(ref, config, "test")
+        sure = [{(int(a), int(b)) for a, b in x} for x in ds[silver.SURE]]
+        possible = [{(int(a), int(b)) for a, b in x} | s for x, s in zip(ds[silver.POSSIBLE], sure)]
+        return {
+            "src": list(ds[silver.SRC_TOKENS]),
+            "tgt": list(ds[silver.TGT_TOKENS]),
+            "sure": sure,
+            "possible": possible,
+            "source": {
+                "id": ref.id,
+                "revision": ref.revision,
+                "version": ref.version,
+                "config": config,
+            },
+        }
+    folder = Path(spec["silver"])
+    src, tgt = read_parallel_text(folder / "parallel.txt")
+    links = read_alignments(folder / "gold.txt", "id")
+    base, _ = detect_base(
+        links.possible,
+        [len(src[int(k)]) for k in links.keys],
+        [len(tgt[int(k)]) for k in links.keys],
+    )
+    links = shift(links, base)
+    by_key = links.as_dict()
+    sure = [by_key.get(str(n), (set(), set()))[0] for n in range(len(src))]
+    possible = [by_key.get(str(n), (set(), set()))[1] for n in range(len(src))]
+    from evaluators.tasks.alignment import file_sha256
+
+    return {
+        "src": src,
+        "tgt": tgt,
+        "sure": sure,
+        "possible": possible,
+        "source": {
+            "id": str(folder),
+            "revision": file_sha256(str(folder / "gold.txt")),
+            "version": None,
+        },
+    }
+
+
+def load_gold(spec: dict) -> dict | None:
+    """Load a pair's gold sentences and links (0-based, reversed when asked)."""
+    if "gold_text" not in spec:
+        return None
+    src, tgt = read_parallel_text(spec["gold_text"])
+    links = read_alignments(spec["gold_links"])
+    if links.fmt == "pharaoh" and len(links.keys) != len(src):
+        raise InputFileError(
+            f"{spec['gold_links']} has {len(links.keys)} lines but {spec['gold_text']} has {len(src)} sentence pairs."
+        )
+    if not all(k.isdigit() and int(k) < len(src) for k in links.keys):
+        raise InputFileError(
+            f"{spec['gold_links']} has sentence ids that are not line numbers of {spec['gold_text']}; "
+            f"use one Pharaoh line per sentence pair."
+        )
+    keyed = {k: n for n, k in enumerate(links.keys)}
+    lens_s = [len(src[int(k)]) for k in links.keys]
+    lens_t = [len(tgt[int(k)]) for k in links.keys]
+    base, reason = detect_base(links.possible, lens_s, lens_t)
+    links = shift(links, base)
+    sure = [links.sure[keyed[str(n)]] if str(n) in keyed else set() for n in range(len(src))]
+    possible = [
+        links.possible[keyed[str(n)]] if str(n) in keyed else set() for n in range(len(src))
+    ]
+    if spec.get("gold_reversed", "0") in ("1", "yes", "true"):
+        src, tgt = tgt, src
+        sure = [{(j, i) for i, j in s} for s in sure]
+        possible = [{(j, i) for i, j in p} for p in possible]
+    return {
+        "src": src,
+        "tgt": tgt,
+        "sure": sure,
+        "possible": possible,
+        "base": base,
+        "base_reason": reason,
+    }
+
+
+def configurations(args) -> list[dict]:
+    """Return the (method, tokenizer, vocab, group) configurations, deduplicated, in run order."""
+    out: list[dict] = []
+    seen = set()
+
+    def add(method, tok, vocab, group):
+        vocab = None if tok == "word" else vocab
+        key = (method, tok, vocab)
+        if key in seen:
+            for c in out:
+                if (c["method"], c["tokenizer"], c["vocab"]) == key:
+                    c["groups"].append(group)
+            return
+        seen.add(key)
+        out.append({"method": method, "tokenizer": tok, "vocab": vocab, "groups": [group]})
+
+    for m in args.methods:
+        add(m, "word", None, "aligner")
+    for tok in args.tokenizers:
+        add(args.tokenizer_method, tok, args.vocab_size, "tokenizer")
+    for v in args.sweep:
+        add(args.tokenizer_method, args.sweep_tokenizer, v, "sweep")
+    if args.sweep:
+        add(args.tokenizer_method, args.sweep_tokenizer, args.vocab_size, "sweep")
+    return out
+
+
+def config_label(c: dict) -> str:
+    """Short label of a configuration.
+
+    >>> config_label({"method": "eflomal", "tokenizer": "bpe", "vocab": 8000})
+    'eflomal/bpe-8000'
+    """
+    return f"{c['method']}/{c['tokenizer']}" + (f"-{c['vocab']}" if c["vocab"] else "")
+
+
+def _pos_tagger():
+    try:
+        import nltk
+
+        nltk.pos_tag(["test"])
+        return nltk.pos_tag
+    except LookupError:
+        return None
+    except ImportError:
+        return None
+
+
+def _bins(counts: Counter, words: set[str]) -> dict[str, set[str]]:
+    out = {freq_bin_label(lo, hi): set() for lo, hi in FREQ_BINS}
+    for w in words:
+        c = counts.get(w, 0)
+        for lo, hi in FREQ_BINS:
+            if c >= lo and (hi is None or c <= hi):
+                out[freq_bin_label(lo, hi)].add(w)
+    return out
+
+
+def run(args: argparse.Namespace) -> EvalResult:
+    """Run every configuration on every pair."""
+    from evaluators.aligners import METHODS, align_subwords
+    from evaluators.aligners.subword import KINDS
+
+    for m in [*args.methods, args.tokenizer_method]:
+        if m not in METHODS:
+            raise UsageError(f"Unknown aligner {m!r}; choose from {', '.join(METHODS)}.")
+    for t in [*args.tokenizers, args.sweep_tokenizer]:
+        if t not in KINDS:
+            raise UsageError(f"Unknown tokenizer {t!r}; choose from {', '.join(KINDS)}.")
+    pairs = [parse_pair(p) for p in args.pair]
+    configs = configurations(args)
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover
+        tqdm = None
+
+    entries, corr_entries, notes, artifacts = [], [], [], []
+    scatter, sweep_curves = {}, {}
+    freq_tables = []
+    tagger = _pos_tagger()
+    if tagger is None:
+        notes.append(
+            "part-of-speech breakdown skipped: nltk's averaged perceptron tagger data is not installed offline"
+        )
+    datasets_info = []
+    for spec in pairs:
+        silver = load_silver(spec)
+        gold = load_gold(spec)
+        train_src, train_tgt = [], []
+        files = list(args.train_text)
+        if "train_src" in spec:
+            files.append((spec["train_src"], spec["train_tgt"]))
+        for fs, ft in files:
+            s, t = _read_lines(fs), _read_lines(ft)
+            if len(s) != len(t):
+                raise InputFileError(
+                    f"Training files {fs!r} and {ft!r} differ in length ({len(s)} vs {len(t)} lines)."
+                )
+            train_src += s
+            train_tgt += t
+        if args.max_train is not None:
+            train_src, train_tgt = train_src[: args.max_train], train_tgt[: args.max_train]
+        n_sil = len(silver["src"])
+        n_gold = len(gold["src"]) if gold else 0
+        all_src = _lower(silver["src"] + (gold["src"] if gold else []) + train_src, args.lowercase)
+        all_tgt = _lower(silver["tgt"] + (gold["tgt"] if gold else []) + train_tgt, args.lowercase)
+        counts = Counter(w for s in all_src for w in s)
+        datasets_info.append(
+            {
+                **silver["source"],
+                "pair": spec["name"],
+                "n_silver": n_sil,
+                "n_gold": n_gold,
+                "n_train_extra": len(train_src),
+                "gold_base": gold["base"] if gold else None,
+            }
+        )
+        sil_src_l = all_src[:n_sil]
+        gold_src_l = all_src[n_sil : n_sil + n_gold]
+        iterator = (
+            tqdm(configs, desc=f"aligners {spec['name']}", file=__import__("sys").stderr)
+            if tqdm
+            else configs
+        )
+        per_pair = []
+        for c in iterator:
+            pred = align_subwords(
+                all_src,
+                all_tgt,
+                c["tokenizer"],
+                c["vocab"] or 0,
+                c["method"],
+                args.symmetrize,
+                args.seed,
+            )
+            s_score = score_alignments(
+                silver["sure"], silver["possible"], pred[:n_sil], partial=True
+            )
+            entry = {
+                "subset": spec["name"],
+                "config": config_label(c),
+                "method": c["method"],
+                "tokenizer": c["tokenizer"],
+                "vocab_size": c["vocab"],
+                "groups": c["groups"],
+                **{f"silver_{k}": v for k, v in s_score.to_dict().items() if k != "partial"},
+            }
+            g_score = None
+            if gold:
+                g_score = score_alignments(
+                    gold["sure"], gold["possible"], pred[n_sil : n_sil + n_gold]
+                )
+                entry.update(
+                    {f"gold_{k}": v for k, v in g_score.to_dict().items() if k != "partial"}
+                )
+            entries.append(entry)
+            per_pair.append((c, s_score, g_score))
+            if "aligner" in c["groups"]:
+                sil_words = {
+                    sil_src_l[k][i] for k, s in enumerate(silver["possible"]) for i, _ in s
+                }
+                gold_words = (
+                    {gold_src_l[k][i] for k, s in enumerate(gold["possible"]) for i, _ in s}
+                    if gold
+                    else set()
+                )
+                for name, words_by_bin, sure, poss, hyp, src_l, partial in (
+                    (
+                        "silver",
+                        _bins(counts, sil_words),
+                        silver["sure"],
+                        silver["possible"],
+                        pred[:n_sil],
+                        sil_src_l,
+                        True,
+                    ),
+                    (
+                        "gold",
+                        _bins(counts, gold_words),
+                        gold["sure"] if gold else [],
+                        gold["possible"] if gold else [],
+                        pred[n_sil : n_sil + n_gold],
+                        gold_src_l,
+                        False,
+                    ),
+                ):
+                    if name == "gold" and not gold:
+                        continue
+                    for label, words in words_by_bin.items():
+                        sc = score_alignments(
+                            restrict_source(sure, src_l, words),
+                            restrict_source(poss, src_l, words),
+                            restrict_source(hyp, src_l, words),
+                            partial=partial,
+                        )
+                        freq_tables.append(
+                            {
+                                "subset": spec["name"],
+                                "method": c["method"],
+                                "data": name,
+                                "bin": label,
+                                "n_words": len(words),
+                                "f1": sc.f1,
+                                "n_sure": sc.n_sure,
+                                "n_pred": sc.n_pred,
+                            }
+                        )
+        if gold:
+            ranked = [
+                (c, s, g) for c, s, g in per_pair if {"tokenizer", "sweep"} & set(c["groups"])
+            ]
+            r = pearson([s.f1 for _, s, _ in ranked], [g.f1 for _, _, g in ranked])
+            r_all = pearson([s.f1 for _, s, _ in per_pair], [g.f1 for _, _, g in per_pair])
+            # NaN (a constant score list) is stored as null to keep the JSON standard.
+            r = None if math.isnan(r) else r
+            r_all = None if math.isnan(r_all) else r_all
+            corr_entries.append(
+                {
+                    "subset": spec["name"],
+                    "pearson_r_tokenizers": r,
+                    "pearson_r_all": r_all,
+                    "n_configs_tokenizers": len(ranked),
+                    "n_configs_all": len(per_pair),
+                }
+            )
+            scatter[spec["name"]] = [(config_label(c), s.f1, g.f1) for c, s, g in per_pair]
+        sweep_curves[spec["name"]] = [
+            (c["vocab"], s.f1, g.f1 if g else None)
+            for c, s, g in per_pair
+            if "sweep" in c["groups"]
+        ]
+
+    if not args.no_plots:
+        from evaluators.plots import alignment as aplots
+
+        os.makedirs(args.out, exist_ok=True)
+        if scatter:
+            artifacts.append(
+                aplots.silver_vs_gold(scatter, Path(args.out) / "aligners_silver_vs_gold.png")
+            )
+        if any(sweep_curves.values()):
+            artifacts.append(
+                aplots.sweep(
+                    sweep_curves, Path(args.out) / "aligners_vocab_sweep.png", args.sweep_tokenizer
+                )
+            )
+        for pair in {f["subset"] for f in freq_tables}:
+            rows = [f for f in freq_tables if f["subset"] == pair]
+            groups = [freq_bin_label(lo, hi) for lo, hi in FREQ_BINS]
+            series = {}
+            for f in rows:
+                series.setdefault(f"{f['method']} {f['data']}", {})[f["bin"]] = (
+                    f["f1"] if f["n_sure"] else None
+                )
+            artifacts.append(
+                aplots.breakdown(
+                    groups,
+                    {k: [v.get(g) for g in groups] for k, v in series.items()},
+                    Path(args.out) / f"aligners_freq_{pair}.png",
+                    f"{pair}: F1 by source-word frequency",
+                    "frequency of the source word in the aligner's training text",
+                )
+            )
+
+    rs = [c["pearson_r_tokenizers"] for c in corr_entries if c["pearson_r_tokenizers"] is not None]
+    main = sum(rs) / len(rs) if rs else None
+    params = {
+        "methods": args.methods,
+        "symmetrize": args.symmetrize,
+        "tokenizers": args.tokenizers,
+        "vocab_size": args.vocab_size,
+        "sweep": args.sweep,
+        "sweep_tokenizer": args.sweep_tokenizer,
+        "tokenizer_method": args.tokenizer_method,
+        "lowercase": args.lowercase,
+        "max_train": args.max_train,
+        "train_text": [list(t) for t in args.train_text],
+        "seed": args.seed,
+    }
+    sig = make_signature(
+        NAME,
+        "+".join(p["name"] for p in pairs),
+        None,
+        "+".join((d.get("revision") or "")[:8] for d in datasets_info) or None,
+        "+".join(args.methods),
+        None,
+        {
+            "sym": args.symmetrize,
+            "tok": args.tokenizers,
+            "vocab": args.vocab_size,
+            "sweep": args.sweep,
+            "tok-aligner": args.tokenizer_method,
+            "lc": args.lowercase,
+            "max-train": args.max_train,
+            "silver": "partial",
+            "avg": "micro",
+            "seed": args.seed,
+        },
+        __version__,
+    )
+    if "eflomal" in {c["method"] for c in configs}:
+        notes.append(
+            "eflomal seeds itself from /dev/urandom (no seed option): its scores vary slightly between runs"
+        )
+    result = EvalResult(
+        evaluator=NAME,
+        dataset={"id": "+".join(p["name"] for p in pairs), "pairs": datasets_info},
+        model={"id": "+".join(sorted({c["method"] for c in configs})), "revision": None},
+        parameters=params,
+        scores={"test": entries, "correlation": corr_entries, "frequency": freq_tables},
+        main_score=main,
+        main_score_name="pearson_r_silver_gold_f1 (mean over pairs)",
+        signature=sig,
+        notes=notes,
+        artifacts=artifacts,
+    )
+    has_gold = any(e.get("gold_f1") is not None for e in entries)
+    headers = ["pair", "config", "silver P", "silver R", "silver F1"] + (
+        ["gold P", "gold R", "gold F1", "gold AER"] if has_gold else []
+    )
+    rows = [
+        [e["subset"], e["config"], e["silver_precision"], e["silver_recall"], e["silver_f1"]]
+        + (
+            [e.get("gold_precision"), e.get("gold_recall"), e.get("gold_f1"), e.get("gold_aer")]
+            if has_gold
+            else []
+        )
+        for e in entries
+    ]
+    table = markdown_table(headers, rows)
+    if corr_entries:
+        table += "\n\n" + markdown_table(
+            ["pair", "Pearson r (tokenizers+sweep)", "configs", "Pearson r (all)", "configs"],
+            [
+                [
+                    c["subset"],
+                    c["pearson_r_tokenizers"],
+                    c["n_configs_tokenizers"],
+                    c["pearson_r_all"],
+                    c["n_configs_all"],
+                ]
+                for c in corr_entries
+            ],
+        )
+    result._table = table
+    return result

@@ -1,0 +1,371 @@
+"""``xlbench eval alignment``: score a predicted word alignment against gold or silver links.
+
+Same numbers as awesome-align's ``tools/aer.py`` on the same files (micro
+averages, S ⊆ P, F1 with alpha 0.5), plus: automatic 0/1-based index
+detection, id-prefixed / SilverAlign / NAACL files, empty hypotheses, and
+*partial* evaluation for silver data (only predicted links whose source word
+is aligned in the reference count; on by default with ``--dataset``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from evaluators import __version__
+from evaluators.alignio import (
+    FORMATS,
+    AlignmentFile,
+    detect_base,
+    read_alignments,
+    read_parallel_text,
+    shift,
+)
+from evaluators.errors import InputFileError, UsageError
+from evaluators.metrics.alignment import AlignmentScore, score_alignments
+from evaluators.results import EvalResult, markdown_table
+from evaluators.signature import make_signature
+
+NAME = "alignment"
+HELP = "Score predicted word alignments (precision, recall, F1, AER) against gold or silver links."
+EPILOG = """examples:
+  xlbench eval alignment --gold ../shared/data/gold_align_awesome/enfr.gold --pred pred.txt
+  xlbench eval alignment --gold silver/gold.txt --pred pred.txt --partial --text silver/parallel.txt
+  xlbench eval alignment --dataset out/silver-eng_Latn-spa_Latn --pred pred.txt
+index base: auto (default) decides per file. With --text (or --dataset): 1-based if an index equals
+the sentence length, else 0-based. Without: 0-based if an index 0 occurs, else 1-based.
+--one-based / --zero-based force it for both files.
+"""
+
+POSSIBLE_MODES = ("keep", "as-sure", "ignore")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options of ``eval alignment``."""
+    src = parser.add_mutually_exclusive_group(required=True)
+    src.add_argument(
+        "--gold",
+        help="reference alignment file (Pharaoh, id<TAB>links, SilverAlign gold.txt or NAACL)",
+    )
+    src.add_argument(
+        "--dataset",
+        help="built silver dataset folder or Hub repo (its sure/possible columns are the reference)",
+    )
+    parser.add_argument("--revision", default=None, help="Hub revision of --dataset")
+    parser.add_argument(
+        "--config", default=None, help="config of --dataset (default: its only main config)"
+    )
+    parser.add_argument(
+        "--pred", required=True, help="predicted alignment file (an empty line = no links)"
+    )
+    parser.add_argument(
+        "--text",
+        default=None,
+        help="'src ||| tgt' file of the gold sentences (enables range checks and length-based base detection)",
+    )
+    parser.add_argument(
+        "--gold-format", choices=FORMATS, default="auto", help="format of --gold (default: auto)"
+    )
+    parser.add_argument(
+        "--pred-format", choices=FORMATS, default="auto", help="format of --pred (default: auto)"
+    )
+    base = parser.add_mutually_exclusive_group()
+    base.add_argument(
+        "--one-based",
+        dest="index_base",
+        action="store_const",
+        const="1",
+        help="both files are 1-based",
+    )
+    base.add_argument(
+        "--zero-based",
+        dest="index_base",
+        action="store_const",
+        const="0",
+        help="both files are 0-based",
+    )
+    base.add_argument(
+        "--index-base", dest="index_base", choices=("auto", "0", "1"), help="auto (default), 0 or 1"
+    )
+    parser.set_defaults(index_base="auto")
+    parser.add_argument(
+        "--possible",
+        choices=POSSIBLE_MODES,
+        default="keep",
+        help="possible links: keep (default, aer.py), as-sure (aer.py --allSure), ignore (aer.py --ignorePossible)",
+    )
+    parser.add_argument(
+        "--partial",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="count only predicted links whose source word is aligned in the reference (default: on with --dataset)",
+    )
+    parser.add_argument(
+        "--reverse-gold",
+        action="store_true",
+        help="swap src/tgt in the reference (aer.py --reverseRef)",
+    )
+    parser.add_argument(
+        "--reverse-pred",
+        action="store_true",
+        help="swap src/tgt in the prediction (aer.py --reverseHyp)",
+    )
+
+
+def _apply_base(
+    afile: AlignmentFile, requested: str, src_lens, tgt_lens, reverse: bool
+) -> tuple[AlignmentFile, int, str]:
+    if reverse:
+        afile = AlignmentFile(
+            afile.keys,
+            [{(j, i) for i, j in s} for s in afile.sure],
+            [{(j, i) for i, j in p} for p in afile.possible],
+            afile.fmt,
+            afile.path,
+        )
+    if requested == "auto":
+        base, reason = detect_base(afile.possible, src_lens, tgt_lens)
+    else:
+        base, reason = int(requested), "given"
+    return shift(afile, base), base, reason
+
+
+def apply_possible_mode(
+    sure: list[set], possible: list[set], mode: str
+) -> tuple[list[set], list[set]]:
+    """Apply ``--possible``: keep (S, P), as-sure (P, P) or ignore (S, S).
+
+    >>> s, p = apply_possible_mode([{(0, 0)}], [{(0, 0), (1, 1)}], "as-sure")
+    >>> sorted(s[0]), sorted(p[0])
+    ([(0, 0), (1, 1)], [(0, 0), (1, 1)])
+    """
+    if mode == "as-sure":
+        return [set(p) for p in possible], [set(p) for p in possible]
+    if mode == "ignore":
+        return [set(s) for s in sure], [set(s) for s in sure]
+    return sure, possible
+
+
+def pair_up(
+    gold: AlignmentFile, pred: AlignmentFile
+) -> tuple[list[str], list[set], list[set], list[set]]:
+    """Match prediction to reference sentences; return ``(keys, sure, possible, pred)``.
+
+    Two Pharaoh files must have the same number of lines. Otherwise sentences
+    match by key (line number or id); a key present on one side only means no
+    links on the other side. A Pharaoh prediction against an id file with
+    non-numeric ids pairs by order when the counts agree.
+
+    Raises:
+        InputFileError: line counts differ, or no sentence key is shared.
+    """
+    if gold.fmt == "pharaoh" and pred.fmt == "pharaoh" and len(gold.keys) != len(pred.keys):
+        raise InputFileError(
+            f"The reference has {len(gold.keys)} sentences but the prediction has {len(pred.keys)} lines; "
+            f"write one line per sentence (an empty line for no links)."
+        )
+    g, p = gold.as_dict(), pred.as_dict()
+    if pred.fmt == "pharaoh" and gold.fmt == "id" and not all(k.isdigit() for k in gold.keys):
+        if len(gold.keys) != len(pred.keys):
+            raise InputFileError(
+                f"The reference has {len(gold.keys)} sentence ids but the Pharaoh prediction has {len(pred.keys)} lines; "
+                f"write id<TAB>links lines or one line per reference sentence."
+            )
+        p = {gk: p[pk] for gk, pk in zip(gold.keys, pred.keys)}
+    if g and p and not set(g) & set(p):
+        raise InputFileError(
+            f"No sentence id is shared by the reference ({truncate_keys(g)}) and the prediction ({truncate_keys(p)}); "
+            f"check the id column or use plain one-line-per-sentence files."
+        )
+    keys = list(g) + [k for k in p if k not in g]
+    if all(k.isdigit() for k in keys):
+        keys.sort(key=int)
+    empty: tuple[set, set] = (set(), set())
+    return (
+        keys,
+        [g.get(k, empty)[0] for k in keys],
+        [g.get(k, empty)[1] for k in keys],
+        [p.get(k, empty)[1] for k in keys],
+    )
+
+
+def truncate_keys(d: dict) -> str:
+    """Return the first few keys of ``d`` for an error message.
+
+    >>> truncate_keys({"a": 1, "b": 2, "c": 3, "d": 4})
+    'a, b, c, ...'
+    """
+    keys = list(d)
+    return ", ".join(keys[:3]) + (", ..." if len(keys) > 3 else "")
+
+
+def file_sha256(path: str) -> str | None:
+    """Return the sha256 of a file (the revision of a reference or prediction file), or None if unreadable."""
+    import hashlib
+
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.sha256(fh.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def _gold_from_dataset(args) -> tuple[AlignmentFile, list[int], list[int], dict, str]:
+    from evaluators.data import family_of, list_configs, load_split, resolve
+    from evaluators.schema import silver
+
+    ref = resolve(args.dataset, args.revision)
+    schema = family_of(ref, "silver")
+    configs = [c for c in list_configs(ref) if "details" not in schema.split_config(c)[1].suffix]
+    if args.config:
+        config = args.config
+    elif len(configs) == 1:
+        config = configs[0]
+    else:
+        raise UsageError(f"{ref.id} has several configs ({', '.join(configs)}); pass --config.")
+    ds = load_split(ref, config, "test")
+    keys = [str(x) for x in ds[silver.ID]]
+    sure = [{(int(a), int(b)) for a, b in links} for links in ds[silver.SURE]]
+    possible = [
+        {(int(a), int(b)) for a, b in links} | s for links, s in zip(ds[silver.POSSIBLE], sure)
+    ]
+    src_lens = [len(t) for t in ds[silver.SRC_TOKENS]]
+    tgt_lens = [len(t) for t in ds[silver.TGT_TOKENS]]
+    return (
+        AlignmentFile(keys, sure, possible, "id", ref.id),
+        src_lens,
+        tgt_lens,
+        ref.to_dict(),
+        config,
+    )
+
+
+def _lengths_by_key(afile: AlignmentFile, src_lens, tgt_lens, order_keys: list[str]):
+    if src_lens is None:
+        return None, None
+    pos = {k: n for n, k in enumerate(order_keys)}
+    if not all(k in pos for k in afile.keys):
+        return None, None
+    return [src_lens[pos[k]] for k in afile.keys], [tgt_lens[pos[k]] for k in afile.keys]
+
+
+def evaluate_files(args: argparse.Namespace) -> tuple[AlignmentScore, dict]:
+    """Read, convert and score; return the score and the parameters that shaped it."""
+    src_lens = tgt_lens = None
+    if args.dataset:
+        gold_raw, src_lens, tgt_lens, ds_info, config = _gold_from_dataset(args)
+        order_keys = list(gold_raw.keys)
+        gold_base_req = "0"  # the dataset contract is 0-based
+    else:
+        gold_raw = read_alignments(args.gold, args.gold_format)
+        ds_info = {
+            "id": args.gold,
+            "source": "file",
+            "revision": file_sha256(args.gold),
+            "version": None,
+        }
+        config = None
+        gold_base_req = args.index_base
+        order_keys = None
+        if args.text:
+            src_tok, tgt_tok = read_parallel_text(args.text)
+            src_lens, tgt_lens = [len(s) for s in src_tok], [len(t) for t in tgt_tok]
+            order_keys = [str(n) for n in range(len(src_lens))]
+    pred_raw = read_alignments(args.pred, args.pred_format)
+    gl_s, gl_t = _lengths_by_key(gold_raw, src_lens, tgt_lens, order_keys or [])
+    if gl_s is not None and args.reverse_gold:
+        gl_s, gl_t = gl_t, gl_s
+    gold, gold_base, gold_reason = _apply_base(
+        gold_raw, gold_base_req, gl_s, gl_t, args.reverse_gold
+    )
+    if args.dataset and pred_raw.fmt == "pharaoh":
+        pred_raw = AlignmentFile(
+            [gold_raw.keys[int(k)] if int(k) < len(gold_raw.keys) else k for k in pred_raw.keys],
+            pred_raw.sure,
+            pred_raw.possible,
+            "id",
+            pred_raw.path,
+        )
+    pl_s, pl_t = _lengths_by_key(pred_raw, src_lens, tgt_lens, order_keys or [])
+    pred, pred_base, pred_reason = _apply_base(
+        pred_raw, args.index_base, pl_s, pl_t, args.reverse_pred
+    )
+    keys, sure, possible, hyp = pair_up(gold, pred)
+    sure, possible = apply_possible_mode(sure, possible, args.possible)
+    partial = args.partial if args.partial is not None else bool(args.dataset)
+    score = score_alignments(sure, possible, hyp, partial=partial)
+    params = {
+        "gold_base": gold_base,
+        "pred_base": pred_base,
+        "gold_base_reason": gold_reason,
+        "pred_base_reason": pred_reason,
+        "possible": args.possible,
+        "partial": partial,
+        "reverse_gold": args.reverse_gold,
+        "reverse_pred": args.reverse_pred,
+        "gold_format": gold.fmt,
+        "pred_format": pred_raw.fmt,
+        "dataset": ds_info,
+        "config": config,
+    }
+    return score, params
+
+
+def run(args: argparse.Namespace) -> EvalResult:
+    """Score ``--pred`` against ``--gold`` or ``--dataset``."""
+    score, params = evaluate_files(args)
+    ds_info = params.pop("dataset")
+    sig = make_signature(
+        NAME,
+        str(ds_info.get("id")),
+        ds_info.get("version"),
+        ds_info.get("revision"),
+        Path(args.pred).name,
+        file_sha256(args.pred),
+        {
+            "config": params["config"],
+            "gold-base": params["gold_base"],
+            "pred-base": params["pred_base"],
+            "possible": params["possible"],
+            "partial": params["partial"],
+            "rev-gold": params["reverse_gold"],
+            "rev-pred": params["reverse_pred"],
+            "avg": "micro",
+        },
+        __version__,
+    )
+    entry = {"subset": params["config"] or "all", **score.to_dict()}
+    notes = [
+        f"gold index base {params['gold_base']} ({params['gold_base_reason']})",
+        f"pred index base {params['pred_base']} ({params['pred_base_reason']})",
+    ]
+    if score.n_pred == 0:
+        notes.append("the prediction has no (counted) links: precision is reported as 0")
+    result = EvalResult(
+        evaluator=NAME,
+        dataset=ds_info,
+        model={"id": args.pred, "revision": file_sha256(args.pred)},
+        parameters={k: v for k, v in params.items() if not k.endswith("_reason")},
+        scores={"test": [entry]},
+        main_score=score.f1,
+        main_score_name="f1",
+        signature=sig,
+        notes=notes,
+    )
+    result._table = markdown_table(
+        ["subset", "precision", "recall", "F1", "AER", "|A|", "|S|", "|P|", "sentences"],
+        [
+            [
+                entry["subset"],
+                score.precision,
+                score.recall,
+                score.f1,
+                score.aer,
+                score.n_pred,
+                score.n_sure,
+                score.n_possible,
+                score.n_sentences,
+            ]
+        ],
+    )
+    return result

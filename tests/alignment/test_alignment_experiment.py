@@ -1,0 +1,124 @@
+"""``xlbench eval aligners`` end to end on a toy pair whose links are obvious."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from evaluators.cli import main as eval_main
+from evaluators.errors import UsageError
+from evaluators.metrics.alignment import pearson
+from evaluators.tasks.aligners import _pos_tagger, parse_pair
+
+TOY = [
+    ("the house", "la maison", "0-0 1-1"),
+    ("the red house", "la maison rouge", "0-0 1-2 2-1"),
+    ("a red car", "une voiture rouge", "0-0 1-2 2-1"),
+    ("the car", "la voiture", "0-0 1-1"),
+    ("a house", "une maison", "0-0 1-1"),
+    ("the blue car", "la voiture bleue", "0-0 1-2 2-1"),
+    ("a blue house", "une maison bleue", "0-0 1-2 2-1"),
+]
+
+
+def _fixture(tmp_path):
+    silver = tmp_path / "silver"
+    silver.mkdir()
+    (silver / "parallel.txt").write_text(
+        "".join(f"{s} ||| {t}\n" for s, t, _ in TOY), encoding="utf-8"
+    )
+    # Silver decides only the nouns/adjectives (partial), 0-based, one line per link as SilverAlign may write it.
+    gold_lines = []
+    for n, (_, _, links) in enumerate(TOY):
+        for link in links.split()[1:]:
+            gold_lines.append(f"{n}\t{link}")
+    (silver / "gold.txt").write_text("\n".join(gold_lines), encoding="utf-8")
+    # Gold: 1-based, every word, target side first (reversed like WPT ro-en).
+    gt = tmp_path / "gold.src-tgt"
+    gt.write_text("".join(f"{t} ||| {s}\n" for s, t, _ in TOY), encoding="utf-8")
+    gl = tmp_path / "gold.links"
+    gl.write_text(
+        "".join(
+            " ".join(f"{int(j) + 1}-{int(i) + 1}" for i, j in (x.split("-") for x in links.split()))
+            + "\n"
+            for _, _, links in TOY
+        ),
+        encoding="utf-8",
+    )
+    train_s, train_t = tmp_path / "train.src", tmp_path / "train.tgt"
+    train_s.write_text("".join(f"{s}\n" for s, _, _ in TOY * 5), encoding="utf-8")
+    train_t.write_text("".join(f"{t}\n" for _, t, _ in TOY * 5), encoding="utf-8")
+    return silver, gt, gl, train_s, train_t
+
+
+def test_aligners_experiment_end_to_end(tmp_path, capsys):
+    silver, gt, gl, ts, tt = _fixture(tmp_path)
+    out = tmp_path / "res"
+    spec = f"name=toy,silver={silver},gold_text={gt},gold_links={gl},gold_reversed=1"
+    code = eval_main(
+        [
+            "aligners",
+            "--pair",
+            spec,
+            "--train-text",
+            str(ts),
+            str(tt),
+            "--methods",
+            "fast_align",
+            "--tokenizers",
+            "word",
+            "bpe",
+            "--vocab-size",
+            "40",
+            "--sweep",
+            "30",
+            "--out",
+            str(out),
+            "--json",
+        ]
+    )
+    assert code == 0
+    data = json.loads(capsys.readouterr().out)
+    entries = {e["config"]: e for e in data["scores"]["test"]}
+    assert list(entries) == ["fast_align/word", "fast_align/bpe-40", "fast_align/bpe-30"]
+    word = entries["fast_align/word"]
+    # The toy links are learnt exactly: silver (partial) and gold scores are perfect at word level.
+    assert (word["silver_f1"], word["gold_f1"], word["gold_aer"]) == (1.0, 1.0, 0.0)
+    assert word["silver_n_sure"] == 11 and word["gold_n_sure"] == 18
+    assert word["groups"] == ["aligner", "tokenizer"]
+    corr = data["scores"]["correlation"][0]
+    ranked = [e for e in data["scores"]["test"] if {"tokenizer", "sweep"} & set(e["groups"])]
+    r = pearson([e["silver_f1"] for e in ranked], [e["gold_f1"] for e in ranked])
+    assert corr["pearson_r_tokenizers"] == (None if r != r else r)
+    assert corr["n_configs_tokenizers"] == 3
+    assert data["dataset"]["pairs"][0]["gold_base"] == 1
+    assert {f["bin"] for f in data["scores"]["frequency"]} >= {"1", "2-5", "6-20"}
+    if _pos_tagger() is None:
+        assert "part-of-speech breakdown skipped" in " ".join(data["notes"])
+    for png in ("aligners_silver_vs_gold.png", "aligners_vocab_sweep.png", "aligners_freq_toy.png"):
+        assert (out / png).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_pair_spec_errors():
+    with pytest.raises(UsageError, match="Bad --pair field 'colour=red'"):
+        parse_pair("silver=x,colour=red")
+    with pytest.raises(UsageError, match="needs silver=<SilverAlign folder> or dataset="):
+        parse_pair("name=x")
+    with pytest.raises(UsageError, match="needs both gold_text and gold_links"):
+        parse_pair("silver=x,gold_text=y")
+    with pytest.raises(UsageError, match="needs both train_src and train_tgt"):
+        parse_pair("silver=x,train_src=y")
+    assert parse_pair("silver=/a/eng_fra")["name"] == "eng_fra"
+
+
+def test_unknown_tokenizer_and_aligner(tmp_path, capsys):
+    silver, *_ = _fixture(tmp_path)
+    base = ["aligners", "--pair", f"silver={silver}", "--out", str(tmp_path / "r")]
+    assert eval_main([*base, "--tokenizers", "spm"]) == 2
+    assert (
+        "Unknown tokenizer 'spm'; choose from word, bpe, wordpiece, unigram"
+        in capsys.readouterr().err
+    )
+    assert eval_main([*base, "--methods", "giza"]) == 2
+    assert "Unknown aligner 'giza'; choose from fast_align, eflomal" in capsys.readouterr().err

@@ -1,0 +1,270 @@
+"""The transformers adapter on tiny random BERT / XLM-R models: layers, offsets, means, batching, cache."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from evaluators.encoders import load_encoder
+from evaluators.encoders.base import Encoder
+from evaluators.encoders.hf import HFEncoder, folder_hash
+from evaluators.errors import EngineUnavailableError, InputFileError, UsageError
+
+
+def _reference_hidden(path, text, prefix=""):
+    """Hidden states of one text straight from transformers (the hand computation)."""
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(path)
+    model = AutoModel.from_pretrained(path).eval()
+    enc = tok(prefix + text, return_tensors="pt")
+    with torch.inference_mode():
+        out = model(**enc, output_hidden_states=True)
+    tokens = tok.convert_ids_to_tokens(enc["input_ids"][0].tolist())
+    return tokens, [h[0].numpy() for h in out.hidden_states]
+
+
+def test_layer_counts_and_protocol(tiny_bert, tiny_xlmr, tmp_path):
+    bert = load_encoder(f"hf:{tiny_bert}", cache_dir=tmp_path)
+    xlmr = load_encoder(f"hf:{tiny_xlmr}", cache_dir=tmp_path)
+    assert isinstance(bert, Encoder)
+    assert (bert.num_layers, xlmr.num_layers) == (2, 3)
+    ts = bert.token_states(["the cat sat"], None)[0]
+    assert ts.states.shape == (3, 3, 16)
+    assert xlmr.token_states(["hello world"], None)[0].states.shape == (4, 2, 16)
+    # a local folder's revision is the content hash of its files
+    assert bert.revision == folder_hash(tiny_bert) and re.fullmatch(r"[0-9a-f]{64}", bert.revision)
+    assert bert.model_id.endswith("tiny-bert0")
+
+
+def test_offsets_point_into_the_text(tiny_bert, tiny_xlmr):
+    bert = HFEncoder(tiny_bert, use_cache=False)
+    text = "Unbelievable cat!"
+    ts = bert.token_states([text], [0])[0]
+    assert ts.tokens == ["un", "##believ", "##able", "cat", "!"]
+    assert ts.offsets.tolist() == [[0, 2], [2, 8], [8, 12], [13, 16], [16, 17]]
+    xlmr = HFEncoder(tiny_xlmr, use_cache=False)
+    ts = xlmr.token_states(["hello world"], [0])[0]
+    assert [("hello world")[s:e] for s, e in ts.offsets] == ["hello", "world"]
+
+
+def test_word_vector_is_the_true_mean_of_all_subwords(tiny_bert):
+    enc = HFEncoder(tiny_bert, use_cache=False)
+    text = "Unbelievable cat!"
+    tokens, hidden = _reference_hidden(tiny_bert, text)
+    assert tokens == ["[CLS]", "un", "##believ", "##able", "cat", "!", "[SEP]"]
+    wv = enc.word_vectors([text], [[(0, 12), (13, 16)]], [0, 1, 2])
+    assert wv.found.tolist() == [True, True] and wv.layers == [0, 1, 2]
+    for layer in range(3):
+        expected_word = hidden[layer][1:4].mean(axis=0)  # un ##believ ##able, no [CLS]
+        np.testing.assert_allclose(wv.vectors[layer, 0], expected_word, atol=1e-6)
+        np.testing.assert_allclose(wv.vectors[layer, 1], hidden[layer][4], atol=1e-6)
+        # the first subword alone is a different vector
+        assert not np.allclose(wv.vectors[layer, 0], hidden[layer][1], atol=1e-3)
+
+
+def test_sentence_poolings_match_hand_computation(tiny_bert):
+    enc = HFEncoder(tiny_bert, use_cache=False)
+    _, hidden = _reference_hidden(tiny_bert, "the cat sat")
+    mean = enc.sentence_embeddings(["the cat sat"], pooling="mean", layer=-1)
+    cls = enc.sentence_embeddings(["the cat sat"], pooling="cls", layer=1)
+    np.testing.assert_allclose(mean[0], hidden[2].mean(axis=0), atol=1e-6)
+    np.testing.assert_allclose(cls[0], hidden[1][0], atol=1e-6)
+    np.testing.assert_allclose(enc.sentence_embeddings(["the cat sat"])[0], mean[0], atol=1e-6)
+    assert mean.dtype == np.float32 and mean.shape == (1, 16)
+
+
+TEXTS = [
+    "the cat sat on the mat",
+    "hello",
+    "unbelievable",
+    "hello world , the cat sat on the mat and the cat sat on the mat again !",
+    "我爱北京",
+    "cat",
+    "the mat",
+    "école hello world",
+]
+
+
+@pytest.mark.parametrize("which", ["tiny_bert", "tiny_xlmr"])
+def test_batching_invariance(which, request):
+    path = request.getfixturevalue(which)
+    one = HFEncoder(path, batch_size=1, use_cache=False)
+    many = HFEncoder(path, batch_size=32, use_cache=False)
+    np.testing.assert_allclose(
+        one.sentence_embeddings(TEXTS, pooling="mean"), many.sentence_embeddings(TEXTS, pooling="mean"), atol=1e-5
+    )
+    spans = [[(m.start(), m.end()) for m in re.finditer(r"\S+", t)] for t in TEXTS]
+    a = one.word_vectors(TEXTS, spans, None)
+    b = many.word_vectors(TEXTS, spans, None)
+    assert a.found.tolist() == b.found.tolist()
+    np.testing.assert_allclose(a.vectors[:, a.found], b.vectors[:, b.found], atol=1e-5)
+    assert one.forward_calls == len(set(TEXTS)) * 2 and many.forward_calls == 2
+
+
+def test_duplicate_texts_are_encoded_once(tiny_bert):
+    enc = HFEncoder(tiny_bert, batch_size=2, use_cache=False)
+    out = enc.sentence_embeddings(["cat", "the mat", "cat", "cat"])
+    assert enc.forward_calls == 1
+    np.testing.assert_array_equal(out[0], out[2])
+
+
+def test_cjk_without_spaces(tiny_bert, tiny_xlmr):
+    text = "我爱北京"
+    for path in (tiny_bert, tiny_xlmr):
+        enc = HFEncoder(path, use_cache=False)
+        ts = enc.token_states([text], [1])[0]
+        visible = ts.offsets[:, 1] > ts.offsets[:, 0]  # XLM-R starts with a bare, zero-width '▁'
+        assert [text[s:e] for s, e in ts.offsets[visible]] == ["我", "爱", "北", "京"]
+        wv = enc.word_vectors([text], [[(0, 1), (1, 2), (2, 4)]], [1])
+        assert wv.found.all()
+        np.testing.assert_allclose(wv.vectors[0, 2], ts.states[0, visible][2:4].mean(axis=0), atol=1e-6)
+
+
+def test_combining_marks_stay_inside_their_word(tiny_bert, tiny_xlmr):
+    text = "e\u0301cole hello"  # decomposed é: 'e' + COMBINING ACUTE ACCENT
+    bert = HFEncoder(tiny_bert, use_cache=False).token_states([text], [0])[0]
+    assert bert.tokens == ["ecole", "hello"] and bert.offsets.tolist() == [[0, 6], [7, 12]]
+    xlmr = HFEncoder(tiny_xlmr, use_cache=False)
+    ts = xlmr.token_states([text], [0])[0]
+    assert ts.tokens[:2] == ["▁e", "\u0301"] and ts.offsets[1].tolist() == [1, 2]
+    wv = xlmr.word_vectors([text], [[(0, 6)]], [0])
+    np.testing.assert_allclose(wv.vectors[0, 0], ts.states[0, :6].mean(axis=0), atol=1e-6)
+
+
+def test_whitespace_only_tokens_never_enter_a_word(tiny_xlmr):
+    text = "hello 北京"
+    enc = HFEncoder(tiny_xlmr, use_cache=False)
+    ts = enc.token_states([text], [0, 3])[0]
+    assert ts.tokens == ["▁hello", "▁", "北", "京"]
+    assert ts.offsets[1, 0] == ts.offsets[1, 1]  # the bare '▁' is zero-width
+    wv = enc.word_vectors([text], [[(6, 8)]], [0, 3])
+    for j in range(2):
+        np.testing.assert_allclose(wv.vectors[j, 0], ts.states[j, 2:4].mean(axis=0), atol=1e-6)
+        assert not np.allclose(wv.vectors[j, 0], ts.states[j, 1:4].mean(axis=0), atol=1e-4)
+
+
+def test_truncation_is_reported_and_words_are_dropped_not_filled(tmp_path, tiny_builders):
+    path = tiny_builders["bert"](tmp_path / "short", max_length=8)
+    enc = HFEncoder(path, use_cache=False)
+    text = "the cat sat on the mat hello world"  # 8 words + 2 specials > 8
+    spans = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+    ts = enc.token_states([text, "cat"], [0])
+    assert [t.truncated for t in ts] == [True, False]
+    assert len(ts[0].tokens) == 6
+    wv = enc.word_vectors([text], [spans], [0])
+    assert wv.truncated_texts == 1
+    assert wv.found.tolist() == [True] * 6 + [False] * 2
+    assert np.isnan(wv.vectors[0, 6:]).all() and not np.isnan(wv.vectors[0, :6]).any()
+    assert wv.notes == ["2 word(s) not covered by any token (truncation) were dropped"]
+    assert enc.truncated_total == 2  # counted per encoding: token_states, then word_vectors (no cache)
+
+
+def test_prompt_prefix_offsets_point_into_the_original_text(tiny_xlmr):
+    prefixes = {"query": "query: ", "passage": "passage: "}
+    enc = HFEncoder(tiny_xlmr, use_cache=False, prefixes=prefixes)
+    text = "hello world"
+    ts = enc.token_states([text], [2], role="query")[0]
+    assert ts.tokens == ["▁hello", "▁world"] and ts.offsets.tolist() == [[0, 5], [6, 11]]
+    tokens, hidden = _reference_hidden(tiny_xlmr, text, prefix="query: ")
+    assert tokens == ["<s>", "▁query", ":", "▁hello", "▁world", "</s>"]
+    np.testing.assert_allclose(ts.states[0], hidden[2][3:5], atol=1e-6)
+    # the model's mean pooling keeps the prompt and the special tokens (E5's average_pool)
+    emb = enc.sentence_embeddings([text], pooling="mean", role="query")
+    np.testing.assert_allclose(emb[0], hidden[3].mean(axis=0), atol=1e-6)
+    plain = enc.sentence_embeddings([text], pooling="mean")
+    assert not np.allclose(plain, emb, atol=1e-4)
+
+
+def test_e5_prefixes_are_detected_from_the_model_id(tiny_xlmr):
+    assert HFEncoder(tiny_xlmr, use_cache=False, model_id="intfloat/multilingual-e5-small").prefixes == {
+        "query": "query: ",
+        "passage": "passage: ",
+    }
+    assert HFEncoder(tiny_xlmr, use_cache=False).prefixes == {}
+
+
+def test_cache_hits_skip_the_forward_pass(tiny_bert, tmp_path):
+    cache = tmp_path / "emb"
+    enc = HFEncoder(tiny_bert, cache_dir=cache)
+    spans = [[(0, 3), (4, 7)], [(0, 5)]]
+    texts = ["the cat", "hello"]
+    first = enc.word_vectors(texts, spans, [1, 2])
+    sent = enc.sentence_embeddings(texts, pooling="mean", layer=2)
+    assert enc.forward_calls == 2
+    # same requests, a subset of layers, and a fresh encoder on the same cache: no forward pass
+    again = HFEncoder(tiny_bert, cache_dir=cache)
+    np.testing.assert_array_equal(again.word_vectors(texts, spans, [1, 2]).vectors, first.vectors)
+    np.testing.assert_array_equal(again.word_vectors(texts, spans, [2]).vectors[0], first.vectors[1])
+    np.testing.assert_array_equal(again.sentence_embeddings(texts, pooling="mean", layer=2), sent)
+    assert again.forward_calls == 0
+    # a new text encodes only that text; other pooling or layer is a different entry
+    again.sentence_embeddings(texts + ["the mat"], pooling="mean", layer=2)
+    assert again.forward_calls == 1
+    again.sentence_embeddings(texts, pooling="cls", layer=2)
+    assert again.forward_calls == 2
+    # use_cache=False never reads it
+    off = HFEncoder(tiny_bert, cache_dir=cache, use_cache=False)
+    off.sentence_embeddings(texts, pooling="mean", layer=2)
+    assert off.forward_calls == 1
+
+
+def test_cache_location_follows_xlbench_cache(tiny_bert, tmp_path, monkeypatch):
+    monkeypatch.setenv("XLBENCH_CACHE", str(tmp_path / "root"))
+    enc = HFEncoder(tiny_bert)
+    enc.sentence_embeddings(["cat"])
+    assert enc._cache.path.parent == tmp_path / "root" / "embeddings"
+    assert len(enc._cache) == 1
+
+
+def test_options_are_accepted_and_unknown_ones_ignored(tiny_bert, tmp_path):
+    enc = load_encoder(
+        f"hf:{tiny_bert}", batch_size=4, device="cpu", cache_dir=str(tmp_path), use_cache=True, some_future_option=1
+    )
+    assert enc.batch_size == 4 and enc.device == "cpu"
+
+
+def test_error_unknown_layer(tiny_bert):
+    enc = HFEncoder(tiny_bert, use_cache=False)
+    with pytest.raises(UsageError, match=r"^Layer 5 is out of range: this model has layers 0\.\.2\.$"):
+        enc.token_states(["cat"], [5])
+    with pytest.raises(UsageError, match=r"Layer -4 is out of range"):
+        enc.sentence_embeddings(["cat"], layer=-4)
+
+
+def test_error_unknown_role_and_pooling(tiny_bert):
+    enc = HFEncoder(tiny_bert, use_cache=False)
+    with pytest.raises(UsageError, match=r"^Unknown role 'question'; use 'query', 'passage' or leave it unset\.$"):
+        enc.sentence_embeddings(["cat"], role="question")
+    with pytest.raises(UsageError, match=r"^Unknown pooling 'max'; choose one of mean, cls, model\.$"):
+        enc.sentence_embeddings(["cat"], pooling="max")
+
+
+def test_error_missing_path(tmp_path):
+    missing = tmp_path / "nope"
+    with pytest.raises(InputFileError, match=r"^Model folder .*nope' does not exist; pass an existing folder"):
+        load_encoder(f"hf:{missing}")
+    with pytest.raises(UsageError, match=r"^hf: needs a model id or folder"):
+        load_encoder("hf:")
+
+
+def test_error_folder_without_model(tmp_path):
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputFileError, match=r"^Model folder .*empty' has no config\.json; pass a folder written by"):
+        HFEncoder(str(tmp_path / "empty"))
+
+
+def test_error_bad_batch_size(tiny_bert):
+    with pytest.raises(UsageError, match=r"^batch_size must be a positive integer, got 0\.$"):
+        HFEncoder(tiny_bert, batch_size=0)
+
+
+def test_unreachable_hub_id_is_a_remote_error(monkeypatch):
+    from evaluators.errors import RemoteError
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises((RemoteError, EngineUnavailableError), match=r"Cannot load 'xlbench-test/does-not-exist'"):
+        load_encoder("hf:xlbench-test/does-not-exist@0123abc")

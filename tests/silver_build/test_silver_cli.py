@@ -1,0 +1,132 @@
+"""``xlbench build silver`` end to end with the synthetic engine, and its error messages."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+from datasets import load_dataset
+
+from builders.cli import main
+from builders.silver import build as silver_build
+
+
+@pytest.fixture
+def fake_adapters(monkeypatch, synthetic):
+    """Route the builder to the synthetic MT engine and the fixed substitute table."""
+    import builders.adapters.mt as mt
+
+    engines = []
+
+    def select_engine(spec, src, tgt, **kwargs):
+        engines.append(synthetic["engine"](pair=(src, tgt)))
+        return engines[-1]
+
+    monkeypatch.setattr(mt, "select_engine", select_engine)
+    monkeypatch.setattr(silver_build, "_generator", lambda args, src: synthetic["generator"]())
+    return engines
+
+
+def _src_file(tmp_path, synthetic, sep=False):
+    path = tmp_path / "src.txt"
+    lines = [f"{s} ||| whatever" if sep else s for s, _, _ in synthetic["cases"]]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_build_large_from_file_with_export(tmp_path, synthetic, fake_adapters, capsys):
+    src = _src_file(tmp_path, synthetic)
+    out = tmp_path / "ds"
+    code = main(["build", "silver", "--lang", "eng-spa", "--src", str(src), "--out", str(out),
+                 "--export", str(tmp_path / "export"), "--mt-cache", str(tmp_path / "c.sqlite")])  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    rows = load_dataset(str(out), "eng_Latn-spa_Latn", split="test")
+    assert rows["sure"] == [links for _, _, links in synthetic["cases"]]
+    assert rows["id"] == ["0", "1", "2", "3", "4"]
+    details = load_dataset(str(out), "eng_Latn-spa_Latn-details", split="test")
+    assert len(details) == sum(len(s.split()) for s, _, _ in synthetic["cases"])
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["parameters"]["subset"] == "large" and manifest["parameters"]["substitutes"] == "fixed"
+    assert manifest["counts"]["mt"]["translated"] == len(fake_adapters[0].texts)
+    assert manifest["counts"]["mt"]["cached"] == 0
+    assert manifest["counts"]["words"]["kept"] == 17 and manifest["counts"]["yield"] == round(17 / 19, 4)
+    assert manifest["build_signature"].startswith("silver|mt:synthetic@1|substitutes:fixed-table@1|seed:13")
+    exported = (tmp_path / "export" / "eng_Latn-spa_Latn.src-tgt").read_text().splitlines()
+    assert exported[0] == "the dog eats fish . ||| el perro come pez ."
+    assert (tmp_path / "export" / "eng_Latn-spa_Latn.align").read_text().splitlines()[2] == "0-0 1-1 2-2 3-2"
+    assert (tmp_path / "export" / "eng_Latn-spa_Latn.ids").read_text().split() == ["0", "1", "2", "3", "4"]
+    # A rebuild hits the cache for every sentence and never calls the engine.
+    code = main(["build", "silver", "--lang", "eng-spa", "--src", str(src), "--out", str(out), "--overwrite",
+                 "--mt-cache", str(tmp_path / "c.sqlite")])  # fmt: skip
+    assert code == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["counts"]["mt"]["translated"] == 0 and fake_adapters[1].calls == 0
+    assert manifest["counts"]["mt"]["cached"] == len(fake_adapters[0].texts)
+
+
+def test_build_small_uses_small_configs_and_line_ids(tmp_path, synthetic, fake_adapters):
+    src = _src_file(tmp_path, synthetic, sep=True)
+    with src.open("a", encoding="utf-8") as fh:
+        fh.write("the dog eats fish.\n")  # pre-tokenised gold text: source tokens are kept as they are
+    out = tmp_path / "small"
+    assert main(["build", "silver", "--lang", "eng-spa", "--small-src", str(src), "--out", str(out), "--no-mt-cache"]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert sorted(manifest["configs"]) == ["eng_Latn-spa_Latn-small", "eng_Latn-spa_Latn-small-details"]
+    rows = load_dataset(str(out), "eng_Latn-spa_Latn-small", split="test")
+    assert rows["src_text"][0] == "the dog eats fish ."  # the left side of 'src ||| tgt'
+    assert rows["id"] == ["0", "1", "2", "3", "4", "5"]
+    assert rows["src_tokens"][5] == ["the", "dog", "eats", "fish."]
+    assert rows["tgt_tokens"][5] == ["el", "perro", "come", "fish", "."]
+    assert rows["sure"][5] == [[0, 0], [1, 1], [2, 2]]
+    assert manifest["parameters"]["subset"] == "small"
+    assert manifest["parameters"]["src_tokenizer"] == "whitespace" and manifest["parameters"]["tokenizer"] == "punct"
+
+
+def test_default_out():
+    ns = argparse.Namespace(lang="eng-spa", small_src=None)
+    assert silver_build.default_out(ns) == "out/silver-eng_Latn-spa_Latn"
+    ns.small_src = "gold.src"
+    assert silver_build.default_out(ns) == "out/silver-eng_Latn-spa_Latn-small"
+
+
+def test_offline_eng_deu_fails_at_once_with_the_offline_pairs(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("XLBENCH_OFFLINE", "1")
+    code = main(["build", "silver", "--lang", "eng-deu", "--out", str(tmp_path / "x")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("error: No offline MT engine translates eng_Latn-deu_Latn and online engines are unreachable; pairs that work offline:")
+    assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--min-valid", "6"], "error: --min-valid must be between 1 and --alternatives (5), got 6."),
+        (["--max-targets", "0"], "error: --max-targets must be at least 1, got 0."),
+        (["--src", "a.txt", "--small-src", "b.txt"], "error: Pass either --src (Silver_Large) or --small-src (Silver_Small), not both"),
+        (["--src", "missing.txt"], "error: Input file 'missing.txt' does not exist; check the path."),
+    ],
+)
+def test_usage_errors(tmp_path, monkeypatch, capsys, fake_adapters, extra, message):
+    monkeypatch.chdir(tmp_path)
+    code = main(["build", "silver", "--lang", "eng-spa", "--out", str(tmp_path / "x"), *extra])
+    assert code == 2
+    assert capsys.readouterr().err.startswith(message)
+
+
+def test_empty_source_file_message(tmp_path, capsys, fake_adapters):
+    src = tmp_path / "empty.txt"
+    src.write_text("\n\n", encoding="utf-8")
+    assert main(["build", "silver", "--lang", "eng-spa", "--src", str(src), "--out", str(tmp_path / "x")]) == 2
+    assert "has no sentences; pass a file with one sentence per line." in capsys.readouterr().err
+
+
+def test_wordnet_needs_an_english_source(tmp_path, monkeypatch, capsys, synthetic):
+    import builders.adapters.mt as mt
+
+    monkeypatch.setattr(mt, "select_engine", lambda *a, **k: synthetic["engine"](pair=("deu_Latn", "eng_Latn")))
+    assert main(["build", "silver", "--lang", "deu-eng", "--out", str(tmp_path / "x")]) == 2
+    assert capsys.readouterr().err.startswith(
+        "error: --substitutes wordnet works for English sources only, got deu_Latn; use --substitutes mlm"
+    )

@@ -1,0 +1,177 @@
+"""The SilverAlign decision rule on hand-made cases, and the synthetic engine end to end."""
+
+from __future__ import annotations
+
+import pytest
+
+from builders.adapters.mt import CachedTranslator, TranslationCache
+from builders.adapters.tokenize import Tokenizer
+from builders.silver import logic
+from builders.silver.build import build_silver, select
+
+BASE = ["Amo", "la", "pizza", "."]
+
+
+def alt(*tokens):
+    return list(tokens)
+
+
+def test_kept_when_all_valid_alternatives_change_one_position():
+    alts = [alt("Odio", "la", "pizza", "."), alt("Como", "la", "pizza", "."), alt("Veo", "la", "pizza", "."),
+            alt("Hago", "la", "pizza", "."), alt("Hago", "la", "pizza", ".")]  # fmt: skip
+    d = logic.decide_word(BASE, alts)
+    assert d == logic.WordDecision("kept", "kept", (0,), 5, 5)
+
+
+def test_four_of_five_valid_is_enough_three_is_not():
+    good = [alt("Odio", "la", "pizza", ".")] * 4
+    longer = alt("Quiero", "comer", "la", "pizza", ".")
+    assert logic.decide_word(BASE, good + [longer]).targets == (0,)
+    d = logic.decide_word(BASE, good[:3] + [longer, longer])
+    assert (d.status, d.reason, d.n_valid, d.n_alternatives) == ("dropped", "too_few_valid", 3, 5)
+
+
+def test_too_few_alternatives():
+    d = logic.decide_word(BASE, [alt("Odio", "la", "pizza", ".")] * 3)
+    assert (d.reason, d.n_alternatives, d.n_valid) == ("too_few_alternatives", 3, 0)
+    assert logic.decide_word(BASE, []).reason == "too_few_alternatives"
+
+
+def test_different_positions_are_refused():
+    alts = [alt("Odio", "la", "pizza", ".")] * 4 + [alt("Amo", "la", "pasta", ".")]
+    assert logic.decide_word(BASE, alts).reason == "inconsistent_positions"
+
+
+def test_unchanged_translation_is_refused():
+    alts = [alt("Odio", "la", "pizza", ".")] * 4 + [list(BASE)]
+    d = logic.decide_word(BASE, alts)
+    assert (d.reason, d.n_valid) == ("unchanged_translation", 5)
+
+
+def test_two_changed_positions_need_max_targets_two():
+    alts = [alt("Odio", "el", "pizza", ".")] * 5
+    assert logic.decide_word(BASE, alts).reason == "too_many_targets"
+    assert logic.decide_word(BASE, alts, max_targets=2).targets == (0, 1)
+
+
+def test_min_valid_is_configurable():
+    alts = [alt("Odio", "la", "pizza", ".")] * 3
+    assert logic.decide_word(BASE, alts, min_valid=3).status == "kept"
+
+
+def test_merge_links_many_to_one_and_reason_counts():
+    ds = [logic.WordDecision("kept", "kept", (2,), 5, 5), logic.not_a_word(), logic.WordDecision("kept", "kept", (2,), 5, 4),
+          logic.WordDecision("dropped", "too_few_valid", (), 5, 1)]  # fmt: skip
+    assert logic.merge_links(ds) == [[0, 2], [2, 2]]
+    counts = logic.reason_counts(ds)
+    assert counts["kept"] == 2 and counts["not_a_word"] == 1 and counts["too_few_valid"] == 1 and counts["inconsistent_positions"] == 0
+
+
+def test_synthetic_engine_recovers_the_known_alignment(synthetic):
+    engine = synthetic["engine"]()
+    items = [(str(i), s) for i, (s, _, _) in enumerate(synthetic["cases"])]
+    out = build_silver(items, Tokenizer(), synthetic["generator"](), CachedTranslator(engine, None).translate)
+    assert [r["id"] for r in out.rows] == ["0", "1", "2", "3", "4"]
+    for row, (src, tgt, links) in zip(out.rows, synthetic["cases"]):
+        assert row["tgt_text"] == tgt
+        assert row["sure"] == links, src
+        assert row["possible"] == links
+        assert row["src_tokens"] == src.split() and row["tgt_tokens"] == tgt.split()
+    reasons = {(d["id"], d["word"]): d["reason"] for d in out.details}
+    assert reasons[("3", "quickly")] == "too_few_valid"  # 3 of 5 alternatives change the length
+    assert reasons[("4", "cat")] == "inconsistent_positions"  # feminine alternatives change the article too
+    assert reasons[("0", ".")] == "not_a_word"
+    quickly = next(d for d in out.details if d["word"] == "quickly")
+    assert quickly["alternatives"] == ["slowly", "well", "badly", "softly", "loudly"]
+    assert quickly["alt_translations"][2] == "el perro corre muy mal ."
+    assert quickly["n_valid"] == 2 and quickly["tgt_indices"] == []
+    # yield: 17 kept of 19 words (punctuation excluded), 17 links
+    assert out.counts["words"] == {
+        "in": 19,
+        "kept": 17,
+        "dropped": {"too_few_alternatives": 0, "too_few_valid": 1, "unchanged_translation": 0,
+                    "inconsistent_positions": 1, "too_many_targets": 0},
+    }  # fmt: skip
+    assert out.counts["links"] == 17 and out.counts["yield"] == round(17 / 19, 4)
+    assert out.counts["alternatives"]["made"] == 95
+
+
+def test_a_sentence_without_links_stays_in_details_only(synthetic):
+    items = [("a", "zebra xylophone ."), ("b", "the dog eats fish .")]
+    out = build_silver(items, Tokenizer(), synthetic["generator"](), CachedTranslator(synthetic["engine"](), None).translate)
+    assert [r["id"] for r in out.rows] == ["b"]
+    assert {d["id"] for d in out.details} == {"a", "b"}
+    assert out.counts["sentences"] == {"in": 2, "kept": 1, "dropped": {"no_link": 1}}
+
+
+def test_translation_cache_resumes_an_interrupted_build(tmp_path, synthetic):
+    items = [(str(i), s) for i, (s, _, _) in enumerate(synthetic["cases"])]
+    db = tmp_path / "cache.sqlite"
+    # First run: the engine dies on its 3rd call (sentences are sent in chunks of 2).
+    engine = synthetic["engine"](fail_after=2)
+    cache = TranslationCache(db)
+    with pytest.raises(KeyboardInterrupt):
+        build_silver(items, Tokenizer(), synthetic["generator"](), CachedTranslator(engine, cache).translate, chunk=2)
+    cache.close()
+    done_first = len(engine.texts)
+    assert done_first > 0 and len(TranslationCache(db)) == done_first
+    # Second run resumes: nothing translated twice, and the result equals a fresh run.
+    engine2 = synthetic["engine"]()
+    cache = TranslationCache(db)
+    translator = CachedTranslator(engine2, cache)
+    out = build_silver(items, Tokenizer(), synthetic["generator"](), translator.translate, chunk=2)
+    assert not set(engine.texts) & set(engine2.texts)
+    fresh = synthetic["engine"]()
+    ref = build_silver(items, Tokenizer(), synthetic["generator"](), CachedTranslator(fresh, None).translate)
+    assert out.rows == ref.rows
+    assert translator.cached == done_first and translator.translated == len(fresh.texts) - done_first
+    # Third run: everything cached, the engine is never called.
+    engine3 = synthetic["engine"]()
+    translator = CachedTranslator(engine3, cache)
+    build_silver(items, Tokenizer(), synthetic["generator"](), translator.translate)
+    assert engine3.calls == 0 and translator.translated == 0 and translator.cached == len(fresh.texts)
+    assert translator.counts() == {"requested": len(fresh.texts), "cached": len(fresh.texts), "translated": 0, "engine_batches": 0}
+
+
+def test_cache_key_includes_engine_version(tmp_path, synthetic):
+    cache = TranslationCache(tmp_path / "c.sqlite")
+    e1 = synthetic["engine"]()
+    CachedTranslator(e1, cache).translate(["the dog eats fish ."])
+    e2 = synthetic["engine"](version="2")
+    CachedTranslator(e2, cache).translate(["the dog eats fish ."])
+    assert e2.calls == 1
+
+
+def test_cached_translator_deduplicates_and_batches(synthetic):
+    engine = synthetic["engine"]()
+    tr = CachedTranslator(engine, None, batch_size=2)
+    out = tr.translate(["the dog eats fish .", "the cat sleeps .", "the dog eats fish .", "the big dog sleeps ."])
+    assert out[0] == out[2] == "el perro come pez ."
+    assert engine.calls == 2 and tr.translated == 3 and tr.requested == 4
+
+
+def test_select_bounds_and_seeded_sample():
+    import numpy as np
+
+    items = [(str(i), " ".join(["w"] * (i % 7 + 1))) for i in range(50)]
+    a = select(items, Tokenizer(), 5, 2, 5, np.random.default_rng(13))
+    b = select(items, Tokenizer(), 5, 2, 5, np.random.default_rng(13))
+    assert a == b and len(a) == 5
+    assert all(2 <= len(t.split()) <= 5 for _, t in a)
+    assert [int(i) for i, _ in a] == sorted(int(i) for i, _ in a)
+
+
+def test_tokenizer_spans_keep_offsets():
+    tok = Tokenizer()
+    text = "God's word, 3.5 times—well-known!"
+    assert tok.tokenize(text) == ["God's", "word", ",", "3.5", "times", "—", "well-known", "!"]
+    assert all(text[s:e] == t for (s, e), t in zip(tok.spans(text), tok.tokenize(text)))
+    assert Tokenizer("whitespace").tokenize(text) == ["God's", "word,", "3.5", "times—well-known!"]
+    assert Tokenizer(lowercase=True).tokenize("The Dog") == ["the", "dog"]
+
+
+def test_unknown_tokenizer_scheme_message():
+    from evaluators.errors import UsageError
+
+    with pytest.raises(UsageError, match="Unknown tokenizer scheme 'bpe'; choose one of punct, whitespace"):
+        Tokenizer("bpe")
