@@ -87,7 +87,7 @@ eval-tacc: $(STAMP)
 eval-bucc: $(STAMP)
 	$(XL) eval bucc --dataset $(DATASET) --model $(MODEL) --out $(RESULTS) $(ARGS)
 
-publish: $(STAMP) ## make publish DATASET=out/... REPO=org/name [ARGS=--dry-run]
+publish: $(STAMP) ## make publish DATASET=out/... REPO=org/name ARGS=--yes (or ARGS=--dry-run)
 	$(XL) publish $(DATASET) --repo $(REPO) $(ARGS)
 
 clean:

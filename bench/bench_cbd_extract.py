@@ -112,7 +112,7 @@ def run_polars(pairs, entries, batch: int = 100_000):
         part = pairs[start : start + batch]
         df = pl.DataFrame({"sent_id": [p[0] for p in part], "src": [p[1] for p in part], "tgt": [p[2] for p in part]})
 
-        def tokens(col, name):
+        def tokens(col, name, df=df):
             return (
                 df.select("sent_id", pl.col(col).str.extract_all(WORD_PATTERN).alias(name))
                 .explode(name)
@@ -127,6 +127,13 @@ def run_polars(pairs, entries, batch: int = 100_000):
         )
         kept += edges.filter((pl.col("n_s") == 1) & (pl.col("n_t") == 1)).height
     return kept
+
+
+def cpu_s() -> float:
+    """User + system CPU seconds of this process and its finished children."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def peak_mib() -> float:
@@ -149,22 +156,22 @@ def main() -> None:
     t2 = time.perf_counter()
     print(f"lexicon: {lex.counts['source_keys']:,} source keys in {t2 - t1:.1f}s; peak RSS so far {peak_mib():.0f} MiB", flush=True)
     if args.impl in ("python", "both"):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), cpu_s()
         kept, counts = run_python(pairs, lex, args.workers)
-        dt = time.perf_counter() - t
+        dt, dc = time.perf_counter() - t, cpu_s() - c
         print(
             f"python ({args.workers} worker(s)): {kept:,} pairs kept from {counts['source_units']:,} dictionary units "
             f"in {dt:.1f}s = {len(pairs) / dt:,.0f} sentence pairs/s; dropped "
             + ", ".join(f"{k}={counts[k]:,}" for k in ("no_candidate", "ambiguous_source", "ambiguous_target", "overlap"))
-            + f"; peak RSS (parent + largest child) {peak_mib():.0f} MiB",
+            + f"; CPU {dc:.1f}s; peak RSS (parent + largest child) {peak_mib():.0f} MiB; load average {os.getloadavg()[0]:.1f}",
             flush=True,
         )
     if args.impl in ("polars", "both"):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), cpu_s()
         kept = run_polars(pairs, entries)
-        dt = time.perf_counter() - t
+        dt, dc = time.perf_counter() - t, cpu_s() - c
         print(f"polars (one-word entries only, no offsets): {kept:,} pairs in {dt:.1f}s = {len(pairs) / dt:,.0f} sentence pairs/s; "
-              f"peak RSS {peak_mib():.0f} MiB", flush=True)
+              f"CPU {dc:.1f}s; peak RSS {peak_mib():.0f} MiB; load average {os.getloadavg()[0]:.1f}", flush=True)
 
 
 if __name__ == "__main__":

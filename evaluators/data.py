@@ -50,7 +50,7 @@ class DatasetRef:
 def read_card_yaml(text: str) -> dict:
     r"""Return the YAML front matter of a dataset card.
 
-    >>> read_card_yaml("---\\nlicense: cc-by-4.0\\n---\\n# Title\\n")
+    >>> read_card_yaml("---\nlicense: cc-by-4.0\n---\n# Title\n")
     {'license': 'cc-by-4.0'}
 
     Raises:

@@ -57,9 +57,9 @@ def _read_text(path: Path) -> list[str]:
 
 
 def parse_muse_lines(lines: list[str], where: str = "dictionary") -> list[tuple[str, str]]:
-    """Parse MUSE ``src tgt`` lines or hunalign ``tgt @ src`` lines (detected per line).
+    r"""Parse MUSE ``src tgt`` lines or hunalign ``tgt @ src`` lines (detected per line).
 
-    >>> parse_muse_lines(["the der", "house\\thaus", "die @ the", ""])
+    >>> parse_muse_lines(["the der", "house\thaus", "die @ the", ""])
     [('the', 'der'), ('house', 'haus'), ('the', 'die')]
 
     Raises:
@@ -107,15 +107,15 @@ def _b64(text: str) -> int:
 
 
 def parse_dictd_entry(body: str) -> tuple[str, list[str]]:
-    """Parse one FreeDict dictd article into ``(headword, translations)``.
+    r"""Parse one FreeDict dictd article into ``(headword, translations)``.
 
     The first line is the headword (pronunciation and part of speech stripped);
     each following unindented line holds comma/semicolon-separated translations;
     indented lines are notes, synonyms and cross-references, and are skipped.
 
-    >>> parse_dictd_entry("carrion /kˈaɹiən/\\nAas <neut>, Aasfleisch <neut> [zool.]\\n   Synonym: {x}\\n")
+    >>> parse_dictd_entry("carrion /kˈaɹiən/\nAas <neut>, Aasfleisch <neut> [zool.]\n   Synonym: {x}\n")
     ('carrion', ['Aas', 'Aasfleisch'])
-    >>> parse_dictd_entry("Antwerp /æntwəːp/\\n1. Anvers\\n2. anversois\\n")
+    >>> parse_dictd_entry("Antwerp /æntwəːp/\n1. Anvers\n2. anversois\n")
     ('Antwerp', ['Anvers', 'anversois'])
     """
     lines = body.split("\n")

@@ -77,7 +77,12 @@ class MLMSubstitutes:
         self._model = mlm
         self.forward_passes = 0
 
-    def _load(self):
+    def load(self):
+        """Load the tokenizer and model (once) and return them.
+
+        Raises:
+            EngineUnavailableError: the model is neither a local folder nor reachable.
+        """
         if self._model is not None:
             return self._tok, self._model
         try:
@@ -101,7 +106,7 @@ class MLMSubstitutes:
     @property
     def revision(self) -> str:
         """The Hub commit, or the sha256 of the model's weights (local or in-memory models)."""
-        tok, model = self._load()
+        tok, model = self.load()
         commit = getattr(model.config, "_commit_hash", None)
         if commit:
             return commit
@@ -128,7 +133,7 @@ class MLMSubstitutes:
         """
         import torch
 
-        tok, model = self._load()
+        tok, model = self.load()
         out: list[list[list[str]]] = [[[] for _ in pos] for pos in positions]
         groups: list[list[int]] = []
         current: list[int] = []

@@ -215,7 +215,7 @@ class ApertiumEngine:
 
     def _run(self, texts: Sequence[str]) -> list[str]:
         # One NUL-terminated segment per sentence; ".[]" is the end-of-text marker destxt adds.
-        payload = "".join(apertium_escape(" ".join(t.split())) + ".[]\0" for t in texts).encode("utf-8")
+        payload = "".join(apertium_escape(" ".join(t.replace("\0", " ").split())) + ".[]\0" for t in texts).encode("utf-8")
         cmd = ["apertium", "-d", self.datadir, "-u", "-z", "-f", "none", self.mode]
         env = dict(os.environ, LC_ALL="C.UTF-8")
         try:

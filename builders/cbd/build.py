@@ -18,7 +18,13 @@ import numpy as np
 from builders.base import BuildResult, file_input, progress
 from builders.cbd import logic, spec
 from evaluators.errors import LangCodeError, UsageError
-from evaluators.schema.langs import NO_SPACE_SCRIPTS, language_name, pair_config, resolve_pair, script
+from evaluators.schema.langs import (
+    NO_SPACE_SCRIPTS,
+    language_name,
+    pair_config,
+    resolve_pair,
+    script,
+)
 from evaluators.schema.meta import InputRecord, ModelRecord
 
 log = logging.getLogger("xlbench")

@@ -323,7 +323,9 @@ def _generator(args: argparse.Namespace, src_lang: str):
         return WordNetSubstitutes(senses=args.wordnet_senses, closed_class=not args.no_closed_class)
     from builders.adapters.mlm import MLMSubstitutes
 
-    return MLMSubstitutes(args.mlm, revision=args.mlm_revision, batch_size=args.mlm_batch_size)
+    gen = MLMSubstitutes(args.mlm, revision=args.mlm_revision, batch_size=args.mlm_batch_size)
+    gen.load()  # fail before reading the corpus when the model is not available
+    return gen
 
 
 def check_rule(k: int, min_valid: int, max_targets: int) -> None:

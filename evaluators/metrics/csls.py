@@ -95,9 +95,13 @@ def neighbourhood(queries: np.ndarray, base: np.ndarray, k: int = DEFAULT_K, sam
     """Return ``r(q)``: the mean cosine of each query with its ``k`` nearest rows of ``base``.
 
     Args:
-        queries, base: row vectors (normalised here).
+        queries: row vectors whose neighbourhoods are measured (normalised here).
+        base: row vectors the neighbours are taken from (normalised here).
+        k: neighbourhood size (fewer when ``base`` is smaller).
         same: ``queries`` and ``base`` are the same set: each query's own row is
             excluded from its neighbourhood.
+        device: torch device; ``None`` uses CUDA when present, else numpy.
+        chunk: query rows per similarity block.
 
     >>> q = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     >>> [round(float(r), 4) for r in neighbourhood(q, q, k=1, same=True)]
@@ -171,9 +175,12 @@ def retrieval_counts(
     """Score retrieval of ``v_i`` from ``u_i`` (one direction; swap the arguments for the other).
 
     Args:
-        u, v: ``(n, dim)`` vectors; row ``i`` of ``u`` translates row ``i`` of ``v``.
+        u: ``(n, dim)`` query vectors.
+        v: ``(n, dim)`` vectors; row ``i`` of ``v`` translates row ``i`` of ``u``.
         criterion: ``csls`` or ``cosine``.
         k: CSLS neighbourhood size.
+        device: torch device; ``None`` uses CUDA when present, else numpy.
+        chunk: query rows per similarity block.
 
     >>> u = np.eye(3)
     >>> retrieval_counts(u, u, "cosine")

@@ -118,13 +118,10 @@ def _topk_rows(s: np.ndarray, k: int, probe: int = 4096) -> tuple[np.ndarray, np
     """Exact top-k of each row of ``s`` (ties by column index), without a full partition.
 
     A lower bound of each row's k-th value is taken from the first ``probe``
-    columns; only entries at or above it are sorted.
+    columns (all columns when there are fewer); only entries at or above it are sorted.
     """
     c, m = s.shape
     probe = max(probe, k)
-    if m <= probe:
-        order = np.lexsort((np.broadcast_to(np.arange(m), s.shape), -s), axis=1)[:, :k]
-        return np.take_along_axis(s, order, axis=1), order.astype(np.int64)
     bound = -np.partition(-s[:, :probe], k - 1, axis=1)[:, k - 1]
     # flatnonzero on the flat mask is ~20x faster than 2-D nonzero
     rows, cols = np.divmod(np.flatnonzero(s >= bound[:, None]), m)
@@ -153,17 +150,22 @@ def _merge_cols(
         probe_bound = -np.partition(-head, k - 1, axis=0)[k - 1]
         bound = np.maximum(bound, probe_bound)
     rows, cols = np.divmod(np.flatnonzero(s >= bound[None, :]), m)
+    if len(cols) == 0:
+        return
+    # merge only the columns this chunk can change
+    touched = np.unique(cols)
+    t = len(touched)
     vals = s[rows, cols]
-    all_cols = np.concatenate((np.repeat(np.arange(m), k), cols))
-    all_vals = np.concatenate((best_sims.ravel(), vals))
-    all_idx = np.concatenate((best_idx.ravel(), rows.astype(np.int64) + offset))
+    all_cols = np.concatenate((np.repeat(np.arange(t), k), np.searchsorted(touched, cols)))
+    all_vals = np.concatenate((best_sims[touched].ravel(), vals))
+    all_idx = np.concatenate((best_idx[touched].ravel(), rows.astype(np.int64) + offset))
     # placeholders (-inf, index -1) sort last among equal columns
     order = np.lexsort((np.where(all_idx < 0, np.iinfo(np.int64).max, all_idx), -all_vals, all_cols))
-    counts = np.bincount(all_cols, minlength=m)
+    counts = np.bincount(all_cols, minlength=t)
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
     pick = order[(starts[:, None] + np.arange(k)[None, :]).ravel()]
-    best_sims[:] = all_vals[pick].reshape(m, k)
-    best_idx[:] = all_idx[pick].reshape(m, k)
+    best_sims[touched] = all_vals[pick].reshape(t, k)
+    best_idx[touched] = all_idx[pick].reshape(t, k)
 
 
 def _knn_numpy(x: np.ndarray, y: np.ndarray, kf: int, kb: int, chunk: int) -> tuple[Neighbours, Neighbours]:

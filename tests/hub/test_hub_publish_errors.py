@@ -34,8 +34,7 @@ def test_wrong_token_gives_a_clear_error(hub_log, make_folder, monkeypatch, capf
 
 
 def test_no_token_is_refused(hub_log, make_folder, monkeypatch, capfd):
-    monkeypatch.delenv("HF_TOKEN", raising=False)
-    monkeypatch.setenv("HF_TOKEN_PATH", str(make_folder().parent / "no-token-here"))
+    monkeypatch.delenv("HF_TOKEN", raising=False)  # and the tests' HF_HOME (tests/conftest.py) holds no login
     assert main(["publish", str(make_folder(name="x")), "--repo", "xlbench-test/anon", "--yes"]) == 2
     assert capfd.readouterr().err.strip() == "error: No Hugging Face token: set HF_TOKEN or run 'hf auth login' before publishing."
     assert hub_log.requests == []
@@ -210,7 +209,6 @@ def test_private_repo(hub_log, token, make_folder, capfd, monkeypatch):
     assert report["private"] is True and report["status"] == "published"  # verified with the token
     assert hub_log.repos[("dataset", repo)].private
     monkeypatch.delenv("HF_TOKEN")
-    monkeypatch.setenv("HF_TOKEN_PATH", str(Path(report["endpoint"].replace(":", "_")).resolve() / "none"))
     from evaluators.data import resolve
     from evaluators.errors import RevisionError
 
