@@ -24,6 +24,12 @@ DEFAULT_MLM = "bert-large-cased"
 SEARCH = 50
 
 
+def _hub_unreachable() -> bool:
+    from builders.adapters.mt import is_offline
+
+    return is_offline(host="huggingface.co")
+
+
 def keep_prediction(original: str, candidate: str, seen: set[str]) -> bool:
     """Decide whether a model prediction is a usable alternative (and remember it).
 
@@ -91,6 +97,8 @@ class MLMSubstitutes:
             raise EngineUnavailableError("--substitutes mlm needs 'transformers' and 'torch'; pip install them.") from err
         local = Path(self.model_id).is_dir()
         kwargs = {"revision": self._revision} if self._revision and not local else {}
+        if not local and _hub_unreachable():
+            kwargs["local_files_only"] = True  # use the HF cache at once instead of retrying the network
         try:
             self._tok = AutoTokenizer.from_pretrained(self.model_id, **kwargs)
             self._model = AutoModelForMaskedLM.from_pretrained(self.model_id, **kwargs).to(self.device).eval()

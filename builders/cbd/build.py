@@ -213,9 +213,12 @@ def run(args: argparse.Namespace) -> BuildResult:
     )
     models = []
     for s in sources:
+        revision = s.origin
         if s.path:
-            inputs.append(file_input(f"dictionary:{s.name}", s.path))
-        models.append(ModelRecord("dictionary", s.name, s.origin))
+            record = file_input(f"dictionary:{s.name}", s.path)
+            inputs.append(record)
+            revision = f"sha256:{record.sha256[:16]}"
+        models.append(ModelRecord("dictionary", s.name, revision))
     numbered = [(i, s, t) for i, (_, s, t) in enumerate(pairs)]
     records: list[dict] = []
     stage: dict = {}
@@ -235,7 +238,7 @@ def run(args: argparse.Namespace) -> BuildResult:
             "sentences_with_pairs": stage["sentences_with_pairs"],
             "source_units": stage["source_units"],
             "kept": stage["kept"],
-            "dropped": {k: stage[k] for k in ("no_candidate", "ambiguous_source", "ambiguous_target", "overlap")},
+            "dropped": {k: stage[k] for k in ("no_candidate", "ambiguous_source", "ambiguous_target", "nested", "overlap")},
         },
         "selection": {"in": sel["in"], "kept": sel["kept"], "dropped": {"repetition": sel["repetition"], "sampling": sel["sampling"]}},
     }

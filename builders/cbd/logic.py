@@ -260,12 +260,33 @@ def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
 
+def _outermost(idxs: list[int], units: Sequence[Unit]) -> list[int]:
+    """Drop candidates nested inside a longer candidate of the same list (中 inside 中国).
+
+    >>> _outermost([0, 1, 2], [(0, 1, "a"), (0, 2, "ab"), (5, 6, "c")])
+    [1, 2]
+    """
+    if len(idxs) <= 1:
+        return idxs
+    out = []
+    for i in idxs:
+        a, b = units[i][0], units[i][1]
+        if not any(
+            j != i and units[j][0] <= a and b <= units[j][1] and units[j][1] - units[j][0] > b - a for j in idxs
+        ):
+            out.append(i)
+    return out
+
+
 def match_pair(src: str, tgt: str, lex: Lexicon, counts: Counter | None = None) -> list[tuple[Unit, Unit]]:
     """Apply the unique-candidate rule to one sentence pair.
 
     A source unit ``s`` and target unit ``t`` are kept when ``t`` is the only
     dictionary translation of ``s`` found in ``tgt`` and ``s`` the only one of
-    ``t`` found in ``src``. Kept pairs that overlap a longer kept pair (``York``
+    ``t`` found in ``src``. A candidate nested inside a longer candidate of the
+    same word (``中`` inside ``中国``, both glossed "China") does not count
+    separately: the longer one stands for both, and the nested source unit is
+    dropped as ``nested``. Kept pairs that overlap a longer kept pair (``York``
     inside ``New York``) are dropped. ``counts`` receives one reason per source unit.
 
     >>> lex = build_lexicon([("dog", "Hund"), ("the", "der"), ("the", "die"), ("cat", "Katze")], case=True)
@@ -279,9 +300,9 @@ def match_pair(src: str, tgt: str, lex: Lexicon, counts: Counter | None = None) 
     for k, unit in enumerate(tgt_units):
         by_key.setdefault(unit[2], []).append(k)
     rows: list[list[int]] = []
-    col = [0] * len(tgt_units)
+    cols: list[list[int]] = [[] for _ in tgt_units]
     fwd = lex.fwd
-    for unit in src_units:
+    for si, unit in enumerate(src_units):
         translations = fwd[unit[2]]
         if len(translations) < len(by_key):
             row = [k for t in translations if t in by_key for k in by_key[t]]
@@ -289,18 +310,20 @@ def match_pair(src: str, tgt: str, lex: Lexicon, counts: Counter | None = None) 
             row = [k for t, ks in by_key.items() if t in translations for k in ks]
         rows.append(row)
         for k in row:
-            col[k] += 1
+            cols[k].append(si)
     kept: list[tuple[Unit, Unit]] = []
-    for unit, row in zip(src_units, rows):
+    for si, (unit, row) in enumerate(zip(src_units, rows)):
+        row = _outermost(row, tgt_units)
         if not row:
             reason = "no_candidate"
         elif len(row) > 1:
             reason = "ambiguous_source"
-        elif col[row[0]] > 1:
-            reason = "ambiguous_target"
         else:
-            kept.append((unit, tgt_units[row[0]]))
-            continue
+            col = _outermost(cols[row[0]], src_units)
+            if col == [si]:
+                kept.append((unit, tgt_units[row[0]]))
+                continue
+            reason = "ambiguous_target" if si in col else "nested"
         if counts is not None:
             counts[reason] += 1
     # Distinct one-word units of spaced text cannot overlap: skip the quadratic check then.
@@ -351,7 +374,7 @@ def extract(pairs: Sequence[Pair], lex: Lexicon) -> tuple[list[dict], dict[str, 
         ``(records, counts)``; counts has ``sentences``, ``sentences_with_pairs``,
         ``source_units`` (dictionary entries found in source sentences), ``kept``
         and one key per drop reason (``no_candidate``, ``ambiguous_source``,
-        ``ambiguous_target``, ``overlap``).
+        ``ambiguous_target``, ``nested``, ``overlap``).
 
     >>> lex = build_lexicon([("house", "Haus"), ("house", "Hause"), ("red", "rot")], case=True)
     >>> recs, c = extract([(0, "The red house", "Das rote Haus"), (1, "red house", "Haus Hause rot")], lex)
@@ -368,7 +391,7 @@ def extract(pairs: Sequence[Pair], lex: Lexicon) -> tuple[list[dict], dict[str, 
         for s, t in found:
             records.append(make_record(sent_id, src, tgt, s[:2], t[:2], "dictionary"))
     for key in ("sentences", "sentences_with_pairs", "source_units", "kept", "no_candidate",
-                "ambiguous_source", "ambiguous_target", "overlap"):
+                "ambiguous_source", "ambiguous_target", "nested", "overlap"):
         counts.setdefault(key, 0)
     return records, dict(counts)
 

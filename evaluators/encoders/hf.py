@@ -33,7 +33,13 @@ from evaluators.encoders.cache import (
     make_key,
     meta_to_bytes,
 )
-from evaluators.errors import EngineUnavailableError, InputFileError, RemoteError, UsageError, truncate
+from evaluators.errors import (
+    EngineUnavailableError,
+    InputFileError,
+    RemoteError,
+    UsageError,
+    truncate,
+)
 
 #: Prompt prefixes of the E5 family (Wang et al. 2022, "Text Embeddings by Weakly-Supervised
 #: Contrastive Pre-training", model card: "query: " / "passage: ").
@@ -356,9 +362,7 @@ class HFEncoder(TokenEncoderMixin):
                 layer_keys = [make_key("tok", t, layer=layer, **params) for layer in layer_ids]
                 if meta_key in got and all(k in got for k in layer_keys):
                     meta = bytes_to_meta(got[meta_key])
-                    states = np.stack([bytes_to_array(got[k]) for k in layer_keys]).reshape(
-                        len(layer_ids), len(meta["tokens"]), -1
-                    )
+                    states = np.stack([bytes_to_array(got[k]) for k in layer_keys])
                     found[t] = TokenStates(
                         states, np.asarray(meta["offsets"], dtype=np.int64).reshape(-1, 2), meta["tokens"], meta["truncated"]
                     )
@@ -458,8 +462,11 @@ def pool_states(states: np.ndarray, method: str) -> np.ndarray:
 
 
 def from_spec(rest: str | None, **options) -> HFEncoder:
-    """Build from ``hf:<id-or-path>[@revision]``; options: batch_size, device, cache_dir, use_cache,
-    trust_remote_code, max_length, prefixes, dtype (unknown options are ignored)."""
+    """Build from ``hf:<id-or-path>[@revision]``.
+
+    Options: batch_size, device, cache_dir, use_cache, trust_remote_code, max_length,
+    prefixes, dtype, hub_cache_dir; unknown options are ignored.
+    """
     if not rest:
         raise UsageError("hf: needs a model id or folder, e.g. hf:bert-base-multilingual-cased or hf:./my-model.")
     name, revision = parse_ref(rest)

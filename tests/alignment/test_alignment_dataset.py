@@ -42,7 +42,18 @@ def test_alignment_against_dataset_is_partial_by_default(tmp_path, capsys):
     pred = tmp_path / "pred"
     # Plain lines follow the dataset's row order; (0,0) is ignored (word 0 undecided), (1,1) wrong.
     pred.write_text("0-0 1-1 2-1\n1-1\n", encoding="utf-8")
-    code = eval_main(["alignment", "--dataset", str(root), "--pred", str(pred), "--out", str(tmp_path / "r"), "--json"])
+    code = eval_main(
+        [
+            "alignment",
+            "--dataset",
+            str(root),
+            "--pred",
+            str(pred),
+            "--out",
+            str(tmp_path / "r"),
+            "--json",
+        ]
+    )
     assert code == 0
     data = json.loads(capsys.readouterr().out)
     e = data["scores"]["test"][0]
@@ -51,7 +62,18 @@ def test_alignment_against_dataset_is_partial_by_default(tmp_path, capsys):
     assert data["dataset"]["revision"] and len(data["dataset"]["revision"]) == 64
     # id-prefixed predictions match by the dataset's id column.
     pred.write_text("s1\t1-1\ns0\t1-2 2-1\n", encoding="utf-8")
-    code = eval_main(["alignment", "--dataset", str(root), "--pred", str(pred), "--out", str(tmp_path / "r"), "--json"])
+    code = eval_main(
+        [
+            "alignment",
+            "--dataset",
+            str(root),
+            "--pred",
+            str(pred),
+            "--out",
+            str(tmp_path / "r"),
+            "--json",
+        ]
+    )
     assert code == 0
     e = json.loads(capsys.readouterr().out)["scores"]["test"][0]
     assert (e["precision"], e["recall"], e["aer"]) == (1.0, 1.0, 0.0)
@@ -59,10 +81,21 @@ def test_alignment_against_dataset_is_partial_by_default(tmp_path, capsys):
 
 def test_embedding_aligner_on_dataset(tmp_path, capsys):
     root = _silver_folder(tmp_path)
-    code = eval_main([
-        "embedding-aligner", "--model", "random", "--dataset", str(root), "--layer", "1", "--no-cache",
-        "--out", str(tmp_path / "r"), "--json",
-    ])
+    code = eval_main(
+        [
+            "embedding-aligner",
+            "--model",
+            "random",
+            "--dataset",
+            str(root),
+            "--layer",
+            "1",
+            "--no-cache",
+            "--out",
+            str(tmp_path / "r"),
+            "--json",
+        ]
+    )
     assert code == 0
     data = json.loads(capsys.readouterr().out)
     e = data["scores"]["test"][0]

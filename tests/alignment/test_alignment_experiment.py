@@ -88,10 +88,16 @@ def test_aligners_experiment_end_to_end(tmp_path, capsys):
     assert word["silver_n_sure"] == 11 and word["gold_n_sure"] == 18
     assert word["groups"] == ["aligner", "tokenizer"]
     corr = data["scores"]["correlation"][0]
-    ranked = [e for e in data["scores"]["test"] if {"tokenizer", "sweep"} & set(e["groups"])]
-    r = pearson([e["silver_f1"] for e in ranked], [e["gold_f1"] for e in ranked])
-    assert corr["pearson_r_tokenizers"] == (None if r != r else r)
-    assert corr["n_configs_tokenizers"] == 3
+    for key, group in (("tokenizer", "tokenizer"), ("sweep", "sweep"), ("all", None)):
+        chosen = [e for e in data["scores"]["test"] if group is None or group in e["groups"]]
+        r = pearson([e["silver_f1"] for e in chosen], [e["gold_f1"] for e in chosen])
+        assert corr[f"pearson_r_{key}"] == (None if r != r else r)
+        assert corr[f"n_configs_{key}"] == len(chosen)
+    assert (corr["n_configs_tokenizer"], corr["n_configs_sweep"], corr["n_configs_all"]) == (
+        2,
+        2,
+        3,
+    )
     assert data["dataset"]["pairs"][0]["gold_base"] == 1
     assert {f["bin"] for f in data["scores"]["frequency"]} >= {"1", "2-5", "6-20"}
     if _pos_tagger() is None:
@@ -122,3 +128,29 @@ def test_unknown_tokenizer_and_aligner(tmp_path, capsys):
     )
     assert eval_main([*base, "--methods", "giza"]) == 2
     assert "Unknown aligner 'giza'; choose from fast_align, eflomal" in capsys.readouterr().err
+
+
+def test_silver_only_run_has_no_correlation(tmp_path, capsys):
+    silver, *_ = _fixture(tmp_path)
+    code = eval_main(
+        [
+            "aligners",
+            "--pair",
+            f"silver={silver}",
+            "--methods",
+            "fast_align",
+            "--tokenizers",
+            "word",
+            "--sweep",
+            "--no-plots",
+            "--out",
+            str(tmp_path / "r"),
+            "--json",
+        ]
+    )
+    assert code == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [e["config"] for e in data["scores"]["test"]] == ["fast_align/word"]
+    assert data["scores"]["correlation"] == [] and data["main_score"] is None
+    assert "no gold alignment given" in " ".join(data["notes"])
+    assert "gold_f1" not in data["scores"]["test"][0]

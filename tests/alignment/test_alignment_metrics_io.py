@@ -238,3 +238,52 @@ def test_detection_with_lengths_prefers_zero_when_undecided():
     assert detect_base([{(1, 2)}, {(2, 1)}], [4, 3], [3, 3])[0] == 0
     # Without lengths the same links look 1-based (no index 0 anywhere).
     assert detect_base([{(1, 2)}, {(2, 1)}])[0] == 1
+
+
+def _aer_py_files(ref_path, hyp_path, one_ref, one_hyp):
+    """aer.py's file reading (sure if '-', possible always; 'p' marks possible-only), re-stated."""
+
+    def parse(item, one):
+        a, b = item.replace("p", "-").split("-")
+        return (int(a) - 1, int(b) - 1) if one else (int(a), int(b))
+
+    sure, possible, hyp = [], [], []
+    for line in open(ref_path, encoding="utf-8"):
+        sure.append({parse(x, one_ref) for x in line.split() if "-" in x})
+        possible.append({parse(x, one_ref) for x in line.split()})
+    for line in open(hyp_path, encoding="utf-8"):
+        hyp.append({parse(x, one_hyp) for x in line.split()})
+    return _aer_py_reference(sure, possible, hyp)
+
+
+def test_real_gold_matches_aer_py_semantics(shared_data, tmp_path, capsys):
+    import numpy as np
+
+    gold = shared_data / "gold_align_awesome" / "enfr.gold"
+    rng = np.random.default_rng(0)
+    # A noisy 1-based prediction: keep ~70% of the gold links (sure and possible), add random ones.
+    lines = []
+    for line in gold.read_text(encoding="utf-8").splitlines():
+        items = [x.replace("p", "-") for x in line.split() if rng.random() < 0.7]
+        items += [f"{rng.integers(1, 20)}-{rng.integers(1, 20)}" for _ in range(rng.integers(0, 3))]
+        lines.append(" ".join(items))
+    pred = tmp_path / "pred.txt"
+    pred.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code = eval_main(
+        [
+            "alignment",
+            "--gold",
+            str(gold),
+            "--pred",
+            str(pred),
+            "--one-based",
+            "--out",
+            str(tmp_path / "r"),
+            "--json",
+        ]
+    )
+    assert code == 0
+    e = json.loads(capsys.readouterr().out)["scores"]["test"][0]
+    prec, rec, aer, f = _aer_py_files(gold, pred, True, True)
+    assert (e["precision"], e["recall"], e["aer"]) == (prec, rec, aer)
+    assert e["f1"] == pytest.approx(f, abs=1e-15)

@@ -90,6 +90,12 @@ def test_eval_options_and_errors(constructed, tmp_path, capsys):
     code, stdout, _ = run_cli(["eval", "bucc", "--dataset", str(constructed), "--model", "random", "--retrieval", "intersection", "--faiss", "--out", str(tmp_path / "r"), "--json", "--no-cache"], capsys)
     data = json.loads(stdout)
     assert code == 0 and "knn:exact-faiss" in data["signature"] and data["scores"]["test"][0]["bucc_f1"] == 1.0
+    code, stdout, _ = run_cli(["eval", "bucc", "--dataset", str(constructed), "--model", "random", "--sample-fraction", "0.5", "--out", str(tmp_path / "r"), "--json", "--no-cache"], capsys)
+    entry = json.loads(stdout)["scores"]["test"][0]
+    assert (entry["n_gold"], entry["n_src"], entry["n_tgt"]) == (5, 25, 25)  # gold share unchanged: 5 / 25 = 10 / 50
+    assert "sample_fraction:0.5" in json.loads(stdout)["signature"]
+    code, _, err = run_cli(["eval", "bucc", "--dataset", str(constructed), "--model", "random", "--sample-fraction", "0", "--out", str(tmp_path / "r")], capsys)
+    assert code == 2 and "--sample-fraction must be in (0, 1]" in err
     code, _, err = run_cli(["eval", "bucc", "--dataset", str(constructed), "--model", "random", "--approximate", "--out", str(tmp_path / "r")], capsys)
     assert code == 2 and "--approximate needs --faiss" in err
     code, _, err = run_cli(["eval", "bucc", "--dataset", str(constructed), "--model", "random", "--config", "fra_Latn-eng_Latn", "--out", str(tmp_path / "r")], capsys)

