@@ -171,13 +171,23 @@ def apertium_unformat(segment: str) -> str:
 
 @dataclass
 class ApertiumEngine:
-    """An installed Apertium pair, run as ``apertium -u -z -f none <mode>`` over many sentences."""
+    """An installed Apertium pair, run as ``apertium -u -z -f none <mode>`` over many sentences.
+
+    Null-flush segments are *not* fully independent: ``apertium-tagger`` keeps some
+    state across NUL boundaries (after "... by lying with him." the next segments'
+    "saw" is tagged as a noun: "Sierra" instead of "Vio"), so a sentence's translation
+    can depend on what the same process translated before. The engine is therefore
+    ``stateful``: :class:`CachedTranslator` sends each request (one source sentence and
+    its alternatives) to a fresh process as a whole, which makes every translation a
+    function of its request only, identical in cold and resumed builds.
+    """
 
     mode: str
     pair: tuple[str, str]
     datadir: str = field(default_factory=lambda: str(apertium_datadir()))
     chunk: int = 2000
     online: bool = False
+    stateful: bool = True
 
     @property
     def name(self) -> str:
@@ -683,6 +693,11 @@ class TranslationCache:
 class CachedTranslator:
     """Translate through the cache, in engine batches of ``batch_size`` texts.
 
+    For a ``stateful`` engine (whose output for a text may depend on the texts sent
+    before it in the same call, like Apertium's tagger) a request is atomic: it is
+    served from the cache only when every text in it is cached, otherwise all its
+    distinct texts are translated again in one engine call, in request order.
+
     Attributes:
         requested: texts asked for (duplicates included).
         cached: distinct texts served from the cache.
@@ -710,11 +725,15 @@ class CachedTranslator:
         unique = list(dict.fromkeys(texts))
         name, version = self.engine.name, self.engine.version
         done = self.cache.get_many(name, version, self.pair_key, unique) if self.cache is not None else {}
+        stateful = getattr(self.engine, "stateful", False)
+        if stateful and len(done) < len(unique):
+            done = {}  # translate the whole request in one call, so its context is always the same
         self.cached += len(done)
         todo = [t for t in unique if t not in done]
         bar = self.progress(total=len(todo), desc=f"translating ({name})", unit="sent") if self.progress and todo else None
-        for start in range(0, len(todo), self.batch_size):
-            chunk = todo[start : start + self.batch_size]
+        step = len(todo) if stateful else self.batch_size
+        for start in range(0, len(todo), max(step, 1)):
+            chunk = todo[start : start + step]
             result = self.engine.translate_batch(chunk)
             if len(result) != len(chunk):
                 raise EngineUnavailableError(

@@ -142,11 +142,11 @@ def build_silver(
         tokenizer: tokenisation of the translations (and of the source unless ``src_tokenizer``).
         generator: has ``batch(texts, spans, positions, k)`` (WordNet or MLM substitutes).
         translate: ``list[str] -> list[str]`` (a :class:`~builders.adapters.mt.CachedTranslator`'s
-            ``translate``); called once per chunk of sentences with the sentences and all alternatives.
+            ``translate``); called once per source sentence with the sentence and its alternatives.
         k: alternatives per word.
         min_valid: valid alternatives needed.
         max_targets: target positions one word may change.
-        chunk: sentences per translation call (the cache commits after each).
+        chunk: sentences per substitute-generator call (one MLM batch).
         src_tokenizer: tokenisation of the source sentences when it differs (``whitespace``
             for the pre-tokenised source side of a gold set).
     """
@@ -162,13 +162,13 @@ def build_silver(
         spans = [src_tok.spans(t) for t in texts]
         positions = [[j for j, (s, e) in enumerate(sp) if is_word(t[s:e])] for t, sp in zip(texts, spans)]
         subs = generator.batch(texts, spans, positions, k)
-        requests = list(texts)
-        for t, sp, pos, alts in zip(texts, spans, positions, subs):
+        for (sid, text), sp, pos, alts in zip(part, spans, positions, subs):
+            # One translation request per source sentence: the sentence, then its alternatives.
+            requests = [text]
             for j, words in zip(pos, alts):
-                requests += [substitute(t, sp[j], w) for w in words[:k]]
-        translations = translate(requests)
-        base_tr, cursor = translations[: len(texts)], len(texts)
-        for (sid, text), sp, pos, alts, tr in zip(part, spans, positions, subs, base_tr):
+                requests += [substitute(text, sp[j], w) for w in words[:k]]
+            translations = translate(requests)
+            tr, cursor = translations[0], 1
             src_tokens = [text[s:e].lower() if src_tok.lowercase else text[s:e] for s, e in sp]
             tgt_tokens = tokenizer.tokenize(tr)
             by_pos = dict(zip(pos, alts))

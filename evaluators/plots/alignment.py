@@ -53,6 +53,10 @@ def sweep(
                 [r[0] for r in rows], [r[2] for r in rows], "s--", color=color, label=f"{pair} gold"
             )
     ax.set_xscale("log")
+    sizes = sorted({r[0] for rows in curves.values() for r in rows})
+    ax.set_xticks(sizes)
+    ax.set_xticklabels([str(v) for v in sizes])
+    ax.minorticks_off()
     ax.set_xlabel(f"{tokenizer} vocabulary size (shared)")
     ax.set_ylabel("F1")
     ax.grid(alpha=0.3)

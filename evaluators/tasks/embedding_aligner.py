@@ -11,12 +11,13 @@ evaluation on silver data).
 from __future__ import annotations
 
 import argparse
-import math
+from pathlib import Path
 
 import numpy as np
 
 from evaluators import __version__
 from evaluators.aligners.embedding import EXTRACTORS, cosine_matrix
+from evaluators.alignio import write_alignments
 from evaluators.errors import UsageError
 from evaluators.metrics.alignment import score_alignments
 from evaluators.results import EvalResult, markdown_table
@@ -69,6 +70,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--limit", type=int, default=None, help="score only the first N sentence pairs"
+    )
+    parser.add_argument(
+        "--save-links",
+        action="store_true",
+        help="also write the predicted links (0-based Pharaoh, one line per pair) to "
+        "<out>/links-<layer>-<method>.txt, for 'xlbench eval alignment'",
     )
 
 
@@ -168,11 +175,17 @@ def run(args: argparse.Namespace) -> EvalResult:
             raise UsageError(f"--layer must be an integer or 'all'; got {args.layer!r}.") from err
     src_vecs, layer_ids = word_vectors_by_sentence(encoder, src, layers, args.batch_size)
     tgt_vecs, _ = word_vectors_by_sentence(encoder, tgt, layers, args.batch_size)
-    entries = []
+    entries: list[dict] = []
+    artifacts: list[str] = []
     for pos, layer in enumerate(layer_ids):
         for method in args.method:
             pred = align_sentences(src_vecs, tgt_vecs, pos, method)
             score = score_alignments(sure, possible, pred, partial=partial)
+            if args.save_links:
+                path = Path(args.out) / f"links-{layer}-{method}.txt"
+                path.parent.mkdir(parents=True, exist_ok=True)
+                write_alignments(path, pred)
+                artifacts.append(str(path))
             entries.append(
                 {
                     "subset": data["source"].get("config") or "all",
@@ -216,7 +229,8 @@ def run(args: argparse.Namespace) -> EvalResult:
         main_score=best["f1"] if best else None,
         main_score_name="f1 (best layer/method)",
         signature=sig,
-        notes=[] if not best or not math.isnan(best["f1"]) else ["no links scored"],
+        notes=[] if n else ["no sentence pairs to score"],
+        artifacts=artifacts,
     )
     result._table = markdown_table(
         ["layer", "method", "precision", "recall", "F1", "AER", "|A|", "|S|"],

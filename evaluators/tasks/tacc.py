@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from evaluators import __version__
-from evaluators.errors import SchemaError, UsageError
+from evaluators.errors import EngineUnavailableError, SchemaError, UsageError
 from evaluators.metrics.triplet import (
     TIE_TOLERANCE,
     TripletScore,
@@ -67,6 +67,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--tie-tolerance", type=float, default=TIE_TOLERANCE,
         help="similarity differences up to this are ties (float32 noise; default 1e-6, 0 = exact equality only)",
+    )
+    parser.add_argument(
+        "--sample", type=int, default=None,
+        help="score a seeded random sample of N English items (the same ids in every language; uses --seed)",
     )
     parser.add_argument("--no-plot", action="store_true", help="do not write the fertility scatter PNG")
 
@@ -177,6 +181,21 @@ def pick_configs(available: Sequence[str], requested: str | None) -> list[str]:
     return out
 
 
+def sample_rows(rows: Sequence[Mapping[str, Any]], n: int, seed: int) -> list[Mapping[str, Any]]:
+    """Keep the rows of ``n`` ids drawn without replacement (seeded); the same ids in every config.
+
+    >>> rows = [{"id": i, "subset": c} for c in ("a", "b") for i in ("x", "y", "z")]
+    >>> kept = sample_rows(rows, 2, seed=0)
+    >>> len(kept), {r["id"] for r in kept if r["subset"] == "a"} == {r["id"] for r in kept if r["subset"] == "b"}
+    (4, True)
+    """
+    ids = sorted({r[S.ID] for r in rows})
+    if n >= len(ids):
+        return list(rows)
+    chosen = set(np.random.default_rng(seed).choice(ids, size=n, replace=False).tolist())
+    return [r for r in rows if r[S.ID] in chosen]
+
+
 def embed(encoder, texts: Sequence[str], pooling: str, layer: int, role: str | None) -> dict[str, np.ndarray]:
     """Embed unique texts once; return text -> vector."""
     unique = list(dict.fromkeys(texts))
@@ -203,8 +222,8 @@ def score_model(
     for lang, targets in sorted(by_lang.items()):
         try:
             fertility[lang] = median_subtokens(encoder.tokenize, list(dict.fromkeys(targets)))
-        except (NotImplementedError, AttributeError) as err:
-            notes.append(f"fertility unavailable: the model has no tokenizer ({type(err).__name__})")
+        except (NotImplementedError, AttributeError, EngineUnavailableError) as err:
+            notes.append(f"fertility unavailable: the model exposes no tokenizer ({type(err).__name__})")
             break
     agg["fertility"] = fertility
     agg["notes"] = notes
@@ -309,13 +328,17 @@ def run(args: argparse.Namespace) -> EvalResult:
     family_of(ref, "alee")
     configs = pick_configs(list(list_configs(ref)), args.config)
     rows = read_rows(ref, configs)
+    if args.sample is not None:
+        if args.sample < 1:
+            raise UsageError(f"--sample must be a positive number of items, got {args.sample}.")
+        rows = sample_rows(rows, args.sample, args.seed)
     if not rows:
         raise SchemaError(f"{ref.id} has no triplets in {', '.join(configs)}; rebuild it.")
     role = None if args.role == "none" else args.role
     if args.tie_tolerance < 0:
         raise UsageError(f"--tie-tolerance must be >= 0, got {args.tie_tolerance}.")
     params = {"pooling": args.pooling, "layer": args.layer if args.pooling != "model" else None, "role": args.role,
-              "tie-tol": args.tie_tolerance}
+              "tie-tol": args.tie_tolerance, "sample": args.sample, "seed": args.seed if args.sample else None}
     results: list[EvalResult] = []
     aggs = []
     for spec in args.model:
@@ -323,6 +346,8 @@ def run(args: argparse.Namespace) -> EvalResult:
         agg = score_model(encoder, rows, args.pooling, args.layer, role, args.tie_tolerance)
         results.append(build_result(ref, spec, encoder, agg, params, configs))
         aggs.append(agg)
+        # Save as soon as scored, so a later model's failure never loses this one.
+        save_result(finalize(results[-1]), args.out)
     if not args.no_plot:
         from evaluators.plots.tacc import fertility_scatter
 
@@ -337,7 +362,7 @@ def run(args: argparse.Namespace) -> EvalResult:
             for r in results:
                 r.artifacts.append(str(path))
     for r in results[1:]:
-        save_result(finalize(r), args.out)
+        save_result(r, args.out)  # again, now with the plot in its artifacts
     first = results[0]
     table = per_language_table(first)
     if len(results) > 1:

@@ -203,3 +203,18 @@ def test_pawsx_misaligned(tmp_path, capsys):
     rc = main(["build", "alee", "--langs", "fr", "--foils", str(foils), "--pawsx", str(px), "--no-nli", "--out", str(tmp_path / "o")])
     assert rc == 2
     assert "test-fr.tsv' is missing" in capsys.readouterr().err
+
+
+def test_eval_tacc_sample_is_seeded_and_shared_across_languages(tmp_path, inputs, capsys):
+    ds = build(tmp_path, *inputs)
+    capsys.readouterr()
+    args = ["eval", "tacc", "--dataset", str(ds), "--model", "random", "--sample", "2", "--seed", "4", "--json", "--no-plot"]
+    assert main([*args, "--out", str(tmp_path / "a")]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert main([*args, "--out", str(tmp_path / "b")]) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert first["scores"] == second["scores"]
+    total = next(e for e in first["scores"]["test"] if e["lang"] == "deu_Latn" and e["group"] == "macro")
+    assert total["n"] == 2 and "sample:2|seed:4" in first["signature"]
+    assert main(["eval", "tacc", "--dataset", str(ds), "--model", "random", "--sample", "0", "--out", str(tmp_path / "c")]) == 2
+    assert "--sample must be a positive number" in capsys.readouterr().err

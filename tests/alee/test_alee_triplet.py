@@ -96,3 +96,39 @@ def test_pick_configs_errors():
         pick_configs(["eng_Latn", "eng_Latn-deu_Latn"], "eng_Latn-fra_Latn")
     with pytest.raises(SchemaError, match="no cross-lingual config"):
         pick_configs(["eng_Latn"], None)
+
+
+class NoTokenizer:
+    """A sentence-only encoder (like multilingual USE): embeddings, but no tokenizer."""
+
+    model_id = "fake/sentence-only"
+    revision = "r1"
+
+    def sentence_embeddings(self, texts, pooling="model", layer=-1, role=None):
+        # "copy" embeddings: a bag of characters, so identical texts are identical vectors
+        out = np.zeros((len(texts), 128), dtype=np.float32)
+        for i, t in enumerate(texts):
+            for ch in t:
+                out[i, ord(ch) % 128] += 1
+        return out
+
+    def tokenize(self, texts):
+        from evaluators.errors import EngineUnavailableError
+
+        raise EngineUnavailableError("no tokenizer")
+
+
+def test_score_model_without_tokenizer_notes_missing_fertility():
+    from evaluators.tasks.tacc import score_model
+
+    rows = [
+        {"lang": "deu_Latn", "perturbation": "PN", "level": "sentence", "en_orig": "It rains.",
+         "en_foil": "It does not rain.", "target_orig": "It rains."},
+        {"lang": "deu_Latn", "perturbation": "RS", "level": "sentence", "en_orig": "dog bites man",
+         "en_foil": "man bites dog", "target_orig": "Hund beisst Mann"},
+    ]
+    agg = score_model(NoTokenizer(), rows, "model", -1, "query")
+    assert agg["by_type"]["deu_Latn"]["PN"] == TripletScore(1, 1, 0, 0)
+    assert agg["by_type"]["deu_Latn"]["RS"] == TripletScore(1, 0, 1, 0)  # same characters: a tie
+    assert agg["fertility"] == {}
+    assert agg["notes"] == ["fertility unavailable: the model exposes no tokenizer (EngineUnavailableError)"]

@@ -156,14 +156,14 @@ def test_cli_gold_text_links_one_based(tmp_path, capsys):
             "--out",
             str(tmp_path / "r"),
             "--json",
+            "--save-links",
         ]
     )
     assert code == 0
-    e = json.loads(capsys.readouterr().out)["scores"]["test"][0]
-    assert (e["n_sure"], e["n_possible"], e["a_and_s"], e["a_and_p"], e["partial"]) == (
-        2,
-        3,
-        2,
-        3,
-        False,
-    )
+    data = json.loads(capsys.readouterr().out)
+    e = data["scores"]["test"][0]
+    counts = (e["n_sure"], e["n_possible"], e["a_and_s"], e["a_and_p"], e["partial"])
+    assert counts == (2, 3, 2, 3, False)
+    # Identical sentences: the saved links are the diagonal, 0-based.
+    saved = tmp_path / "r" / "links-0-argmax.txt"
+    assert data["artifacts"] == [str(saved)] and saved.read_text() == "0-0 1-1 2-2\n"

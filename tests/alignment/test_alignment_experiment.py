@@ -154,3 +154,24 @@ def test_silver_only_run_has_no_correlation(tmp_path, capsys):
     assert data["scores"]["correlation"] == [] and data["main_score"] is None
     assert "no gold alignment given" in " ".join(data["notes"])
     assert "gold_f1" not in data["scores"]["test"][0]
+
+
+def test_input_file_errors(tmp_path, capsys):
+    silver, gt, gl, ts, tt = _fixture(tmp_path)
+    short = tmp_path / "short.tgt"
+    short.write_text("la maison\n", encoding="utf-8")
+    base = ["aligners", "--methods", "fast_align", "--tokenizers", "word", "--sweep", "--no-plots"]
+    out = ["--out", str(tmp_path / "r")]
+    assert (
+        eval_main([*base, "--pair", f"silver={silver}", "--train-text", str(ts), str(short), *out])
+        == 2
+    )
+    assert "differ in length (35 vs 1 lines)" in capsys.readouterr().err
+    gl.write_text("1-1\n", encoding="utf-8")
+    assert (
+        eval_main([*base, "--pair", f"silver={silver},gold_text={gt},gold_links={gl}", *out]) == 2
+    )
+    err = capsys.readouterr().err
+    assert "gold.links has 1 lines but" in err and "has 7 sentence pairs" in err
+    assert eval_main([*base, "--pair", f"silver={tmp_path / 'nope'}", *out]) == 2
+    assert "Cannot read parallel text" in capsys.readouterr().err

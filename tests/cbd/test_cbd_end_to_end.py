@@ -251,3 +251,27 @@ def test_chinese_with_cc_cedict(tmp_path):
     assert pairs == {("我", "I"), ("爱", "love"), ("中国", "China"), ("他们", "They")}
     for r in rows:
         assert r["src_sentence"][r["src_start"] : r["src_end"]] == r["src_word"]
+
+
+def test_sentence_retrieval_usage_errors(tmp_path, capsys):
+    ds = build(tmp_path, *make_corpus(tmp_path, copy=True, n_sent=10))
+    rc = main(["eval", "sentence-retrieval", "--dataset", str(ds), "--model", "random", "--n", "1", "--out", str(tmp_path / "r")])
+    assert rc == 2
+    assert "--n must be at least 2 sentence pairs, got 1." in capsys.readouterr().err
+    bad = tmp_path / "not-a-dataset"
+    bad.mkdir()
+    rc = main(["eval", "sentence-retrieval", "--dataset", str(bad), "--model", "random", "--out", str(tmp_path / "r")])
+    assert rc == 2
+    assert "is not a built xlbench dataset folder" in capsys.readouterr().err
+
+
+def test_split_aligner_is_scored_when_asked(tmp_path):
+    tsv, dic = make_corpus(tmp_path, copy=True, n_sent=40)
+    out = tmp_path / "ds"
+    assert main(["build", "cbd", "--lang", "eng-deu", "--tsv", str(tsv), "--dict", str(dic), "--max-pairs", "0",
+                 "--out", str(out)]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["counts"]["aligner"]["kept"] > 0
+    res = evaluate(tmp_path, "word-retrieval", "--dataset", str(out), "--model", "random", "--split", "aligner",
+                   "--n", "50", "--repeats", "1", "--no-plots")
+    assert "aligner" in res["scores"] and "split:aligner" in res["signature"]
