@@ -214,8 +214,14 @@ def run(args: argparse.Namespace) -> EvalResult:
         gold_splits = set(available.get(f"{config}-gold", []))
         mined: dict[str, tuple] = {}
         for split in splits:
-            src, tgt, gold = _read(ref, config, split, split in gold_splits)
-            if args.sample_fraction and gold is not None:
+            if split not in gold_splits:
+                notes.append(
+                    f"{config}/{split} has no gold pairs (e.g. the official BUCC test set, whose gold was held back): "
+                    "not scored and not encoded."
+                )
+                continue
+            src, tgt, gold = _read(ref, config, split, True)
+            if args.sample_fraction:
                 src, tgt, gold = _subsample(src, tgt, gold, args.sample_fraction, rng)
             log.info("%s/%s: encoding %d + %d sentences", config, split, len(src), len(tgt))
             x = encoder.sentence_embeddings([t for _, t in src], pooling=args.pooling, role=ROLE)
@@ -224,15 +230,13 @@ def run(args: argparse.Namespace) -> EvalResult:
                 x, y, k=args.k, margin=args.margin, retrieval=args.retrieval,
                 backend="faiss" if args.faiss else "auto", approximate=args.approximate,
             )
-            gold_idx = None
-            if gold is not None:
-                s_of = {sid: i for i, (sid, _) in enumerate(src)}
-                t_of = {tid: j for j, (tid, _) in enumerate(tgt)}
-                gold_idx = {(s_of[s], t_of[t]) for s, t in gold}
+            s_of = {sid: i for i, (sid, _) in enumerate(src)}
+            t_of = {tid: j for j, (tid, _) in enumerate(tgt)}
+            gold_idx = {(s_of[s], t_of[t]) for s, t in gold}
             mined[split] = (cands, gold_idx, len(src), len(tgt))
 
         if fixed is None:
-            if "train" not in mined or mined["train"][1] is None:
+            if "train" not in mined:
                 raise SchemaError(
                     f"{config} has no train split with gold pairs to learn a threshold on; pass --threshold or --threshold-from."
                 )
@@ -247,9 +251,6 @@ def run(args: argparse.Namespace) -> EvalResult:
             targets = list(mined)
         for split in targets:
             cands, gold_idx, ns, nt = mined[split]
-            if gold_idx is None:
-                notes.append(f"{config}/{split} has no gold pairs (e.g. official BUCC test): it was mined but not scored.")
-                continue
             s = mining.score_at(cands, gold_idx, threshold)
             entry = _entry(config, split, s, source, ns, nt, len(cands))
             oracle = mining.sweep_threshold(cands, gold_idx)

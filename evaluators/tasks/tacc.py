@@ -272,7 +272,7 @@ def build_result(ref, model_spec: str, encoder, agg: dict[str, Any], params: dic
         __version__,
     )
     notes = list(agg["notes"])
-    if len(langs) < 3:
+    if 0 < len(langs) < 3:
         notes.append(f"Spearman(fertility, Macro-TACC) needs >= 3 languages; got {len(langs)}")
     return EvalResult(
         evaluator=NAME,

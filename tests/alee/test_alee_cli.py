@@ -218,3 +218,55 @@ def test_eval_tacc_sample_is_seeded_and_shared_across_languages(tmp_path, inputs
     assert total["n"] == 2 and "sample:2|seed:4" in first["signature"]
     assert main(["eval", "tacc", "--dataset", str(ds), "--model", "random", "--sample", "0", "--out", str(tmp_path / "c")]) == 2
     assert "--sample must be a positive number" in capsys.readouterr().err
+
+
+def test_full_pipeline_wiring_with_fake_amr_models(tmp_path, monkeypatch, capsys):
+    """The non --foils path of the builder, with scripted amrlib stand-ins (no model files)."""
+    import penman
+
+    import builders.adapters.amr as amr
+
+    parses = {"The dog chased the cat.": "(c / chase-01 :ARG0 (d / dog) :ARG1 (c2 / cat))", "Hello there.": None}
+    texts = {
+        "(c / chase-01 :polarity - :ARG0 (d / dog) :ARG1 (c2 / cat))": "The dog did not chase the cat.",
+        "(c / chase-01 :ARG1 (d / dog) :ARG0 (c2 / cat))": "The cat chased the dog.",
+    }
+
+    class FakeParser:
+        model_id, revision = "fake-parse", "0.0.1"
+
+        def __init__(self, *a):
+            pass
+
+        def parse(self, sents):
+            return [amr.Parsed(parses[s], "ok") if parses[s] else amr.Parsed(None, "parse-none") for s in sents]
+
+    class FakeGenerator:
+        model_id, revision = "fake-generate", "0.0.2"
+
+        def __init__(self, *a):
+            pass
+
+        def generate(self, graphs):
+            return [amr.Generated(texts[penman.encode(penman.decode(g), indent=None)]) for g in graphs]
+
+    monkeypatch.setattr(amr, "model_dir", lambda role, path=None: tmp_path)
+    monkeypatch.setattr(amr, "AmrParser", FakeParser)
+    monkeypatch.setattr(amr, "AmrGenerator", FakeGenerator)
+    tsv = tmp_path / "fr.tsv"
+    tsv.write_text("The dog chased the cat.\tLe chien a chassé le chat.\nHello there.\tBonjour.\n")
+    out = tmp_path / "ds"
+    assert main(["build", "alee", "--langs", "fr", "--tsv", f"fr={tsv}", "--types", "PN,RS", "--no-nli", "--out", str(out)]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["build_signature"] == "alee|amr-parse:fake-parse@0.0.1|amr-generate:fake-generate@0.0.2|nli:none@skipped|seed:13|v:1.0.0"
+    pn = manifest["counts"]["per_type"]["PN"]
+    assert (pn["sources"], pn["parsed"], pn["edited"], pn["generated"], pn["nli_kept"]) == (2, 1, 1, 1, 1)
+    assert pn["dropped"] == {"parse:parse-none": 1}
+    import pyarrow.parquet as pq
+
+    rows = pq.read_table(out / "data" / "eng_Latn-fra_Latn" / "test-00000-of-00001.parquet").to_pylist()
+    assert {(r["perturbation"], r["en_foil"], r["target_orig"]) for r in rows} == {
+        ("PN", "The dog did not chase the cat.", "Le chien a chassé le chat."),
+        ("RS", "The cat chased the dog.", "Le chien a chassé le chat."),
+    }
+    assert all(r["amr_orig"].startswith("(c / chase-01") and r["edit"] for r in rows)

