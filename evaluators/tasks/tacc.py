@@ -340,12 +340,10 @@ def run(args: argparse.Namespace) -> EvalResult:
     params = {"pooling": args.pooling, "layer": args.layer if args.pooling != "model" else None, "role": args.role,
               "tie-tol": args.tie_tolerance, "sample": args.sample, "seed": args.seed if args.sample else None}
     results: list[EvalResult] = []
-    aggs = []
     for spec in args.model:
         encoder = load_encoder(spec, **model_options(args))
         agg = score_model(encoder, rows, args.pooling, args.layer, role, args.tie_tolerance)
         results.append(build_result(ref, spec, encoder, agg, params, configs))
-        aggs.append(agg)
         # Save as soon as scored, so a later model's failure never loses this one.
         save_result(finalize(results[-1]), args.out)
     if not args.no_plot:

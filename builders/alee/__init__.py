@@ -1,0 +1,1 @@
+"""alee builder: AMR-edited English foils, NLI-validated, paired with any language."""
