@@ -1,0 +1,1 @@
+"""Pure metrics: functions of plain values, returning frozen dataclasses with raw counts."""
