@@ -68,7 +68,7 @@ def sha256_text(lines: Iterable[str]) -> str:
     """Return the sha256 of lines joined by newlines.
 
     >>> sha256_text(["a", "b"])[:12]
-    'ee9f1a3f6e1b'
+    '911169ddaaf1'
     """
     digest = hashlib.sha256()
     for line in lines:
