@@ -26,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from evaluators.errors import InputFileError, truncate
+from evaluators.textio import split_lines
 
 Link = tuple[int, int]
 FORMATS = ("auto", "pharaoh", "id", "naacl")
@@ -171,23 +172,31 @@ def parse_alignment_lines(lines: Sequence[str], fmt: str = "auto", path: str = "
     )
 
 
+def open_lines(path: str | os.PathLike, what: str) -> list[str]:
+    """Read a UTF-8 text file (BOM tolerated) into lines; a final newline starts no extra line.
+
+    Args:
+        path: the file.
+        what: what the file holds, for the error message ("alignment file").
+
+    Raises:
+        InputFileError: the file cannot be opened or read.
+    """
+    try:
+        with open(path, encoding="utf-8-sig") as fh:
+            text = fh.read()
+    except OSError as err:
+        raise InputFileError(f"Cannot read {what} {str(path)!r} ({err.strerror}); check the path.") from err
+    return split_lines(text)
+
+
 def read_alignments(path: str | os.PathLike, fmt: str = "auto") -> AlignmentFile:
     """Read an alignment file (see the module docstring for formats).
 
     Raises:
         InputFileError: missing/unreadable file or malformed content.
     """
-    try:
-        with open(path, encoding="utf-8-sig") as fh:
-            text = fh.read()
-    except OSError as err:
-        raise InputFileError(
-            f"Cannot read alignment file {str(path)!r} ({err.strerror}); check the path."
-        ) from err
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()  # the final newline does not start another sentence
-    return parse_alignment_lines([ln.rstrip("\r") for ln in lines], fmt, str(path))
+    return parse_alignment_lines(open_lines(path, "alignment file"), fmt, str(path))
 
 
 def read_parallel_text(path: str | os.PathLike) -> tuple[list[list[str]], list[list[str]]]:
@@ -196,17 +205,8 @@ def read_parallel_text(path: str | os.PathLike) -> tuple[list[list[str]], list[l
     Raises:
         InputFileError: missing file or a line without exactly one ``|||``.
     """
-    try:
-        with open(path, encoding="utf-8-sig") as fh:
-            lines = fh.read().split("\n")
-    except OSError as err:
-        raise InputFileError(
-            f"Cannot read parallel text {str(path)!r} ({err.strerror}); check the path."
-        ) from err
-    if lines and lines[-1] == "":
-        lines.pop()
     src, tgt = [], []
-    for n, line in enumerate(lines):
+    for n, line in enumerate(open_lines(path, "parallel text")):
         parts = line.split("|||")
         if len(parts) != 2:
             raise InputFileError(

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from evaluators.errors import InputFileError, truncate
+from evaluators.textio import split_lines
 
 SPLITS = ("sample", "training", "test")
 
@@ -58,10 +60,25 @@ def _read_text(path: Path) -> list[str]:
             f"{str(path)!r} is not valid UTF-8 (line {line}, byte {err.start}); BUCC files are UTF-8, "
             f"convert it with 'iconv -f <encoding> -t UTF-8'."
         ) from err
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [line.rstrip("\r") for line in lines]
+    return split_lines(text)
+
+
+def _two_columns(path: Path, expected: str) -> Iterator[tuple[int, str, str]]:
+    """Yield ``(line number, first, second)``, stripped, for each non-blank two-column line.
+
+    Raises:
+        InputFileError: a line without exactly one tab (``expected`` names the layout).
+    """
+    for n, line in enumerate(_read_text(path), start=1):
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        if len(fields) != 2:
+            raise InputFileError(
+                f"{str(path)!r} line {n} has {len(fields)} tab-separated fields; expected '{expected}' "
+                f"(got {truncate(line, 60)})."
+            )
+        yield n, fields[0].strip(), fields[1].strip()
 
 
 def read_sentences(path: str | os.PathLike, prefix: str) -> list[tuple[str, str]]:
@@ -75,16 +92,7 @@ def read_sentences(path: str | os.PathLike, prefix: str) -> list[tuple[str, str]
     pattern = re.compile(rf"^{re.escape(prefix)}-\d{{9}}$")
     out: list[tuple[str, str]] = []
     seen: dict[str, int] = {}
-    for n, line in enumerate(_read_text(path), start=1):
-        if not line.strip():
-            continue
-        fields = line.split("\t")
-        if len(fields) != 2:
-            raise InputFileError(
-                f"{str(path)!r} line {n} has {len(fields)} tab-separated fields; expected 'id<TAB>sentence' "
-                f"(got {truncate(line, 60)})."
-            )
-        sid, text = fields[0].strip(), fields[1].strip()
+    for n, sid, text in _two_columns(path, "id<TAB>sentence"):
         if not pattern.match(sid):
             raise InputFileError(
                 f"{str(path)!r} line {n}: id {truncate(sid, 40)} is not of the form '{prefix}-000000001'; "
@@ -113,16 +121,7 @@ def read_gold(path: str | os.PathLike, src_ids: set[str], tgt_ids: set[str]) -> 
     path = Path(path)
     out: list[tuple[str, str]] = []
     seen: set[tuple[str, str]] = set()
-    for n, line in enumerate(_read_text(path), start=1):
-        if not line.strip():
-            continue
-        fields = line.split("\t")
-        if len(fields) != 2:
-            raise InputFileError(
-                f"{str(path)!r} line {n} has {len(fields)} tab-separated fields; expected 'id_xx<TAB>id_en' "
-                f"(got {truncate(line, 60)})."
-            )
-        s, t = fields[0].strip(), fields[1].strip()
+    for n, s, t in _two_columns(path, "id_xx<TAB>id_en"):
         for sid, ids, side in ((s, src_ids, "first"), (t, tgt_ids, "second")):
             if sid not in ids:
                 raise InputFileError(

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from pathlib import Path
 
 from builders.adapters.tokenize import is_word, substitute
 from evaluators.errors import EngineUnavailableError, UsageError, truncate
@@ -22,12 +21,6 @@ from evaluators.errors import EngineUnavailableError, UsageError, truncate
 DEFAULT_MLM = "bert-large-cased"
 #: How many top predictions are read before filtering down to k.
 SEARCH = 50
-
-
-def _hub_unreachable() -> bool:
-    from builders.adapters.mt import is_offline
-
-    return is_offline(host="huggingface.co")
 
 
 def keep_prediction(original: str, candidate: str, seen: set[str]) -> bool:
@@ -95,10 +88,9 @@ class MLMSubstitutes:
             from transformers import AutoModelForMaskedLM, AutoTokenizer
         except ImportError as err:
             raise EngineUnavailableError("--substitutes mlm needs 'transformers' and 'torch'; pip install them.") from err
-        local = Path(self.model_id).is_dir()
-        kwargs = {"revision": self._revision} if self._revision and not local else {}
-        if not local and _hub_unreachable():
-            kwargs["local_files_only"] = True  # use the HF cache at once instead of retrying the network
+        from builders.adapters.mt import hf_load_kwargs
+
+        kwargs = hf_load_kwargs(self.model_id, self._revision)
         try:
             self._tok = AutoTokenizer.from_pretrained(self.model_id, **kwargs)
             self._model = AutoModelForMaskedLM.from_pretrained(self.model_id, **kwargs).to(self.device).eval()

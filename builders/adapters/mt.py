@@ -446,8 +446,18 @@ class OnlineEngine:
 # --- transformers --------------------------------------------------------------------
 
 
-def _hub_unreachable() -> bool:
-    return is_offline(host="huggingface.co")
+def hf_load_kwargs(model_id: str, revision: str | None) -> dict:
+    """Return ``from_pretrained`` keyword arguments for a Hub id or a local folder.
+
+    A local folder takes no revision; a Hub id takes ``revision`` when one is
+    given, and ``local_files_only`` when the Hub is unreachable, so that the HF
+    cache is used at once instead of retrying the network.
+    """
+    local = Path(model_id).is_dir()
+    kwargs: dict = {"revision": revision} if revision and not local else {}
+    if not local and is_offline(host="huggingface.co"):
+        kwargs["local_files_only"] = True
+    return kwargs
 
 
 @dataclass
@@ -483,10 +493,7 @@ class TransformersEngine:
             from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
         except ImportError as err:
             raise EngineUnavailableError("hf: MT models need 'transformers' and 'torch'; pip install them.") from err
-        local = Path(self.model).is_dir()
-        kwargs = {"revision": self.revision} if self.revision and not local else {}
-        if not local and _hub_unreachable():
-            kwargs["local_files_only"] = True  # use the HF cache at once instead of retrying the network
+        kwargs = hf_load_kwargs(self.model, self.revision)
         try:
             tok = AutoTokenizer.from_pretrained(self.model, **kwargs)
             model = AutoModelForSeq2SeqLM.from_pretrained(self.model, **kwargs).to(self.device).eval()

@@ -7,30 +7,9 @@ clear :class:`~evaluators.errors.InputFileError` on bad input.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from evaluators.errors import InputFileError
-
-
-def read_lines(path: str | os.PathLike) -> list[str]:
-    """Read a UTF-8 text file (BOM tolerated) into lines without newlines.
-
-    Raises:
-        InputFileError: missing file or invalid UTF-8.
-    """
-    p = Path(path)
-    if not p.is_file():
-        raise InputFileError(f"Input file {str(p)!r} does not exist; check the path.")
-    try:
-        text = p.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise InputFileError(
-            f"{str(p)!r} is not valid UTF-8 (byte {err.start}); convert it with 'iconv -t UTF-8'."
-        ) from err
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [line.rstrip("\r") for line in lines]
+from evaluators.textio import read_lines  # builders read text files through this module
 
 
 def read_aligned_files(src: str | os.PathLike, tgt: str | os.PathLike) -> list[tuple[str, str, str]]:

@@ -24,6 +24,7 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
+from evaluators.cache_dir import xlbench_cache_root
 from evaluators.errors import EngineUnavailableError, UsageError
 
 #: Where Debian's ``wordnet-base`` puts the database; ``XLBENCH_WORDNET_DIR`` overrides it.
@@ -59,11 +60,6 @@ def lexnames_text() -> str:
     return "".join(f"{i:02d}\t{name}\t{_SYNCAT[name.split('.')[0]]}\n" for i, name in enumerate(LEXNAMES))
 
 
-def cache_dir() -> Path:
-    """Return xlbench's cache folder (``XLBENCH_CACHE`` or ``~/.cache/xlbench``)."""
-    return Path(os.environ.get("XLBENCH_CACHE") or Path.home() / ".cache" / "xlbench").expanduser()
-
-
 def _source_dir() -> Path:
     return Path(os.environ.get("XLBENCH_WORDNET_DIR") or DEBIAN_WORDNET)
 
@@ -81,7 +77,7 @@ def prepare_wordnet_dir(source: str | os.PathLike | None = None, target: str | o
             f"WordNet 3.0 database files are missing from {str(src)!r} ({', '.join(missing[:3])}...); "
             f"install them with 'apt-get install wordnet-base wordnet-sense-index' or set XLBENCH_WORDNET_DIR."
         )
-    root = Path(target) if target else cache_dir() / "nltk_data" / "corpora" / "wordnet"
+    root = Path(target) if target else xlbench_cache_root() / "nltk_data" / "corpora" / "wordnet"
     root.mkdir(parents=True, exist_ok=True)
     for name in _FILES:
         path, dest = src / name, root / name

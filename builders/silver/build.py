@@ -368,7 +368,7 @@ def export_files(out: SilverOutput, directory: str, config: str) -> list[Path]:
 def run(args: argparse.Namespace) -> BuildResult:
     """Build SilverAlign silver alignments for ``--lang``."""
     from builders.adapters import mt as mt_adapter
-    from builders.adapters.wordnet import cache_dir
+    from evaluators.cache_dir import xlbench_cache_root
 
     src_lang, tgt_lang = resolve_pair(args.lang)
     check_rule(args.alternatives, args.min_valid, args.max_targets)
@@ -390,7 +390,7 @@ def run(args: argparse.Namespace) -> BuildResult:
     items, input_record, subset = _source(args, src_lang, src_tokenizer)
     cache = None
     if not args.no_mt_cache:
-        cache = mt_adapter.TranslationCache(args.mt_cache or cache_dir() / "mt-cache.sqlite")
+        cache = mt_adapter.TranslationCache(args.mt_cache or xlbench_cache_root() / "mt-cache.sqlite")
     translator = mt_adapter.CachedTranslator(engine, cache, batch_size=args.mt_batch_size)
     t0 = time.perf_counter()
     log.info("silver: %d sentences, %s, %s substitutes", len(items), engine.name, generator.name)

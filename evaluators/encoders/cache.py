@@ -21,11 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-
-def xlbench_cache_root() -> Path:
-    """Return ``$XLBENCH_CACHE`` or ``~/.cache/xlbench`` (not created)."""
-    env = os.environ.get("XLBENCH_CACHE")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "xlbench"
+from evaluators.cache_dir import xlbench_cache_root
 
 
 def default_embedding_dir() -> Path:

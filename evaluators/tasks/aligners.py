@@ -35,7 +35,7 @@ from collections import Counter
 from pathlib import Path
 
 from evaluators import __version__
-from evaluators.alignio import detect_base, read_alignments, read_parallel_text, shift
+from evaluators.alignio import detect_base, open_lines, read_alignments, read_parallel_text, shift
 from evaluators.errors import InputFileError, UsageError
 from evaluators.metrics.alignment import (
     FREQ_BINS,
@@ -173,16 +173,7 @@ def _lower(sents, on: bool):
 
 
 def _read_lines(path: str) -> list[list[str]]:
-    try:
-        with open(path, encoding="utf-8-sig") as fh:
-            lines = fh.read().split("\n")
-    except OSError as err:
-        raise InputFileError(
-            f"Cannot read training text {path!r} ({err.strerror}); check the path."
-        ) from err
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [ln.split() for ln in lines]
+    return [ln.split() for ln in open_lines(path, "training text")]
 
 
 def load_silver(spec: dict) -> dict:

@@ -23,6 +23,7 @@ from evaluators.results import EvalResult, markdown_table
 from evaluators.schema import bucc as schema
 from evaluators.signature import make_signature
 from evaluators.tasks.common import add_model_args, model_options, open_reference
+from evaluators.textio import read_lines
 
 log = logging.getLogger("xlbench")
 
@@ -60,20 +61,8 @@ def read_aligned(src: str, tgt: str) -> tuple[list[str], list[str]]:
     Raises:
         InputFileError: missing file, invalid UTF-8, different line counts, or no pair.
     """
-    sides = []
-    for path in (src, tgt):
-        p = Path(path)
-        if not p.is_file():
-            raise InputFileError(f"{path!r} does not exist; pass two line-aligned text files with --src and --tgt.")
-        try:
-            text = p.read_text(encoding="utf-8-sig")
-        except UnicodeDecodeError as err:
-            raise InputFileError(f"{path!r} is not valid UTF-8 (byte {err.start}); convert it with 'iconv -t UTF-8'.") from err
-        lines = text.split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        sides.append([line.rstrip("\r").strip() for line in lines])
-    a, b = sides
+    missing = "{path} does not exist; pass two line-aligned text files with --src and --tgt."
+    a, b = ([line.strip() for line in read_lines(path, missing=missing)] for path in (src, tgt))
     if len(a) != len(b):
         raise InputFileError(f"{src!r} has {len(a)} lines but {tgt!r} has {len(b)}; line i must translate line i.")
     pairs = [(s, t) for s, t in zip(a, b) if s or t]

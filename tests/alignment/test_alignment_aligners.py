@@ -67,14 +67,30 @@ SRC = [s.split() for s, _ in TOY] * 6
 TGT = [t.split() for _, t in TOY] * 6
 
 
-@pytest.mark.parametrize("method", ["fast_align", "eflomal"])
-def test_aligners_find_obvious_links(method):
-    out = align(SRC, TGT, method=method)
+def _toy_gold(src: list[str]) -> set[tuple[int, int]]:
+    # Determiner-noun pairs are monotone; determiner-adjective-noun swaps the last two (red house -> maison rouge).
+    return {(0, 0), (1, 1)} if len(src) == 2 else {(0, 0), (1, 2), (2, 1)}
+
+
+def test_fast_align_finds_obvious_links():
+    out = align(SRC, TGT, method="fast_align")
     assert len(out) == len(SRC)
     assert out[0] == {(0, 0), (1, 1)}
-    # Noun-adjective reordering: the red house -> la maison rouge.
     assert {(0, 0), (1, 2), (2, 1)} <= out[1]
     assert all(i < len(s) and j < len(t) for links, s, t in zip(out, SRC, TGT) for i, j in links)
+
+
+def test_eflomal_finds_obvious_links():
+    # eflomal's C sampler seeds itself from /dev/urandom, so single links on a 42-sentence toy
+    # corpus vary between runs (measured corpus F1 over 20 runs: 0.83-1.0); assert the corpus F1
+    # against the known alignment instead, far above what a wrong aligner gets.
+    out = align(SRC, TGT, method="eflomal")
+    assert len(out) == len(SRC)
+    assert all(i < len(s) and j < len(t) for links, s, t in zip(out, SRC, TGT) for i, j in links)
+    gold = [_toy_gold(s) for s in SRC]
+    tp = sum(len(a & g) for a, g in zip(out, gold))
+    f1 = 2 * tp / (sum(map(len, out)) + sum(map(len, gold)))
+    assert f1 >= 0.75, f1
 
 
 def test_fast_align_is_deterministic_and_directional():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 
 import pytest
@@ -86,10 +87,14 @@ def test_eval_random_on_copies_is_perfect_and_threshold_transfers(constructed, t
     assert code == 2 and "was learned with margin='ratio' but this run uses 'distance'" in err
 
 
-def test_eval_options_and_errors(constructed, tmp_path, capsys):
+@pytest.mark.skipif(importlib.util.find_spec("faiss") is None, reason="faiss-cpu is not installed (optional: pip install 'xlbench[faiss]')")
+def test_eval_with_faiss(constructed, tmp_path, capsys):
     code, stdout, _ = run_cli(["eval", "bucc", "--dataset", str(constructed), "--model", "random", "--retrieval", "intersection", "--faiss", "--out", str(tmp_path / "r"), "--json", "--no-cache"], capsys)
     data = json.loads(stdout)
     assert code == 0 and "knn:exact-faiss" in data["signature"] and data["scores"]["test"][0]["bucc_f1"] == 1.0
+
+
+def test_eval_options_and_errors(constructed, tmp_path, capsys):
     code, stdout, _ = run_cli(["eval", "bucc", "--dataset", str(constructed), "--model", "random", "--sample-fraction", "0.5", "--out", str(tmp_path / "r"), "--json", "--no-cache"], capsys)
     entry = json.loads(stdout)["scores"]["test"][0]
     assert (entry["n_gold"], entry["n_src"], entry["n_tgt"]) == (5, 25, 25)  # gold share unchanged: 5 / 25 = 10 / 50

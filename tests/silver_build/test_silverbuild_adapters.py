@@ -205,11 +205,12 @@ def test_cache_path_error_message(tmp_path):
 def test_load_wordnet_from_debian_files():
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-    from builders.adapters.wordnet import cache_dir, lexnames_text, load_wordnet
+    from builders.adapters.wordnet import lexnames_text, load_wordnet
+    from evaluators.cache_dir import xlbench_cache_root
 
     wn = load_wordnet()  # the tests' XLBENCH_CACHE (tests/conftest.py), shared with the other WordNet tests
     assert isinstance(wn, WordNetCorpusReader) and wn.get_version() == "3.0"
-    lexnames = cache_dir() / "nltk_data" / "corpora" / "wordnet" / "lexnames"
+    lexnames = xlbench_cache_root() / "nltk_data" / "corpora" / "wordnet" / "lexnames"
     assert lexnames.read_text(encoding="utf-8") == lexnames_text()
     dog = wn.synset("dog.n.01")
     assert sorted(h.name() for h in dog.hypernyms()) == ["canine.n.02", "domestic_animal.n.01"]
