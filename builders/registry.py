@@ -7,11 +7,10 @@ common options (``--out``, ``--version``, ``--seed`` ...) and writes the folder.
 
 from __future__ import annotations
 
-import difflib
 import importlib
 from types import ModuleType
 
-from evaluators.errors import UsageError
+from evaluators.errors import UsageError, did_you_mean
 
 _BUILDERS: dict[str, str] = {}
 
@@ -43,9 +42,7 @@ def get_builder(name: str) -> ModuleType:
         UsageError: unknown name; the message suggests close names.
     """
     if name not in _BUILDERS:
-        close = difflib.get_close_matches(name, _BUILDERS, n=3)
-        hint = f" Did you mean {', '.join(close)}?" if close else ""
-        raise UsageError(f"Unknown dataset family {name!r}; valid: {', '.join(_BUILDERS)}.{hint}")
+        raise UsageError(f"Unknown dataset family {name!r}; valid: {', '.join(_BUILDERS)}.{did_you_mean(name, _BUILDERS)}")
     return importlib.import_module(_BUILDERS[name])
 
 

@@ -7,6 +7,9 @@ Messages say what was expected, what arrived (truncated) and how to fix it.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 
 class XlbenchError(Exception):
     """Base class of every user-facing xlbench error."""
@@ -63,3 +66,15 @@ def truncate(value: object, limit: int = 80) -> str:
     """
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def did_you_mean(name: str, choices: Iterable[str], n: int = 3, cutoff: float = 0.6) -> str:
+    """Return ``" Did you mean a, b?"`` for the choices close to ``name``, or ``""``.
+
+    >>> did_you_mean("bucc-minig", ["bucc-mining", "cbd"])
+    ' Did you mean bucc-mining?'
+    >>> did_you_mean("zzz", ["bucc-mining", "cbd"])
+    ''
+    """
+    close = difflib.get_close_matches(name, list(choices), n=n, cutoff=cutoff)
+    return f" Did you mean {', '.join(close)}?" if close else ""

@@ -15,11 +15,10 @@ Specs:
 
 from __future__ import annotations
 
-import difflib
 import importlib
 
 from evaluators.encoders.base import Encoder, TokenStates, WordVectors
-from evaluators.errors import UsageError
+from evaluators.errors import UsageError, did_you_mean
 
 #: name -> "module:factory"; factories take the text after the first ':' (or None).
 _REGISTRY: dict[str, str] = {
@@ -41,8 +40,7 @@ def load_encoder(spec: str, **options) -> Encoder:
     """
     kind, _, rest = spec.partition(":")
     if kind not in _REGISTRY:
-        close = difflib.get_close_matches(kind, _REGISTRY, n=3)
-        hint = f" Did you mean {', '.join(close)}?" if close else ""
+        hint = did_you_mean(kind, _REGISTRY)
         raise UsageError(
             f"Unknown model spec {spec!r}; use one of {', '.join(k + ':' if k in ('hf', 'st', 'callable') else k for k in _REGISTRY)} "
             f"(e.g. hf:bert-base-multilingual-cased).{hint}"

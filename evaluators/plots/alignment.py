@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from evaluators.plots import pyplot
+from evaluators.plots import pyplot, save_figure
 
 
 def silver_vs_gold(
@@ -30,9 +30,7 @@ def silver_vs_gold(
     ax.set_title("Aligner configurations: silver vs gold")
     ax.grid(alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path)
     return str(path)
 
 
@@ -61,9 +59,7 @@ def sweep(
     ax.set_ylabel("F1")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path)
     return str(path)
 
 
@@ -88,7 +84,5 @@ def breakdown(
     ax.set_title(title)
     ax.legend(fontsize=7)
     ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path)
     return str(path)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evaluators.plots import pyplot
+from evaluators.plots import pyplot, save_figure
 
 
 def layer_curves(entries: Sequence[Mapping], path: str | Path, title: str) -> Path:
@@ -33,11 +33,7 @@ def layer_curves(entries: Sequence[Mapping], path: str | Path, title: str) -> Pa
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     ax.set_title(title, fontsize=9)
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def similarity_histograms(groups: Mapping[str, np.ndarray], path: str | Path, title: str) -> Path:
@@ -55,11 +51,7 @@ def similarity_histograms(groups: Mapping[str, np.ndarray], path: str | Path, ti
     ax.set_ylabel("density")
     ax.legend(fontsize=7)
     ax.set_title(title, fontsize=9)
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def sentence_curves(entries: Sequence[Mapping], path: str | Path, title: str) -> Path:
@@ -84,8 +76,4 @@ def sentence_curves(entries: Sequence[Mapping], path: str | Path, title: str) ->
     a2.grid(alpha=0.3)
     a2.legend(fontsize=8)
     fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)

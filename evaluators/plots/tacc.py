@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from evaluators.metrics.triplet import spearman
-from evaluators.plots import pyplot
+from evaluators.plots import pyplot, save_figure
 
 
 def fertility_scatter(
@@ -30,9 +30,5 @@ def fertility_scatter(
     ax.set_ylabel("Macro-TACC")
     ax.set_title("Fertility vs triplet accuracy")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    return save_figure(fig, path)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import difflib
-
-from evaluators.errors import SchemaError
+from evaluators.errors import SchemaError, did_you_mean
 from evaluators.schema import alee, bucc, cbd, silver
 from evaluators.schema.base import FamilySchema, TableSchema, languages
 from evaluators.schema.langs import check_lang, pair_config, resolve_lang, resolve_pair
@@ -32,9 +30,7 @@ def get_family(name: str) -> FamilySchema:
         SchemaError: unknown family; the message suggests close names.
     """
     if name not in FAMILIES:
-        close = difflib.get_close_matches(name, FAMILIES, n=3)
-        hint = f" Did you mean {', '.join(close)}?" if close else ""
-        raise SchemaError(f"Unknown dataset family {name!r}; known: {', '.join(FAMILIES)}.{hint}")
+        raise SchemaError(f"Unknown dataset family {name!r}; known: {', '.join(FAMILIES)}.{did_you_mean(name, FAMILIES)}")
     return FAMILIES[name]
 
 

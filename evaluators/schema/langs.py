@@ -9,10 +9,9 @@ Conversions to other conventions live only here.
 
 from __future__ import annotations
 
-import difflib
 import re
 
-from evaluators.errors import LangCodeError
+from evaluators.errors import LangCodeError, did_you_mean
 
 # ISO 639-3 -> (default ISO 15924 script, ISO 639-1 or "", English name).
 # Covers FLORES-200's high/mid-resource languages, every Tatoeba (LASER) and
@@ -104,9 +103,7 @@ NO_SPACE_SCRIPTS = frozenset({"Hans", "Hant", "Jpan", "Thai", "Khmr", "Mymr", "L
 
 def _suggest(code: str) -> str:
     known = sorted(set(_TABLE) | set(_ALIASES) | set(_ISO1))
-    close = difflib.get_close_matches(code.lower(), known, n=4, cutoff=0.5)
-    hint = f" Did you mean {', '.join(close)}?" if close else ""
-    return hint
+    return did_you_mean(code.lower(), known, n=4, cutoff=0.5)
 
 
 def resolve_lang(code: str) -> str:

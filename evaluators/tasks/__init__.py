@@ -7,11 +7,10 @@ top level so building the CLI stays fast.
 
 from __future__ import annotations
 
-import difflib
 import importlib
 from types import ModuleType
 
-from evaluators.errors import UsageError
+from evaluators.errors import UsageError, did_you_mean
 
 _TASKS: dict[str, str] = {}
 
@@ -47,9 +46,7 @@ def get_task(name: str) -> ModuleType:
         UsageError: unknown name; the message suggests close names and lists all.
     """
     if name not in _TASKS:
-        close = difflib.get_close_matches(name, _TASKS, n=3)
-        hint = f" Did you mean {', '.join(close)}?" if close else ""
-        raise UsageError(f"Unknown evaluator {name!r}; valid: {', '.join(_TASKS)}.{hint}")
+        raise UsageError(f"Unknown evaluator {name!r}; valid: {', '.join(_TASKS)}.{did_you_mean(name, _TASKS)}")
     return importlib.import_module(_TASKS[name])
 
 
