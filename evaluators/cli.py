@@ -51,7 +51,8 @@ def run_eval(args: argparse.Namespace) -> int:
         table = getattr(result, "_table", None)
         if table:
             print(table)
-        print(f"\nmain score ({result.main_score_name}): {result.main_score}")
+        main = "n/a" if result.main_score is None else f"{result.main_score:.4f}"
+        print(f"\nmain score ({result.main_score_name}): {main}")
         print(f"signature: {result.signature}")
     log.info("wrote %s", path)
     return 0
