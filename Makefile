@@ -19,12 +19,12 @@ STAMP := $(VENV)/.xlbench-setup
 DEBIAN_PKGS := apertium-eng-spa apertium-eng-cat apertium-en-gl dict-freedict-eng-deu dict-freedict-deu-eng \
 	dict-freedict-eng-spa dict-freedict-eng-fra dict-freedict-eng-rus wordnet-base wordnet-sense-index
 
-.PHONY: help setup test test-network lint bench demo cards clean \
+.PHONY: help setup test test-network lint bench demo clean \
 	build-cbd build-silver build-alee build-bucc eval-word-retrieval eval-sentence-retrieval \
 	eval-alignment eval-tacc eval-bucc publish
 
 help:
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-22s %s\n", $$1, $$2}'
 
 $(STAMP): pyproject.toml
 	@if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
