@@ -124,6 +124,15 @@ def _prose(family: str) -> dict[str, str]:
     return {k: v.strip() for k, v in sections.items()}
 
 
+def _example_split(family: FamilySchema, config: str, stats: dict) -> str:
+    """The split the card's loading snippet shows: ``test`` when there is one, else the first declared."""
+    present = stats[config]
+    if "test" in present:
+        return "test"
+    _, table = family.split_config(config)
+    return next((s for s in table.splits if s in present), sorted(present)[0])
+
+
 def render_card(
     family: FamilySchema,
     manifest: Manifest,
@@ -159,7 +168,7 @@ def render_card(
         limitations=limitations,
         repo_id=repo_id or f"<org>/{manifest.name}",
         first_config=sorted(stats)[0] if stats else "",
-        first_split=sorted(stats[sorted(stats)[0]])[0] if stats else "",
+        first_split=_example_split(family, sorted(stats)[0], stats) if stats else "",
         changelog=manifest.changelog,
         superseded_by=superseded_by,
     )

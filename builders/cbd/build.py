@@ -259,7 +259,7 @@ def run(args: argparse.Namespace) -> BuildResult:
         }
         import importlib.metadata as md
 
-        pkg = "systran-align" if args.aligner == "fast_align" else "eflomal"
+        pkg = "sil-thot" if args.aligner == "fast_align" else "eflomal"  # thot provides fast_align
         try:
             version = md.version(pkg)
         except md.PackageNotFoundError:

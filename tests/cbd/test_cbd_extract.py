@@ -156,7 +156,7 @@ def test_aligner_records_keep_one_to_one_links_with_scripted_aligner():
 
 
 def test_fast_align_baseline_on_a_tiny_corpus():
-    pytest.importorskip("systran_align", reason="fast_align baseline needs the systran-align package")
+    pytest.importorskip("thot", reason="fast_align baseline needs the sil-thot package")
     from evaluators.aligners import align
 
     # A synthetic language with a fixed word mapping and word order: fast_align learns it.
