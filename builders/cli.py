@@ -25,7 +25,7 @@ from evaluators import __version__
 from evaluators.cli import add_eval_parsers, configure_logging, run_eval
 from evaluators.errors import UsageError, XlbenchError
 from evaluators.results import git_commit, utc_now
-from evaluators.schema import get_family
+from evaluators.schema import get_family, pair_config, resolve_pair
 from evaluators.schema.meta import Manifest, check_version
 from evaluators.tasks import task_names
 
@@ -53,10 +53,12 @@ def _add_build_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def default_out(args: argparse.Namespace) -> str:
-    """Return the default output folder of a build."""
+    """Return the default output folder: the builder's own, else ``out/<family>-<pair>`` for ``--lang``."""
     module = args._build_module
     if hasattr(module, "default_out"):
         return module.default_out(args)
+    if getattr(args, "lang", None):
+        return f"out/{args._family}-{pair_config(*resolve_pair(args.lang))}"
     return f"out/{args._family}"
 
 

@@ -63,14 +63,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def default_out(args: argparse.Namespace) -> str:
-    """Return ``out/bucc-<pair>``."""
-    try:
-        src, tgt = resolve_pair(args.lang)
-        return f"out/bucc-{pair_config(src, tgt)}"
-    except LangCodeError:
-        return "out/bucc"
-
 
 def run(args: argparse.Namespace) -> BuildResult:
     """Build the tables of one pair."""

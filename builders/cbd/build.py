@@ -17,7 +17,7 @@ import numpy as np
 
 from builders.base import BuildResult, file_input, progress
 from builders.cbd import logic, spec
-from evaluators.errors import LangCodeError, UsageError
+from evaluators.errors import UsageError
 from evaluators.schema.langs import (
     NO_SPACE_SCRIPTS,
     language_name,
@@ -76,14 +76,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gold", default=None, help="gold word alignments (Pharaoh, one line per corpus line) for Table II")
     parser.add_argument("--gold-one-based", action="store_true", help="--gold indices start at 1 (awesome-align's WPT files)")
 
-
-def default_out(args: argparse.Namespace) -> str:
-    """Return ``out/cbd-<pair>``."""
-    try:
-        src, tgt = resolve_pair(args.lang)
-        return f"out/cbd-{pair_config(src, tgt)}"
-    except LangCodeError:
-        return "out/cbd"
 
 
 def _check_args(args: argparse.Namespace) -> None:
