@@ -21,6 +21,7 @@ from pathlib import Path
 
 from evaluators.errors import EngineUnavailableError, InputFileError
 from evaluators.schema.langs import iso3
+from evaluators.textio import read_lines
 
 DICTD_DIR = Path(os.environ.get("XLBENCH_DICTD_DIR", "/usr/share/dictd"))
 _B64 = {c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")}
@@ -48,12 +49,11 @@ class DictionarySource:
 
 
 def _read_text(path: Path) -> list[str]:
-    if not path.is_file():
-        raise InputFileError(f"Dictionary file {str(path)!r} does not exist; check the --dict path.")
-    try:
-        return path.read_text(encoding="utf-8-sig").splitlines()
-    except UnicodeDecodeError as err:
-        raise InputFileError(f"Dictionary {str(path)!r} is not valid UTF-8 (byte {err.start}); convert it to UTF-8.") from err
+    return read_lines(
+        path,
+        missing="Dictionary file {path} does not exist; check the --dict path.",
+        invalid="Dictionary {path} is not valid UTF-8 (byte {byte}); convert it to UTF-8.",
+    )
 
 
 def parse_muse_lines(lines: list[str], where: str = "dictionary") -> list[tuple[str, str]]:

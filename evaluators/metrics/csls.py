@@ -36,23 +36,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from evaluators.errors import UsageError
+from evaluators.metrics.vectors import normalize
 
 #: Neighbourhood size of CSLS (Conneau et al. 2018 use k = 10; so do Gaschi et al.).
 DEFAULT_K = 10
 CRITERIA = ("csls", "cosine")
 STRONG_MODES = ("paper", "union")
 _CHUNK = 2048
-
-
-def normalize(x: np.ndarray) -> np.ndarray:
-    """Return the rows of ``x`` scaled to unit L2 norm (zero rows stay zero), as float32.
-
-    >>> normalize(np.array([[3.0, 4.0], [0.0, 0.0]])).tolist()
-    [[0.6000000238418579, 0.800000011920929], [0.0, 0.0]]
-    """
-    x = np.asarray(x, dtype=np.float32)
-    norms = np.linalg.norm(x, axis=1, keepdims=True)
-    return x / np.where(norms == 0, 1.0, norms)
 
 
 class _Backend:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from evaluators.errors import EngineUnavailableError, UsageError
+from evaluators.metrics.vectors import normalize
 
 MARGINS = ("ratio", "distance", "absolute")
 RETRIEVALS = ("forward", "backward", "intersection", "max")
@@ -90,19 +91,6 @@ class MiningScore:
     precision: float
     recall: float
     f1: float
-
-
-def normalize(x: np.ndarray) -> np.ndarray:
-    """Return float32 rows scaled to unit L2 norm (zero rows stay zero).
-
-    >>> normalize(np.array([[3.0, 4.0], [0.0, 0.0]])).tolist()
-    [[0.6000000238418579, 0.800000011920929], [0.0, 0.0]]
-    """
-    x = np.asarray(x, dtype=np.float32)
-    if x.ndim != 2:
-        raise UsageError(f"Expected a 2-D embedding matrix, got shape {x.shape}.")
-    norms = np.linalg.norm(x, axis=1, keepdims=True)
-    return x / np.maximum(norms, np.float32(1e-12))
 
 
 def _prf(threshold: float, tp: int, n_pred: int, n_gold: int) -> MiningScore:
