@@ -1,119 +1,207 @@
 """Language codes: ISO 639-3 + ``_`` + ISO 15924 script (``deu_Latn``), as FLORES-200 does.
 
 A pair is ``src-tgt`` (``eng_Latn-deu_Latn``) and is also the Hub config name.
-Users may type the short forms (``deu``, ``de``, ``eng-deu``); :func:`resolve_lang`
-and :func:`resolve_pair` turn them into the canonical form, and an unknown code
-raises :class:`~evaluators.errors.LangCodeError` listing close matches.
+Users may type the short forms (``deu``, ``de``, ``eng-deu``) or BCP-47 tags
+(``pt-BR``, ``zh-TW``, ``sr-Latn``); :func:`resolve_lang` and :func:`resolve_pair`
+turn them into the canonical form, and an unknown code raises
+:class:`~evaluators.errors.LangCodeError` listing close matches.
+
+Which codes exist, their likely script and their names come from ``langcodes``
+and its ``language_data`` package (the IANA language subtag registry, which
+holds every ISO 639-1/639-3 code, and CLDR's likely subtags). Both are imported
+lazily, so importing this module stays cheap. :data:`_OVERRIDES` and
+:data:`_ALIASES` are the few places where xlbench's convention (FLORES-200's)
+differs from what the library says; each entry says why.
 Conversions to other conventions live only here.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+import string
+from typing import Any
 
-from evaluators.errors import LangCodeError, did_you_mean
+from evaluators.errors import LangCodeError
 
-# ISO 639-3 -> (default ISO 15924 script, ISO 639-1 or "", English name).
-# Covers FLORES-200's high/mid-resource languages, every Tatoeba (LASER) and
-# NTREX-128 language used by xlbench, and the BUCC/PAWS-X/XNLI languages.
-_TABLE: dict[str, tuple[str, str, str]] = {
-    "afr": ("Latn", "af", "Afrikaans"), "amh": ("Ethi", "am", "Amharic"),
-    "ang": ("Latn", "", "Old English"), "arb": ("Arab", "ar", "Arabic"),
-    "arq": ("Arab", "", "Algerian Arabic"), "arz": ("Arab", "", "Egyptian Arabic"),
-    "ast": ("Latn", "", "Asturian"), "awa": ("Deva", "", "Awadhi"),
-    "aze": ("Latn", "az", "Azerbaijani"), "bak": ("Cyrl", "ba", "Bashkir"),
-    "bel": ("Cyrl", "be", "Belarusian"), "ben": ("Beng", "bn", "Bengali"),
-    "ber": ("Tfng", "", "Berber"), "bos": ("Latn", "bs", "Bosnian"),
-    "bre": ("Latn", "br", "Breton"), "bul": ("Cyrl", "bg", "Bulgarian"),
-    "cat": ("Latn", "ca", "Catalan"), "cbk": ("Latn", "", "Chavacano"),
-    "ceb": ("Latn", "", "Cebuano"), "ces": ("Latn", "cs", "Czech"),
-    "cha": ("Latn", "ch", "Chamorro"), "cmn": ("Hans", "zh", "Mandarin Chinese"),
-    "cor": ("Latn", "kw", "Cornish"), "csb": ("Latn", "", "Kashubian"),
-    "cym": ("Latn", "cy", "Welsh"), "dan": ("Latn", "da", "Danish"),
-    "deu": ("Latn", "de", "German"), "dsb": ("Latn", "", "Lower Sorbian"),
-    "dtp": ("Latn", "", "Kadazan Dusun"), "ell": ("Grek", "el", "Greek"),
-    "eng": ("Latn", "en", "English"), "epo": ("Latn", "eo", "Esperanto"),
-    "est": ("Latn", "et", "Estonian"), "eus": ("Latn", "eu", "Basque"),
-    "fao": ("Latn", "fo", "Faroese"), "fas": ("Arab", "fa", "Persian"),
-    "fil": ("Latn", "", "Filipino"), "fin": ("Latn", "fi", "Finnish"),
-    "fra": ("Latn", "fr", "French"), "fry": ("Latn", "fy", "Western Frisian"),
-    "gla": ("Latn", "gd", "Scottish Gaelic"), "gle": ("Latn", "ga", "Irish"),
-    "glg": ("Latn", "gl", "Galician"), "grc": ("Grek", "", "Ancient Greek"),
-    "gsw": ("Latn", "", "Swiss German"), "guj": ("Gujr", "gu", "Gujarati"),
-    "hau": ("Latn", "ha", "Hausa"), "heb": ("Hebr", "he", "Hebrew"),
-    "hin": ("Deva", "hi", "Hindi"), "hrv": ("Latn", "hr", "Croatian"),
-    "hsb": ("Latn", "", "Upper Sorbian"), "hun": ("Latn", "hu", "Hungarian"),
-    "hye": ("Armn", "hy", "Armenian"), "ido": ("Latn", "io", "Ido"),
-    "ile": ("Latn", "ie", "Interlingue"), "ina": ("Latn", "ia", "Interlingua"),
-    "ind": ("Latn", "id", "Indonesian"), "isl": ("Latn", "is", "Icelandic"),
-    "ita": ("Latn", "it", "Italian"), "jav": ("Latn", "jv", "Javanese"),
-    "jpn": ("Jpan", "ja", "Japanese"), "kab": ("Latn", "", "Kabyle"),
-    "kat": ("Geor", "ka", "Georgian"), "kaz": ("Cyrl", "kk", "Kazakh"),
-    "khm": ("Khmr", "km", "Khmer"), "kor": ("Hang", "ko", "Korean"),
-    "kur": ("Latn", "ku", "Kurdish"), "kzj": ("Latn", "", "Coastal Kadazan"),
-    "lat": ("Latn", "la", "Latin"), "lfn": ("Latn", "", "Lingua Franca Nova"),
-    "lit": ("Latn", "lt", "Lithuanian"), "lvs": ("Latn", "lv", "Standard Latvian"),
-    "mal": ("Mlym", "ml", "Malayalam"), "mar": ("Deva", "mr", "Marathi"),
-    "max": ("Latn", "", "North Moluccan Malay"), "mhr": ("Cyrl", "", "Eastern Mari"),
-    "mkd": ("Cyrl", "mk", "Macedonian"), "mon": ("Cyrl", "mn", "Mongolian"),
-    "mya": ("Mymr", "my", "Burmese"), "nds": ("Latn", "", "Low German"),
-    "nld": ("Latn", "nl", "Dutch"), "nno": ("Latn", "nn", "Norwegian Nynorsk"),
-    "nob": ("Latn", "nb", "Norwegian Bokmal"), "nov": ("Latn", "", "Novial"),
-    "oci": ("Latn", "oc", "Occitan"), "orv": ("Cyrl", "", "Old Russian"),
-    "pam": ("Latn", "", "Pampanga"), "pes": ("Arab", "", "Iranian Persian"),
-    "pms": ("Latn", "", "Piedmontese"), "pol": ("Latn", "pl", "Polish"),
-    "por": ("Latn", "pt", "Portuguese"), "ron": ("Latn", "ro", "Romanian"),
-    "rus": ("Cyrl", "ru", "Russian"), "slk": ("Latn", "sk", "Slovak"),
-    "slv": ("Latn", "sl", "Slovenian"), "spa": ("Latn", "es", "Spanish"),
-    "sqi": ("Latn", "sq", "Albanian"), "srp": ("Cyrl", "sr", "Serbian"),
-    "swe": ("Latn", "sv", "Swedish"), "swg": ("Latn", "", "Swabian"),
-    "swh": ("Latn", "sw", "Swahili"), "tam": ("Taml", "ta", "Tamil"),
-    "tat": ("Cyrl", "tt", "Tatar"), "tel": ("Telu", "te", "Telugu"),
-    "tgl": ("Latn", "tl", "Tagalog"), "tha": ("Thai", "th", "Thai"),
-    "tuk": ("Latn", "tk", "Turkmen"), "tur": ("Latn", "tr", "Turkish"),
-    "tzl": ("Latn", "", "Talossan"), "uig": ("Arab", "ug", "Uyghur"),
-    "ukr": ("Cyrl", "uk", "Ukrainian"), "urd": ("Arab", "ur", "Urdu"),
-    "uzb": ("Latn", "uz", "Uzbek"), "vie": ("Latn", "vi", "Vietnamese"),
-    "war": ("Latn", "", "Waray"), "wuu": ("Hans", "", "Wu Chinese"),
-    "xho": ("Latn", "xh", "Xhosa"), "yid": ("Hebr", "yi", "Yiddish"),
-    "yor": ("Latn", "yo", "Yoruba"), "yue": ("Hant", "", "Cantonese"),
-    "zho": ("Hans", "", "Chinese"), "zsm": ("Latn", "ms", "Standard Malay"),
+#: ISO 639-3 -> script, where CLDR's likely script is not the one FLORES-200 and
+#: xlbench's data use.
+_OVERRIDES: dict[str, str] = {
+    # CLDR's likely script for Korean is "Kore" (Hangul + Han); FLORES-200, NTREX and
+    # every Korean corpus xlbench reads label it kor_Hang.
+    "kor": "Hang",
+    # CLDR has no likely subtags for the Berber collective code and falls back to
+    # English's Latn; xlbench's Tatoeba/LASER config has always been ber_Tfng.
+    "ber": "Tfng",
 }
 
-# ISO 639-2/B bibliographic codes and other legacy spellings seen in the wild
-# (SilverAlign's folders use ``cze`` and ``per``).
+#: Spellings mapped to another ISO 639-3 code before the library sees them.
 _ALIASES: dict[str, str] = {
-    "cze": "ces", "ger": "deu", "fre": "fra", "per": "fas", "chi": "zho",
-    "gre": "ell", "rum": "ron", "dut": "nld", "alb": "sqi", "arm": "hye",
-    "baq": "eus", "bur": "mya", "geo": "kat", "ice": "isl", "mac": "mkd",
-    "may": "zsm", "wel": "cym", "slo": "slk", "ara": "arb", "msa": "zsm",
-    "swa": "swh", "nor": "nob", "lav": "lvs", "tib": "bod",
+    # FLORES-200 names the individual language, not the macrolanguage: a user typing the
+    # macrolanguage (or its 639-1 code) means the standard variety FLORES calls so.
+    # langcodes keeps macrolanguages as they are, which would give ara_Arab, msa_Latn, ...
+    "ara": "arb", "ar": "arb",
+    "msa": "zsm", "may": "zsm", "ms": "zsm",
+    "swa": "swh", "sw": "swh",
+    "lav": "lvs", "lv": "lvs",
+    "nor": "nob", "no": "nob",
 }
-
-_SCRIPTS = frozenset(
-    "Latn Cyrl Arab Hans Hant Jpan Hang Deva Beng Grek Hebr Ethi Thai Geor Armn "
-    "Taml Telu Mlym Gujr Khmr Mymr Tfng Guru Orya Knda Sinh Tibt Laoo".split()
-)
-_ISO1 = {iso1: code for code, (_, iso1, _) in _TABLE.items() if iso1}
-_CANON_RE = re.compile(r"^([a-z]{3})_([A-Z][a-z]{3})$")
 
 #: Languages written without spaces between words (extraction matches n-grams).
 NO_SPACE_SCRIPTS = frozenset({"Hans", "Hant", "Jpan", "Thai", "Khmr", "Mymr", "Laoo", "Tibt"})
 
+_CANON_RE = re.compile(r"^([a-z]{3})_([A-Z][a-z]{3})$")
+# One language: a 2-3 letter language subtag, an optional script, an optional region.
+# '_' and '-' are both accepted as separators (FLORES style and BCP-47).
+_TAG_RE = re.compile(r"^([A-Za-z]{2,3})(?:[-_]([A-Za-z]{4}))?(?:[-_]([A-Za-z]{2}|[0-9]{3}))?$")
+_PRIVATE_USE = re.compile(r"^q[a-t][a-z]$")
 
-def _suggest(code: str) -> str:
-    known = sorted(set(_TABLE) | set(_ALIASES) | set(_ISO1))
-    return did_you_mean(code.lower(), known, n=4, cutoff=0.5)
+
+@functools.cache
+def _lc() -> Any:
+    """Import ``langcodes`` on first use (its data tables take ~50 ms to load)."""
+    try:
+        import langcodes
+        from langcodes import data_dicts
+    except ImportError as err:  # pragma: no cover - a declared base dependency
+        raise LangCodeError(
+            "Language codes need the 'langcodes' and 'language_data' packages; "
+            "install them with: pip install langcodes language_data"
+        ) from err
+    return langcodes, data_dicts
+
+
+def _registered(code: str) -> bool:
+    """Whether ``code`` is a language subtag of the IANA registry with a name (not private use)."""
+    langcodes, data = _lc()
+    if not code or _PRIVATE_USE.match(code) or code == "und" or not data.VALIDITY.match(code):
+        return False
+    # Unnamed means unassigned: the registry's regex also admits reserved ranges.
+    return not langcodes.Language.make(language=code).language_name().startswith("Unknown language")
+
+
+@functools.lru_cache(maxsize=4096)
+def _base_iso3(subtag: str) -> str | None:
+    """Return the ISO 639-3 code of a language subtag, or ``None`` when it is not a language.
+
+    A registered 3-letter code is kept as typed (``prs`` stays Dari although CLDR
+    folds it into ``fa-AF``); 2-letter codes, ISO 639-2/B codes (``ger``) and
+    overlong ones (``deu`` is registered as ``de``) go through the library.
+    """
+    langcodes, _ = _lc()
+    sub = subtag.lower()
+    sub = _ALIASES.get(sub, sub)
+    if len(sub) == 3 and _registered(sub):
+        return sub
+    try:
+        lang = langcodes.Language.get(sub).language
+    except (ValueError, LookupError):
+        return None
+    if not lang or not _registered(lang):
+        return None
+    try:
+        return _ALIASES.get(lang, langcodes.Language.get(lang).to_alpha3())
+    except LookupError:
+        return None
+
+
+def _likely_script(iso: str, region: str | None) -> str:
+    """Return the script a text in ``iso`` (as used in ``region``) is most likely written in."""
+    if iso in _OVERRIDES:
+        return _OVERRIDES[iso]
+    langcodes, _ = _lc()
+    tag = langcodes.Language.get(iso)
+    if region:
+        # zh-TW -> Hant, zh-CN -> Hans; an unknown region (NTREX's gsw-ZH) is ignored.
+        with_region = langcodes.Language.make(language=tag.language, territory=region.upper())
+        if with_region.is_valid():
+            tag = with_region
+    # CLDR's likely subtags; languages without data fall back to 'und' = Latn, the
+    # script of most of the world's less documented languages.
+    return tag.maximize().script or "Latn"
+
+
+@functools.cache
+def _known_codes() -> tuple[str, ...]:
+    """Every ISO 639-3 code the registry names (about 8,000), sorted."""
+    from language_data.name_data import CODE_TO_NAMES
+
+    out = set()
+    for key in CODE_TO_NAMES:
+        if key.isalpha() and key.islower() and 2 <= len(key) <= 3:
+            iso = _base_iso3(key)
+            if iso:
+                out.add(iso)
+    return tuple(sorted(out))
+
+
+def _population(iso: str) -> int:
+    langcodes, _ = _lc()
+    try:
+        return langcodes.Language.get(iso).speaking_population()
+    except (ImportError, LookupError, ValueError):
+        return 0
+
+
+def _edits(word: str) -> set[str]:
+    """Strings one edit (delete, swap, replace, insert) away from ``word``."""
+    letters = string.ascii_lowercase
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    out = {a + b[1:] for a, b in splits if b}
+    out |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    out |= {a + c + b[1:] for a, b in splits if b for c in letters}
+    out |= {a + c + b for a, b in splits for c in letters}
+    return out
+
+
+def suggest(code: str, n: int = 4) -> list[str]:
+    """Return up to ``n`` known languages close to an unknown ``code``, most likely first.
+
+    Candidates are the codes one edit away (``deux`` -> ``deu``) and, for a typed
+    language name, the code of that name (``german`` -> ``deu``); they are ranked by
+    number of speakers (CLDR), so a common language comes before an obscure one
+    that is equally close.
+
+    >>> suggest("deux")[0], suggest("German")[0], suggest("zzul")[0]
+    ('deu', 'deu', 'zul')
+    """
+    word = code.strip().lower()
+    found: dict[str, None] = {}
+    if len(word) > 3 and word.isalpha():
+        langcodes, _ = _lc()
+        try:
+            iso = _base_iso3(langcodes.find(word).language)
+        except LookupError:
+            iso = None
+        if iso:
+            found[iso] = None
+    near = {iso for cand in _edits(word) if 2 <= len(cand) <= 3 and (iso := _base_iso3(cand))}
+    near.discard(word)
+    for iso in sorted(near, key=lambda c: (-_population(c), c)):
+        found.setdefault(iso, None)
+    return list(found)[:n]
+
+
+def _did_you_mean(code: str) -> str:
+    langcodes, _ = _lc()
+    close = suggest(code)
+    if not close:
+        return ""
+    named = [f"{c} ({langcodes.Language.get(c).language_name()})" for c in close]
+    return f" Did you mean {', '.join(named)}?"
 
 
 def resolve_lang(code: str) -> str:
     """Return the canonical ``xxx_Scrp`` code for any accepted spelling.
 
-    Accepts the canonical form, ISO 639-3, ISO 639-1, ISO 639-2/B and
-    ``xxx-Scrp`` / ``xx_Scrp`` variants.
+    Accepts the canonical form, ISO 639-3, ISO 639-1, ISO 639-2/B, ``xxx-Scrp`` /
+    ``xx_Scrp`` variants and BCP-47 tags with a region (the region only picks the
+    script: ``zh-TW`` is written in Hant; it is not kept).
 
     >>> resolve_lang("deu"), resolve_lang("de"), resolve_lang("zho_Hant"), resolve_lang("cze")
     ('deu_Latn', 'deu_Latn', 'zho_Hant', 'ces_Latn')
+    >>> resolve_lang("pt-BR"), resolve_lang("zh-TW"), resolve_lang("sr-Latn"), resolve_lang("zul")
+    ('por_Latn', 'zho_Hant', 'srp_Latn', 'zul_Latn')
 
     Raises:
         LangCodeError: the code is not a known language; the message lists close matches.
@@ -121,22 +209,24 @@ def resolve_lang(code: str) -> str:
     if not isinstance(code, str) or not code.strip():
         raise LangCodeError(f"Expected a language code such as 'deu' or 'deu_Latn', got {code!r}.")
     raw = code.strip()
-    base, script = re.split(r"[_-]", raw, maxsplit=1) if re.search(r"[_-]", raw) else (raw, "")
-    base = base.lower()
-    base = _ALIASES.get(base, _ISO1.get(base, base))
-    if base not in _TABLE:
+    match = _TAG_RE.match(raw)
+    base = _base_iso3(match.group(1)) if match else None
+    if base is None:
+        head = re.split(r"[-_]", raw, maxsplit=1)[0]
         raise LangCodeError(
             f"Unknown language code {raw!r}: use ISO 639-3 (+ ISO 15924 script) such as "
-            f"'deu' or 'deu_Latn' (table in evaluators/schema/langs.py).{_suggest(base)}"
+            f"'deu' or 'deu_Latn', or a BCP-47 tag such as 'pt-BR'.{_did_you_mean(head)}"
         )
-    if script:
-        script = script[:1].upper() + script[1:].lower()
-        if script not in _SCRIPTS:
+    script_tag, region = match.group(2), match.group(3)
+    if script_tag:
+        script_tag = script_tag[:1].upper() + script_tag[1:].lower()
+        _, data = _lc()
+        if script_tag not in data.ALL_SCRIPTS:
             raise LangCodeError(
-                f"Unknown script {script!r} in {raw!r}: use an ISO 15924 code such as "
+                f"Unknown script {script_tag!r} in {raw!r}: use an ISO 15924 code such as "
                 f"Latn, Cyrl, Arab, Hans, Hant, Jpan."
             )
-    return f"{base}_{script or _TABLE[base][0]}"
+    return f"{base}_{script_tag or _likely_script(base, region)}"
 
 
 def check_lang(code: str) -> str:
@@ -169,19 +259,40 @@ def resolve_pair(pair: str) -> tuple[str, str]:
         LangCodeError: the pair is not two codes joined by ``-`` or a code is unknown.
     """
     text = (pair or "").strip()
-    # Canonical codes contain '_', short ones don't, so '-' splits the pair either way
-    # unless a short code carries a script with '-' (eng-Latn-deu-Latn).
     parts = text.split("-")
-    if len(parts) == 4:
-        parts = [f"{parts[0]}_{parts[1]}", f"{parts[2]}_{parts[3]}"]
-    if len(parts) != 2 or not all(parts):
+    # Each side may itself contain '-' (eng-Latn, pt-BR), so try every split point
+    # and keep those where both sides are well-formed codes.
+    candidates = []
+    for i in range(1, len(parts)):
+        left, right = "-".join(parts[:i]), "-".join(parts[i:])
+        if _TAG_RE.match(left) and _TAG_RE.match(right):
+            candidates.append((left, right))
+    if len(candidates) > 1:
+        # pt-BR-en could be (pt-BR, en) or (pt, BR-en): prefer sides whose every
+        # subtag is meaningful (BR-en has the non-region 'EN').
+        strict = [c for c in candidates if all(_meaningful(side) for side in c)]
+        candidates = strict or candidates
+    if len(candidates) != 1 or not all(candidates[0]):
         raise LangCodeError(
-            f"Expected a language pair like 'eng-deu' or 'eng_Latn-deu_Latn', got {pair!r}."
+            f"Expected a language pair like 'eng-deu' or 'eng_Latn-deu_Latn', got {pair!r}"
+            + ("; it can be split more than one way, write it as 'xxx_Scrp-xxx_Scrp'." if len(candidates) > 1 else ".")
         )
-    src, tgt = resolve_lang(parts[0]), resolve_lang(parts[1])
+    src, tgt = resolve_lang(candidates[0][0]), resolve_lang(candidates[0][1])
     if src == tgt:
         raise LangCodeError(f"A pair needs two different languages, got {pair!r}.")
     return src, tgt
+
+
+def _meaningful(tag: str) -> bool:
+    """Whether every subtag of ``tag`` is a registered language, script or region."""
+    match = _TAG_RE.match(tag)
+    if not match or _base_iso3(match.group(1)) is None:
+        return False
+    langcodes, data = _lc()
+    scr, region = match.group(2), match.group(3)
+    if scr and scr.title() not in data.ALL_SCRIPTS:
+        return False
+    return not region or langcodes.Language.make(territory=region.upper()).is_valid()
 
 
 def pair_config(src: str, tgt: str) -> str:
@@ -214,22 +325,42 @@ def script(code: str) -> str:
 def to_card_language(code: str) -> str:
     """Return the code the Hub card's ``language:`` list expects (ISO 639-1 if any, else 639-3).
 
-    >>> to_card_language("deu_Latn"), to_card_language("ceb_Latn")
-    ('de', 'ceb')
+    An individual language of a macrolanguage gets the macrolanguage's 639-1 code
+    when it is the one CLDR treats as its standard variety (``arb`` -> ``ar``,
+    ``cmn`` -> ``zh``), as the Hub and ISO 639-1 tools expect.
+
+    >>> to_card_language("deu_Latn"), to_card_language("ceb_Latn"), to_card_language("arb_Arab")
+    ('de', 'ceb', 'ar')
     """
     base = iso3(code)
-    return _TABLE[base][1] or base
+    langcodes, _ = _lc()
+    lang = langcodes.Language.get(base).prefer_macrolanguage().language or base
+    return lang if len(lang) == 2 else base
 
 
 def language_name(code: str) -> str:
-    """Return the English name of a language.
+    """Return the English name of a language (CLDR's, via langcodes).
 
-    >>> language_name("fra_Latn")
-    'French'
+    >>> language_name("fra_Latn"), language_name("zul_Latn"), language_name("prs_Arab")
+    ('French', 'Zulu', 'Dari')
     """
-    return _TABLE[iso3(code)][2]
+    langcodes, _ = _lc()
+    base = iso3(code)
+    # make() keeps a registered code as it is: get() would name Dari (prs) "Persian".
+    name = langcodes.Language.make(language=base).language_name()
+    return langcodes.Language.get(base).language_name() if name.startswith("Unknown") else name
+
+
+def script_name(code: str) -> str:
+    """Return the English name of a code's script.
+
+    >>> script_name("srp_Cyrl")
+    'Cyrillic'
+    """
+    langcodes, _ = _lc()
+    return langcodes.Language.make(script=script(code)).script_name()
 
 
 def known_languages() -> list[str]:
-    """Return every canonical code in the table, sorted."""
-    return sorted(f"{k}_{v[0]}" for k, v in _TABLE.items())
+    """Return every language of the registry in canonical form with its likely script, sorted."""
+    return sorted(f"{iso}_{_likely_script(iso, None)}" for iso in _known_codes())

@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 
 from evaluators.errors import LangCodeError
@@ -7,6 +9,7 @@ from evaluators.schema.langs import (
     pair_config,
     resolve_lang,
     resolve_pair,
+    script_name,
     to_card_language,
 )
 
@@ -74,3 +77,85 @@ def test_table_is_consistent():
     assert len(langs) == len(set(langs)) > 100
     for code in langs:
         assert resolve_lang(code) == code
+
+
+NTREX_LANGUAGES = Path("/work/shared/data/ntrex128/LANGUAGES.tsv")
+
+# 20 of NTREX-128's codes (most were rejected by the old hand table), with the
+# canonical code FLORES-200 uses for the same language.
+NTREX_SAMPLE = {
+    "zul": "zul_Latn", "sin": "sin_Sinh", "nep": "nep_Deva", "lao": "lao_Laoo",
+    "mlt": "mlt_Latn", "pan": "pan_Guru", "kin": "kin_Latn", "som": "som_Latn",
+    "tir": "tir_Ethi", "pus": "pus_Arab", "kan": "kan_Knda", "div": "div_Thaa",
+    "prs": "prs_Arab", "kor": "kor_Hang", "por-BR": "por_Latn", "zho-TW": "zho_Hant",
+    "zho-CN": "zho_Hans", "srp-Latn": "srp_Latn", "ckb-Arab": "ckb_Arab", "gsw-ZH": "gsw_Latn",
+}
+
+
+@pytest.mark.parametrize("typed,canonical", sorted(NTREX_SAMPLE.items()))
+def test_ntrex_sample_resolves(typed, canonical):
+    assert resolve_lang(typed) == canonical
+    assert check_lang(canonical) == canonical
+
+
+def test_every_ntrex_language_resolves():
+    if not NTREX_LANGUAGES.is_file():
+        pytest.skip(f"shared data absent: {NTREX_LANGUAGES} (NTREX-128 language list)")
+    codes = [line.split()[0] for line in NTREX_LANGUAGES.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(codes) == 129
+    resolved = {code: resolve_lang(code) for code in codes}
+    for code, canonical in resolved.items():
+        # The language part survives (modulo FLORES' individual-language aliases) and is canonical.
+        assert check_lang(canonical) == canonical
+        assert resolve_lang(canonical) == canonical, code
+
+
+@pytest.mark.parametrize(
+    "tag,canonical",
+    [("pt-BR", "por_Latn"), ("zh-TW", "zho_Hant"), ("zh-CN", "zho_Hans"), ("sr-Latn", "srp_Latn"),
+     ("sr", "srp_Cyrl"), ("zh-Hant-TW", "zho_Hant"), ("en_GB", "eng_Latn")],
+)
+def test_bcp47_tags_resolve(tag, canonical):
+    assert resolve_lang(tag) == canonical
+
+
+def test_region_does_not_become_a_script():
+    # The old parser read 'BR' as a script.
+    assert "Br" not in resolve_lang("pt-BR")
+
+
+def test_unknown_code_suggests_the_closest_common_language():
+    with pytest.raises(LangCodeError) as err:
+        resolve_lang("zzul")
+    msg = str(err.value)
+    assert "Did you mean zul (Zulu)" in msg
+    with pytest.raises(LangCodeError, match=r"Did you mean deu \(German\)"):
+        resolve_lang("german")
+
+
+def test_private_use_and_unassigned_codes_fail():
+    for bad in ("qqq", "xyz", "und"):
+        with pytest.raises(LangCodeError, match="Unknown language code"):
+            resolve_lang(bad)
+
+
+def test_pairs_with_bcp47_sides():
+    assert resolve_pair("pt-BR-en") == ("por_Latn", "eng_Latn")
+    assert resolve_pair("zh-TW-eng_Latn") == ("zho_Hant", "eng_Latn")
+    assert resolve_pair("eng-Latn-deu") == ("eng_Latn", "deu_Latn")
+
+
+def test_overrides_differ_from_the_library():
+    # Each hand override must still be needed: the library alone says something else.
+    import langcodes
+
+    from evaluators.schema.langs import _OVERRIDES
+
+    for iso, scr in _OVERRIDES.items():
+        assert langcodes.Language.get(iso).maximize().script != scr, iso
+        assert resolve_lang(iso) == f"{iso}_{scr}"
+
+
+def test_script_and_language_names():
+    assert script_name("srp_Cyrl") == "Cyrillic"
+    assert to_card_language("arb_Arab") == "ar" and to_card_language("zul_Latn") == "zu"
