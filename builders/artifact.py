@@ -135,7 +135,7 @@ def write_dataset(
                 }
         (tmp / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
         card = render_card(
-            family, manifest, stats, result.license, result.construction, result.limitations, repo_id
+            family, manifest, stats, result.license, result.construction, result.limitations, repo_id, tables=tables
         )
         (tmp / "README.md").write_text(card, encoding="utf-8")
         _swap_into_place(tmp, final)
