@@ -635,3 +635,33 @@ def _check_configs(data: Mapping[str, Any]) -> None:
     for name, info in infos.items():
         if not isinstance(info.features, Features) or not info.features:
             raise SchemaError(f"README.md: dataset_info of config {name} has no features.")
+
+
+def check_card_body(text: str, family: FamilySchema, configs: list[str]) -> None:
+    """Check that a card's body documents the data: field tables, one example per config, statistics, citation.
+
+    Args:
+        text: the README.md text.
+        family: the family schema (its tables' columns must all be in a field table).
+        configs: the configs of the folder (each needs an example and statistics).
+
+    Raises:
+        SchemaError: the first missing part, naming it.
+    """
+    body = text.split("\n---\n", 1)[-1]
+    for section in ("## Dataset structure", "### Data instances", "### Statistics", "## License", "## Citation"):
+        if section not in body:
+            raise SchemaError(f"README.md has no '{section}' section; rebuild the folder with 'xlbench build'.")
+    for table in family.tables:
+        for column in table.features:
+            if not re.search(rf"^\| `{re.escape(column)}` \| `[^`]+` \| \S", body, flags=re.M):
+                raise SchemaError(f"README.md: the field table has no type and meaning for column {column!r}.")
+    instances = body.split("### Data instances", 1)[1].split("### Statistics", 1)[0]
+    stats_part = body.split("### Statistics", 1)[1].split("\n## ", 1)[0]
+    for config in configs:
+        if not re.search(rf"^`{re.escape(config)}` / `\w+`:\n\n```json\n\{{", instances, flags=re.M):
+            raise SchemaError(f"README.md: no data-instance example for config {config}.")
+        if f"| `{config}` |" not in stats_part:
+            raise SchemaError(f"README.md: no statistics for config {config}.")
+    if not re.search(r"```bibtex\n@\w+\{", body):
+        raise SchemaError("README.md: the Citation section has no BibTeX entry.")

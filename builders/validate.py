@@ -3,7 +3,9 @@
 A folder passes when its card's YAML parses and agrees with the parquet files
 (configs, splits, ``num_examples``), ``manifest.json`` is complete and agrees
 with both, no config is empty, ids are unique per split and the splits that
-must be disjoint are. Every failure names the config (or file) and the problem.
+must be disjoint are, and the card passes the Hub's local metadata checks and
+documents the data (field tables, one example per config, statistics, citation;
+see :func:`builders.card.check_card`). Every failure names the config (or file) and the problem.
 
 The row digest (:func:`table_digest`) is what ``xlbench publish`` compares
 after loading a published revision back with ``datasets``.
@@ -22,7 +24,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from builders.artifact import check_disjoint
-from builders.card import split_file
+from builders.card import check_card, check_card_body, split_file
 from evaluators.data import read_card_yaml
 from evaluators.errors import SchemaError, ValidationError
 from evaluators.schema import get_family
@@ -225,6 +227,13 @@ def validate_folder(folder: str | os.PathLike) -> FolderReport:
                 raise _fail(str(err)) from err
         configs[config] = {s: t.num_rows for s, t in tables.items()}
         digests[config] = {s: table_digest(t) for s, t in tables.items()}
+    # The card as a Hub user sees it: metadata the Hub accepts, and a body that documents the data.
+    text = (root / CARD).read_text(encoding="utf-8")
+    try:
+        check_card(text)
+        check_card_body(text, family, sorted(configs))
+    except SchemaError as err:
+        raise _fail(str(err)) from err
     return FolderReport(
         folder=root,
         family=manifest.family,

@@ -1,0 +1,191 @@
+"""Dataset cards a Hub user can trust: every family's card, built from a small build, passes
+huggingface_hub's local metadata checks and documents fields, an example, statistics and citations."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from datasets import Features
+from datasets.info import DatasetInfosDict
+from huggingface_hub import DatasetCard, DatasetCardData
+from huggingface_hub.repocard_data import CardData
+
+from builders.card import bibliography, check_card, check_card_body, features_yaml, family_meta, split_file
+from builders.cli import main
+from builders.validate import validate_folder
+from evaluators.errors import SchemaError, ValidationError
+from evaluators.schema import FAMILIES, get_family
+
+HUB_FIELDS = (
+    "license", "language", "language_details", "multilinguality", "source_datasets", "annotations_creators",
+    "language_creators", "task_categories", "task_ids", "size_categories", "pretty_name", "tags", "configs",
+    "dataset_info", "xlbench",
+)  # fmt: skip
+
+
+def assert_trustworthy_card(folder: Path) -> tuple[str, dict]:
+    """Every check a Hub user would make on the card of a built folder; returns (text, metadata)."""
+    text = (folder / "README.md").read_text(encoding="utf-8")
+    report = validate_folder(folder)  # runs check_card + check_card_body too
+    family = get_family(report.family)
+    # huggingface_hub's own parsing: the YAML block is a dict, DatasetCardData takes it, a round trip keeps it.
+    card = DatasetCard(text)
+    assert isinstance(card.data, DatasetCardData) and isinstance(card.data, CardData)
+    data = card.data.to_dict()
+    assert DatasetCard(str(card)).data.to_dict() == data
+    assert check_card(text) == data
+    for key in HUB_FIELDS:
+        assert data.get(key), f"card lacks {key}"
+    # language_details keeps the scripts, FLORES style; language has the Hub's 2/3-letter codes.
+    langs = sorted({lang for c in report.configs for lang in family.split_config(c)[0].split("-")})
+    assert sorted(data["language_details"].split(", ")) == langs
+    assert all(len(code) in (2, 3) and code.islower() for code in data["language"])
+    # dataset_info read back by datasets gives exactly the schema's features, per config.
+    infos = DatasetInfosDict.from_dataset_card_data(card.data)
+    for config in report.configs:
+        _, table = family.split_config(config)
+        assert infos[config].features == Features(table.features), config
+        assert {s: infos[config].splits[s].num_examples for s in infos[config].splits} == report.configs[config]
+    # size_categories counts the main table only.
+    main_rows = sum(sum(s.values()) for c, s in report.configs.items() if family.split_config(c)[1] is family.main)
+    from builders.card import size_category
+
+    assert data["size_categories"] == [size_category(main_rows)]
+    # Body: a field table with a meaning for every column, one example per config taken from the
+    # built parquet, statistics per config, inputs with license and citation, real BibTeX.
+    for table in family.tables:
+        for column in table.features:
+            assert f"| `{column}` |" in text, column
+    for config, splits in report.configs.items():
+        shown = next(s for s in ("test", *sorted(splits)) if s in splits and splits[s])
+        first = pq.read_table(folder / split_file(config, shown)).slice(0, 1).to_pylist()[0]
+        key = next(iter(first))
+        assert f"`{config}` / `{shown}`:" in text
+        assert json.dumps(first[key], ensure_ascii=False)[:40] in text, (config, key)
+    assert "### Statistics" in text and "## Citation" in text
+    bib = bibliography()
+    for paper in family_meta(family.name)["papers"]:
+        assert bib[paper] in text, paper
+    assert bib["xlbench"] in text
+    return text, data
+
+
+def test_every_family_has_card_metadata_and_a_meaning_for_every_column():
+    for family in FAMILIES.values():
+        meta = family_meta(family.name)
+        assert meta["papers"] and all(p in bibliography() for p in meta["papers"]), family.name
+        fields = meta["fields"]
+        for table in family.tables:
+            doc = fields.get(table.suffix) or fields.get(table.suffix.replace("small-", "").replace("small", ""))
+            assert doc, (family.name, table.suffix)
+            assert set(doc) == set(table.features), (family.name, table.suffix)
+
+
+def test_features_yaml_reads_back_as_the_schema():
+    for family in FAMILIES.values():
+        for table in family.tables:
+            data = DatasetCardData(dataset_info=[{"config_name": "x", "features": features_yaml(table.features)}])
+            assert DatasetInfosDict.from_dataset_card_data(data)["x"].features == Features(table.features)
+
+
+@pytest.fixture
+def bucc_folder(tmp_path):
+    lines = [f"zz{i} yy{i} xx{i} sentence number {i}" for i in range(60)]
+    src, tgt = tmp_path / "c.de", tmp_path / "c.en"
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    tgt.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "bucc"
+    assert main(["build", "bucc", "--lang", "deu-eng", "--parallel", str(src), str(tgt), "--gold-pairs", "6",
+                 "--parallel-fraction", "0.2", "--out", str(out)]) == 0  # fmt: skip
+    return out
+
+
+def test_bucc_card(bucc_folder):
+    text, data = assert_trustworthy_card(bucc_folder)
+    assert data["multilinguality"] == ["translation"]
+    assert data["language"] == ["de", "en"] and data["language_details"] == "deu_Latn, eng_Latn"
+    assert "parallel fraction (src / tgt)" in text and "sentences (src / tgt)" in text
+
+
+@pytest.fixture
+def cbd_folder(tmp_path):
+    vocab = [f"w{i}" for i in range(100)]
+    lines = [f"{i}\t{' '.join(vocab[5 * i:5 * i + 5])}\t{' '.join('d' + w for w in vocab[5 * i:5 * i + 5])}" for i in range(20)]
+    tsv, dic = tmp_path / "corpus.tsv", tmp_path / "dict.txt"
+    tsv.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    dic.write_text("".join(f"{w} d{w}\n" for w in vocab), encoding="utf-8")
+    out = tmp_path / "cbd"
+    assert main(["build", "cbd", "--lang", "eng-deu", "--tsv", str(tsv), "--dict", str(dic),
+                 "--aligner", "none", "--max-pairs", "0", "--out", str(out)]) == 0  # fmt: skip
+    return out
+
+
+def test_cbd_card(cbd_folder):
+    text, data = assert_trustworthy_card(cbd_folder)
+    assert data["size_categories"] == ["n<1K"]
+    # 20 sentences of 5 words, every word a dictionary pair: 5 pairs per sentence.
+    assert "| `eng_Latn-deu_Latn` | test | pairs per sentence | 5.0 / 5 / 5–5 |" in text
+    assert "| `eng_Latn-deu_Latn` | test | sentence pairs | 20 |" in text
+    assert "| input |" in text  # the corpus and dictionary files, each with a license column
+
+
+ALEE_FOILS = """en_orig,en_foil,type
+It rains.,It does not rain.,PN
+The dog chased the cat.,The cat chased the dog.,RS
+The penguin swims.,The bird swims.,hypernym
+It is big.,It is small.,antonym
+"""
+
+
+@pytest.fixture
+def alee_folder(tmp_path):
+    foils = tmp_path / "foils.csv"
+    foils.write_text(ALEE_FOILS, encoding="utf-8")
+    targets = {"It rains.": "Es regnet.", "The dog chased the cat.": "Der Hund jagte die Katze.", "It is big.": "Es ist groß."}
+    de, fr = tmp_path / "de.tsv", tmp_path / "fr.tsv"
+    de.write_text("".join(f"{en}\t{t}\n" for en, t in targets.items()), encoding="utf-8")
+    fr.write_text("It rains.\tIl pleut.\n", encoding="utf-8")
+    out = tmp_path / "alee"
+    assert main(["build", "alee", "--langs", "de,fr", "--foils", str(foils), "--tsv", f"de={de}", "--tsv", f"fr={fr}",
+                 "--no-nli", "--out", str(out)]) == 0  # fmt: skip
+    return out
+
+
+def test_alee_card(alee_folder):
+    text, data = assert_trustworthy_card(alee_folder)
+    # English-only config + two target languages: multilingual and translation.
+    assert data["multilinguality"] == ["multilingual", "translation"]
+    assert set(data["language_details"].split(", ")) == {"eng_Latn", "deu_Latn", "fra_Latn"}
+    assert "triplets per edit type" in text
+    assert "unverified" in bibliography()["alee2025"]  # said honestly on the card, not invented
+
+
+def test_check_card_rejects_what_the_hub_rejects(bucc_folder):
+    text = (bucc_folder / "README.md").read_text(encoding="utf-8")
+    check_card(text)
+    for old, new, message in [
+        ("multilinguality:\n- translation", "multilinguality:\n- bilingual", "multilinguality"),
+        ("language:\n- de", "language:\n- deu_Latn", "language"),
+        ("annotations_creators:\n- found", "annotations_creators:\n- robots", "annotations_creators"),
+        ("source_datasets:\n- original", "source_datasets:\n- copied", "source_datasets"),
+        ("  - name: text\n    dtype: string", "  - name: text\n    dtype: [string", "parse"),
+    ]:
+        assert old in text, old
+        with pytest.raises(SchemaError, match=message):
+            check_card(text.replace(old, new, 1))
+
+
+def test_validate_refuses_a_card_without_examples_or_field_meanings(bucc_folder):
+    readme = bucc_folder / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    family = get_family("bucc")
+    configs = ["deu_Latn-eng_Latn", "deu_Latn-eng_Latn-gold"]
+    check_card_body(text, family, configs)
+    readme.write_text(text.replace("`deu_Latn-eng_Latn-gold` / `test`:", "(gone)"), encoding="utf-8")
+    with pytest.raises(ValidationError, match="no data-instance example for config deu_Latn-eng_Latn-gold"):
+        validate_folder(bucc_folder)
+    with pytest.raises(SchemaError, match="column 'side'"):
+        check_card_body(text.replace("| `side` |", "| side |"), family, configs)
