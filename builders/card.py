@@ -194,21 +194,27 @@ def input_rows(manifest: Manifest) -> list[dict[str, str]]:
     Inputs follow the manifest's input records (``name``, ``origin``, ``sha256``,
     and, where the manifest has them, ``license``, ``citation``, ``files``).
     """
-    bib = bibliography()
     rows = []
     for rec in manifest.inputs:
         name, origin = str(_field(rec, "name", "")), str(_field(rec, "origin", ""))
         cite = _field(rec, "citation") or citation_key(f"{name} {origin}")
+        bibtex = ""
+        if isinstance(cite, str) and cite.lstrip().startswith("@"):
+            # A BibTeX entry of its own (a user's corpus): cite it by its key, print it in full.
+            bibtex = cite.strip()
+            found = re.match(r"@\w+\{([^,]+),", bibtex)
+            cite = found.group(1).strip() if found else name
         files = _field(rec, "files") or []
         rows.append(
             {
-                "kind": "input",
+                "bibtex": bibtex,
+                "kind": str(_field(rec, "kind") or "input"),
                 "name": name,
                 "origin": origin,
                 "license": str(_field(rec, "license") or "not declared"),
                 "sha256": str(_field(rec, "sha256", ""))[:16],
                 "files": str(len(files)) if files else "",
-                "citation": cite if cite in bib else (str(cite) if cite else ""),
+                "citation": str(cite) if cite else "",
             }
         )
     for rec in manifest.models:
@@ -216,6 +222,7 @@ def input_rows(manifest: Manifest) -> list[dict[str, str]]:
         cite = citation_key(f"{role} {ident}")
         rows.append(
             {
+                "bibtex": "",
                 "kind": role,
                 "name": ident,
                 "origin": str(_field(rec, "revision", "")),
@@ -519,7 +526,8 @@ def render_card(
     inputs = input_rows(manifest)
     meta = family_meta(family.name)
     paper_keys = [k for k in meta.get("papers") or [] if k in bib]
-    cite_keys = list(dict.fromkeys([*paper_keys, "xlbench", *(r["citation"] for r in inputs if r["citation"] in bib)]))
+    own = {r["citation"]: r["bibtex"] for r in inputs if r["bibtex"]}
+    cite_keys = list(dict.fromkeys([*paper_keys, "xlbench", *(r["citation"] for r in inputs if r["citation"] in bib or r["citation"] in own)]))
     body = env.get_template("dataset.md.j2").render(
         family=family,
         manifest=manifest,
@@ -541,7 +549,7 @@ def render_card(
         nondeterministic=list(getattr(manifest, "nondeterministic", None) or []),
         inputs=inputs,
         papers=[{"key": k, "title": _bib_title(bib[k]), "url": _bib_url(k)} for k in paper_keys],
-        citations=[{"key": k, "bibtex": bib[k]} for k in cite_keys],
+        citations=[{"key": k, "bibtex": bib.get(k) or own[k]} for k in cite_keys],
         family_citation=family.citation if not paper_keys else "",
     )
     card = DatasetCard(f"---\n{data.to_yaml()}\n---\n{body}")

@@ -239,3 +239,45 @@ def test_silver_card(silver_folder):
     assert "| `eng_Latn-spa_Latn-details` | test | drop reasons |" in text
     assert f"| `eng_Latn-spa_Latn` | test | links per sentence | {sum(links) / len(links):.1f} / " in text
     assert "arxiv:2210.06207" in data["tags"]  # the SilverAlign paper is linked
+
+
+def test_card_renders_the_pinned_manifest_shape():
+    """The manifest shape of pinned builds (inputs with files/license/citation, a derived license,
+    non-deterministic stages) is rendered; older manifests without those fields still render."""
+    import pyarrow as pa
+
+    from builders.card import render_card
+    from evaluators.schema.meta import Manifest
+
+    family = get_family("bucc")
+    rows = {"deu_Latn-eng_Latn": {"test": pa.table({"id": ["d1", "e1"], "side": ["src", "tgt"], "text": ["Hallo Welt", "hello world"]})},
+            "deu_Latn-eng_Latn-gold": {"test": pa.table({"src_id": ["d1"], "tgt_id": ["e1"]})}}
+    stats = {c: {s: {"num_examples": t.num_rows, "num_bytes": t.nbytes, "file_bytes": 10} for s, t in sp.items()} for c, sp in rows.items()}
+    old = Manifest("xlbench-bucc", "bucc", "1.0.0", "builders.bucc", 13)
+    text = render_card(family, old, stats, "cc-by-sa-4.0", ["step"], [], tables=rows)
+    check_card(text)
+    check_card_body(text, family, sorted(rows))
+    assert "Not deterministic" not in text
+
+    new = Manifest("xlbench-bucc", "bucc", "1.0.0", "builders.bucc", 13)
+    new.inputs = [
+        {"name": "dictionary:freedict-eng-deu", "kind": "dictionary", "origin": "deb:dict-freedict-eng-deu@2020.11.23-1",
+         "files": [{"path": "a.index", "sha256": "1" * 64, "bytes": 3}, {"path": "a.dict.dz", "sha256": "2" * 64, "bytes": 4}],
+         "sha256": "ab" * 32, "license": "GPL-3.0-or-later", "citation": "freedict"},
+        {"name": "corpus", "kind": "corpus", "origin": "file:mine.txt", "sha256": "cd" * 32, "license": "CC0-1.0",
+         "citation": "@misc{mine, title={My corpus}}"},
+    ]
+    new.license = {"spdx": "gpl-3.0", "derived_from": ["GPL-3.0-or-later", "CC0-1.0"], "override_reason": None}
+    new.nondeterministic = ["eflomal"]
+    text = render_card(family, new, stats, "gpl-3.0", ["step"], [], tables=rows)
+    data = check_card(text)
+    assert data["license"] == "gpl-3.0" and data["xlbench"]["nondeterministic"] == ["eflomal"]
+    assert "| dictionary | dictionary:freedict-eng-deu | `deb:dict-freedict-eng-deu@2020.11.23-1` | GPL-3.0-or-later | `abababababababab…` (2 files) | `freedict` |" in text
+    assert "| corpus | corpus | `file:mine.txt` | CC0-1.0 |" in text and "`mine` |" in text
+    assert "@misc{mine, title={My corpus}}" in text.split("```bibtex", 1)[1]
+    assert "derived from the inputs' licenses (GPL-3.0-or-later, CC0-1.0; the most restrictive wins)" in text
+    assert "**Not deterministic**: the stage(s) `eflomal`" in text
+    assert bibliography()["freedict"] in text
+    new.license = {"spdx": "cc-by-4.0", "derived_from": ["GPL-3.0-or-later"], "override_reason": "relicensed by the authors"}
+    text = render_card(family, new, stats, "cc-by-4.0", ["step"], [], tables=rows)
+    assert "The license was set by hand (`--license`): relicensed by the authors" in text
