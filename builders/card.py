@@ -277,10 +277,16 @@ def _main_rows(family: FamilySchema, stats: Mapping[str, Mapping[str, Mapping[st
 
 
 def _license_block(manifest: Manifest, license_id: str) -> dict[str, Any]:
+    """The manifest's license record (``spdx``, ``hub``, ``derived``, ``derived_from``, ``override_reason``).
+
+    Older manifests have none: then only the card's license id is known.
+    """
     lic = getattr(manifest, "license", None)
+    out: dict[str, Any] = {"spdx": license_id, "hub": license_id, "derived": None, "derived_from": [], "override_reason": None}
     if isinstance(lic, Mapping):
-        return {"spdx": lic.get("spdx") or license_id, "derived_from": lic.get("derived_from") or [], "override_reason": lic.get("override_reason")}
-    return {"spdx": license_id, "derived_from": [], "override_reason": None}
+        out.update({k: v for k, v in lic.items() if v is not None})
+        out["derived_from"] = list(out.get("derived_from") or [])
+    return out
 
 
 def card_data(

@@ -267,7 +267,8 @@ def test_card_renders_the_pinned_manifest_shape():
         {"name": "corpus", "kind": "corpus", "origin": "file:mine.txt", "sha256": "cd" * 32, "license": "CC0-1.0",
          "citation": "@misc{mine, title={My corpus}}"},
     ]
-    new.license = {"spdx": "gpl-3.0", "derived_from": ["GPL-3.0-or-later", "CC0-1.0"], "override_reason": None}
+    new.license = {"spdx": "GPL-3.0-or-later", "hub": "gpl-3.0", "derived": "GPL-3.0-or-later",
+                   "derived_from": ["dictionary:freedict-eng-deu", "corpus"], "override_reason": None}
     new.nondeterministic = ["eflomal"]
     text = render_card(family, new, stats, "gpl-3.0", ["step"], [], tables=rows)
     data = check_card(text)
@@ -275,9 +276,13 @@ def test_card_renders_the_pinned_manifest_shape():
     assert "| dictionary | dictionary:freedict-eng-deu | `deb:dict-freedict-eng-deu@2020.11.23-1` | GPL-3.0-or-later | `abababababababab…` (2 files) | `freedict` |" in text
     assert "| corpus | corpus | `file:mine.txt` | CC0-1.0 |" in text and "`mine` |" in text
     assert "@misc{mine, title={My corpus}}" in text.split("```bibtex", 1)[1]
-    assert "derived from the inputs' licenses (GPL-3.0-or-later, CC0-1.0; the most restrictive wins)" in text
+    assert ("`GPL-3.0-or-later` (Hub id `gpl-3.0`), derived from the licenses of the inputs "
+            "dictionary:freedict-eng-deu, corpus (the most restrictive wins)") in text
     assert "**Not deterministic**: the stage(s) `eflomal`" in text
     assert bibliography()["freedict"] in text
-    new.license = {"spdx": "cc-by-4.0", "derived_from": ["GPL-3.0-or-later"], "override_reason": "relicensed by the authors"}
+    new.license = {"spdx": "CC-BY-4.0", "hub": "cc-by-4.0", "derived": "GPL-3.0-or-later",
+                   "derived_from": ["dictionary:freedict-eng-deu"], "override_reason": "relicensed by the authors"}
     text = render_card(family, new, stats, "cc-by-4.0", ["step"], [], tables=rows)
-    assert "The license was set by hand (`--license`): relicensed by the authors" in text
+    assert ("The license was set by hand (`--license`) instead of `GPL-3.0-or-later`, which the inputs give: "
+            "relicensed by the authors") in text
+    assert check_card(text)["xlbench"]["license"]["override_reason"] == "relicensed by the authors"
