@@ -136,7 +136,9 @@ def test_cbd_card(cbd_folder):
     # 20 sentences of 5 words, every word a dictionary pair: 5 pairs per sentence.
     assert "| `eng_Latn-deu_Latn` | test | pairs per sentence | 5.0 / 5 / 5–5 |" in text
     assert "| `eng_Latn-deu_Latn` | test | sentence pairs | 20 |" in text
-    assert "| input |" in text  # the corpus and dictionary files, each with a license column
+    # The corpus and dictionary files are listed as inputs, each with a license column.
+    inputs = text.split("Inputs, models and resources", 1)[1].split("## License", 1)[0]
+    assert "corpus.tsv" in inputs and "dict.txt" in inputs
 
 
 ALEE_FOILS = """en_orig,en_foil,type
@@ -260,13 +262,18 @@ def test_card_renders_the_pinned_manifest_shape():
     assert "Not deterministic" not in text
 
     new = Manifest("xlbench-bucc", "bucc", "1.0.0", "builders.bucc", 13)
-    new.inputs = [
+    inputs = [
         {"name": "dictionary:freedict-eng-deu", "kind": "dictionary", "origin": "deb:dict-freedict-eng-deu@2020.11.23-1",
          "files": [{"path": "a.index", "sha256": "1" * 64, "bytes": 3}, {"path": "a.dict.dz", "sha256": "2" * 64, "bytes": 4}],
          "sha256": "ab" * 32, "license": "GPL-3.0-or-later", "citation": "freedict"},
         {"name": "corpus", "kind": "corpus", "origin": "file:mine.txt", "sha256": "cd" * 32, "license": "CC0-1.0",
          "citation": "@misc{mine, title={My corpus}}"},
     ]
+    # Pinned manifests read inputs into records; before them the card takes plain dicts.
+    from evaluators.schema.meta import InputRecord
+
+    reader = getattr(InputRecord, "from_dict", None)
+    new.inputs = [reader(dict(i)) for i in inputs] if reader else inputs
     new.license = {"spdx": "GPL-3.0-or-later", "hub": "gpl-3.0", "derived": "GPL-3.0-or-later",
                    "derived_from": ["dictionary:freedict-eng-deu", "corpus"], "override_reason": None}
     new.nondeterministic = ["eflomal"]
