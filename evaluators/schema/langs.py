@@ -45,6 +45,9 @@ _ALIASES: dict[str, str] = {
     "swa": "swh", "sw": "swh",
     "lav": "lvs", "lv": "lvs",
     "nor": "nob", "no": "nob",
+    # xlbench has always read the 639-1 "zh" as Mandarin (cmn_Hans, BUCC's zh-en configs);
+    # langcodes would give the macrolanguage zho. The 3-letter zho (FLORES, NTREX) stays zho.
+    "zh": "cmn",
 }
 
 #: Languages written without spaces between words (extraction matches n-grams).
@@ -100,7 +103,8 @@ def _base_iso3(subtag: str) -> str | None:
     if not lang or not _registered(lang):
         return None
     try:
-        return _ALIASES.get(lang, langcodes.Language.get(lang).to_alpha3())
+        # No alias here: zho and chi normalise to "zh" but mean the macrolanguage zho.
+        return langcodes.Language.get(lang).to_alpha3()
     except LookupError:
         return None
 
@@ -201,7 +205,7 @@ def resolve_lang(code: str) -> str:
     >>> resolve_lang("deu"), resolve_lang("de"), resolve_lang("zho_Hant"), resolve_lang("cze")
     ('deu_Latn', 'deu_Latn', 'zho_Hant', 'ces_Latn')
     >>> resolve_lang("pt-BR"), resolve_lang("zh-TW"), resolve_lang("sr-Latn"), resolve_lang("zul")
-    ('por_Latn', 'zho_Hant', 'srp_Latn', 'zul_Latn')
+    ('por_Latn', 'cmn_Hant', 'srp_Latn', 'zul_Latn')
 
     Raises:
         LangCodeError: the code is not a known language; the message lists close matches.

@@ -112,8 +112,8 @@ def test_every_ntrex_language_resolves():
 
 @pytest.mark.parametrize(
     "tag,canonical",
-    [("pt-BR", "por_Latn"), ("zh-TW", "zho_Hant"), ("zh-CN", "zho_Hans"), ("sr-Latn", "srp_Latn"),
-     ("sr", "srp_Cyrl"), ("zh-Hant-TW", "zho_Hant"), ("en_GB", "eng_Latn")],
+    [("pt-BR", "por_Latn"), ("zh-TW", "cmn_Hant"), ("zh-CN", "cmn_Hans"), ("zh", "cmn_Hans"), ("sr-Latn", "srp_Latn"),
+     ("sr", "srp_Cyrl"), ("zh-Hant-TW", "cmn_Hant"), ("en_GB", "eng_Latn"), ("zho-TW", "zho_Hant")],
 )
 def test_bcp47_tags_resolve(tag, canonical):
     assert resolve_lang(tag) == canonical
@@ -141,7 +141,8 @@ def test_private_use_and_unassigned_codes_fail():
 
 def test_pairs_with_bcp47_sides():
     assert resolve_pair("pt-BR-en") == ("por_Latn", "eng_Latn")
-    assert resolve_pair("zh-TW-eng_Latn") == ("zho_Hant", "eng_Latn")
+    assert resolve_pair("zh-TW-eng_Latn") == ("cmn_Hant", "eng_Latn")
+    assert resolve_pair("en-zh") == ("eng_Latn", "cmn_Hans")
     assert resolve_pair("eng-Latn-deu") == ("eng_Latn", "deu_Latn")
 
 
