@@ -60,7 +60,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     nli.add_argument("--keep-bidirectional", action="store_true", help="do not reject foils predicted entailment in both directions")
     nli.add_argument("--nli-batch-size", type=int, default=16, help="pairs per NLI batch (default 16)")
     parser.add_argument("--device", default=None, help="torch device for AMR and NLI models (default: cuda if available)")
-    parser.add_argument("--license", default="other", help="license of the produced data (SPDX/Hub id; default 'other': set it from your inputs)")
 
 
 def default_out(args: argparse.Namespace) -> str:
@@ -126,7 +125,10 @@ def read_corpora(args: argparse.Namespace, langs: list[str]):
 
 
 def run(args: argparse.Namespace) -> BuildResult:
-    """Build the alee dataset (see the module docstring)."""
+    """Build the alee dataset (see the module docstring); ``args``: :class:`builders.alee.spec.Params` or a namespace."""
+    from builders.alee.spec import Params
+
+    args = Params.from_args(args)
     from builders.adapters.sentences import split_sentences
     from builders.alee import pipeline
     from builders.alee.nli_filter import decide
@@ -239,5 +241,5 @@ def run(args: argparse.Namespace) -> BuildResult:
         counts=manifest_counts,
         construction=construction,
         limitations=limitations,
-        license=args.license,
+        params=args,
     )
