@@ -231,8 +231,8 @@ class Manifest:
         return "|".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
-        """Return a JSON-ready dict with the build signature included."""
-        out = asdict(self)
+        """Return a JSON-ready dict (lists, not tuples: equal to its JSON read back) with the build signature."""
+        out = json.loads(json.dumps(asdict(self), ensure_ascii=False))
         out["build_signature"] = self.build_signature()
         return out
 
