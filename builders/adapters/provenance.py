@@ -150,9 +150,9 @@ def debian_version(package: str) -> str:
 
 
 def parse_copyright(text: str) -> list[tuple[str, str]]:
-    """Return ``(files pattern, license short name)`` of each stanza of a DEP-5 copyright file.
+    r"""Return ``(files pattern, license short name)`` of each stanza of a DEP-5 copyright file.
 
-    >>> parse_copyright("Format: x\\n\\nFiles: *\\nLicense: GPL-2+\\n text\\n\\nFiles: debian/*\\nLicense: GPL-3+\\n")
+    >>> parse_copyright("Format: x\n\nFiles: *\nLicense: GPL-2+\n text\n\nFiles: debian/*\nLicense: GPL-3+\n")
     [('*', 'GPL-2+'), ('debian/*', 'GPL-3+')]
     """
     out = []

@@ -96,7 +96,14 @@ def read_corpora(args: argparse.Namespace, langs: list[str]):
         english += en
         for lang in langs:
             targets[lang].update({k: v for k, v in maps[lang].items() if k not in targets[lang]})
-        inputs += [file_input(f"pawsx:{p.name}", p) for p in files]
+        inputs += [
+            file_input(
+                f"pawsx:{p.name}", p,
+                citation="Yang, Zhang, Tar and Baldridge (2019). PAWS-X: A Cross-lingual Adversarial Dataset for "
+                "Paraphrase Identification. EMNLP-IJCNLP.",
+            )
+            for p in files
+        ]
     for spec in args.parallel:
         lang, files = _lang_value(spec, "--parallel")
         if lang not in targets:
@@ -190,8 +197,11 @@ def run(args: argparse.Namespace) -> BuildResult:
         if {"AR", "HS"} & set(args.types):
             from builders.alee.lexicon import load_lexicon
 
+            from builders.adapters.wordnet import wordnet_input
+
             stages.lexicon = load_lexicon()
             models.append(ModelRecord("wordnet", "wordnet", stages.lexicon.revision))
+            inputs.append(wordnet_input())  # antonyms and hypernyms come from these files
         sources = english[: args.limit] if args.limit else english
         kept, counts = pipeline.generate_candidates([(str(i), s) for i, s in enumerate(sources)], args.types, stages, args.seed)
     tables, paired = pipeline.pair(kept, targets)

