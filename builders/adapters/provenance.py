@@ -24,6 +24,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
@@ -98,9 +99,28 @@ def sha256_file(path: str | os.PathLike) -> tuple[str, int]:
 
 
 def file_record(path: str | os.PathLike) -> FileRecord:
-    """Hash one file into a :class:`FileRecord` (absolute path)."""
-    sha, size = sha256_file(path)
-    return FileRecord(str(Path(path).absolute()), sha, size)
+    """Hash one file into a :class:`FileRecord` (absolute path).
+
+    Digests are cached per process by (real path, size, modification time): the
+    218 MB Bible DB is pinned once per build, not once per translation.
+    """
+    p = Path(path)
+    try:
+        st = p.stat()
+    except OSError:
+        st = None
+    # A file modified in the last seconds is hashed afresh: a second edit within the
+    # filesystem's timestamp granularity would keep (size, mtime) ("racy git").
+    if st is None or not p.is_file() or time.time() - st.st_mtime < 2.0:
+        sha, size = sha256_file(p)  # raises the clear message when missing
+    else:
+        sha, size = _cached_sha256(os.path.realpath(p), st.st_size, st.st_mtime_ns, st.st_ino)
+    return FileRecord(str(p.absolute()), sha, size)
+
+
+@functools.lru_cache(maxsize=1024)
+def _cached_sha256(real: str, size: int, mtime_ns: int, inode: int) -> tuple[str, int]:
+    return sha256_file(real)
 
 
 # --- Debian --------------------------------------------------------------------------------

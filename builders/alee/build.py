@@ -195,9 +195,8 @@ def run(args: argparse.Namespace) -> BuildResult:
         stages.parse = lambda sents: [(p.graph, p.reason) for p in parser.parse(sents)]
         stages.generate = lambda graphs: [(g.text, g.clipped, g.reason) for g in generator.generate(graphs)]
         if {"AR", "HS"} & set(args.types):
-            from builders.alee.lexicon import load_lexicon
-
             from builders.adapters.wordnet import wordnet_input
+            from builders.alee.lexicon import load_lexicon
 
             stages.lexicon = load_lexicon()
             models.append(ModelRecord("wordnet", "wordnet", stages.lexicon.revision))
