@@ -42,7 +42,7 @@ class Params:
     fold_accents: bool = field(default=False, metadata={"key": "fold-accents"})
     avoid_repetition: bool = field(default=False, metadata={"key": "avoid-repetition"})
     max_pairs: int = field(default=DEFAULT_MAX_PAIRS, metadata={"key": "max-pairs"})
-    aligner: str = field(default=DEFAULT_ALIGNER, metadata={"key": "aligner"})
+    aligner: str = DEFAULT_ALIGNER  # spelled out by its model record (aligner:<method>+<symmetrisation>@<package>)
     aligner_extra: tuple[str, ...] | None = field(default=None, metadata=_PATH)
     #: Processes only: extraction is split in fixed chunks, so the rows do not depend on it.
     workers: int = field(default=1, metadata={"signature": False})
