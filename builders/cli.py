@@ -20,11 +20,12 @@ import sys
 import time
 
 from builders.artifact import check_output, write_dataset
-from builders.base import BuildResult
+from builders.base import BuildResult, git_commit_state, key_params, signature_params
+from builders.licenses import license_block
 from evaluators import __version__
 from evaluators.cli import add_eval_parsers, configure_logging, run_eval
 from evaluators.errors import UsageError, XlbenchError
-from evaluators.results import git_commit, utc_now
+from evaluators.results import utc_now
 from evaluators.schema import get_family, pair_config, resolve_pair
 from evaluators.schema.meta import Manifest, check_version
 from evaluators.tasks import task_names
@@ -49,6 +50,11 @@ def _add_build_parsers(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--seed", type=int, default=13, help="random seed (default 13)")
         p.add_argument("--overwrite", action="store_true", help="replace an existing output folder")
         p.add_argument("--changelog", default=None, help="one line for the card's changelog (what changed in this version)")
+        p.add_argument(
+            "--license", dest="license", default=None,
+            help="license of the produced data (SPDX id), overriding the one derived from the inputs; needs --license-reason",
+        )
+        p.add_argument("--license-reason", default=None, help="why --license applies instead of the inputs' license (goes on the card)")
         p.set_defaults(_build_module=module, _family=name)
 
 
@@ -65,12 +71,16 @@ def default_out(args: argparse.Namespace) -> str:
 def run_build(args: argparse.Namespace) -> int:
     """Run one builder end to end and write its folder; return the exit code."""
     check_version(args.ds_version)
+    license_block([], getattr(args, "license", None), getattr(args, "license_reason", None))  # flags checked before any work
     args.out = args.out or default_out(args)
     check_output(args.out, args.overwrite)
     family = get_family(args._family)
     started = utc_now()
     t0 = time.perf_counter()
     result: BuildResult = args._build_module.run(args)
+    data_inputs = [(i.name, i.license) for i in result.inputs if i.role == "data"]
+    license_info = license_block(data_inputs, getattr(args, "license", None), getattr(args, "license_reason", None))
+    result.license = license_info["hub"]
     manifest = Manifest(
         name=result.name or f"xlbench-{family.name}",
         family=family.name,
@@ -78,11 +88,16 @@ def run_build(args: argparse.Namespace) -> int:
         builder=f"builders.{family.name}",
         seed=args.seed,
         xlbench_version=__version__,
-        git_commit=git_commit(),
+        git_commit=git_commit_state(),
+        params=signature_params(result.params),
+        key_params=key_params(result.params),
         parameters=result.parameters,
         inputs=result.inputs,
         models=result.models,
+        license=license_info,
+        nondeterministic=sorted(result.nondeterministic),
         counts=result.counts,
+        run={**result.run, "seconds": round(time.perf_counter() - t0, 1)},
         changelog=[{"version": args.ds_version, "date": started[:10], "changes": args.changelog or "first release"}],
         started_at=started,
         finished_at=utc_now(),

