@@ -63,8 +63,12 @@ class Fault:
 
     @property
     def retryable(self) -> bool:
-        """Whether repeating the same request may succeed (rate limit, server error, network)."""
-        if self.kind in ("connect", "timeout", "dropped"):
+        """Whether repeating the same request may succeed (rate limit, server error, dropped connection).
+
+        A refused connection is not repeated: it almost always means a wrong
+        ``HF_ENDPOINT`` or no network, which a few seconds do not change.
+        """
+        if self.kind in ("timeout", "dropped"):
             return True
         return self.kind == "http" and self.status in RETRY_STATUSES
 

@@ -72,7 +72,7 @@ def test_dry_run_writes_nothing(hub_log, token, make_folder, capfd):
     assert main(["publish", str(make_folder()), "--repo", "xlbench-test/dry", "--dry-run"]) == 0
     report = json.loads(capfd.readouterr().out)
     assert report["status"] == "dry-run"
-    assert report["message"] == "would create xlbench-test/dry and commit 6 files and tag v1.0.0."
+    assert report["message"] == "would create xlbench-test/dry and commit 6 files, verify and tag v1.0.0."
     assert report["commit_message"] == "Publish xlbench-bucc-test v1.0.0"
     assert {r[0] for r in hub_log.requests} == {"GET"}
     assert ("dataset", "xlbench-test/dry") not in hub_log.repos
