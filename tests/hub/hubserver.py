@@ -434,8 +434,10 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
                     time.sleep(fault.delay)
                     if fault.status is None and not fault.drop and fault.kill_pid is None:
                         fault = None  # only slow: answer normally
-                if fault is not None and not fault.after and self._fire(fault):
-                    return
+                if fault is not None and not fault.after:
+                    if self._fire(fault):
+                        return
+                    fault = None
                 real_wfile = self.wfile
                 if fault is not None:
                     self.wfile = io.BytesIO()  # carry the request out, then lose its answer
