@@ -13,6 +13,7 @@ written with fixed settings, so equal rows give byte-identical files.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import tempfile
@@ -29,6 +30,7 @@ from evaluators.schema import FamilySchema
 from evaluators.schema.base import check_unique, to_arrow
 from evaluators.schema.meta import Manifest
 
+log = logging.getLogger("xlbench.build")
 _PARQUET_OPTS = {"compression": "zstd", "compression_level": 9, "use_dictionary": True, "write_statistics": True}
 
 
@@ -148,11 +150,62 @@ def write_dataset(
         fault_point("done")
     except OSError as err:
         shutil.rmtree(tmp, ignore_errors=True)
+        _drop_exports(result.exports)
         raise OutputError(f"Cannot write {str(final)!r} ({err.strerror}); choose a writable --out.") from err
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
+        _drop_exports(result.exports)
         raise
+    _move_exports(result.exports)
     return final
+
+
+def stage_exports(directory: str | os.PathLike, files: dict[str, str], option: str) -> dict[str, str]:
+    """Write side files (``name -> text``) into a temporary folder beside ``directory``; return ``final -> staged``.
+
+    :func:`write_dataset` moves them into ``directory`` after the dataset
+    folder is in place (``BuildResult.exports``), and drops them if it fails.
+
+    Raises:
+        OutputError: the temporary folder cannot be written (names ``option``).
+    """
+    folder = Path(directory).expanduser()
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        clean_stale(folder.parent, stale_prefixes(folder.name))
+        staging = make_temp_dir(f".{folder.name}.tmp-", folder.parent)
+        out = {}
+        for name, text in files.items():
+            (staging / name).write_text(text, encoding="utf-8")
+            out[str(folder / name)] = str(staging / name)
+    except OSError as err:
+        raise OutputError(f"Cannot write the export to {str(folder)!r} ({err.strerror}); choose a writable {option}.") from err
+    return out
+
+
+def _move_exports(exports: dict[str, str]) -> None:
+    """Move staged side files into place (each ``os.replace`` is atomic) and remove their staging folders.
+
+    Raises:
+        OutputError: a destination cannot be written (the dataset folder is already in place).
+    """
+    for final, staged in sorted(exports.items()):
+        dest = Path(final)
+        try:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staged, dest)
+        except OSError as err:
+            _drop_exports(exports)
+            raise OutputError(
+                f"The dataset was written, but not the export file {str(dest)!r} ({err.strerror}); choose a writable export folder."
+            ) from err
+        log.info("exported %s", dest)
+    _drop_exports(exports)
+
+
+def _drop_exports(exports: dict[str, str]) -> None:
+    for folder in {Path(staged).parent for staged in exports.values()}:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def stale_prefixes(name: str) -> tuple[str, ...]:

@@ -32,6 +32,8 @@ class BuildResult:
         limitations: known limitations for the card.
         license: SPDX id (or Hub license id) of the produced data.
         name: dataset name (default: ``xlbench-<family>``).
+        exports: ``final path -> staged path`` of side files (e.g. ``silver --export``), moved into
+            place by :func:`builders.artifact.write_dataset` only after the dataset folder is.
     """
 
     tables: dict[str, dict[str, Rows]]
@@ -43,6 +45,7 @@ class BuildResult:
     limitations: list[str] = field(default_factory=list)
     license: str = "cc-by-sa-4.0"
     name: str | None = None
+    exports: dict[str, str] = field(default_factory=dict)
 
 
 def sha256_file(path: str | os.PathLike) -> str:
