@@ -243,6 +243,18 @@ def _immutable(repo_id: str, tag: str, sha: str, diffs: list[str]):
     )
 
 
+def _instead(message: str, note: str) -> str:
+    """Replace the generic advice at the end of a failure message by what the repo now holds.
+
+    >>> _instead("creating tag v1: the Hub failed (HTTP 503); wait a minute and run it again.", "run it again to tag it.")
+    'creating tag v1: the Hub failed (HTTP 503); run it again to tag it.'
+    >>> _instead("x@abc config c/s: loaded back 1 rows.", "run it again.")
+    'x@abc config c/s: loaded back 1 rows; run it again.'
+    """
+    head, sep, _ = message.rpartition("; ")
+    return f"{head if sep else message.rstrip('.')}; {note}"
+
+
 def clean_publish_temps() -> list[Path]:
     """Remove ``xlbench-publish-*``/``xlbench-verify-*`` temp folders of dead processes; return them."""
     from evaluators.fileio import clean_stale
@@ -302,10 +314,10 @@ def publish(folder: str, repo_id: str, private: bool = False, dry_run: bool = Fa
             out["verified"] = verify(client, repo_id, tag, tags[tag], report)
         except RemoteError as err:
             # the tag is someone's published version: report, never withdraw it here
-            raise RemoteError(
-                f"{str(err).rstrip('.')}; {tag} exists with the same files but did not load back correctly, so it "
-                f"is NOT reported as published: check the repo on the Hub."
-            ) from None
+            raise RemoteError(_instead(
+                str(err), f"{tag} exists with the same files but did not load back correctly, so it is NOT reported "
+                f"as published: check the repo on the Hub, then run the same command again."
+            )) from None
         out.update(
             status="unchanged", commit=tags[tag],
             message=f"{tag} is already published with the same content (loaded back and verified now); nothing to do.",
@@ -363,17 +375,17 @@ def publish(folder: str, repo_id: str, private: bool = False, dry_run: bool = Fa
         try:
             out["verified"] = verify(client, repo_id, sha, sha, report)
         except RemoteError as err:
-            raise RemoteError(
-                f"{str(err).rstrip('.')}; main holds commit {sha[:12]} but it was NOT tagged {tag}, so run the same "
-                f"command again to verify and tag it."
-            ) from None
+            raise RemoteError(_instead(
+                str(err), f"main holds commit {sha[:12]} but it was NOT tagged {tag}, so run the same command again "
+                f"to verify and tag it."
+            )) from None
         try:
             client.tag(repo_id, tag, sha, f"{report.name} {tag}: {changes}")
             resolved = client.resolve(repo_id, tag)
         except RemoteError as err:
-            raise RemoteError(
-                f"{str(err).rstrip('.')}; commit {sha[:12]} on main is verified, so run the same command again to tag it."
-            ) from None
+            raise RemoteError(_instead(
+                str(err), f"commit {sha[:12]} on main is verified but not tagged {tag} yet, so run the same command again to tag it."
+            )) from None
         if resolved != sha:
             from evaluators.errors import RevisionError
 

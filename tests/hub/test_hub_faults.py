@@ -242,7 +242,7 @@ def test_an_unverified_tag_is_verified_before_unchanged(hub_log, token, make_fol
     assert code == 1
     assert _last_line(err).endswith(
         "v1.0.0 exists with the same files but did not load back correctly, so it is NOT reported as published: "
-        "check the repo on the Hub."
+        "check the repo on the Hub, then run the same command again."
     )
     assert "v1.0.0" in hub_log.repos[("dataset", repo)].tags  # someone's published version: never withdrawn here
     code, report, _ = _run(folder, repo, capfd)

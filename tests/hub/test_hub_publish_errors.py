@@ -127,8 +127,8 @@ def test_failed_commit_leaves_remote_unchanged_and_retry_is_safe(faults, token, 
     err = capfd.readouterr().err.strip().splitlines()[-1]
     committed = hub_log.repos[("dataset", repo)].branches["main"]
     assert err == (
-        f"error: creating tag v1.1.0: the Hub at {hub_log.url} failed (HTTP 503); wait a minute and run the same "
-        f"command again; commit {committed[:12]} on main is verified, so run the same command again to tag it."
+        f"error: creating tag v1.1.0: the Hub at {hub_log.url} failed (HTTP 503); commit {committed[:12]} on main is "
+        "verified but not tagged v1.1.0 yet, so run the same command again to tag it."
     )
     assert committed != head and list(hub_log.repos[("dataset", repo)].tags) == ["v1.0.0"]
 
