@@ -4,16 +4,28 @@ Publishing a built folder as version ``X.Y.Z``:
 
 1. validate the folder (no network call before it passes);
 2. read the repo's refs: a tag ``vX.Y.Z`` that already exists is final, so the
-   same content again is a no-op and different content is refused; a version
-   older than the newest published one is refused;
+   same content again is loaded back, verified and reported "unchanged", and
+   different content (rows, manifest without its run-specific parts, or only
+   the card) is refused; a version older than the newest published one is refused;
 3. carry the older versions' changelog entries over from the published
    ``manifest.json`` and rewrite the card's changelog section (in a staging
    copy: the local folder is never modified);
 4. upload card + parquet + manifest in ONE commit on ``main`` whose message
    names the version (files of the previous version that are gone are deleted
-   in the same commit), then tag it ``vX.Y.Z``;
-5. load the tag back with ``datasets.load_dataset`` and compare every split's
-   row count and row digest with the folder; a mismatch withdraws the tag.
+   in the same commit); when ``main`` already holds exactly these files (an
+   earlier run committed them and then failed), that commit is reused;
+5. load THAT commit back by its sha with ``datasets.load_dataset`` and compare
+   every split's row count and row digest with the folder;
+6. only then tag it ``vX.Y.Z`` (the last step, so a tag only ever marks
+   content that was loaded back and matched) and check the tag resolves to it.
+
+After any single fault (a dropped connection, a kill, a 5xx, at upload,
+commit, verify or tag), the repo is either as before or holds an untagged
+commit on ``main``; the same command run again finishes the publication.
+Reads, tags and commits are retried on 429 (honouring ``Retry-After``), 5xx
+and dropped connections, a bounded number of times; a commit is repeated only
+after checking that ``main`` did not move (the Hub may apply a commit and lose
+the answer).
 
 The token comes from ``HF_TOKEN`` or the ``huggingface_hub`` login and is
 never written or printed.
@@ -51,9 +63,11 @@ PUBLISH_EPILOG = """examples:
   HF_TOKEN=hf_... xlbench publish out/bucc-deu_Latn-eng_Latn --repo my-org/xlbench-bucc --yes
   xlbench publish out/cbd-eng_Latn-deu_Latn --repo my-org/xlbench-cbd --private --yes
 
-The version is the folder's (xlbench build --version); the commit is tagged
-v<version>. Published versions are immutable: rebuild with a new --version and
---changelog to change rows. Prints a JSON report (commit sha, tag) on stdout."""
+The version is the folder's (xlbench build --version); the commit is loaded back
+and verified, then tagged v<version>. Published versions are immutable (rows and
+card): rebuild with a new --version and --changelog to change them. After a
+failure, run the same command again: it resumes from what the repo holds.
+Prints a JSON report (commit sha, tag, verified splits) on stdout."""
 
 
 # -- pure helpers -------------------------------------------------------------------------------

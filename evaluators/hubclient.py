@@ -221,6 +221,8 @@ def to_error(
     'creating tag v1.0.0: the Hub at https://hub failed (HTTP 503); wait a minute and run the same command again.'
     >>> type(to_error(Fault("revision-not-found", 404), "load org/x", "org/x", "v9")).__name__
     'RevisionError'
+    >>> str(to_error(Fault("revision-not-found", 404), "", "org/x", "v9"))
+    "Revision 'v9' does not exist in org/x; pass a version tag like v1.0.0 or a commit sha."
     """
     where = endpoint or _endpoint()
     repo = repo_id or "the repo"
@@ -272,7 +274,10 @@ def to_error(
     else:
         detail = f" ({fault.detail})" if fault.detail else ""
         err = RemoteError(f"{action}: the Hub answered HTTP {status}{detail}; check the request and run the same command again.")
-    return type(err)(scrub(str(err), token))
+    text = str(err) if action else str(err)[2:]
+    if not action:  # no action to name: the problem alone, as a sentence
+        text = text[:1].upper() + text[1:]
+    return type(err)(scrub(text, token))
 
 
 @contextlib.contextmanager
@@ -286,6 +291,9 @@ def hub_errors(
 ) -> Iterator[None]:
     """Translate Hub, ``datasets`` and network exceptions raised inside the block into xlbench errors.
 
+    ``action`` opens the message (``"loading org/x: ..."``); with ``""`` the
+    message is the problem alone. ``token`` is scrubbed from it (``HF_TOKEN``
+    and anything shaped like a Hub token always are).
     xlbench errors pass through unchanged; exceptions that are not remote
     failures (bugs, local ``OSError``) propagate as they are.
 

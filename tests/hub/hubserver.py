@@ -178,6 +178,8 @@ class HubServer:
         #: path in repo -> bytes served by GET resolve instead of the stored blob (a corrupting CDN)
         self.tamper: dict[str, bytes] = {}
         self._lock = threading.RLock()
+        #: requests being handled now (a killed client can leave one finishing after the test moved on)
+        self.in_flight = 0
         self.httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
@@ -241,8 +243,18 @@ class HubServer:
                     return fault
         return None
 
+    def wait_idle(self, timeout: float = 30.0) -> bool:
+        """Wait until no request is being handled (or ``timeout``); return whether it is idle."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.in_flight == 0:
+                return True
+            time.sleep(0.02)
+        return False
+
     def clear_log(self) -> None:
-        """Forget the request log (not the repos)."""
+        """Forget the request log (not the repos), once requests still being handled are done."""
+        self.wait_idle()
         with self._lock:
             self.requests.clear()
             self.unknown.clear()
@@ -418,6 +430,15 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
             self._send(status, json.dumps(obj).encode(), headers, ctype)
 
         def _dispatch(self, method: str) -> None:
+            with hub._lock:
+                hub.in_flight += 1
+            try:
+                self._dispatch_counted(method)
+            finally:
+                with hub._lock:
+                    hub.in_flight -= 1
+
+        def _dispatch_counted(self, method: str) -> None:
             self._status = 0
             self._cached_body = None
             split = urlsplit(self.path)
