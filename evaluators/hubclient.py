@@ -223,6 +223,8 @@ def to_error(
     'RevisionError'
     >>> str(to_error(Fault("revision-not-found", 404), "", "org/x", "v9"))
     "Revision 'v9' does not exist in org/x; pass a version tag like v1.0.0 or a commit sha."
+    >>> str(to_error(Fault("repo-not-found", 404), "", "org/x"))
+    "Dataset repo 'org/x' does not exist or is private; check the id and HF_TOKEN."
     """
     where = endpoint or _endpoint()
     repo = repo_id or "the repo"
@@ -243,7 +245,8 @@ def to_error(
     elif kind == "gated":
         err = RemoteError(f"{action}: {repo} is gated; accept its conditions on the Hub page and set HF_TOKEN to that account's token.")
     elif kind == "repo-not-found":
-        err = RevisionError(f"{action}: dataset repo {repo} does not exist or is private; check the id and HF_TOKEN.")
+        named = repr(repo_id) if repo_id else "the repo"
+        err = RevisionError(f"{action}: dataset repo {named} does not exist or is private; check the id and HF_TOKEN.")
     elif kind == "revision-not-found":
         err = RevisionError(f"{action}: revision {revision or 'main'!r} does not exist in {repo}; pass a version tag like v1.0.0 or a commit sha.")
     elif kind == "not-cached":

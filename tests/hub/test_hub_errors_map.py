@@ -51,7 +51,7 @@ def _wrapped(cause: BaseException) -> RuntimeError:
         (ConnectionResetError(104, "reset"), RemoteError, "dropped"),
         (TimeoutError("slow"), RemoteError, "did not answer in time"),
         (OfflineModeIsEnabled("offline"), RevisionError, "HF_HUB_OFFLINE is set"),
-        (_http(RepositoryNotFoundError, 404), RevisionError, "dataset repo org/x does not exist or is private"),
+        (_http(RepositoryNotFoundError, 404), RevisionError, "dataset repo 'org/x' does not exist or is private"),
         (_http(GatedRepoError, 403), RemoteError, "org/x is gated"),
         (_http(RevisionNotFoundError, 404), RevisionError, "revision 'v1.0.0' does not exist in org/x"),
         (_http(HfHubHTTPError, 401), RemoteError, "rejected the token (401 Unauthorized)"),

@@ -134,6 +134,7 @@ def test_lost_answer_after_the_hub_applied_it(faults, token, make_folder, capfd,
 
 
 # -- dropped connections: the run may fail, the rerun finishes ---------------------------------
+@pytest.mark.slow  # huggingface_hub's own download/upload retries sleep for real
 @pytest.mark.parametrize("step", ["refs", "upload", "commit", "tag", "verify"])
 def test_dropped_connection_then_rerun(faults, token, make_folder, capfd, waits, step):
     repo = f"xlbench-test/drop-{step}"
