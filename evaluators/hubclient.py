@@ -155,7 +155,8 @@ def classify(err: BaseException) -> Fault | None:
                 not_cached = not_cached or Fault("not-cached", name=name)
                 continue
             if isinstance(e, hf.OfflineModeIsEnabled):
-                return Fault("offline", name=name)
+                # offline, a download that found no cached copy: the cache is the problem, not the mode
+                return not_cached or Fault("offline", name=name)
             if isinstance(e, hf.GatedRepoError):
                 return Fault("gated", 403, name=name)
             if isinstance(e, hf.RepositoryNotFoundError):
@@ -250,10 +251,8 @@ def to_error(
     elif kind == "revision-not-found":
         err = RevisionError(f"{action}: revision {revision or 'main'!r} does not exist in {repo}; pass a version tag like v1.0.0 or a commit sha.")
     elif kind == "not-cached":
-        err = RevisionError(
-            f"{action}: {repo}{rev} is not in the local Hub cache and the Hub could not be asked ({fault.name}); "
-            f"go online once, or unset HF_HUB_OFFLINE."
-        )
+        short = f"@{revision[:12]}" if revision else ""
+        err = RevisionError(f"{action}: {repo}{short} is not in the local Hub cache; load it once online (or unset HF_HUB_OFFLINE).")
     elif kind == "entry-not-found":
         err = InputFileError(f"{action}: {repo}{rev} lacks a file it should hold ({fault.name}); check the revision, or republish the folder.")
     elif status == 401:
@@ -278,7 +277,7 @@ def to_error(
         detail = f" ({fault.detail})" if fault.detail else ""
         err = RemoteError(f"{action}: the Hub answered HTTP {status}{detail}; check the request and run the same command again.")
     text = str(err) if action else str(err)[2:]
-    if not action:  # no action to name: the problem alone, as a sentence
+    if not action and not (repo_id and text.startswith(repo_id)):  # the problem alone, as a sentence
         text = text[:1].upper() + text[1:]
     return type(err)(scrub(text, token))
 

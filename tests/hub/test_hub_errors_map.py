@@ -61,7 +61,7 @@ def _wrapped(cause: BaseException) -> RuntimeError:
         (_http(HfHubHTTPError, 503), RemoteError, "failed (HTTP 503); wait a minute"),
         (_wrapped(_http(HfHubHTTPError, 500)), RemoteError, "failed (HTTP 500)"),
         (_wrapped(httpx2.ConnectError("refused")), RemoteError, "cannot reach the Hub"),
-        (LocalEntryNotFoundError("not cached"), RevisionError, "org/x@v1.0.0 is not in the local Hub cache"),
+        (LocalEntryNotFoundError("not cached"), RevisionError, "org/x@v1.0.0 is not in the local Hub cache; load it once online"),
     ],
     ids=lambda v: type(v).__name__ if isinstance(v, BaseException) else None,
 )
@@ -84,6 +84,19 @@ def test_entry_not_found_with_a_network_cause_names_the_network():
     except LocalEntryNotFoundError as err:
         with pytest.raises(RemoteError, match="cannot reach the Hub"):
             _raise(err)
+
+
+def test_offline_cache_miss_names_the_cache():
+    try:
+        try:
+            raise OfflineModeIsEnabled("offline")
+        except OfflineModeIsEnabled as cause:
+            raise LocalEntryNotFoundError("cannot find the requested files in the local cache") from cause
+    except LocalEntryNotFoundError as err:
+        with pytest.raises(RevisionError) as raised:
+            with hub_errors("", "org/x", "f" * 40):
+                raise err
+    assert str(raised.value) == "org/x@ffffffffffff is not in the local Hub cache; load it once online (or unset HF_HUB_OFFLINE)."
 
 
 def test_missing_datasets_repo_is_a_revision_error():
