@@ -12,7 +12,6 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,7 +19,7 @@ import numpy as np
 from builders.adapters.tokenize import SCHEMES, Tokenizer, is_word, substitute
 from builders.base import BuildResult, file_input, progress
 from builders.silver import logic, spec
-from evaluators.errors import InputFileError, OutputError, UsageError
+from evaluators.errors import InputFileError, UsageError
 from evaluators.schema import silver as S
 from evaluators.schema.langs import pair_config, resolve_pair
 from evaluators.schema.meta import InputRecord, ModelRecord
@@ -342,27 +341,26 @@ def check_rule(k: int, min_valid: int, max_targets: int) -> None:
         raise UsageError(f"--max-targets must be at least 1, got {max_targets}.")
 
 
-def export_files(out: SilverOutput, directory: str, config: str) -> list[Path]:
-    """Write the aligner-tool files of the main table: text, 0-based Pharaoh links, ids.
+def export_files(out: SilverOutput, directory: str, config: str) -> dict[str, str]:
+    """Stage the aligner-tool files of the main table: text, 0-based Pharaoh links, ids.
 
     ``<config>.src-tgt`` holds tokenised ``src ||| tgt`` lines, ``<config>.align``
     the sure links (``i-j``) and ``<config>.ids`` the row ids, one line per sentence.
+    They are written into a temporary folder beside ``directory``; the returned
+    ``final -> staged`` map is moved into place by ``write_dataset`` once the
+    dataset itself is written, so a failed build leaves no export behind.
 
     Raises:
         OutputError: the folder cannot be written.
     """
-    folder = Path(directory)
-    paths = [folder / f"{config}.{ext}" for ext in ("src-tgt", "align", "ids")]
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        paths[0].write_text(
-            "".join(f"{' '.join(r[S.SRC_TOKENS])} ||| {' '.join(r[S.TGT_TOKENS])}\n" for r in out.rows), encoding="utf-8"
-        )
-        paths[1].write_text("".join(logic.to_pharaoh(r[S.SURE]) + "\n" for r in out.rows), encoding="utf-8")
-        paths[2].write_text("".join(f"{r[S.ID]}\n" for r in out.rows), encoding="utf-8")
-    except OSError as err:
-        raise OutputError(f"Cannot write the export to {str(folder)!r} ({err.strerror}); choose a writable --export.") from err
-    return paths
+    from builders.artifact import stage_exports
+
+    lines = {
+        "src-tgt": "".join(f"{' '.join(r[S.SRC_TOKENS])} ||| {' '.join(r[S.TGT_TOKENS])}\n" for r in out.rows),
+        "align": "".join(logic.to_pharaoh(r[S.SURE]) + "\n" for r in out.rows),
+        "ids": "".join(f"{r[S.ID]}\n" for r in out.rows),
+    }
+    return stage_exports(directory, {f"{config}.{ext}": text for ext, text in lines.items()}, "--export")
 
 
 def run(args: argparse.Namespace) -> BuildResult:
@@ -414,9 +412,7 @@ def run(args: argparse.Namespace) -> BuildResult:
     main_suffix, details_suffix = spec.CONFIG_SUFFIX[subset]
     main_config = f"{pair}-{main_suffix}" if main_suffix else pair
     tables = {main_config: {"test": out.rows}, f"{pair}-{details_suffix}": {"test": out.details}}
-    if args.export:
-        for path in export_files(out, args.export, main_config):
-            log.info("exported %s", path)
+    exports = export_files(out, args.export, main_config) if args.export else {}
     counts = dict(out.counts)
     # Cache hits, forward passes (they depend on the batch size) and timings differ between
     # two builds of the same rows: they go to the manifest's `run` section, never compared.
@@ -482,6 +478,7 @@ def run(args: argparse.Namespace) -> BuildResult:
         # An online service is unversioned: the same request may be translated differently later.
         nondeterministic=[f"mt:{engine.name}"] if engine.online else [],
         run=run_info,
+        exports=exports,
     )
 
 
