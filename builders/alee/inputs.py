@@ -6,6 +6,7 @@ the file and the fix.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import os
 from collections import Counter
@@ -46,6 +47,38 @@ def map_type(label: str) -> str | None:
     )
 
 
+def _csv_rows(lines: list[str], delimiter: str, path: Path) -> list[list[str]]:
+    """Parse CSV/TSV lines; a broken quote becomes one error naming the line.
+
+    Raises:
+        InputFileError: an unbalanced quote or another CSV syntax error.
+    """
+    # A newline inside a quoted field must survive, so the reader sees the lines re-joined.
+    reader = csv.reader((line + "\n" for line in lines), delimiter=delimiter, strict=True)
+    rows: list[list[str]] = []
+    try:
+        for fields in reader:
+            rows.append(fields)
+    except csv.Error as err:
+        # line_num is where the reader gave up; a quote left open is reported with the line it opened on.
+        where = f"line {reader.line_num}" if "end of data" not in str(err) else f"line {_quote_start(lines, delimiter)}"
+        raise InputFileError(
+            f"Foils file {str(path)!r} {where} is not valid "
+            f"{'TSV' if delimiter == chr(9) else 'CSV'} ({err}); balance the quotes or quote the whole field."
+        ) from err
+    return rows
+
+
+def _quote_start(lines: list[str], delimiter: str) -> int:
+    """Return the 1-based line where the quoted field left open at the end of the file starts."""
+    good = 0
+    reader = csv.reader((line + "\n" for line in lines), delimiter=delimiter)
+    with contextlib.suppress(csv.Error):
+        for _ in reader:
+            good = reader.line_num
+    return good + 1
+
+
 def read_foils(path: str | os.PathLike) -> tuple[list[tuple[str, str, str, str]], Counter]:
     """Read a CSV/TSV of foils: ``(row id, en_orig, en_foil, type)`` and a counter of skipped types.
 
@@ -59,8 +92,8 @@ def read_foils(path: str | os.PathLike) -> tuple[list[tuple[str, str, str, str]]
     if not lines:
         raise InputFileError(f"Foils file {str(p)!r} is empty; pass a CSV/TSV with columns en_orig, en_foil, type.")
     delimiter = "\t" if p.suffix.lower() == ".tsv" or "\t" in lines[0] else ","
-    reader = csv.reader(lines, delimiter=delimiter)
-    header = [h.strip() for h in next(reader)]
+    rows = _csv_rows(lines, delimiter, p)
+    header = [h.strip() for h in rows[0]]
     for cols in FOIL_COLUMNS:
         if all(c in header for c in cols):
             idx = [header.index(c) for c in cols]
@@ -71,7 +104,7 @@ def read_foils(path: str | os.PathLike) -> tuple[list[tuple[str, str, str, str]]
             f"(or Sentence Smith's original_sentence, modified_sentence, modification_type)."
         )
     out, skipped = [], Counter()
-    for i, fields in enumerate(reader):
+    for i, fields in enumerate(rows[1:]):
         if not any(f.strip() for f in fields):
             continue
         if len(fields) <= max(idx):
