@@ -6,7 +6,6 @@ the file and the fix.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import os
 from collections import Counter
@@ -48,35 +47,25 @@ def map_type(label: str) -> str | None:
 
 
 def _csv_rows(lines: list[str], delimiter: str, path: Path) -> list[list[str]]:
-    """Parse CSV/TSV lines; a broken quote becomes one error naming the line.
+    """Parse CSV/TSV lines; a broken quote becomes one error naming the line the bad row starts on.
 
     Raises:
         InputFileError: an unbalanced quote or another CSV syntax error.
     """
-    # A newline inside a quoted field must survive, so the reader sees the lines re-joined.
+    # A newline inside a quoted field must survive, so the reader sees the lines with their ends.
     reader = csv.reader((line + "\n" for line in lines), delimiter=delimiter, strict=True)
     rows: list[list[str]] = []
+    last_ok = 0
     try:
         for fields in reader:
             rows.append(fields)
+            last_ok = reader.line_num
     except csv.Error as err:
-        # line_num is where the reader gave up; a quote left open is reported with the line it opened on.
-        where = f"line {reader.line_num}" if "end of data" not in str(err) else f"line {_quote_start(lines, delimiter)}"
         raise InputFileError(
-            f"Foils file {str(path)!r} {where} is not valid "
+            f"Foils file {str(path)!r} line {last_ok + 1} is not valid "
             f"{'TSV' if delimiter == chr(9) else 'CSV'} ({err}); balance the quotes or quote the whole field."
         ) from err
     return rows
-
-
-def _quote_start(lines: list[str], delimiter: str) -> int:
-    """Return the 1-based line where the quoted field left open at the end of the file starts."""
-    good = 0
-    reader = csv.reader((line + "\n" for line in lines), delimiter=delimiter)
-    with contextlib.suppress(csv.Error):
-        for _ in reader:
-            good = reader.line_num
-    return good + 1
 
 
 def read_foils(path: str | os.PathLike) -> tuple[list[tuple[str, str, str, str]], Counter]:
