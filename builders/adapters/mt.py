@@ -796,6 +796,10 @@ class CachedTranslator:
     retranslated: int = 0
     batches: int = 0
 
+    def __post_init__(self) -> None:
+        if self.batch_size < 1:
+            raise UsageError(f"--mt-batch-size must be at least 1, got {self.batch_size}.")
+
     @property
     def pair_key(self) -> str:
         """The pair part of the cache key."""
