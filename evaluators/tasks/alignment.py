@@ -16,9 +16,9 @@ from evaluators import __version__
 from evaluators.alignio import (
     FORMATS,
     AlignmentFile,
-    resolve_base,
     read_alignments,
     read_parallel_text,
+    resolve_base,
 )
 from evaluators.errors import InputFileError, UsageError
 from evaluators.metrics.alignment import AlignmentScore, score_alignments
