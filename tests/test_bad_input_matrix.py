@@ -186,6 +186,8 @@ CASES = [
     ([*AL, "--gold", "{missing}", "--pred", "{pred0}"], 2, ["missing.txt", "does not exist"]),
     ([*AL, "--gold", "{gold1}", "--pred", "{missing}"], 2, ["does not exist"]),
     ([*AL, "--gold", "{gold1}", "--pred", "{pred0}"], 2, ["Cannot decide", "gold file", "0 or 1"]),
+    ([*AL, "--gold", "{pred0}", "--pred", "{pred_nozero}"], 2, ["Cannot decide", "prediction file", "--text"]),
+    ([*AL, "--gold", "{naacl_bad}", "--pred", "{pred0}", "--gold-format", "pharaoh"], 2, ["Bad alignment link"]),
     ([*AL, "--gold", "{gold1}", "--pred", "{pred_nozero}", "--text", "{text}", "--index-base", "0"], 2,
      ["prediction file", "sentence 0", "out of range"]),  # fmt: skip
     ([*AL, "--gold", "{gold_oob}", "--pred", "{pred0}", "--text", "{text}"], 2, ["gold file", "sentence 0", "out of range"]),

@@ -297,3 +297,27 @@ def test_amrlib_missing_module_is_explained(monkeypatch, tmp_path):
     monkeypatch.setattr(builtins, "__import__", fake_import)
     with pytest.raises(EngineUnavailableError, match="module 'unidecode' is missing; install the amrlib models/extras"):
         amr.load_amrlib_model("parse", tmp_path)
+
+
+def test_cli_scores_naacl_gold_like_its_pharaoh_twin(tmp_path, capsys):
+    import json
+
+    from evaluators.cli import main as eval_main
+
+    naacl, pharaoh, pred = tmp_path / "gold.naacl", tmp_path / "gold.wa", tmp_path / "pred.txt"
+    # The same gold twice: NAACL with NULL links (index 0), and 1-based Pharaoh without them.
+    naacl.write_text("1 1 1 S\n1 2 0 S\n1 2 3 P\n1 3 2\n2 0 1\n2 1 1 S\n2 2 2 S\n", encoding="utf-8")
+    pharaoh.write_text("1-1 2p3 3-2\n1-1 2-2\n", encoding="utf-8")
+    pred.write_text("0-0 1-1 2-2\n0-0 1-1\n", encoding="utf-8")
+    text = tmp_path / "text.txt"
+    text.write_text("a b c ||| x y z\nd e ||| u v\n", encoding="utf-8")
+    scores = []
+    for gold in (naacl, pharaoh):
+        # With --text, the Pharaoh gold is 1-based (an index equals a sentence length), the prediction 0-based.
+        argv = ["alignment", "--gold", str(gold), "--pred", str(pred), "--text", str(text), "--json", "--out", str(tmp_path / "r")]
+        assert eval_main(argv) == 0, capsys.readouterr().err
+        data = json.loads(capsys.readouterr().out)
+        scores.append({k: data["scores"]["test"][0][k] for k in ("precision", "recall", "aer", "n_sure", "n_possible")})
+        assert data["parameters"]["gold_base"] == 1
+    assert scores[0] == scores[1]
+    assert scores[0]["n_sure"] == 4 and scores[0]["n_possible"] == 5
