@@ -35,7 +35,14 @@ from collections import Counter
 from pathlib import Path
 
 from evaluators import __version__
-from evaluators.alignio import detect_base, open_lines, read_alignments, read_parallel_text, shift
+from evaluators.alignio import (
+    detect_base,
+    open_lines,
+    read_alignments,
+    read_parallel_text,
+    resolve_base,
+    shift,
+)
 from evaluators.errors import InputFileError, UsageError
 from evaluators.metrics.alignment import (
     FREQ_BINS,
@@ -252,8 +259,7 @@ def load_gold(spec: dict) -> dict | None:
     keyed = {k: n for n, k in enumerate(links.keys)}
     lens_s = [len(src[int(k)]) for k in links.keys]
     lens_t = [len(tgt[int(k)]) for k in links.keys]
-    base, reason = detect_base(links.possible, lens_s, lens_t)
-    links = shift(links, base)
+    links, base, reason = resolve_base(links, "auto", lens_s, lens_t, what=f"the gold file {str(spec['gold_links'])!r}")
     sure = [links.sure[keyed[str(n)]] if str(n) in keyed else set() for n in range(len(src))]
     possible = [
         links.possible[keyed[str(n)]] if str(n) in keyed else set() for n in range(len(src))

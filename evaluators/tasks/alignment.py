@@ -16,10 +16,9 @@ from evaluators import __version__
 from evaluators.alignio import (
     FORMATS,
     AlignmentFile,
-    detect_base,
     read_alignments,
     read_parallel_text,
-    shift,
+    resolve_base,
 )
 from evaluators.errors import InputFileError, UsageError
 from evaluators.metrics.alignment import AlignmentScore, score_alignments
@@ -113,7 +112,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _apply_base(
-    afile: AlignmentFile, requested: str, src_lens, tgt_lens, reverse: bool
+    afile: AlignmentFile, requested: str, src_lens, tgt_lens, reverse: bool, what: str = "the alignment file"
 ) -> tuple[AlignmentFile, int, str]:
     if reverse:
         afile = AlignmentFile(
@@ -123,11 +122,8 @@ def _apply_base(
             afile.fmt,
             afile.path,
         )
-    if requested == "auto":
-        base, reason = detect_base(afile.possible, src_lens, tgt_lens)
-    else:
-        base, reason = int(requested), "given"
-    return shift(afile, base), base, reason
+    # alignio decides (NAACL: 1-based, NULL links dropped; Pharaoh: never a silent guess).
+    return resolve_base(afile, requested, src_lens, tgt_lens, what=what)
 
 
 def apply_possible_mode(
@@ -276,7 +272,7 @@ def evaluate_files(args: argparse.Namespace) -> tuple[AlignmentScore, dict]:
     if gl_s is not None and args.reverse_gold:
         gl_s, gl_t = gl_t, gl_s
     gold, gold_base, gold_reason = _apply_base(
-        gold_raw, gold_base_req, gl_s, gl_t, args.reverse_gold
+        gold_raw, gold_base_req, gl_s, gl_t, args.reverse_gold, f"the gold file {str(args.gold or args.dataset)!r}"
     )
     if args.dataset and pred_raw.fmt == "pharaoh":
         pred_raw = AlignmentFile(
@@ -288,7 +284,7 @@ def evaluate_files(args: argparse.Namespace) -> tuple[AlignmentScore, dict]:
         )
     pl_s, pl_t = _lengths_by_key(pred_raw, src_lens, tgt_lens, order_keys or [])
     pred, pred_base, pred_reason = _apply_base(
-        pred_raw, args.index_base, pl_s, pl_t, args.reverse_pred
+        pred_raw, args.index_base, pl_s, pl_t, args.reverse_pred, f"the prediction file {str(args.pred)!r}"
     )
     keys, sure, possible, hyp = pair_up(gold, pred)
     sure, possible = apply_possible_mode(sure, possible, args.possible)
