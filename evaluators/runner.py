@@ -236,6 +236,9 @@ def run_cell(
         prefix = Path(options.out) / file_stem(meta.name, dataset, mdl, result.params_hash)
         plot_rng = np.random.default_rng([options.seed, PLOT_STREAM])
         result.artifacts = [str(p) for p in module.plot(scores, params, source, model.encoder if model else None, prefix, plot_rng)]
+    if options.out and hasattr(module, "write_artifacts"):
+        prefix = Path(options.out) / file_stem(meta.name, dataset, mdl, result.params_hash)
+        result.artifacts += [str(p) for p in module.write_artifacts(scores, params, prefix)]
     result.wall_time_s = round(time.perf_counter() - start, 3)
     finalize(result)
     if options.out:

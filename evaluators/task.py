@@ -19,8 +19,12 @@ and optionally:
 
 ``clamp(params, data) -> Params``
     the EFFECTIVE parameters before scoring (what will really be used);
-``plot(scores, params, paths, rng) -> list[str]``
+``plot(scores, params, data, model, prefix, rng) -> list[str]``
     write PNGs; ``rng`` is its own stream (:data:`PLOT_STREAM`), so plots never change a score;
+``write_artifacts(scores, params, prefix) -> list[str]``
+    write other outputs next to the result (e.g. predicted links), also with ``--no-plots``;
+``check(params, model)``
+    refuse a combination of parameters and model before scoring;
 ``signature_extra(params: dict) -> dict``
     constants and conditional entries of the signature (a ``None`` value drops a key).
 
@@ -55,6 +59,7 @@ def param(
     metavar: Any = None,
     action: Any = None,
     group: str | None = None,
+    consts: Sequence[tuple[str, Any, str]] = (),
     cli: bool = True,
 ) -> Any:
     """Declare one parameter of an evaluator (a dataclass field with CLI and signature metadata).
@@ -72,12 +77,14 @@ def param(
         metavar: argparse ``metavar``.
         action: argparse action (e.g. ``argparse.BooleanOptionalAction``); bools default to ``store_true``.
         group: options with the same group name are mutually exclusive.
+        consts: shortcut flags ``(flag, value, help)`` that store ``value`` (e.g. ``--one-based``),
+            mutually exclusive with the option itself.
         cli: ``False`` to keep the parameter out of the command line (API only).
     """
     meta = {
         "help": help, "choices": tuple(choices) if choices is not None else None, "type": type, "flag": flag,
         "aliases": tuple(aliases), "sig": sig, "nargs": nargs, "metavar": metavar, "action": action,
-        "group": group, "cli": cli,
+        "group": group, "consts": tuple(consts), "cli": cli,
     }
     if isinstance(default, (list, dict, set)):
         raise TypeError("param defaults must be immutable (use a tuple)")
@@ -162,6 +169,17 @@ class Scores:
     plot_data: Any = None
 
 
+def seed_of(rng: Any) -> int:
+    """Return the integer seed the runner made ``rng`` from, for external tools that take an int seed.
+
+    >>> import numpy as np
+    >>> seed_of(np.random.default_rng(13))
+    13
+    """
+    entropy = rng.bit_generator.seed_seq.entropy
+    return int(entropy[0] if isinstance(entropy, (list, tuple)) else entropy)
+
+
 def params_fields(params_cls: type) -> list[dataclasses.Field]:
     """Return the declared fields of a parameters dataclass."""
     return list(dataclasses.fields(params_cls))
@@ -181,10 +199,17 @@ def make_params(params_cls: type, values: Mapping[str, Any]) -> Any:
         )
     for name, value in values.items():
         choices = _meta(fields[name]).get("choices")
-        if choices and value is not None and value not in choices:
-            raise UsageError(f"{flag_of(fields[name])} must be one of {', '.join(map(str, choices))}; got {value!r}.")
-    clean = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
+        for one in value if isinstance(value, (list, tuple)) else [value]:
+            if choices and one is not None and one not in choices:
+                raise UsageError(f"{flag_of(fields[name])} must be one of {', '.join(map(str, choices))}; got {one!r}.")
+    clean = {k: _freeze(v) for k, v in values.items()}
     return params_cls(**clean)
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    return value
 
 
 def add_param_arguments(parser: argparse.ArgumentParser, params_cls: type) -> None:
@@ -195,16 +220,24 @@ def add_param_arguments(parser: argparse.ArgumentParser, params_cls: type) -> No
         if not meta.get("cli", True):
             continue
         target = parser
-        if meta.get("group"):
-            target = groups.setdefault(meta["group"], parser.add_mutually_exclusive_group())
+        group = meta.get("group") or (f.name if meta.get("consts") else None)
+        if group:
+            target = groups.setdefault(group, parser.add_mutually_exclusive_group())
+        for flag, const, text in meta.get("consts", ()):
+            target.add_argument(flag, dest=f.name, action="store_const", const=const, default=f.default, help=text)
         kwargs: dict[str, Any] = {"dest": f.name, "default": f.default, "help": meta["help"]}
         action = meta.get("action")
         if action is None and isinstance(f.default, bool):
             action = "store_true"
         if action is not None:
             kwargs["action"] = action
-        else:
-            kind = meta.get("type") or (type(f.default) if f.default is not None else str)
+        if action in (None, "append"):
+            if meta.get("type"):
+                kind = meta["type"]
+            elif isinstance(f.default, tuple):
+                kind = type(f.default[0]) if f.default else str
+            else:
+                kind = type(f.default) if f.default is not None else str
             kwargs["type"] = kind
             if meta.get("choices"):
                 kwargs["choices"] = meta["choices"]
