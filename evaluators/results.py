@@ -154,12 +154,20 @@ def same_result(a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 
 def check_writable(out_dir: str | os.PathLike) -> Path:
-    """Create ``out_dir`` if needed and check a file can be written there (before any scoring).
+    """Check, before any scoring, that result files can be written under ``out_dir``.
+
+    Folders created for the probe are removed again, so a run that fails later
+    (or never starts) leaves nothing behind.
 
     Raises:
         OutputError: the folder cannot be created or written.
     """
     out = Path(out_dir)
+    created: list[Path] = []
+    probe = out
+    while not probe.exists() and probe != probe.parent:
+        created.append(probe)
+        probe = probe.parent
     try:
         out.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=out, prefix=".probe-")
@@ -167,6 +175,12 @@ def check_writable(out_dir: str | os.PathLike) -> Path:
         os.unlink(tmp)
     except OSError as err:
         raise OutputError(f"Cannot write results to {str(out)!r} ({err.strerror}); pass a writable --out folder.") from err
+    finally:
+        for folder in created:
+            try:
+                folder.rmdir()
+            except OSError:
+                break
     return out
 
 
