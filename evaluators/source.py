@@ -150,7 +150,8 @@ def open_source(reference: str, revision: str | None = None) -> DatasetSource:
             f"No such dataset folder {reference!r}, and it is not a Hub repo id (org/name); "
             f"build one with 'xlbench build' or check the path."
         )
-    if hub.offline() and not hub.is_sha(revision):
+    if hub.offline() and revision is None:
+        # Most likely a mistyped local path; a Hub copy needs a pinned sha offline anyway.
         raise InputFileError(
             f"No such folder {reference!r} (and offline, so not tried on the Hub); check the path, "
             f"or pass --revision <commit sha> of a cached Hub copy."
