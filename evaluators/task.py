@@ -222,7 +222,9 @@ def add_param_arguments(parser: argparse.ArgumentParser, params_cls: type) -> No
         target = parser
         group = meta.get("group") or (f.name if meta.get("consts") else None)
         if group:
-            target = groups.setdefault(group, parser.add_mutually_exclusive_group())
+            if group not in groups:
+                groups[group] = parser.add_mutually_exclusive_group()
+            target = groups[group]
         for flag, const, text in meta.get("consts", ()):
             target.add_argument(flag, dest=f.name, action="store_const", const=const, default=f.default, help=text)
         kwargs: dict[str, Any] = {"dest": f.name, "default": f.default, "help": meta["help"]}
