@@ -144,11 +144,11 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     build = sub.add_parser("build", help="build a dataset folder", description="Build a versioned dataset folder.")
     build_sub = build.add_subparsers(dest="family", required=True, metavar="FAMILY")
     if not lazy or command == "build":
-        _add_build_parsers(build_sub, only=target if lazy else None)
+        _add_build_parsers(build_sub, only=(target or "") if lazy else None)
     ev = sub.add_parser("eval", help="score models on datasets", description="Score models on datasets with one evaluator.")
     ev_sub = ev.add_subparsers(dest="evaluator", required=True, metavar="EVALUATOR")
     if not lazy or command == "eval":
-        add_eval_parsers(ev_sub, only=target if lazy else None)
+        add_eval_parsers(ev_sub, only=(target or "") if lazy else None)
     if not lazy or command not in ("build", "eval", "list", None):
         _add_hub_parsers(sub)
     lst = sub.add_parser("list", help="list dataset families, evaluators, models and offline engines")

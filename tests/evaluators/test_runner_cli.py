@@ -64,3 +64,20 @@ def test_threshold_options_stay_mutually_exclusive(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["eval", "bucc", "--dataset", "x", "--model", "random", "--threshold", "0.5", "--threshold-from", "r.json"])
     assert exc.value.code == 2 and "not allowed with argument" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", TASKS.names())
+def test_every_evaluator_documents_itself(name, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", name, "--help"])
+    assert exc.value.code == 0 and "--out" in capsys.readouterr().out
+
+
+def test_readme_python_example_runs(tmp_path, monkeypatch, capsys):
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    start = readme.index("import numpy as np\nfrom pathlib import Path\nimport xlbench")
+    code = readme[start : readme.index("```", start)]
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "README.md", "exec"), {})
+    score, signature = capsys.readouterr().out.split(" ", 1)
+    assert 0 <= float(score) <= 1 and signature.startswith("bitext-retrieval|ds:files:src.txt+tgt.txt@")
