@@ -56,7 +56,6 @@ class RunOptions:
         overwrite: replace an existing, different result of the same name.
         rerun: recompute a grid cell even when its result is already in ``out``.
         batch_size, device, cache_dir, use_cache: model loading options.
-        config: restrict to one config of the dataset.
     """
 
     out: str | None = None
@@ -68,7 +67,6 @@ class RunOptions:
     device: str | None = None
     cache_dir: str | None = None
     use_cache: bool = True
-    config: str | None = None
 
     def model_options(self) -> dict[str, Any]:
         """Return the keyword options for :func:`evaluators.encoders.load_encoder`."""
