@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-v", "--verbose", action="store_true")
     sub = parser.add_subparsers(dest="evaluator", required=True, metavar="EVALUATOR")
     first = next((a for a in argv if not a.startswith("-")), None)
-    add_eval_parsers(sub, only=first)
+    add_eval_parsers(sub, only=first or "")
     args = parser.parse_args(argv)
     configure_logging(args.verbose)
     try:
