@@ -308,7 +308,12 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
     """Score one model on every cross-lingual config of an alee dataset."""
     configs = pick_configs(list(data.configs()), params.config)
     rows = read_rows(data, configs)
+    effective: dict[str, Any] = {"configs": configs}
     if params.sample is not None:
+        from evaluators.schema import alee as S
+
+        # Asking for more items than there are scores them all: the signature says how many.
+        effective["sample"] = min(params.sample, len({r[S.ID] for r in rows}))
         rows = sample_rows(rows, params.sample, rng)
     if not rows:
         raise SchemaError(f"{data.id} has no triplets in {', '.join(configs)}; rebuild it.")
@@ -316,7 +321,7 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
     agg = score_model(model, rows, params.pooling, params.layer, role, params.tie_tolerance)
     entries, main, notes = entries_of(agg, configs)
     return Scores(scores={"test": entries}, main_score=main, notes=notes,
-                  effective={"configs": configs, "length_cut": list(agg["length_cut"])})
+                  effective={**effective, "length_cut": list(agg["length_cut"])})
 
 
 def plot(scores: Scores, params: Params, data, model, prefix: Path, rng: np.random.Generator) -> list[str]:

@@ -83,3 +83,12 @@ def test_device_and_out_are_checked_before_scoring(cbd_pair, tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2 and "pass a writable --out folder" in err
     assert not (tmp_path / "r").exists()
+
+
+def test_tacc_signs_the_effective_sample_and_plots_change_nothing(alee_dataset, tmp_path, capsys):
+    argv = ["tacc", "--dataset", str(alee_dataset), "--model", "random", "--no-cache", "--sample", "50", "--seed", "3"]
+    plotted = _run(capsys, *argv, "--out", str(tmp_path / "a"))
+    plain = _run(capsys, *argv, "--no-plots", "--out", str(tmp_path / "b"))
+    assert "|sample:4|seed:3|" in plain["signature"]  # 4 items exist; --sample 50 scored all of them
+    assert plotted["artifacts"] and not plain["artifacts"]
+    assert plotted["scores"] == plain["scores"] and plotted["signature"] == plain["signature"]
