@@ -9,7 +9,13 @@ import pytest
 
 from evaluators.errors import UsageError
 from evaluators.registry import Registry
-from evaluators.task import add_param_arguments, make_params, param, params_from_namespace, signature_params
+from evaluators.task import (
+    add_param_arguments,
+    make_params,
+    param,
+    params_from_namespace,
+    signature_params,
+)
 
 
 @dataclass(frozen=True)
