@@ -393,7 +393,28 @@ def run_grid(
             report.computed.append(result)
             if abort_after and len(report.computed) >= abort_after:
                 os._exit(137)  # the test of resume: die as a SIGKILL would, mid-grid
+    if options.out and options.plots and len(results) > 1 and hasattr(module, "plot_grid"):
+        _plot_grid(module, results, options)
     return results
+
+
+def _plot_grid(module: ModuleType, results: list[EvalResult], options: RunOptions) -> None:
+    """Draw the evaluator's across-models plot per dataset and list it in every result it shows."""
+    import numpy as np
+
+    by_dataset: dict[str, list[EvalResult]] = {}
+    for r in results:
+        by_dataset.setdefault(f"{r.dataset.get('id')}@{(r.dataset.get('revision') or 'local')[:12]}", []).append(r)
+    for group in by_dataset.values():
+        if len(group) < 2:
+            continue
+        models = "+".join(sorted(str(r.model.get("id")) for r in group))
+        stem = file_stem(module.TASK.name, group[0].dataset, {"id": f"{len(group)}models", "revision": params_hash({"m": models})},
+                         group[0].params_hash)
+        paths = module.plot_grid(group, Path(options.out) / stem, np.random.default_rng([options.seed, PLOT_STREAM, 1]))
+        for r in group:
+            r.artifacts = [*r.artifacts, *(str(p) for p in paths if str(p) not in r.artifacts)]
+            save_result(r, options.out, overwrite=True)  # the same scores; only the artifact list grew
 
 
 def load_result(path: str | os.PathLike) -> EvalResult:

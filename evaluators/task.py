@@ -21,6 +21,8 @@ and optionally:
     the EFFECTIVE parameters before scoring (what will really be used);
 ``plot(scores, params, data, model, prefix, rng) -> list[str]``
     write PNGs; ``rng`` is its own stream (:data:`PLOT_STREAM`), so plots never change a score;
+``plot_grid(results, prefix, rng) -> list[str]``
+    one plot over every model of a grid on the same dataset (e.g. tacc's fertility scatter);
 ``write_artifacts(scores, params, prefix) -> list[str]``
     write other outputs next to the result (e.g. predicted links), also with ``--no-plots``;
 ``check(params, model)``

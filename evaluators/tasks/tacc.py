@@ -336,3 +336,20 @@ def plot(scores: Scores, params: Params, data, model, prefix: Path, rng: np.rand
     path = Path(f"{prefix}__fertility.png")
     fertility_scatter({getattr(model, "model_id", "model"): points}, path)
     return [str(path)]
+
+
+def plot_grid(results, prefix: Path, rng: np.random.Generator) -> list[str]:
+    """One fertility scatter with every model of a grid on the same dataset (alee paper, Figure 7)."""
+    from evaluators.plots.tacc import fertility_scatter
+
+    points = {
+        str(r.model.get("spec") or r.model.get("id")): [(e["lang"], e["fertility"], e["tacc"]) for e in r.scores["test"]
+                                                        if e["group"] == "macro" and e.get("fertility") is not None]
+        for r in results
+    }
+    if not any(points.values()):
+        return []
+    prefix.parent.mkdir(parents=True, exist_ok=True)
+    path = Path(f"{prefix}__fertility.png")
+    fertility_scatter(points, path)
+    return [str(path)]

@@ -92,3 +92,13 @@ def test_tacc_signs_the_effective_sample_and_plots_change_nothing(alee_dataset, 
     assert "|sample:4|seed:3|" in plain["signature"]  # 4 items exist; --sample 50 scored all of them
     assert plotted["artifacts"] and not plain["artifacts"]
     assert plotted["scores"] == plain["scores"] and plotted["signature"] == plain["signature"]
+
+
+def test_tacc_grid_draws_one_scatter_over_the_models(alee_dataset, tmp_path, capsys):
+    code = main(["eval", "tacc", "--dataset", str(alee_dataset), "--model", "random", "--model", "random:16:2:5",
+                 "--no-cache", "--out", str(tmp_path / "r")])
+    assert code == 0
+    capsys.readouterr()
+    (combined,) = (tmp_path / "r").glob("tacc__*__2models@*__fertility.png")
+    results = [json.loads(p.read_text()) for p in (tmp_path / "r").glob("*.json")]
+    assert len(results) == 2 and all(str(combined) in r["artifacts"] for r in results)
