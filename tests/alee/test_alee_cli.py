@@ -79,7 +79,7 @@ def test_eval_tacc_known_outcomes(tmp_path, inputs, capsys):
     assert by[("deu_Latn", "macro", "macro_tacc")]["fertility"] == 4.5
     assert "cmp:strict-gt" in data["signature"] and "tie-tol:1e-06" in data["signature"]
     assert sum(by[("deu_Latn", "length", k)]["n"] for k in ("short", "medium", "long") if ("deu_Latn", "length", k) in by) == 4
-    assert list(res.glob("*.json")) and list(res.glob("tacc_fertility__*.png"))
+    assert list(res.glob("*.json")) and list(res.glob("tacc__*__fertility.png"))  # named per dataset/model/params (issue 11)
 
 
 def test_eval_tacc_several_models_ranked(tmp_path, inputs, capsys):
