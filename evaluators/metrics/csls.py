@@ -140,11 +140,12 @@ def csls_matrix(x: np.ndarray, y: np.ndarray, k: int = DEFAULT_K, device: str | 
     return 2 * (xn @ yn.T) - r_x[:, None] - r_y[None, :]
 
 
-#: Similarity blocks of one (layer, sample) are kept between the neighbourhood
+#: Similarity blocks of one (layer, sample) can be kept between the neighbourhood
 #: pass and the scoring pass while ``U·Uᵀ``, ``U·Vᵀ`` and ``V·Vᵀ`` fit in this many
-#: bytes (n = 5,000: 300 MB); above it every block is recomputed, so memory stays
-#: at a few ``chunk × n`` blocks whatever ``n`` is.
-DEFAULT_CACHE_BYTES = 512 * 2**20
+#: bytes (n = 5,000: 300 MB). Off by default: on CPU, copying a kept block
+#: measured as slow as recomputing it (bench/bench_csls.py), and recomputing keeps
+#: memory at a few ``chunk × n`` blocks whatever ``n`` is.
+DEFAULT_CACHE_BYTES = 0
 
 
 class _Similarities:
