@@ -40,6 +40,12 @@ MAX_NOSPACE_CHARS = 6
 #: Characters allowed between the words of a multi-word match ("New York",
 #: "Anglo-Saxon", "aujourd'hui"); anything else (a comma) breaks the match.
 _JOINERS = " -'\u2019\u2010\u2011"
+#: Characters a dictionary entry may hold besides words and joiners: the period
+#: of abbreviations ("etc.", "U.S."). An entry with anything else (MUSE lines
+#: such as ``#of #des``, ``a}} a}}``, ``c++``, ``us$``) is not a word and is
+#: dropped (reason ``not_a_word``): deleting the symbols would turn it into a
+#: different, real-looking entry (``#of → #des`` into of → des).
+_ENTRY_EXTRA = "."
 
 Pair = tuple[int, str, str]
 Unit = tuple[int, int, str]  # (start, end, key): a dictionary entry found in a sentence
@@ -67,6 +73,17 @@ def word_spans(text: str) -> list[tuple[int, int]]:
     [(0, 5), (7, 10), (11, 15)]
     """
     return [m.span() for m in WORD_RE.finditer(text)]
+
+
+def is_word_entry(text: str) -> bool:
+    """Return whether a dictionary entry consists of words only (joiners and abbreviation periods between them).
+
+    >>> [is_word_entry(t) for t in ["house", "New York", "aujourd'hui", "etc.", "#of", "a}}", "c++", "%"]]
+    [True, True, True, True, False, False, False, False]
+    """
+    if not WORD_RE.search(text):
+        return False
+    return not WORD_RE.sub("", text).strip(_JOINERS + _ENTRY_EXTRA)
 
 
 def entry_key(text: str, nospace: bool, case: bool, accents: bool) -> str:
@@ -131,9 +148,13 @@ def build_lexicon(
 ) -> Lexicon:
     """Fold and index ``(source, target)`` dictionary entries.
 
-    >>> lex = build_lexicon([("house", "Haus"), ("New York", "New York"), ("a b c d e", "x")], case=True)
+    Entries whose source or target is not made of words (:func:`is_word_entry`)
+    are dropped and counted as ``not_a_word``; empty ones as ``empty``; n-grams
+    over ``max_ngram`` words as ``too_long``.
+
+    >>> lex = build_lexicon([("house", "Haus"), ("New York", "New York"), ("a b c d e", "x"), ("#of", "#des")], case=True)
     >>> sorted(lex.fwd), lex.fwd["house"], sorted(lex.src_prefixes), lex.counts["dropped"]
-    (['house', 'new york'], frozenset({'haus'}), ['new'], {'too_long': 1})
+    (['house', 'new york'], frozenset({'haus'}), ['new'], {'too_long': 1, 'not_a_word': 1})
     """
     fwd: dict[str, set[str]] = {}
     read, dropped = 0, Counter()
@@ -147,6 +168,9 @@ def build_lexicon(
 
     for src, tgt in entries:
         read += 1
+        if not (is_word_entry(src) and is_word_entry(tgt)):
+            dropped["not_a_word" if WORD_RE.search(src) and WORD_RE.search(tgt) else "empty"] += 1
+            continue
         a, b = entry_key(src, src_nospace, case, accents), entry_key(tgt, tgt_nospace, case, accents)
         reason = ok(a, src_nospace) or ok(b, tgt_nospace)
         if reason:

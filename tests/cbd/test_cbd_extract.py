@@ -130,9 +130,27 @@ def test_select_avoid_repetition_and_sampling_are_seeded():
 
 
 def test_lexicon_counts_and_drops():
-    lex = logic.build_lexicon([("a", "b"), ("a", "b"), ("x y z w v", "q"), ("!", "c")])
-    assert lex.counts == {"in": 4, "kept": 1, "dropped": {"too_long": 1, "empty": 1},
+    lex = logic.build_lexicon([("a", "b"), ("a", "b"), ("x y z w v", "q"), ("!", "c"), ("a}}", "a}}"), ("#of", "#des")])
+    assert lex.counts == {"in": 6, "kept": 1, "dropped": {"too_long": 1, "empty": 1, "not_a_word": 2},
                           "source_keys": 1, "target_keys": 1, "duplicates": 1}
+    # The junk lines are gone, not turned into a -> a and of -> des.
+    assert "of" not in lex.fwd and lex.fwd["a"] == {"b"}
+
+
+def test_real_muse_junk_lines_are_dropped_not_rewritten(shared_data):
+    from builders.adapters.dictionaries import read_muse
+
+    path = shared_data / "muse_full_dicts_hunalign" / "en-fr.dict"
+    if not path.exists():
+        pytest.skip(f"{path} absent")
+    entries = read_muse(path).entries
+    junk = [(s, t) for s, t in entries if not (logic.is_word_entry(s) and logic.is_word_entry(t))]
+    assert ("a}}", "a}}") in junk and ("#of", "#des") in junk
+    lex = logic.build_lexicon(entries, case=True)
+    assert lex.counts["dropped"]["not_a_word"] == len([1 for s, t in junk if logic.WORD_RE.search(s) and logic.WORD_RE.search(t)])
+    assert lex.counts["dropped"]["not_a_word"] > 200
+    # MUSE lists neither a -> a nor of -> des: only the junk lines made them.
+    assert "a" not in lex.fwd and "of" not in lex.fwd
 
 
 # ---------------------------------------------------------------- aligner baseline + Table II
