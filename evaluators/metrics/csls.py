@@ -140,12 +140,12 @@ def csls_matrix(x: np.ndarray, y: np.ndarray, k: int = DEFAULT_K, device: str | 
     return 2 * (xn @ yn.T) - r_x[:, None] - r_y[None, :]
 
 
-#: Similarity blocks of one (layer, sample) can be kept between the neighbourhood
+#: Similarity blocks of one (layer, sample) are kept between the neighbourhood
 #: pass and the scoring pass while ``U·Uᵀ``, ``U·Vᵀ`` and ``V·Vᵀ`` fit in this many
-#: bytes (n = 5,000: 300 MB). Off by default: on CPU, copying a kept block
-#: measured as slow as recomputing it (bench/bench_csls.py), and recomputing keeps
-#: memory at a few ``chunk × n`` blocks whatever ``n`` is.
-DEFAULT_CACHE_BYTES = 0
+#: bytes (n = 5,000: 300 MB; 3 matrix products instead of 8). Above it (or with
+#: ``cache_bytes=0``) every block is recomputed and memory stays at a few
+#: ``chunk × n`` blocks whatever ``n`` is.
+DEFAULT_CACHE_BYTES = 512 * 2**20
 
 
 class _Similarities:
@@ -165,13 +165,11 @@ class _Similarities:
         return self.be.torch.cat(parts) if self.be.torch else np.concatenate(parts)
 
     def block(self, name: str, start: int, stop: int):
-        """Fresh (writable) rows ``start:stop`` of the ``name`` matrix (``uu``, ``uv``, ``vu``, ``vv``)."""
+        """Rows ``start:stop`` of the ``name`` matrix (``uu``, ``uv``, ``vu``, ``vv``); read-only (may be a view)."""
         if name == "vu" and "uv" in self.full:
-            out = self.full["uv"][:, start:stop].T
-            return out.clone() if self.be.torch else out.copy()
+            return self.full["uv"][:, start:stop].T
         if name in self.full:
-            out = self.full[name][start:stop]
-            return out.clone() if self.be.torch else out.copy()
+            return self.full[name][start:stop]
         return self.be.mm(self.t[name[0]][start:stop], self.t[name[1]])
 
 
@@ -254,8 +252,15 @@ def _neighbourhoods(sims: _Similarities, n_u: int, n_v: int, k: int) -> Neighbou
             block = sims.block(q + q, start, stop)
             rows = np.arange(stop - start)
             own = be.np(block[rows, rows + start]).astype(np.float32).reshape(-1, 1)
-            block[rows, rows + start] = -np.inf
-            top_same = be.topk_values(block, k_same).astype(np.float32) if k_same > 0 else np.empty((len(rows), 0), np.float32)
+            # Top k+1 with the point itself, then one occurrence of its own value taken out
+            # (equal values are interchangeable, so this is the top k without it); the
+            # block is never written, so a kept block needs no copy.
+            top = be.topk_values(block, k_same + 1).astype(np.float32)
+            hit = top == own
+            drop = np.where(hit.any(axis=1), hit.argmax(axis=1), top.argmin(axis=1))
+            keep = np.ones(top.shape, bool)
+            keep[rows, drop] = False
+            top_same = top[keep].reshape(len(rows), k_same)
             top_other = be.topk_values(sims.block(q + o, start, stop), k_other).astype(np.float32)
             r_self[start:stop] = _mean_topk(np.concatenate([own, top_same], axis=1), k_self)
             r_other[start:stop] = top_other.mean(axis=1, dtype=np.float64)
@@ -311,8 +316,8 @@ class RetrievalCounts:
         return getattr(self, f"strong_{mode}") / self.n if self.n else float("nan")
 
 
-def _wins(own: np.ndarray, comp: np.ndarray, diag: np.ndarray, tie_rule: str) -> tuple[np.ndarray, np.ndarray]:
-    """Return ``(ok, tied)`` per row: the own score beats the competitors ``comp`` (own column masked).
+def _wins(own: np.ndarray, comp: np.ndarray, diag: np.ndarray, tie_rule: str):
+    """Return ``(ok, tied, best)`` per row: the own score against the competitors ``comp`` (own column masked).
 
     ``diag`` gives each row's own index; under ``first`` a tie counts as a win
     when every tied competitor sits after the own index (first-index argmax).
@@ -323,51 +328,54 @@ def _wins(own: np.ndarray, comp: np.ndarray, diag: np.ndarray, tie_rule: str) ->
     if tie_rule == "first" and tied.any():
         for r in np.flatnonzero(tied):
             ok[r] = not (comp[r, : diag[r]] >= own[r]).any()
-    return ok, tied
+    return ok, tied, best
 
 
 def _direction(sims: _Similarities, q: str, n: int, r_t_weak, r_t_paper, r_q_paper, r_t_pool, r_q_pool,
                tie_rule: str) -> RetrievalCounts:
-    """Count one direction (queries ``q`` = ``u`` or ``v``) from precomputed candidate terms."""
+    """Count one direction (queries ``q`` = ``u`` or ``v``) from precomputed candidate terms.
+
+    Scores are kept at half scale, ``cos - r/2`` (as the authors compute them):
+    halving is exact in floating point, so the winners are those of ``2 cos - r``.
+    """
     be, chunk = sims.be, sims.chunk
     t = "v" if q == "u" else "u"
+
+    def half(r):
+        return (np.asarray(r, np.float32) * np.float32(0.5)).astype(np.float32)
+
+    h_t_weak, h_t_paper, h_q_paper, h_t_pool, h_q_pool = map(half, (r_t_weak, r_t_paper, r_q_paper, r_t_pool, r_q_pool))
     c = dict.fromkeys(("weak", "paper", "pooled", "union", "t_weak", "t_paper", "t_pooled", "t_union"), 0)
     for start in range(0, n, chunk):
         stop = min(n, start + chunk)
         rows = np.arange(stop - start)
         diag = rows + start
+        # Blocks are read, never written: kept blocks need no copy.
         s_qt = be.np(sims.block(q + t, start, stop)).astype(np.float32, copy=False)
-        s_qt *= 2
         s_qq = be.np(sims.block(q + q, start, stop)).astype(np.float32, copy=False)
-        s_qq *= 2
-        own_cos = s_qt[rows, diag].copy()
+        own_cos = s_qt[rows, diag]
+
+        def score(sim, pen, own, rows=rows, diag=diag):
+            m = sim - pen[None, :]
+            m[rows, diag] = -np.inf
+            return _wins(own, m, diag, tie_rule)
+
         # Weak: candidates t_j, penalty r_Q(t_j).
-        weak = s_qt - r_t_weak[None, :]
-        own = weak[rows, diag].copy()
-        weak[rows, diag] = -np.inf
-        ok, tied = _wins(own, weak, diag, tie_rule)
+        ok, tied, _ = score(s_qt, h_t_weak, own_cos - h_t_weak[diag])
         c["weak"] += int(ok.sum())
         c["t_weak"] += int(tied.sum())
         # Paper strong: candidates q_j with self-included r_Q(q_j); own penalty r_Q(t_i).
-        comp = s_qq - r_q_paper[None, :]
-        comp[rows, diag] = -np.inf
-        ok, tied = _wins(own_cos - r_t_paper[diag], comp, diag, tie_rule)
+        ok, tied, _ = score(s_qq, h_q_paper, own_cos - h_t_paper[diag])
         c["paper"] += int(ok.sum())
         c["t_paper"] += int(tied.sum())
         # Pooled strong and union: neighbourhoods over U ∪ V minus the point itself.
-        own_pool = own_cos - r_t_pool[diag]
-        comp = s_qq - r_q_pool[None, :]
-        comp[rows, diag] = -np.inf
-        ok_pool, tied_pool = _wins(own_pool, comp, diag, tie_rule)
+        own_pool = own_cos - h_t_pool[diag]
+        ok_pool, tied_pool, best_q = score(s_qq, h_q_pool, own_pool)
         c["pooled"] += int(ok_pool.sum())
         c["t_pooled"] += int(tied_pool.sum())
-        comp_t = s_qt - r_t_pool[None, :]
-        comp_t[rows, diag] = -np.inf
-        ok_t, tied_t = _wins(own_pool, comp_t, diag, tie_rule)
-        ok_union = ok_pool & ok_t
-        c["union"] += int(ok_union.sum())
-        best_all = np.maximum(comp.max(axis=1), comp_t.max(axis=1))
-        c["t_union"] += int((own_pool == best_all).sum())
+        ok_t, _, best_t = score(s_qt, h_t_pool, own_pool)
+        c["union"] += int((ok_pool & ok_t).sum())
+        c["t_union"] += int((own_pool == np.maximum(best_q, best_t)).sum())
     return RetrievalCounts(n, c["weak"], c["paper"], c["union"], c["pooled"],
                            c["t_weak"], c["t_paper"], c["t_pooled"], c["t_union"], tie_rule)
 
