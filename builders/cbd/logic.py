@@ -47,6 +47,14 @@ _JOINERS = " -'\u2019\u2010\u2011"
 #: different, real-looking entry (``#of → #des`` into of → des).
 _ENTRY_EXTRA = "."
 
+#: The authors' settings (Gaschi et al. 2022, ``multilingual_eval/contextualized_pairs.py``):
+#: words are lower-cased and accent-stripped before matching, and each word type
+#: is used at most once (``avoid_repetition=True``). They are the defaults of the
+#: pure functions below; the build CLI records the values used in the manifest.
+PAPER_FOLD_CASE = True
+PAPER_FOLD_ACCENTS = True
+PAPER_AVOID_REPETITION = True
+
 Pair = tuple[int, str, str]
 Unit = tuple[int, int, str]  # (start, end, key): a dictionary entry found in a sentence
 
@@ -139,8 +147,8 @@ def _prefixes(keys: Iterable[str], nospace: bool) -> frozenset[str]:
 
 def build_lexicon(
     entries: Iterable[tuple[str, str]],
-    case: bool = False,
-    accents: bool = False,
+    case: bool = PAPER_FOLD_CASE,
+    accents: bool = PAPER_FOLD_ACCENTS,
     src_nospace: bool = False,
     tgt_nospace: bool = False,
     max_ngram: int = MAX_NGRAM,
@@ -421,12 +429,13 @@ def extract(pairs: Sequence[Pair], lex: Lexicon) -> tuple[list[dict], dict[str, 
 
 
 def select(
-    records: Sequence[dict], rng: np.random.Generator, avoid_repetition: bool = False, max_pairs: int | None = None
+    records: Sequence[dict], rng: np.random.Generator, avoid_repetition: bool = PAPER_AVOID_REPETITION,
+    max_pairs: int | None = None, accents: bool = PAPER_FOLD_ACCENTS,
 ) -> tuple[list[dict], dict[str, int]]:
     """Apply ``--avoid-repetition`` then sample at most ``max_pairs`` records with ``rng``.
 
-    With ``avoid_repetition`` each source and each target word type (case-folded)
-    is used at most once; which occurrence survives is drawn with ``rng``.
+    With ``avoid_repetition`` each source and each target word type (case-folded,
+    and accent-stripped when ``accents``, as words are matched) is used at most once; which occurrence survives is drawn with ``rng``.
     Output keeps the input order.
 
     >>> recs = [{"src_word": w, "tgt_word": w.upper()} for w in ["a", "b", "a", "c"]]
@@ -441,7 +450,7 @@ def select(
         seen_tgt: set[str] = set()
         keep = []
         for i in rng.permutation(len(records)).tolist():
-            a, b = records[i][S.SRC_WORD].casefold(), records[i][S.TGT_WORD].casefold()
+            a, b = fold(records[i][S.SRC_WORD], True, accents), fold(records[i][S.TGT_WORD], True, accents)
             if a in seen_src or b in seen_tgt:
                 dropped_rep += 1
                 continue

@@ -82,16 +82,27 @@ def test_multiword_entry_needs_adjacent_words(lex):
 
 
 def test_case_folding_is_optional():
-    strict = logic.build_lexicon([("the", "der"), ("dog", "Hund")])
+    strict = logic.build_lexicon([("the", "der"), ("dog", "Hund")], case=False)
     folded = logic.build_lexicon([("the", "der"), ("dog", "Hund")], case=True)
     corpus = [(0, "The dog", "Der Hund")]
     assert pairs_of(logic.extract(corpus, strict)[0]) == [("dog", "Hund")]
     assert pairs_of(logic.extract(corpus, folded)[0]) == [("The", "Der"), ("dog", "Hund")]
 
 
+def test_paper_settings_are_the_defaults():
+    # The authors lower-case, strip accents and use each word type once.
+    corpus = [(0, "The Élève", "Der Schüler"), (1, "the eleve", "der schuler")]
+    lex = logic.build_lexicon([("the", "der"), ("eleve", "schuler")])
+    records, _ = logic.extract(corpus, lex)
+    assert pairs_of(records) == [("The", "Der"), ("Élève", "Schüler"), ("the", "der"), ("eleve", "schuler")]
+    out, counts = logic.select(records, np.random.default_rng(0))
+    assert counts["repetition"] == 2 and len(out) == 2
+    assert (logic.PAPER_FOLD_CASE, logic.PAPER_FOLD_ACCENTS, logic.PAPER_AVOID_REPETITION) == (True, True, True)
+
+
 def test_accent_folding_is_optional():
     corpus = [(0, "the student", "l'élève")]
-    plain = logic.build_lexicon([("student", "eleve")])
+    plain = logic.build_lexicon([("student", "eleve")], accents=False)
     folded = logic.build_lexicon([("student", "eleve")], accents=True)
     assert logic.extract(corpus, plain)[0] == []
     assert pairs_of(logic.extract(corpus, folded)[0]) == [("student", "élève")]
@@ -123,8 +134,8 @@ def test_select_avoid_repetition_and_sampling_are_seeded():
     recs = [logic.make_record(i, "a dog", "ein Hund", (2, 5), (4, 8), "dictionary") for i in range(10)]
     out, counts = logic.select(recs, np.random.default_rng(1), avoid_repetition=True)
     assert len(out) == 1 and counts == {"in": 10, "repetition": 9, "sampling": 0, "kept": 1}
-    a, _ = logic.select(recs, np.random.default_rng(5), max_pairs=4)
-    b, _ = logic.select(recs, np.random.default_rng(5), max_pairs=4)
+    a, _ = logic.select(recs, np.random.default_rng(5), avoid_repetition=False, max_pairs=4)
+    b, _ = logic.select(recs, np.random.default_rng(5), avoid_repetition=False, max_pairs=4)
     assert [r["sent_id"] for r in a] == [r["sent_id"] for r in b]
     assert len(a) == 4 and [r["sent_id"] for r in a] == sorted(r["sent_id"] for r in a)
 
