@@ -283,9 +283,23 @@ def test_mlm_filters_pieces_case_variants_and_duplicates():
     text = "I love pizza ."
     spans = [(0, 1), (2, 6), (7, 12), (13, 14)]
     out = gen.batch([text], [spans], [[1]], 5)
-    assert out == [[["hate", "like", "adore", "enjoy", "need"]]]
+    # The authors' rule: the predicted original "love" takes one of the five places.
+    assert out == [[["hate", "like", "adore", "enjoy"]]]
     assert gen.forward_passes == 1
     assert gen.revision.startswith("weights:")
+    wide = MLMSubstitutes(tokenizer=tok, mlm=model, search=50, count_original=False)
+    assert wide.batch([text], [spans], [[1]], 5) == [[["hate", "like", "adore", "enjoy", "need"]]]
+
+
+def test_mlm_reads_only_the_top_search_predictions():
+    from builders.adapters.mlm import MLMSubstitutes
+
+    # Ranked: 7 unusable predictions, then three words: only "hate", "like", "adore" are within the top 10.
+    tok, model = _tiny_mlm(["##ing", "Love", ",", "[UNK]", "[PAD]", "[CLS]", "[SEP]", "hate", "like", "adore", "enjoy"])
+    gen = MLMSubstitutes(tokenizer=tok, mlm=model)
+    assert gen.batch(["I love pizza ."], [[(0, 1), (2, 6), (7, 12), (13, 14)]], [[1]], 5) == [[["hate", "like", "adore"]]]
+    assert MLMSubstitutes(tokenizer=tok, mlm=model, search=11).batch(
+        ["I love pizza ."], [[(0, 1), (2, 6), (7, 12), (13, 14)]], [[1]], 5) == [[["hate", "like", "adore", "enjoy"]]]
 
 
 def test_mlm_one_forward_pass_per_sentence_group():
@@ -298,7 +312,7 @@ def test_mlm_one_forward_pass_per_sentence_group():
     out = gen.batch(texts, spans, [[0, 1, 2], [0, 1]], 2)
     assert gen.forward_passes == 1
     assert out[0] == [["hate", "pasta"], ["hate", "pasta"], ["hate", "pasta"]]
-    assert out[1] == [["hate", "pasta"], ["hate", "dog"]]  # the original word is never its own alternative
+    assert out[1] == [["hate", "pasta"], ["hate"]]  # the original "pasta" is no alternative but takes a place
     small = MLMSubstitutes(tokenizer=tok, mlm=model, batch_size=3)
     assert small.batch(texts, spans, [[0, 1, 2], [0, 1]], 2) == out
     assert small.forward_passes == 2  # a sentence's masks are never split across passes
