@@ -388,3 +388,21 @@ def test_real_little_prince_adverbs_with_wordnet(shared_data):
             else:
                 seen_hs += 1
     assert seen_ar > 20 and seen_hs > 50
+
+
+def test_sentence_smith_labels_are_honest_on_the_real_csv(shared_data):
+    import csv
+    from collections import Counter
+
+    from builders.alee.foil_types import honest_label, meets_alee
+
+    path = shared_data / "sentence_smith_paws" / "paws_samples_1737x6.csv"
+    if not path.exists():
+        pytest.skip(f"{path} absent")
+    with open(path, encoding="utf-8", newline="") as fh:
+        labels = Counter(honest_label(row["modification_type"]) for row in csv.DictReader(fh))
+    # README counts: RD 169, RS 321, hypernym 87, antonym 473, polarity_negation 687.
+    assert labels == {"PN": 687, "AR": 473, "RS-leafswap": 321, "HS-or-synonym": 87, "RD": 169}
+    assert {lab for lab in labels if meets_alee(lab)} == {"PN", "AR"}
+    with pytest.raises(ValueError, match="Unknown Sentence Smith foil type"):
+        honest_label("swap")
