@@ -133,6 +133,7 @@ def build_silver(
     max_targets: int = spec.MAX_TARGETS,
     chunk: int = 64,
     src_tokenizer: Tokenizer | None = None,
+    punctuation: bool = logic.SUBSTITUTE_PUNCTUATION,
 ) -> SilverOutput:
     """Run SilverAlign over ``(id, sentence)`` items.
 
@@ -148,6 +149,7 @@ def build_silver(
         chunk: sentences per substitute-generator call (one MLM batch).
         src_tokenizer: tokenisation of the source sentences when it differs (``whitespace``
             for the pre-tokenised source side of a gold set).
+        punctuation: substitute punctuation tokens too (the authors' default).
     """
     src_tok = src_tokenizer or tokenizer
     rows: list[dict[str, Any]] = []
@@ -159,7 +161,7 @@ def build_silver(
         part = items[start : start + chunk]
         texts = [t for _, t in part]
         spans = [src_tok.spans(t) for t in texts]
-        positions = [[j for j, (s, e) in enumerate(sp) if is_word(t[s:e])] for t, sp in zip(texts, spans)]
+        positions = [logic.substitution_positions([t[s:e] for s, e in sp], punctuation) for t, sp in zip(texts, spans)]
         subs = generator.batch(texts, spans, positions, k)
         for (sid, text), sp, pos, alts in zip(part, spans, positions, subs):
             # One translation request per source sentence: the sentence, then its alternatives.
