@@ -28,6 +28,19 @@ from evaluators.errors import UsageError, XlbenchError
 log = logging.getLogger("xlbench")
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose errors are one line naming the fix, not the usage block.
+
+    ``xlbench build cbd --lang`` prints
+    ``xlbench build cbd: error: argument --lang: expected one argument; see 'xlbench build cbd --help'.``
+    and exits 2. Subcommand parsers inherit the class (``add_subparsers`` uses it).
+    """
+
+    def error(self, message: str):  # noqa: D102 - argparse's hook
+        text = " ".join(message.split()).rstrip(".")
+        self.exit(2, f"{self.prog}: error: {text}; see '{self.prog} --help'.\n")
+
+
 def _add_build_parsers(sub: argparse._SubParsersAction, only: str | None = None) -> None:
     from builders.registry import BUILDERS
 
@@ -147,7 +160,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     command = words[0] if words else None
     target = words[1] if words and len(words) > 1 else None
     lazy = argv is not None
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="xlbench",
         description="Build versioned cross-lingual evaluation datasets and score any model on them.",
         epilog=__doc__.split("Examples:", 1)[1] if __doc__ else None,
