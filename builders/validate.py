@@ -155,7 +155,7 @@ def validate_folder(folder: str | os.PathLike) -> FolderReport:
     root = Path(folder).expanduser()
     # Not a dataset folder at all is a usage error (exit 2); a damaged one fails the check (exit 1).
     if not root.exists():
-        raise InputFileError(f"{str(root)!r} does not exist; pass the output folder of 'xlbench build'.")
+        raise InputFileError(f"{str(root)!r} is not a folder; pass the output folder of 'xlbench build' (nothing exists there).")
     if not root.is_dir():
         raise InputFileError(f"{str(root)!r} is not a folder; pass the output folder of 'xlbench build'.")
     if not (root / CARD).is_file():

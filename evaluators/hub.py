@@ -159,9 +159,11 @@ def _damaged(ref, config: str, split: str, folder: str | None) -> Iterator[None]
         if folder is not None:
             check_parquet_folder(folder)  # names the damaged file
         cause = err.__cause__ or err.__context__ or err
+        first = " ".join(str(cause).split()).split(". ")[0].rstrip(".")[:160]
+        # datasets prepares every split of a config at once: the damaged file may be another split's
         raise InputFileError(
-            f"The data files of {config}/{split} in {ref.id}@{ref.revision[:12]} cannot be read "
-            f"({type(cause).__name__}: {' '.join(str(cause).split())[:120]}); the published copy is damaged: "
+            f"The data files of config {config} in {ref.id}@{ref.revision[:12]} cannot be read "
+            f"({type(cause).__name__}: {first}); the published copy is damaged: "
             f"republish it, or delete it from the Hub cache and load it again."
         ) from None
 
@@ -179,7 +181,7 @@ def load_split(ref, config: str, split: str):
     from datasets import load_dataset
 
     if not offline():
-        with _damaged(ref, config, split, None), _remote(ref.id, ref.revision, f"loading {config}/{split} of {ref.id}@{ref.revision[:12]}"):
+        with _damaged(ref, config, split, None), _remote(ref.id, ref.revision, f"loading config {config} of {ref.id}@{ref.revision[:12]}"):
             return load_dataset(ref.id, config, split=split, revision=ref.revision)
     if not is_sha(ref.revision):
         raise RevisionError(f"Offline, {ref.id} must be pinned to a commit sha, got {ref.revision!r}.")
