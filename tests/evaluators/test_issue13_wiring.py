@@ -163,3 +163,22 @@ def test_load_encoder_checks_the_spec_first(spec, words):
 def test_load_encoder_still_builds_random():
     enc = load_encoder("random:8:1:3")
     assert enc is not None
+
+
+def test_unwritable_out_is_refused_before_any_scoring(tmp_path, capsys, monkeypatch):
+    """``--out /proc/x`` used to fail only after the whole run: it is checked before the model is even loaded."""
+    import evaluators.encoders as encoders
+    import evaluators.tasks.sentence_retrieval as task
+
+    calls: list[str] = []
+    monkeypatch.setattr(task, "score", lambda *a, **k: calls.append("score"))
+    monkeypatch.setattr(encoders, "load_encoder", lambda *a, **k: calls.append("load"))
+    (tmp_path / "c.tsv").write_text(CORPUS, encoding="utf-8")
+    (tmp_path / "d.txt").write_text(DICT, encoding="utf-8")
+    assert main(["build", "cbd", "--lang", "eng-deu", "--tsv", str(tmp_path / "c.tsv"), "--dict",
+                 str(tmp_path / "d.txt"), "--aligner", "none", "--out", str(tmp_path / "ds")]) == 0
+    capsys.readouterr()
+    code = main(["eval", "sentence-retrieval", "--dataset", str(tmp_path / "ds"), "--model", "random", "--out", "/proc/x"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and calls == []
+    assert err.startswith("error: Cannot write results to '/proc/x'") and err.count("\n") == 0
