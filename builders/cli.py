@@ -121,6 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev = sub.add_parser("eval", help="score a model", description="Score a model with one evaluator.")
     add_eval_parsers(ev.add_subparsers(dest="evaluator", required=True, metavar="EVALUATOR"))
     _add_hub_parsers(sub)
+    from evaluators.encoders.cache import add_cache_parser
+
+    add_cache_parser(sub)
     sub.add_parser("list", help="list dataset families, evaluators and offline engines").set_defaults(command="list")
     return parser
 
