@@ -7,8 +7,9 @@ Token states are never stored (they are ~100x larger: a 2,000-sentence run of
 a 13-layer model used to write over a gigabyte).
 
 Layout: one SQLite file, ``$XLBENCH_CACHE/embeddings/embeddings-v2.sqlite``
-(default ``~/.cache/xlbench/embeddings``), shared by every model; rows are
-keyed by (model id, revision, entry key). The entry key names everything that
+(default ``~/.cache/xlbench/embeddings``), shared by every model; a row is
+keyed by the first 16 bytes of sha256(model id @ revision, entry key) (a
+collision needs ~2**64 rows). The entry key names everything that
 changes the stored vector: kind, prompt prefix, maximum length, layer,
 pooling, the spans, the batch size and the device/dtype, and the sha256 of the
 text. The batch size is part of the key because padding changes the last bits
@@ -226,13 +227,19 @@ def human_bytes(n: float) -> str:
 def _connect(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(path, timeout=60)
     db.execute("PRAGMA journal_mode=WAL")
+    # 16-byte digests as keys and an integer model id keep the per-row overhead small.
+    db.execute("CREATE TABLE IF NOT EXISTS models (id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL)")
     db.execute(
-        "CREATE TABLE IF NOT EXISTS entries (model TEXT NOT NULL, key TEXT NOT NULL, data BLOB NOT NULL, "
-        "nbytes INTEGER NOT NULL, used REAL NOT NULL, PRIMARY KEY (model, key))"
+        "CREATE TABLE IF NOT EXISTS entries (k BLOB PRIMARY KEY, model INTEGER NOT NULL, data BLOB NOT NULL, "
+        "nbytes INTEGER NOT NULL, used INTEGER NOT NULL) WITHOUT ROWID"
     )
     db.execute("CREATE INDEX IF NOT EXISTS entries_used ON entries (used)")
     db.commit()
     return db
+
+
+def _digest(model: str, key: str) -> bytes:
+    return hashlib.sha256(f"{model}\0{key}".encode()).digest()[:16]
 
 
 class EmbeddingCache:
@@ -252,6 +259,9 @@ class EmbeddingCache:
         self.model = f"{model_id}@{revision}"
         self.max_bytes = cache_max_bytes() if max_bytes is None else int(max_bytes)
         self._db = _connect(self.path)
+        with self._db:
+            self._db.execute("INSERT OR IGNORE INTO models (name) VALUES (?)", (self.model,))
+        self._model_id = self._db.execute("SELECT id FROM models WHERE name = ?", (self.model,)).fetchone()[0]
         self.hits = 0
         self.misses = 0
         self.written_bytes = 0
@@ -260,18 +270,19 @@ class EmbeddingCache:
     def get_many(self, keys: list[str]) -> dict[str, bytes]:
         """Return the stored entries among ``keys`` and mark them used (LRU)."""
         out: dict[str, bytes] = {}
-        for i in range(0, len(keys), 500):
-            chunk = keys[i : i + 500]
+        by_digest = {_digest(self.model, k): k for k in keys}
+        digests = list(by_digest)
+        for i in range(0, len(digests), 500):
+            chunk = digests[i : i + 500]
             rows = self._db.execute(
-                f"SELECT key, data FROM entries WHERE model = ? AND key IN ({','.join('?' * len(chunk))})",
-                [self.model, *chunk],
+                f"SELECT k, data FROM entries WHERE k IN ({','.join('?' * len(chunk))})", chunk
             ).fetchall()
-            out.update(rows)
+            out.update((by_digest[d], data) for d, data in rows)
         if out:
-            now = time.time()
+            now = time.time_ns()  # + position: rows touched together keep their order
             with self._db:
                 self._db.executemany(
-                    "UPDATE entries SET used = ? WHERE model = ? AND key = ?", [(now, self.model, k) for k in out]
+                    "UPDATE entries SET used = ? WHERE k = ?", [(now + i, _digest(self.model, k)) for i, k in enumerate(out)]
                 )
         self.hits += len(out)
         self.misses += len(keys) - len(out)
@@ -279,8 +290,8 @@ class EmbeddingCache:
 
     def put_many(self, items: Iterable[tuple[str, bytes]]) -> None:
         """Store entries (replacing equal keys) in one transaction, then evict down to the cap."""
-        now = time.time()
-        rows = [(self.model, k, v, len(v) + len(k), now) for k, v in items]
+        now = time.time_ns()
+        rows = [(_digest(self.model, k), self._model_id, v, len(v) + 16, now + i) for i, (k, v) in enumerate(items)]
         if not rows:
             return
         with self._db:
@@ -290,7 +301,7 @@ class EmbeddingCache:
             self.evicted += evict(self._db, self.max_bytes)
 
     def __len__(self) -> int:
-        return self._db.execute("SELECT COUNT(*) FROM entries WHERE model = ?", (self.model,)).fetchone()[0]
+        return self._db.execute("SELECT COUNT(*) FROM entries WHERE model = ?", (self._model_id,)).fetchone()[0]
 
     def stats(self) -> CacheStats:
         """Return this process's hit rate and the stored size."""
@@ -301,7 +312,11 @@ class EmbeddingCache:
         )
 
     def close(self) -> None:
-        """Close the database."""
+        """Fold the write-ahead log into the file and close the database."""
+        try:
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.OperationalError:  # another process holds it: it will checkpoint
+            pass
         self._db.close()
 
 
@@ -314,13 +329,13 @@ def evict(db: sqlite3.Connection, max_bytes: int) -> int:
     removed = 0
     freed = 0
     doomed = []
-    for rowid, nbytes in db.execute("SELECT rowid, nbytes FROM entries ORDER BY used, rowid"):
-        doomed.append((rowid,))
+    for k, nbytes in db.execute("SELECT k, nbytes FROM entries ORDER BY used"):
+        doomed.append((k,))
         freed += nbytes
         if freed >= excess:
             break
     with db:
-        db.executemany("DELETE FROM entries WHERE rowid = ?", doomed)
+        db.executemany("DELETE FROM entries WHERE k = ?", doomed)
         removed = len(doomed)
     return removed
 
@@ -345,7 +360,8 @@ def cache_info(folder: str | os.PathLike | None = None) -> dict:
     db = sqlite3.connect(path, timeout=60)
     try:
         rows = db.execute(
-            "SELECT model, COUNT(*), SUM(nbytes) FROM entries GROUP BY model ORDER BY SUM(nbytes) DESC"
+            "SELECT m.name, COUNT(*), SUM(e.nbytes) FROM entries e JOIN models m ON m.id = e.model "
+            "GROUP BY e.model ORDER BY SUM(e.nbytes) DESC"
         ).fetchall()
     except sqlite3.DatabaseError:
         rows = []

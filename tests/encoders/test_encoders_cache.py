@@ -81,7 +81,7 @@ def test_small_run_writes_under_50_kb_per_sentence(tiny_bert, tmp_path):
 
 def test_lru_eviction_keeps_the_cache_under_its_cap(tmp_path):
     row = np.ones(256, np.float32)
-    entry = len(pack(row)) + len("k000")
+    entry = len(pack(row)) + 16  # payload + 16-byte key digest
     cache = EmbeddingCache(tmp_path, "m", "r", max_bytes=10 * entry)
     cache.put_many((f"k{i:03d}", pack(row)) for i in range(8))
     cache.get_many(["k000"])  # recently used: survives
