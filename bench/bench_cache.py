@@ -55,6 +55,8 @@ def main() -> int:
         again.embed_sentences(texts, layers, ["mean", "cls"])
         warm = time.perf_counter() - t0
         second = again.cache_stats()
+        enc._cache.close()
+        again._cache.close()  # folds the write-ahead log into the file
         file_bytes = sum(p.stat().st_size for p in cache.glob("*"))
         print(f"[1] {args.n} sentences, 1 word each x 13 layers + 13 layers x 2 poolings per sentence:")
         print(f"    wrote {first.written_bytes / args.n / 1024:.1f} KB payload per sentence "

@@ -54,6 +54,8 @@ DB_NAME = "embeddings-v2.sqlite"
 #: Default size cap of the embedding cache.
 DEFAULT_MAX = "2G"
 _FLOAT16_MAX = float(np.finfo(np.float16).max)
+#: A row read again within this many nanoseconds keeps its LRU time (no write on every read).
+_TOUCH_NS = 60 * 10**9
 
 
 def default_embedding_dir() -> Path:
@@ -229,9 +231,11 @@ def _connect(path: Path) -> sqlite3.Connection:
     db.execute("PRAGMA journal_mode=WAL")
     # 16-byte digests as keys and an integer model id keep the per-row overhead small.
     db.execute("CREATE TABLE IF NOT EXISTS models (id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL)")
+    # A rowid table fills its pages in insertion order (random digests as the primary key
+    # would split pages and leave them ~30 % empty); the unique index on k is small.
     db.execute(
-        "CREATE TABLE IF NOT EXISTS entries (k BLOB PRIMARY KEY, model INTEGER NOT NULL, data BLOB NOT NULL, "
-        "nbytes INTEGER NOT NULL, used INTEGER NOT NULL) WITHOUT ROWID"
+        "CREATE TABLE IF NOT EXISTS entries (id INTEGER PRIMARY KEY, k BLOB UNIQUE NOT NULL, model INTEGER NOT NULL, "
+        "data BLOB NOT NULL, nbytes INTEGER NOT NULL, used INTEGER NOT NULL)"
     )
     db.execute("CREATE INDEX IF NOT EXISTS entries_used ON entries (used)")
     db.commit()
@@ -270,20 +274,21 @@ class EmbeddingCache:
     def get_many(self, keys: list[str]) -> dict[str, bytes]:
         """Return the stored entries among ``keys`` and mark them used (LRU)."""
         out: dict[str, bytes] = {}
+        stale: list[bytes] = []
+        now = time.time_ns()
         by_digest = {_digest(self.model, k): k for k in keys}
         digests = list(by_digest)
         for i in range(0, len(digests), 500):
             chunk = digests[i : i + 500]
             rows = self._db.execute(
-                f"SELECT k, data FROM entries WHERE k IN ({','.join('?' * len(chunk))})", chunk
+                f"SELECT k, data, used FROM entries WHERE k IN ({','.join('?' * len(chunk))})", chunk
             ).fetchall()
-            out.update((by_digest[d], data) for d, data in rows)
-        if out:
-            now = time.time_ns()  # + position: rows touched together keep their order
+            out.update((by_digest[d], data) for d, data, _ in rows)
+            stale.extend(d for d, _, used in rows if used < now - _TOUCH_NS)
+        if stale:
+            # LRU to the minute: rows read again within a minute are not rewritten (reads stay reads)
             with self._db:
-                self._db.executemany(
-                    "UPDATE entries SET used = ? WHERE k = ?", [(now + i, _digest(self.model, k)) for i, k in enumerate(out)]
-                )
+                self._db.executemany("UPDATE entries SET used = ? WHERE k = ?", [(now + i, d) for i, d in enumerate(stale)])
         self.hits += len(out)
         self.misses += len(keys) - len(out)
         return out
@@ -295,7 +300,9 @@ class EmbeddingCache:
         if not rows:
             return
         with self._db:
-            self._db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?)", rows)
+            self._db.executemany(
+                "INSERT OR REPLACE INTO entries (k, model, data, nbytes, used) VALUES (?, ?, ?, ?, ?)", rows
+            )
         self.written_bytes += sum(r[3] for r in rows)
         if self.max_bytes:
             self.evicted += evict(self._db, self.max_bytes)
@@ -329,13 +336,13 @@ def evict(db: sqlite3.Connection, max_bytes: int) -> int:
     removed = 0
     freed = 0
     doomed = []
-    for k, nbytes in db.execute("SELECT k, nbytes FROM entries ORDER BY used"):
-        doomed.append((k,))
+    for rowid, nbytes in db.execute("SELECT id, nbytes FROM entries ORDER BY used, id"):
+        doomed.append((rowid,))
         freed += nbytes
         if freed >= excess:
             break
     with db:
-        db.executemany("DELETE FROM entries WHERE k = ?", doomed)
+        db.executemany("DELETE FROM entries WHERE id = ?", doomed)
         removed = len(doomed)
     return removed
 

@@ -79,7 +79,10 @@ def test_small_run_writes_under_50_kb_per_sentence(tiny_bert, tmp_path):
     assert stats.size_bytes == stats.written_bytes
 
 
-def test_lru_eviction_keeps_the_cache_under_its_cap(tmp_path):
+def test_lru_eviction_keeps_the_cache_under_its_cap(tmp_path, monkeypatch):
+    import evaluators.encoders.cache as cache_mod
+
+    monkeypatch.setattr(cache_mod, "_TOUCH_NS", 0)  # every read refreshes (normally: once a minute)
     row = np.ones(256, np.float32)
     entry = len(pack(row)) + 16  # payload + 16-byte key digest
     cache = EmbeddingCache(tmp_path, "m", "r", max_bytes=10 * entry)
