@@ -108,6 +108,7 @@ def test_mining_through_knn_both_is_unchanged():
     np.testing.assert_allclose(a.scores, expected.scores, rtol=1e-6)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAS_FAISS, reason="faiss-cpu is not installed (optional: pip install 'xlbench[faiss]')")
 @pytest.mark.parametrize("kind", ["hnsw", "ivf"])
 def test_approximate_faiss_indexes_find_most_exact_neighbours(kind):

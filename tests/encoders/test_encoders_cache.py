@@ -69,6 +69,7 @@ def test_truncation_survives_the_cache(tmp_path, tiny_builders):
     assert second.found.tolist() == first.found.tolist() == [True] * 6 + [False] * 2
 
 
+@pytest.mark.slow
 def test_small_run_writes_under_50_kb_per_sentence(tiny_bert, tmp_path):
     enc = HFEncoder(tiny_bert, cache_dir=tmp_path)
     texts = [f"{t} {i}" for i, t in enumerate(TEXTS * 10)]
