@@ -194,10 +194,13 @@ def knn_numpy(
             merge_cols(s, start, b_sims, b_idx, kb)
             del s
 
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # without it the BLAS threads cannot be pinned: run one worker
+        workers = 1
     if workers == 1:
         work(0)
     else:
-        from threadpoolctl import threadpool_limits
 
         # one BLAS thread per worker: the workers, not the BLAS, use the cores
         with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
