@@ -114,7 +114,44 @@ def make_results(root: Path, models: tuple[str, ...] = MODELS) -> Path:
         _quiet(["eval", "tacc", "--dataset", str(alee), "--model", model, "--no-plot", "--out", str(res / "alee")])
         _quiet(["eval", "embedding-aligner", "--model", model, "--silver", str(silver), "--layer", "all",
                 "--method", "argmax", "itermax", "--no-cache", "--out", str(res / "silver")])
+    _aligners(work, res / "silver")
     return res
+
+
+TOY = [
+    ("the house", "la maison", "0-0 1-1"),
+    ("the red house", "la maison rouge", "0-0 1-2 2-1"),
+    ("a red car", "une voiture rouge", "0-0 1-2 2-1"),
+    ("the car", "la voiture", "0-0 1-1"),
+    ("a house", "une maison", "0-0 1-1"),
+    ("the blue car", "la voiture bleue", "0-0 1-2 2-1"),
+    ("a blue house", "une maison bleue", "0-0 1-2 2-1"),
+]
+
+
+def _aligners(work: Path, out: Path) -> None:
+    """Statistical aligners (no encoder): silver and gold F1 per configuration."""
+    from evaluators.cli import main as eval_main
+
+    silver = work / "toy-silver"
+    silver.mkdir()
+    (silver / "parallel.txt").write_text("".join(f"{s} ||| {t}\n" for s, t, _ in TOY), encoding="utf-8")
+    (silver / "gold.txt").write_text(
+        "\n".join(f"{n}\t{link}" for n, (_, _, links) in enumerate(TOY) for link in links.split()[1:]),
+        encoding="utf-8")
+    gt, gl = work / "gold.src-tgt", work / "gold.links"
+    gt.write_text("".join(f"{s} ||| {t}\n" for s, t, _ in TOY), encoding="utf-8")
+    gl.write_text("".join(" ".join(f"{int(i) + 1}-{int(j) + 1}" for i, j in (x.split("-") for x in links.split()))
+                          + "\n" for _, _, links in TOY), encoding="utf-8")
+    ts, tt = work / "train.src", work / "train.tgt"
+    ts.write_text("".join(f"{s}\n" for s, _, _ in TOY * 5), encoding="utf-8")
+    tt.write_text("".join(f"{t}\n" for _, t, _ in TOY * 5), encoding="utf-8")
+    spec = f"name=eng_Latn-fra_Latn,silver={silver},gold_text={gt},gold_links={gl}"
+    with contextlib.redirect_stdout(io.StringIO()):
+        rc = eval_main(["aligners", "--pair", spec, "--train-text", str(ts), str(tt), "--methods", "fast_align",
+                        "--tokenizers", "word", "bpe", "--vocab-size", "40", "--sweep", "30", "35", "--out", str(out)])
+    if rc != 0:
+        raise RuntimeError(f"xlbench eval aligners exited {rc}")
 
 
 if __name__ == "__main__":
