@@ -121,6 +121,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev = sub.add_parser("eval", help="score a model", description="Score a model with one evaluator.")
     add_eval_parsers(ev.add_subparsers(dest="evaluator", required=True, metavar="EVALUATOR"))
     _add_hub_parsers(sub)
+    # report, compare, export: argparse only here, their work is imported when they run
+    from evaluators.report.cli import add_parsers as add_report_parsers
+
+    add_report_parsers(sub)
     sub.add_parser("list", help="list dataset families, evaluators and offline engines").set_defaults(command="list")
     return parser
 
@@ -150,6 +154,8 @@ def main(argv: list[str] | None = None) -> int:
             return run_eval(args)
         if args.command == "list":
             return run_list()
+        if hasattr(args, "_report_run"):
+            return args._report_run(args)
         if hasattr(args, "_hub_run"):
             return args._hub_run(args)
         raise UsageError(f"Unknown command {args.command!r}; run 'xlbench --help'.")
