@@ -24,7 +24,8 @@ td a{color:#0b57a4;text-decoration:none}td a:hover{text-decoration:underline}.ci
 """
 
 #: Sortable tables: click a header; ``#sort=<table id>:<column>:<asc|desc>`` sorts on load (used by the
-#: browser test); errors are counted on ``body[data-js-errors]``, readiness on ``body[data-js-ready]``.
+#: browser test); errors are counted on ``body[data-js-errors]``, readiness on ``body[data-js-ready]``,
+#: loaded images as ``body[data-images]="<loaded>/<total>"``.
 JS = """
 (function(){
 var errors=0;window.addEventListener('error',function(){errors+=1;document.body.setAttribute('data-js-errors',String(errors));});
@@ -42,6 +43,8 @@ Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,i){th.addEven
 var cur=table.getAttribute('data-sorted');var dir=(cur===i+':desc')?'asc':'desc';if(i===0&&cur!==i+':asc')dir='asc';sortTable(table,i,dir);});});});
 var m=/#sort=([^:]+):(\\d+):(asc|desc)/.exec(window.location.hash);if(m)window.xlbenchSort(m[1],parseInt(m[2],10),m[3]);
 document.body.setAttribute('data-js-ready','1');
+window.addEventListener('load',function(){var imgs=document.images,ok=0;for(var i=0;i<imgs.length;i++){if(imgs[i].complete&&imgs[i].naturalWidth>0)ok+=1;}
+document.body.setAttribute('data-images',ok+'/'+imgs.length);});
 })();
 """
 
