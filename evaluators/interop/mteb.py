@@ -222,7 +222,8 @@ def export_results(folders: list[str | os.PathLike], out: str | os.PathLike) -> 
             path = tmp / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(obj, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-            meta = {"name": str(model.get("id") or "model"), "revision": model.get("revision"),
+            # mteb's placeholder for an unknown revision: its DataFrame drops rows whose revision is None
+            meta = {"name": str(model.get("id") or "model"), "revision": model.get("revision") or "no_revision_available",
                     "framework": ["xlbench"], "loader": None}
             (path.parent / "model_meta.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
         for rel, _, _ in written:
