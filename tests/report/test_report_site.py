@@ -172,3 +172,23 @@ def test_cli_errors(tmp_path, capsys):
     assert main(["report", str(tmp_path / "empty"), "--out", str(tmp_path / "s")]) == 2
     assert "is not a readable JSON file" in capsys.readouterr().err
     assert not (tmp_path / "s").exists()
+
+
+def test_worst_items_from_predictions(corpus, tmp_path):
+    from evaluators.predictions import predictions_path, write_predictions
+
+    res = tmp_path / "res"
+    res.mkdir()
+    src = next(corpus.glob("bucc/bitext-retrieval__*seed0.json"))
+    dst = res / src.name
+    dst.write_text(src.read_text())
+    rows = [{"item_id": f"pair-{i}", "subset": "deu_Latn-eng_Latn", "correct": i % 3 == 0, "score": i / 10,
+             "retrieved": f"t{i + 1}", "tie": i == 4} for i in range(10)]
+    write_predictions(predictions_path(dst), rows)
+    site = tmp_path / "site"
+    build_site([res], site)
+    page = parse(site / "bucc.html")
+    shown = [r[0] for r in page.rows["errors-0"]]
+    # wrong items only, most confident (highest score) first
+    assert shown == ["pair-8", "pair-7", "pair-5", "pair-4", "pair-2", "pair-1"]
+    assert (site / "results" / dst.name.replace(".json", ".predictions.parquet")).is_file()
