@@ -114,7 +114,10 @@ def make_results(root: Path, models: tuple[str, ...] = MODELS) -> Path:
         _quiet(["eval", "tacc", "--dataset", str(alee), "--model", model, "--no-plot", "--out", str(res / "alee")])
         _quiet(["eval", "embedding-aligner", "--model", model, "--silver", str(silver), "--layer", "all",
                 "--method", "argmax", "itermax", "--no-cache", "--out", str(res / "silver")])
-    _aligners(work, res / "silver")
+    try:
+        _aligners(work, res / "silver")
+    except (RuntimeError, ImportError) as err:  # the statistical aligners are a build extra
+        print(f"aligners skipped: {err}", file=sys.stderr)
     return res
 
 

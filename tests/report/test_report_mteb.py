@@ -43,7 +43,8 @@ def test_exported_results_load_in_mteb_with_equal_scores(corpus, tmp_path, capsy
 
     out = tmp_path / "mteb"
     assert main(["export", "mteb", str(corpus), "--out", str(out)]) == 0
-    assert "wrote 19 mteb result file(s)" in capsys.readouterr().out
+    n_results = len(list(corpus.rglob("*.json")))  # every evaluator of the corpus has an mteb mapping
+    assert f"wrote {n_results} mteb result file(s)" in capsys.readouterr().out
     files = sorted(p for p in out.rglob("*.json") if p.name != "model_meta.json")
     for path in files:
         tr = TaskResult.from_disk(path)  # mteb's own validation (main_score, hf_subset, languages)
