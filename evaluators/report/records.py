@@ -131,8 +131,11 @@ def load_records(folders: list[str | os.PathLike]) -> list[Record]:
         InputFileError: a folder is missing, a ``.json`` file is not JSON, or no result was found.
     """
     out: list[Record] = []
-    for folder in folders:
+    names = [Path(f).resolve().name for f in folders]
+    for i, folder in enumerate(folders):
         root = Path(folder)
+        # results/<folder name>/... in the site; a number keeps two folders of one name apart
+        prefix = (names[i] if names.count(names[i]) == 1 else f"{i + 1}-{names[i]}") if len(folders) > 1 else ""
         if not root.is_dir():
             raise InputFileError(f"Results folder {str(root)!r} does not exist; pass the --out folder of an xlbench eval run.")
         for path in sorted(root.rglob("*.json")):
@@ -141,7 +144,6 @@ def load_records(folders: list[str | os.PathLike]) -> list[Record]:
             except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
                 raise InputFileError(f"{str(path)!r} is not a readable JSON file ({err}); remove it or fix it.") from err
             if isinstance(data, dict) and "scores" in data and "signature" in data and "evaluator" in data:
-                prefix = root.name if len(folders) > 1 else ""
                 rel = path.relative_to(root).as_posix()
                 out.append(Record(path, f"{prefix}/{rel}" if prefix else rel, data))
     if not out:

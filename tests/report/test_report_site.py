@@ -193,3 +193,15 @@ def test_worst_items_from_predictions(corpus, tmp_path):
     # wrong items only, most confident (highest score) first
     assert shown == ["pair-8", "pair-7", "pair-5", "pair-4", "pair-2", "pair-1"]
     assert (site / "results" / dst.name.replace(".json", ".predictions.parquet")).is_file()
+
+
+def test_two_folders_of_one_name_stay_apart(corpus, tmp_path):
+    from evaluators.report.records import load_records
+
+    a, b = tmp_path / "a" / "results", tmp_path / "b" / "results"
+    for dest in (a, b):
+        dest.mkdir(parents=True)
+        src = next(corpus.glob("bucc/bucc__*seed0.json"))
+        (dest / src.name).write_text(src.read_text())
+    rels = [r.rel for r in load_records([a, b])]
+    assert len(set(rels)) == 2 and rels[0].startswith("1-results/") and rels[1].startswith("2-results/")
