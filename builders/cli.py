@@ -175,6 +175,10 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         add_cache_parser(sub)
     else:
         sub.add_parser("cache", help="embedding cache: size, hit counts, clear (xlbench cache info|clear)")
+    # report, compare, export: argparse only here, their work is imported when they run
+    from evaluators.report.cli import add_parsers as add_report_parsers
+
+    add_report_parsers(sub)
     lst = sub.add_parser("list", help="list dataset families, evaluators, models and offline engines")
     lst.add_argument("--markdown", action="store_true", help="print the registries as Markdown tables (for README/docs)")
     lst.set_defaults(command="list")
@@ -231,6 +235,8 @@ def main(argv: list[str] | None = None) -> int:
             return run_eval(args)
         if args.command == "list":
             return run_list(args.markdown)
+        if hasattr(args, "_report_run"):
+            return args._report_run(args)
         if hasattr(args, "_hub_run"):
             return args._hub_run(args)
         raise UsageError(f"Unknown command {args.command!r}; run 'xlbench --help'.")
