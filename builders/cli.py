@@ -20,25 +20,13 @@ import sys
 import time
 
 from evaluators import __version__
+from evaluators.argparsing import OneLineParser
 from evaluators.errors import UsageError, XlbenchError
 
 # Heavy modules (datasets via the schemas, builders, torch) are imported by the
 # command that needs them, so `xlbench --help` and `xlbench list` start fast.
 
 log = logging.getLogger("xlbench")
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """An ``ArgumentParser`` whose errors are one line naming the fix, not the usage block.
-
-    ``xlbench build cbd --lang`` prints
-    ``xlbench build cbd: error: argument --lang: expected one argument; see 'xlbench build cbd --help'.``
-    and exits 2. Subcommand parsers inherit the class (``add_subparsers`` uses it).
-    """
-
-    def error(self, message: str):  # noqa: D102 - argparse's hook
-        text = " ".join(message.split()).rstrip(".")
-        self.exit(2, f"{self.prog}: error: {text}; see '{self.prog} --help'.\n")
 
 
 def _add_build_parsers(sub: argparse._SubParsersAction, only: str | None = None) -> None:
