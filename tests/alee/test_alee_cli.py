@@ -286,3 +286,67 @@ def test_sentence_smith_foils_are_recorded_as_such(tmp_path, inputs):
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["counts"]["foil_generator"] == SENTENCE_SMITH
     assert "RS-leafswap" in (out / "README.md").read_text()
+
+
+SMITH_FILE = __import__("pathlib").Path(__file__).parent / "data" / "sentence_smith_format.csv"
+SMITH_DE = {
+    "It rains in Paris .": "Es regnet in Paris .",
+    "Anna met Tom in Berlin in 1990 .": "Anna traf Tom 1990 in Berlin .",
+    "The penguin swims in the cold sea .": "Der Pinguin schwimmt im kalten Meer .",
+    "The car is fast .": "Das Auto ist schnell .",
+    "The house is big .": "Das Haus ist groß .",
+}
+
+
+def test_sentence_smith_rows_carry_honest_labels(tmp_path):
+    """A committed file in Sentence Smith's format: its RS and HS become RS-leafswap and HS-or-synonym."""
+    import pyarrow.parquet as pq
+
+    from builders.alee.build import CHANGELOG, DEFAULT_VERSION
+    from builders.alee.foil_types import SENTENCE_SMITH, meets_alee
+    from evaluators.schema import alee as S
+
+    tsv = tmp_path / "de.tsv"
+    tsv.write_text("".join(f"{en}\t{de}\n" for en, de in SMITH_DE.items()), encoding="utf-8")
+    out = build(tmp_path, SMITH_FILE, tsv)
+    manifest = json.loads((out / "manifest.json").read_text())
+    rows = pq.read_table(out / "data" / "eng_Latn-deu_Latn" / "test-00000-of-00001.parquet").to_pylist()
+    # Ids keep the type the file claims (stable across versions); the column says what the edit is.
+    assert {r["id"]: r["perturbation"] for r in rows} == {
+        "0-PN": "PN", "1-RS": "RS-leafswap", "2-HS": "HS-or-synonym", "3-HS": "HS-or-synonym", "4-AR": "AR",
+    }
+    assert all(r["perturbation"] in S.LABELS for r in rows)
+    assert {r["perturbation"] for r in rows if meets_alee(r["perturbation"])} == {"PN", "AR"}
+    assert manifest["counts"]["relabelled"] == {"HS": "HS-or-synonym", "RS": "RS-leafswap"}
+    assert manifest["counts"]["excluded_types"] == {"RD": 1}
+    assert manifest["parameters"]["foil_generator"] == SENTENCE_SMITH
+    assert manifest["parameters"]["labels"] == ["AR", "HS-or-synonym", "PN", "RS-leafswap"]
+    # The column values changed in 1.1.0: the default version and its changelog line say so.
+    assert manifest["version"] == DEFAULT_VERSION == "1.1.0"
+    assert manifest["changelog"][0]["changes"] == CHANGELOG["1.1.0"]
+    card = (out / "README.md").read_text()
+    assert SENTENCE_SMITH in card and "RS -> RS-leafswap" in card
+
+
+def test_own_foils_keep_alee_labels(tmp_path, inputs):
+    """A file in alee's own columns (generator unknown) keeps the four types it states."""
+    out = build(tmp_path, *inputs)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["counts"]["relabelled"] == {} and manifest["parameters"]["labels"] == ["AR", "HS", "PN", "RS"]
+
+
+@pytest.mark.slow
+def test_real_sentence_smith_paws_foils_are_relabelled(tmp_path, shared_data):
+    import pyarrow.parquet as pq
+
+    foils = shared_data / "sentence_smith_paws" / "paws_samples_1737x6.csv"
+    if not foils.exists() or not (shared_data / "pawsx" / "test-de.tsv").exists():
+        pytest.skip(f"{foils} or the PAWS-X folder is absent")
+    out = tmp_path / "ds"
+    assert main(["build", "alee", "--langs", "de", "--foils", str(foils), "--pawsx", str(shared_data / "pawsx"),
+                 "--no-nli", "--limit", "120", "--license", "agpl-3.0", "--license-reason", "test", "--out", str(out)]) == 0
+    rows = pq.read_table(out / "data" / "eng_Latn-deu_Latn" / "test-00000-of-00001.parquet").to_pylist()
+    labels = {r["perturbation"] for r in rows}
+    assert labels == {"PN", "AR", "RS-leafswap", "HS-or-synonym"}
+    assert all(r["id"].endswith({"RS-leafswap": "-RS", "HS-or-synonym": "-HS"}.get(r["perturbation"], "-" + r["perturbation"]))
+               for r in rows)
