@@ -182,3 +182,36 @@ def test_unwritable_out_is_refused_before_any_scoring(tmp_path, capsys, monkeypa
     err = capsys.readouterr().err.strip()
     assert code == 2 and calls == []
     assert err.startswith("error: Cannot write results to '/proc/x'") and err.count("\n") == 0
+
+
+# -- the embedding cache: an unusable --cache-dir is one sentence -------------------------------
+def _bitext(tmp_path: Path, capsys, cache_dir: str) -> tuple[int, str]:
+    src = tmp_path / "s.txt"
+    src.write_text("a b\nc d\n", encoding="utf-8")
+    code = main(["eval", "bitext-retrieval", "--src", str(src), "--tgt", str(src), "--model",
+                 "callable:xl_tiny_model:encode@v7", "--cache-dir", cache_dir, "--out", str(tmp_path / "r")])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return code, "\n".join(line for line in err.splitlines() if line.strip() and not line.startswith("INFO"))
+
+
+def test_unwritable_cache_dir_is_one_sentence(tmp_path, capsys):
+    (tmp_path / "blocked").write_text("a file where the cache folder should be")
+    code, err = _bitext(tmp_path, capsys, str(tmp_path / "blocked" / "cache"))
+    assert code == 2, err
+    assert err.count("\n") == 0 and err.startswith("error: ")
+    assert "blocked" in err and "--cache-dir" in err and "--no-cache" in err
+    assert not (tmp_path / "r").exists()
+
+
+def test_corrupt_cache_database_is_one_sentence(tmp_path, capsys):
+    from evaluators.encoders.cache import DB_NAME
+
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    (folder / DB_NAME).write_bytes(b"not a database " * 300)
+    code, err = _bitext(tmp_path, capsys, str(folder))
+    assert code == 2, err
+    assert err.count("\n") == 0 and err.startswith("error: ")
+    assert DB_NAME in err and "not a usable SQLite database" in err and "--no-cache" in err
+    assert (folder / DB_NAME).read_bytes() == b"not a database " * 300  # never "repaired" by deleting data
