@@ -49,7 +49,7 @@ def test_exported_results_load_in_mteb_with_equal_scores(corpus, tmp_path, capsy
     for path in files:
         tr = TaskResult.from_disk(path)  # mteb's own validation (main_score, hf_subset, languages)
         assert list(tr.scores) == ["test"]  # only the split that is the score (BUCC's train is not)
-    bucc = TaskResult.from_disk(next(out.rglob("xlbench-bucc-bucc.json")))
+    bucc = TaskResult.from_disk(next(out.rglob("xlbench-bucc-*bucc.json")))
     assert bucc.scores["test"][0]["languages"] == ["deu-Latn", "eng-Latn"]
     results = mteb.ResultCache(cache_path=out).load_results(require_model_meta=True, include_remote=False)
     df = results.to_dataframe(aggregation_level="subset", format="long", include_model_revision=True)
@@ -83,7 +83,7 @@ def test_bucc_and_cbd_folders_run_in_mteb_evaluate(corpus):
     task = bucc_task(str(work / "bucc"))
     res = mteb.evaluate(model, [task, cbd_task(str(work / "cbd"))], cache=None, show_progress_bar=False, co2_tracker=False)
     scores = {tr.task_name: tr.scores["test"][0] for tr in res.task_results}
-    bucc = scores["xlbench-bucc-bucc"]
+    bucc = next(v for k, v in scores.items() if k.startswith("xlbench-bucc-"))
     assert bucc["hf_subset"] == "deu_Latn-eng_Latn" and bucc["languages"] == ["deu-Latn", "eng-Latn"]
     assert bucc["main_score"] == bucc["f1"]
     # recompute mteb's accuracy by hand: nearest target (cosine, over every target) is the gold one
@@ -96,4 +96,4 @@ def test_bucc_and_cbd_folders_run_in_mteb_evaluate(corpus):
     nearest = (a @ b.T).argmax(axis=1)
     assert len(data["sentence1"]) == 10 and len(data["sentence2"]) == 50  # gold sources vs all targets
     assert bucc["accuracy"] == pytest.approx(np.mean([nearest[i] == j for i, j in data["gold"]]))
-    assert 0 < scores["xlbench-cbd-cbd"]["accuracy"] <= 1
+    assert 0 < next(v for k, v in scores.items() if k.startswith("xlbench-cbd-"))["accuracy"] <= 1
