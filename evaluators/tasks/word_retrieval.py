@@ -4,8 +4,13 @@ For every layer of the model, ``n`` translated word pairs are drawn (``repeats``
 times, seeded); each word's contextual vector is the mean of its subword
 vectors in its own sentence; ``S_weak`` and ``S_strong`` are computed in both
 directions with CSLS (k = 10) or cosine, and reported as mean and standard
-deviation over the repeats. Plots: per-layer curves (paper Fig. 6/7) and
-cosine histograms at one layer (Fig. 5).
+deviation over the repeats. Every neighbourhood of a (layer, sample) is
+computed once and serves both directions and S_weak/S_strong
+(:func:`evaluators.metrics.csls.retrieval_counts_pair`). Ties count as
+failures (``--tie-rule strict``) or as the authors' first-index ``argmax``
+decides (``first``); either way the tie counts are in every entry. Plots:
+per-layer curves (paper Fig. 6/7) and cosine histograms at one layer (Fig. 5),
+drawn from the vectors the scoring computed (nothing is encoded again).
 """
 
 from __future__ import annotations
@@ -38,7 +43,8 @@ TASK = TaskMetadata(
     main_score_name="s_weak (best layer, mean of both directions)",
     chance=None,
     output_keys=("layer", "n", "repeats", "s_weak", "s_strong", "s_weak_src_tgt", "s_weak_tgt_src",
-                 "s_strong_src_tgt", "s_strong_tgt_src", "counts"),
+                 "s_strong_src_tgt", "s_strong_tgt_src", "s_weak_ties_src_tgt", "s_weak_ties_tgt_src",
+                 "s_strong_ties_src_tgt", "s_strong_ties_tgt_src", "ties", "counts"),
     table=("layer", "n", "repeats", "s_weak", "s_strong", "s_weak_src_tgt", "s_weak_tgt_src",
            "s_strong_src_tgt", "s_strong_tgt_src"),
     model="optional",
@@ -48,8 +54,12 @@ TASK = TaskMetadata(
   xlbench eval word-retrieval --dataset out/cbd-eng_Latn-deu_Latn --model minilm --layers 0,3,6 --n 1000 --repeats 3
   xlbench eval word-retrieval --dataset out/cbd-eng_Latn-fra_Latn --static-vectors wiki.en.align.vec wiki.fr.align.vec
 
-S_weak: v_i is u_i's nearest neighbour among all v_j. S_strong (paper, Eq. 3): v_i is nearer
-to u_i than every other u_j; --strong union: nearest among all of U and V except u_i.
+S_weak: v_i is u_i's nearest neighbour among all v_j. S_strong (--strong paper, Eq. 3 as the
+authors compute it): v_i is nearer to u_i than every other u_j, CSLS neighbourhoods over U;
+--strong pooled: the same with neighbourhoods over U and V minus the point (xlbench's earlier
+reading); --strong union: nearest among all of U and V except u_i.
+Ties fail under --tie-rule strict (default); --tie-rule first is the authors' argmax (the first
+maximal index wins); the tie counts are reported per layer (ties = all of them, summed over repeats).
 Scores are means over --repeats samples of --n pairs, both directions (src->tgt, tgt->src).
 """,
 )
@@ -67,12 +77,21 @@ class Params:
     repeats: int = param(DEFAULT_REPEATS, f"samples to average over (default {DEFAULT_REPEATS})")
     criterion: str = param("csls", "nearest-neighbour criterion (default csls)", choices=csls.CRITERIA)
     csls_k: int = param(csls.DEFAULT_K, f"CSLS neighbourhood size (default {csls.DEFAULT_K})")
-    strong: str = param("paper", "S_strong definition (default paper: Eq. 3)", choices=csls.STRONG_MODES)
+    strong: str = param(
+        "paper", "S_strong definition: paper (Eq. 3 as the authors compute it, default), pooled, union",
+        choices=csls.STRONG_MODES,
+    )
+    tie_rule: str = param(
+        "strict", "ties: strict (a tie is a failure, default) or first (the authors' first-index argmax)",
+        choices=csls.TIE_RULES,
+    )
     static_vectors: tuple[str, str] | None = param(
         None, "score aligned static word vectors (.vec / word2vec text) instead of --model",
         nargs=2, metavar=("SRC_VEC", "TGT_VEC"), sig=False,
     )
     hist_layer: int | None = param(None, "layer of the cosine histograms (default: best S_weak layer)", type=int, sig=False)
+    #: Aligner pairs of the Fig. 5 histogram, taken from the sentences already encoded for scoring.
+    hist_aligner_pairs: int = param(1000, "aligner-split pairs of the histogram (default 1000; 0 = none)", sig=False)
 
     def __post_init__(self):
         if self.n < 2:
@@ -81,6 +100,8 @@ class Params:
             raise UsageError(f"--repeats must be at least 1, got {self.repeats}.")
         if self.csls_k < 1:
             raise UsageError(f"--csls-k must be at least 1, got {self.csls_k}.")
+        if self.hist_aligner_pairs < 0:
+            raise UsageError(f"--hist-aligner-pairs must be 0 or positive, got {self.hist_aligner_pairs}.")
         parse_layers(self.layers)
 
 
@@ -248,6 +269,20 @@ def _per_config(values: dict[str, int]):
     return ",".join(f"{c}={v}" for c, v in sorted(values.items()))
 
 
+def _aligner_sample(data, config: str, params: Params, sub: list[dict], rng: np.random.Generator) -> list[dict]:
+    """Aligner-split pairs of the sentence pairs in ``sub`` (at most ``params.hist_aligner_pairs``), for Fig. 5."""
+    from evaluators.schema import cbd as S
+
+    if not params.hist_aligner_pairs or params.split == "aligner" or "aligner" not in data.configs().get(config, []):
+        return []
+    encoded = {(r[S.SRC_SENTENCE], r[S.TGT_SENTENCE]) for r in sub}
+    rows = [r for r in data.rows(config, "aligner") if (r[S.SRC_SENTENCE], r[S.TGT_SENTENCE]) in encoded]
+    if len(rows) > params.hist_aligner_pairs:
+        take = np.sort(rng.choice(len(rows), size=params.hist_aligner_pairs, replace=False))
+        rows = [rows[int(i)] for i in take]
+    return rows
+
+
 def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
     """Score one model (or static vectors) on every config of a cbd dataset."""
     from evaluators.schema import cbd as S
@@ -288,19 +323,29 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         # scoring rng as before, so the scores stay those of earlier versions).
         others = [random_other_word(r[S.TGT_SENTENCE], (r[S.TGT_START], r[S.TGT_END]), rng) for r in sub]
         has_other = [o is not None for o in others]
+        # Aligner pairs of the Fig. 5 histogram come from the sentence pairs encoded anyway, so they
+        # cost no forward pass; drawn from a child stream, so the scoring draws (and scores) do not move.
+        al = _aligner_sample(data, config, params, sub, np.random.default_rng(rng.bit_generator.seed_seq.spawn(1)[0]))
         tgt_texts = [r[S.TGT_SENTENCE] for r in sub] + [r[S.TGT_SENTENCE] for r, h in zip(sub, has_other) if h]
         tgt_spans = [(r[S.TGT_START], r[S.TGT_END]) for r in sub] + [o for o in others if o is not None]
+        src_texts = [r[S.SRC_SENTENCE] for r in sub] + [r[S.SRC_SENTENCE] for r in al]
+        src_spans = [(r[S.SRC_START], r[S.SRC_END]) for r in sub] + [(r[S.SRC_START], r[S.SRC_END]) for r in al]
+        n_w = len(tgt_texts) - len(sub)
+        tgt_texts += [r[S.TGT_SENTENCE] for r in al]
+        tgt_spans += [(r[S.TGT_START], r[S.TGT_END]) for r in al]
         log.info("%s: encoding %d pairs (%d distinct source sentences)", config, len(sub), len({r[S.SRC_SENTENCE] for r in sub}))
-        u_all, u_found, layer_ids = encode_spans(
-            src_enc, [r[S.SRC_SENTENCE] for r in sub], [(r[S.SRC_START], r[S.SRC_END]) for r in sub], layers
-        )
+        s_all, s_found, layer_ids = encode_spans(src_enc, src_texts, src_spans, layers)
         t_all, t_found, _ = encode_spans(tgt_enc, tgt_texts, tgt_spans, layers)
+        u_all, u_found = s_all[:, : len(sub)], s_found[: len(sub)]
         v_all, v_found = t_all[:, : len(sub)], t_found[: len(sub)]
-        w_all, w_found = t_all[:, len(sub) :], t_found[len(sub) :]
+        w_all, w_found = t_all[:, len(sub) : len(sub) + n_w], t_found[len(sub) : len(sub) + n_w]
+        a_keep = s_found[len(sub) :] & t_found[len(sub) + n_w :]
+        a_src, a_tgt = s_all[:, len(sub) :][:, a_keep], t_all[:, len(sub) + n_w :][:, a_keep]
         ok = u_found & v_found
         if (~ok).any():
             notes.append(f"{config}: {int((~ok).sum())} of {len(sub)} sampled pairs dropped (a word not covered by the model's tokens or vectors)")
         per_layer: dict[int, dict[str, list[float]]] = {layer: {} for layer in layer_ids}
+        ties: dict[int, dict[str, int]] = {layer: {} for layer in layer_ids}
         raw: dict[int, list[dict]] = {layer: [] for layer in layer_ids}
         for sample in samples:
             idx = np.array([pos[int(r)] for r in sample if ok[pos[int(r)]]])
@@ -308,31 +353,40 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
                 raise UsageError(f"{config}: fewer than 2 sampled pairs could be encoded; check the model and the dataset.")
             for li, layer in enumerate(layer_ids):
                 u, v = u_all[li, idx], v_all[li, idx]
-                fwd = csls.retrieval_counts(u, v, params.criterion, params.csls_k, device=device)
-                bwd = csls.retrieval_counts(v, u, params.criterion, params.csls_k, device=device)
-                d = per_layer[layer]
-                for name, value in (
-                    ("s_weak_src_tgt", fwd.s_weak), ("s_weak_tgt_src", bwd.s_weak),
-                    ("s_strong_src_tgt", fwd.s_strong(params.strong)), ("s_strong_tgt_src", bwd.s_strong(params.strong)),
-                ):
-                    d.setdefault(name, []).append(value)
-                raw[layer].append({"src_tgt": fwd.__dict__, "tgt_src": bwd.__dict__})
+                got = csls.retrieval_counts_pair(u, v, params.criterion, params.csls_k, device=device,
+                                                 tie_rule=params.tie_rule)
+                d, t = per_layer[layer], ties[layer]
+                for direction, c in got.items():
+                    d.setdefault(f"s_weak_{direction}", []).append(c.s_weak)
+                    d.setdefault(f"s_strong_{direction}", []).append(c.s_strong(params.strong))
+                    t[f"s_weak_ties_{direction}"] = t.get(f"s_weak_ties_{direction}", 0) + c.weak_ties
+                    t[f"s_strong_ties_{direction}"] = (t.get(f"s_strong_ties_{direction}", 0)
+                                                       + getattr(c, f"strong_{params.strong}_ties"))
+                raw[layer].append({direction: dict(c.__dict__) for direction, c in got.items()})
         entries = []
         for layer in layer_ids:
             d = per_layer[layer]
             entry = {"subset": config, "layer": layer, "n": int(len(samples[0])), "repeats": repeats}
-            for name, values in d.items():
-                entry[name], entry[name + "_std"] = _stats(values)
+            for name in ("s_weak_src_tgt", "s_weak_tgt_src", "s_strong_src_tgt", "s_strong_tgt_src"):
+                entry[name], entry[name + "_std"] = _stats(d[name])
             entry["s_weak"] = (entry["s_weak_src_tgt"] + entry["s_weak_tgt_src"]) / 2
             entry["s_strong"] = (entry["s_strong_src_tgt"] + entry["s_strong_tgt_src"]) / 2
             entry["main_score"] = entry["s_weak"]
+            entry.update(ties[layer])
+            entry["ties"] = sum(ties[layer].values())
             entry["counts"] = raw[layer]
             entries.append(entry)
+        tied = [e for e in entries if e["ties"]]
+        if tied:
+            rule = "counted as failures (strict)" if params.tie_rule == "strict" else "decided by first index (--tie-rule first)"
+            notes.append(f"{config}: ties between the translation and its best competitor, {rule}: "
+                         + ", ".join(f"layer {e['layer']}: {e['ties']}" for e in tied)
+                         + f" (summed over both directions, S_weak and S_strong, {repeats} repeat(s); see the *_ties keys)")
         entries_all += entries
         best_scores.append(max(e["s_weak"] for e in entries))
         plot_data.append({"config": config, "entries": entries, "layer_ids": layer_ids, "u_all": u_all, "v_all": v_all,
                           "w_all": w_all, "u_found": u_found, "v_found": v_found, "w_found": w_found,
-                          "has_other": has_other, "sample": samples[0], "pos": pos, "src_enc": src_enc, "tgt_enc": tgt_enc})
+                          "has_other": has_other, "sample": samples[0], "pos": pos, "a_src": a_src, "a_tgt": a_tgt})
     return Scores(
         scores={params.split: entries_all},
         main_score=float(np.mean(best_scores)),
@@ -346,7 +400,6 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
 def plot(scores: Scores, params: Params, data, model, prefix: Path, rng: np.random.Generator) -> list[str]:
     """Per-layer curves (Fig. 6/7) and cosine histograms at one layer (Fig. 5) per config."""
     from evaluators.plots import cbd as plots
-    from evaluators.schema import cbd as S
 
     prefix.parent.mkdir(parents=True, exist_ok=True)
     label = (scores.model or {}).get("id") or getattr(model, "model_id", "model")
@@ -372,17 +425,8 @@ def plot(scores: Scores, params: Params, data, model, prefix: Path, rng: np.rand
         shift = rng.permutation(len(idx))
         shift = np.where(shift == np.arange(len(idx)), (shift + 1) % len(idx), shift)
         groups["random pairs, whole set"] = _cos_rows(u, v_all[li, idx[shift]])
-        if "aligner" in data.configs().get(config, []) and params.split != "aligner":
-            al_rows = data.rows(config, "aligner")
-            if al_rows:
-                take = rng.choice(len(al_rows), size=min(len(al_rows), min(params.n, 1000)), replace=False)
-                al = [al_rows[int(i)] for i in take]
-                src_enc, tgt_enc = pd["src_enc"], pd["tgt_enc"]
-                au, af, _ = encode_spans(src_enc, [r[S.SRC_SENTENCE] for r in al], [(r[S.SRC_START], r[S.SRC_END]) for r in al], [layer])
-                av, bf, _ = encode_spans(tgt_enc, [r[S.TGT_SENTENCE] for r in al], [(r[S.TGT_START], r[S.TGT_END]) for r in al], [layer])
-                keep = af & bf
-                if keep.any():
-                    groups["aligner pairs"] = _cos_rows(au[0, keep], av[0, keep])
+        if pd["a_src"].shape[1]:
+            groups["aligner pairs, same sentences"] = _cos_rows(pd["a_src"][li], pd["a_tgt"][li])
         paths.append(str(plots.similarity_histograms(groups, Path(f"{prefix}__{tag}__hist-layer{layer}.png"),
                                                      f"{label} · {config} · layer {layer}")))
     return paths
