@@ -6,6 +6,7 @@ import json
 import logging
 import os
 import re
+import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -28,6 +29,10 @@ def test_wrong_token_gives_a_clear_error(hub_log, make_folder, monkeypatch, capf
         f"error: reading the repo's refs: the Hub at {hub_log.url} rejected the token (401 Unauthorized); "
         "set HF_TOKEN to a valid token with write access or run 'hf auth login'."
     )
+    # The server thread logs a request after answering it: under load the client can be faster.
+    deadline = time.monotonic() + 5
+    while not hub_log.requests and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert [r[2] for r in hub_log.requests] == [401]
     assert ("dataset", "xlbench-test/denied") not in hub_log.repos
     assert bad_token not in out + err
