@@ -128,3 +128,45 @@ def read_predictions(path: str | os.PathLike) -> list[dict[str, Any]]:
     if missing:
         raise SchemaError(f"{str(p)!r} lacks the column(s) {', '.join(missing)}; expected {', '.join(COLUMNS)}.")
     return table.to_pylist()
+
+
+#: Second seed component of the bootstrap's rng: ``np.random.default_rng([seed, BOOTSTRAP_STREAM])``.
+BOOTSTRAP_STREAM = 0xB007
+_COUNTS = ("tp", "n_pred", "n_gold")
+
+
+def main_rows(rows: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Return the rows behind the main score: those with ``main`` true, else every row."""
+    if any("main" in r for r in rows):
+        return [r for r in rows if r.get("main")]
+    return list(rows)
+
+
+def score_intervals(rows: list[Mapping[str, Any]], rng: Any, resamples: int, level: float = 0.95):
+    """Bootstrap the main score from its per-item rows.
+
+    The main score is the mean over subsets of each subset's statistic: the mean of
+    ``correct``, or micro F1 from ``tp``/``n_pred``/``n_gold`` when the rows carry them
+    (threshold-based mining: resampling items and recomputing F1 from the counts).
+    Items are resampled within their subset.
+
+    Returns:
+        ``(interval of the main score, {subset: interval})``, or ``(None, {})`` without rows.
+    """
+    import numpy as np
+
+    from evaluators.metrics.bootstrap import f1_from_counts, stratified_bootstrap_ci
+
+    chosen = main_rows(rows)
+    if not chosen:
+        return None, {}
+    counts = all(all(c in r for c in _COUNTS) for r in chosen)
+    groups: dict[str, list] = {}
+    for r in chosen:
+        value = [float(r[c]) for c in _COUNTS] if counts else float(bool(r["correct"]))
+        groups.setdefault(str(r["subset"]), []).append(value)
+    names = sorted(groups)
+    overall, each = stratified_bootstrap_ci([np.asarray(groups[n], dtype=float) for n in names], rng,
+                                            resamples=resamples, level=level,
+                                            statistic=f1_from_counts if counts else None)
+    return overall, dict(zip(names, each))
