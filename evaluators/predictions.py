@@ -147,26 +147,48 @@ def score_intervals(rows: list[Mapping[str, Any]], rng: Any, resamples: int, lev
 
     The main score is the mean over subsets of each subset's statistic: the mean of
     ``correct``, or micro F1 from ``tp``/``n_pred``/``n_gold`` when the rows carry them
-    (threshold-based mining: resampling items and recomputing F1 from the counts).
-    Items are resampled within their subset.
+    (threshold-based mining: resampling items and recomputing F1 from the counts). Rows
+    with a ``stratum`` (e.g. TACC's perturbation type) make a subset's statistic the mean
+    over its strata (a macro average). Items are resampled within their (subset, stratum).
 
     Returns:
         ``(interval of the main score, {subset: interval})``, or ``(None, {})`` without rows.
     """
     import numpy as np
 
-    from evaluators.metrics.bootstrap import f1_from_counts, stratified_bootstrap_ci
+    from evaluators.metrics.bootstrap import (
+        ConfidenceInterval,
+        _check,
+        _resampled_stats,
+        _stat,
+        f1_from_counts,
+    )
 
     chosen = main_rows(rows)
     if not chosen:
         return None, {}
     counts = all(all(c in r for c in _COUNTS) for r in chosen)
-    groups: dict[str, list] = {}
+    statistic = f1_from_counts if counts else None
+    groups: dict[tuple[str, str], list] = {}
     for r in chosen:
         value = [float(r[c]) for c in _COUNTS] if counts else float(bool(r["correct"]))
-        groups.setdefault(str(r["subset"]), []).append(value)
-    names = sorted(groups)
-    overall, each = stratified_bootstrap_ci([np.asarray(groups[n], dtype=float) for n in names], rng,
-                                            resamples=resamples, level=level,
-                                            statistic=f1_from_counts if counts else None)
-    return overall, dict(zip(names, each))
+        groups.setdefault((str(r["subset"]), str(r.get("stratum", ""))), []).append(value)
+    alpha = 1.0 - level
+    by_subset: dict[str, list[tuple[float, np.ndarray, int]]] = {}
+    for key in sorted(groups):
+        arr = np.asarray(groups[key], dtype=float)
+        _check(arr, resamples, level)
+        by_subset.setdefault(key[0], []).append((_stat(arr, statistic), _resampled_stats(arr, statistic, resamples, rng), len(arr)))
+
+    def interval(parts: list[tuple[float, np.ndarray, int]]) -> tuple[float, np.ndarray, int]:
+        return (float(np.mean([p[0] for p in parts])), np.mean(np.vstack([p[1] for p in parts]), axis=0),
+                sum(p[2] for p in parts))
+
+    def ci(estimate: float, stats: np.ndarray, n: int) -> ConfidenceInterval:
+        low, high = np.quantile(stats, [alpha / 2, 1 - alpha / 2])
+        return ConfidenceInterval(estimate, float(low), float(high), level, int(resamples), n)
+
+    per_subset = {name: interval(parts) for name, parts in by_subset.items()}
+    est = float(np.mean([v[0] for v in per_subset.values()]))
+    stats = np.mean(np.vstack([v[1] for v in per_subset.values()]), axis=0)
+    return ci(est, stats, sum(v[2] for v in per_subset.values())), {k: ci(*v) for k, v in per_subset.items()}

@@ -280,8 +280,9 @@ def _add_intervals(result: EvalResult, scores: Scores, options: RunOptions) -> N
                             f"not exactly the main score {result.main_score:.6g}")
     for entries in result.scores.values():
         for entry in entries:
-            ci = per_subset.get(_entry_key(entry))
-            if ci is not None and isinstance(entry, dict):
+            ci = per_subset.get(_entry_key(entry)) if isinstance(entry, dict) else None
+            # The entry of that subset whose main score the items reproduce (not its breakdowns).
+            if ci is not None and isinstance(entry.get("main_score"), (int, float)) and abs(entry["main_score"] - ci.estimate) <= 1e-9:
                 entry.update(ci.to_fields())
 
 

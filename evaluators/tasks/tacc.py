@@ -27,6 +27,7 @@ from evaluators.errors import EngineUnavailableError, SchemaError, UsageError
 from evaluators.metrics.triplet import (
     TIE_TOLERANCE,
     TripletScore,
+    cosine_rows,
     length_bin,
     length_thresholds,
     macro_tacc,
@@ -244,6 +245,7 @@ def score_model(
     target = np.stack([vec[r[S.TARGET_ORIG]] for r in rows])
     outcomes = triplet_outcomes(orig, foil, target, tie_tolerance)
     agg = aggregate(rows, outcomes)
+    agg["items"] = triplet_items(rows, outcomes, cosine_rows(orig, target) - cosine_rows(foil, target))
     fertility: dict[str, float] = {}
     notes: list[str] = []
     by_lang: dict[str, list[str]] = defaultdict(list)
@@ -258,6 +260,22 @@ def score_model(
     agg["fertility"] = fertility
     agg["notes"] = notes
     return agg
+
+
+def triplet_items(rows: Sequence[Mapping[str, Any]], outcomes: Sequence[int], margin: np.ndarray) -> list[dict[str, Any]]:
+    """Per-triplet prediction rows; the main score's rows are those of the Macro-TACC perturbation types.
+
+    ``score`` is the margin ``cos(original, translation) - cos(foil, translation)``;
+    ``retrieved`` says which English sentence the translation is closer to.
+    """
+    from evaluators.schema import alee as S
+
+    out = []
+    for r, o, m in zip(rows, outcomes, margin):
+        out.append({"item_id": str(r[S.ID]), "subset": r["subset"], "correct": bool(o == 1), "score": float(m),
+                    "retrieved": "original" if o == 1 else ("tie" if o == 0 else "foil"), "tie": bool(o == 0),
+                    "main": r[S.PERTURBATION] in S.PERTURBATIONS, "stratum": r[S.PERTURBATION], "lang": r[S.LANG]})
+    return out
 
 
 def entries_of(agg: dict[str, Any], configs: list[str]) -> tuple[list[dict[str, Any]], float, list[str]]:
@@ -321,7 +339,7 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
     agg = score_model(model, rows, params.pooling, params.layer, role, params.tie_tolerance)
     entries, main, notes = entries_of(agg, configs)
     return Scores(scores={"test": entries}, main_score=main, notes=notes,
-                  effective={**effective, "length_cut": list(agg["length_cut"])})
+                  effective={**effective, "length_cut": list(agg["length_cut"])}, items=agg["items"])
 
 
 def plot(scores: Scores, params: Params, data, model, prefix: Path, rng: np.random.Generator) -> list[str]:
