@@ -73,11 +73,27 @@ def retrieval_accuracy(a: np.ndarray, b: np.ndarray) -> tuple[int, int]:
     >>> retrieval_accuracy(np.eye(3), np.eye(3)[[0, 2, 1]])
     (1, 1)
     """
+    fwd, bwd = retrieval_outcomes(a, b)
+    return int(fwd[0].sum()), int(bwd[0].sum())
+
+
+def retrieval_outcomes(a: np.ndarray, b: np.ndarray):
+    """Per-item outcomes of :func:`retrieval_accuracy`, per direction: ``(correct, tied, retrieved, best sim)``.
+
+    ``retrieved`` is the best candidate (the translation itself when correct); a tie with
+    the best competitor is a failure.
+    """
     sims = csls.normalize(a) @ csls.normalize(b).T
     own = np.diag(sims).copy()
     masked = sims.copy()
     np.fill_diagonal(masked, -np.inf)
-    return int((own > masked.max(axis=1)).sum()), int((own > masked.max(axis=0)).sum())
+    out = []
+    for m, axis in ((masked, 1), (masked.T, 1)):
+        best = m.max(axis=axis)
+        ok = own > best
+        retrieved = np.where(ok, np.arange(len(own)), m.argmax(axis=axis))
+        out.append((ok, own == best, retrieved, np.maximum(own, best)))
+    return out[0], out[1]
 
 
 def translated_vs_random(a: np.ndarray, b: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -101,7 +117,7 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
     if model.num_layers <= 0:
         raise UsageError(f"{model.model_id} has no layers to compare; sentence-retrieval needs a transformers encoder.")
     layer_ids = resolve_layers(parse_layers(params.layers), model.num_layers)
-    entries_all, bests, used_n, plot_data = [], [], {}, []
+    entries_all, bests, used_n, plot_data, items = [], [], {}, [], []
     for config in main_configs(data, params.config):
         ds = data.load(config, params.split)
         pairs = list(dict.fromkeys(zip(ds[S.SRC_SENTENCE], ds[S.TGT_SENTENCE])))
@@ -113,12 +129,15 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         src = [pairs[i][0] for i in pick]
         tgt = [pairs[i][1] for i in pick]
         entries = []
+        per_layer_items: dict[int, list[dict]] = {}
         for layer in layer_ids:
             entry = {"subset": config, "layer": layer, "n": n}
             for pooling in ("mean", "cls"):
                 a = model.sentence_embeddings(src, pooling=pooling, layer=layer)
                 b = model.sentence_embeddings(tgt, pooling=pooling, layer=layer)
                 fwd, bwd = retrieval_accuracy(a, b)
+                if pooling == "mean":
+                    per_layer_items[layer] = _items(config, layer, [str(i) for i in pick], *retrieval_outcomes(a, b))
                 entry[f"acc_{pooling}_src_tgt"] = fwd / n
                 entry[f"acc_{pooling}_tgt_src"] = bwd / n
                 entry[f"acc_{pooling}"] = (fwd + bwd) / (2 * n)
@@ -132,11 +151,24 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
             log.info("%s layer %d: mean %.3f cls %.3f", config, layer, entry["acc_mean"], entry["acc_cls"])
         entries_all += entries
         bests.append(max(e["acc_mean"] for e in entries))
+        best_layer = max(entries, key=lambda e: e["acc_mean"])["layer"]
+        for layer, rows in per_layer_items.items():
+            items += [{**r, "main": layer == best_layer} for r in rows]
         plot_data.append((config, entries))
     distinct = set(used_n.values())
     n_eff = distinct.pop() if len(distinct) == 1 else ",".join(f"{c}={v}" for c, v in sorted(used_n.items()))
     return Scores(scores={params.split: entries_all}, main_score=float(np.mean(bests)), effective={"n": n_eff},
-                  plot_data=plot_data)
+                  plot_data=plot_data, items=items)
+
+
+def _items(config: str, layer: int, ids: list[str], fwd, bwd) -> list[dict]:
+    """Rows of one layer: one per sentence pair and direction (ids: the pair's index in the config)."""
+    rows = []
+    for tag, (ok, tied, retrieved, best) in (("src_tgt", fwd), ("tgt_src", bwd)):
+        for i, pid in enumerate(ids):
+            rows.append({"item_id": f"{pid}:{tag}", "subset": f"{config}.layer{layer}", "correct": bool(ok[i]),
+                         "score": float(best[i]), "retrieved": ids[int(retrieved[i])], "tie": bool(tied[i] and not ok[i])})
+    return rows
 
 
 def plot(scores: Scores, params: Params, data, model, prefix: Path, rng: np.random.Generator) -> list[str]:
