@@ -142,12 +142,19 @@ def main_rows(rows: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     return list(rows)
 
 
+def counts_of(row: Mapping[str, Any], precision_hits: bool) -> list[float]:
+    """The F1 columns of a row: ``tp, n_pred, n_gold`` (+ ``tp_p``, precision's own hits, for word alignment)."""
+    return [float(row[c]) for c in (*_COUNTS, "tp_p")[: 4 if precision_hits else 3]]
+
+
+
 def score_intervals(rows: list[Mapping[str, Any]], rng: Any, resamples: int, level: float = 0.95):
     """Bootstrap the main score from its per-item rows.
 
     The main score is the mean over subsets of each subset's statistic: the mean of
-    ``correct``, or micro F1 from ``tp``/``n_pred``/``n_gold`` when the rows carry them
-    (threshold-based mining: resampling items and recomputing F1 from the counts). Rows
+    ``correct``, or micro F1 from ``tp``/``n_pred``/``n_gold`` (and ``tp_p``, see
+    :func:`~evaluators.metrics.bootstrap.f1_from_counts`) when the rows carry them
+    (threshold-based mining, word alignment: resampling items and recomputing F1 from the counts). Rows
     with a ``stratum`` (e.g. TACC's perturbation type) make a subset's statistic the mean
     over its strata (a macro average). Items are resampled within their (subset, stratum).
 
@@ -169,9 +176,10 @@ def score_intervals(rows: list[Mapping[str, Any]], rng: Any, resamples: int, lev
         return None, {}
     counts = all(all(c in r for c in _COUNTS) for r in chosen)
     statistic = f1_from_counts if counts else None
+    precision_hits = counts and all("tp_p" in r for r in chosen)
     groups: dict[tuple[str, str], list] = {}
     for r in chosen:
-        value = [float(r[c]) for c in _COUNTS] if counts else float(bool(r["correct"]))
+        value = counts_of(r, precision_hits) if counts else float(bool(r["correct"]))
         groups.setdefault((str(r["subset"]), str(r.get("stratum", ""))), []).append(value)
     alpha = 1.0 - level
     by_subset: dict[str, list[tuple[float, np.ndarray, int]]] = {}

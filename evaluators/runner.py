@@ -239,7 +239,7 @@ def run_cell(
         # Recorded as a run parameter, but outside params_hash, request_key and the signature:
         # an interval never changes the score it surrounds.
         result.parameters["bootstrap"] = options.bootstrap
-        _add_intervals(result, scores, options)
+        _add_intervals(module, result, scores, options)
     if options.out and options.plots and meta.plots and hasattr(module, "plot"):
         prefix = Path(options.out) / file_stem(meta.name, dataset, mdl, result.params_hash)
         plot_rng = np.random.default_rng([options.seed, PLOT_STREAM])
@@ -261,7 +261,7 @@ def _entry_key(entry: Mapping[str, Any]) -> str:
     return f"{entry.get('subset')}.layer{entry['layer']}" if "layer" in entry else str(entry.get("subset"))
 
 
-def _add_intervals(result: EvalResult, scores: Scores, options: RunOptions) -> None:
+def _add_intervals(module: ModuleType, result: EvalResult, scores: Scores, options: RunOptions) -> None:
     """Put the bootstrap interval of the main score on the result and on the entries behind it."""
     import numpy as np
 
@@ -273,6 +273,7 @@ def _add_intervals(result: EvalResult, scores: Scores, options: RunOptions) -> N
     overall, per_subset = score_intervals(scores.items, rng, options.bootstrap)
     if overall is None:
         return
+    main_key = module.TASK.main_score
     for name, value in overall.to_fields().items():
         setattr(result, name, value)
     if abs(overall.estimate - result.main_score) > 1e-9:
@@ -281,8 +282,9 @@ def _add_intervals(result: EvalResult, scores: Scores, options: RunOptions) -> N
     for entries in result.scores.values():
         for entry in entries:
             ci = per_subset.get(_entry_key(entry)) if isinstance(entry, dict) else None
+            value = entry.get("main_score", entry.get(main_key)) if ci is not None else None
             # The entry of that subset whose main score the items reproduce (not its breakdowns).
-            if ci is not None and isinstance(entry.get("main_score"), (int, float)) and abs(entry["main_score"] - ci.estimate) <= 1e-9:
+            if isinstance(value, (int, float)) and abs(value - ci.estimate) <= 1e-9:
                 entry.update(ci.to_fields())
 
 

@@ -265,10 +265,20 @@ def _expand(mask: np.ndarray, like: np.ndarray) -> np.ndarray:
 def f1_from_counts(sample: np.ndarray) -> float:
     """Micro F1 over items with columns ``(tp, n_pred, n_gold)``; 0 when nothing is predicted or gold.
 
+    A fourth column ``tp_p`` gives precision its own hits (word alignment: precision
+    ``|A∩P| / |A|``, recall ``|A∩S| / |S|``), so ``F1 = 2PR / (P + R)`` (0 when P or R is 0).
+
     >>> f1_from_counts(np.array([[1, 1, 1], [0, 1, 0], [0, 0, 1]]))
     0.5
+    >>> round(f1_from_counts(np.array([[1, 3, 2, 2]])), 4)
+    0.5714
     """
-    tp, pred, gold = (float(v) for v in np.asarray(sample).sum(axis=0))
+    sums = [float(v) for v in np.asarray(sample).sum(axis=0)]
+    tp, pred, gold = sums[:3]
+    if len(sums) > 3:
+        p = sums[3] / pred if pred else 0.0
+        r = tp / gold if gold else 0.0
+        return 2 * p * r / (p + r) if p > 0 and r > 0 else 0.0
     return 0.0 if pred + gold == 0 else 2 * tp / (pred + gold)
 
 
