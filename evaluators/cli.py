@@ -47,8 +47,10 @@ def add_common_arguments(parser: argparse.ArgumentParser, meta) -> None:
     parser.add_argument("--rerun", action="store_true", help="recompute cells whose result is already in --out")
     parser.add_argument("--save-predictions", action="store_true",
                         help="write the per-item predictions beside each result (<result>.predictions.parquet)")
-    parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
-                        help="bootstrap resamples of the main score's confidence interval (default 1000; 0: none)")
+    # An evaluator with its own --bootstrap (aligners: resamples of each F1's spread) uses it for the interval too.
+    if not any("--bootstrap" in a.option_strings for a in parser._actions):
+        parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                            help="bootstrap resamples of the main score's confidence interval (default 1000; 0: none)")
     if meta.plots:
         parser.add_argument("--no-plots", "--no-plot", dest="no_plots", action="store_true", help="do not write PNG plots")
 

@@ -142,6 +142,15 @@ def main_rows(rows: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     return list(rows)
 
 
+def _pearson(sample) -> float:
+    import numpy as np
+
+    x, y = np.asarray(sample, dtype=float).T
+    if len(x) < 2 or np.std(x) == 0 or np.std(y) == 0:
+        return float("nan")
+    return float(np.corrcoef(x, y)[0, 1])
+
+
 def counts_of(row: Mapping[str, Any], precision_hits: bool) -> list[float]:
     """The F1 columns of a row: ``tp, n_pred, n_gold`` (+ ``tp_p``, precision's own hits, for word alignment)."""
     return [float(row[c]) for c in (*_COUNTS, "tp_p")[: 4 if precision_hits else 3]]
@@ -154,7 +163,8 @@ def score_intervals(rows: list[Mapping[str, Any]], rng: Any, resamples: int, lev
     The main score is the mean over subsets of each subset's statistic: the mean of
     ``correct``, or micro F1 from ``tp``/``n_pred``/``n_gold`` (and ``tp_p``, see
     :func:`~evaluators.metrics.bootstrap.f1_from_counts`) when the rows carry them
-    (threshold-based mining, word alignment: resampling items and recomputing F1 from the counts). Rows
+    (threshold-based mining, word alignment: resampling items and recomputing F1 from the counts),
+    or Pearson r over ``x``/``y`` (aligners: silver vs gold F1 of each configuration). Rows
     with a ``stratum`` (e.g. TACC's perturbation type) make a subset's statistic the mean
     over its strata (a macro average). Items are resampled within their (subset, stratum).
 
@@ -175,11 +185,12 @@ def score_intervals(rows: list[Mapping[str, Any]], rng: Any, resamples: int, lev
     if not chosen:
         return None, {}
     counts = all(all(c in r for c in _COUNTS) for r in chosen)
-    statistic = f1_from_counts if counts else None
+    paired = not counts and all("x" in r and "y" in r for r in chosen)
+    statistic = f1_from_counts if counts else (_pearson if paired else None)
     precision_hits = counts and all("tp_p" in r for r in chosen)
     groups: dict[tuple[str, str], list] = {}
     for r in chosen:
-        value = counts_of(r, precision_hits) if counts else float(bool(r["correct"]))
+        value = counts_of(r, precision_hits) if counts else ([r["x"], r["y"]] if paired else float(bool(r["correct"])))
         groups.setdefault((str(r["subset"]), str(r.get("stratum", ""))), []).append(value)
     alpha = 1.0 - level
     by_subset: dict[str, list[tuple[float, np.ndarray, int]]] = {}
@@ -193,7 +204,8 @@ def score_intervals(rows: list[Mapping[str, Any]], rng: Any, resamples: int, lev
                 sum(p[2] for p in parts))
 
     def ci(estimate: float, stats: np.ndarray, n: int) -> ConfidenceInterval:
-        low, high = np.quantile(stats, [alpha / 2, 1 - alpha / 2])
+        # A resample of a correlation can be undefined (all x equal): such resamples are left out.
+        low, high = np.nanquantile(stats, [alpha / 2, 1 - alpha / 2]) if np.isfinite(stats).any() else (np.nan, np.nan)
         return ConfidenceInterval(estimate, float(low), float(high), level, int(resamples), n)
 
     per_subset = {name: interval(parts) for name, parts in by_subset.items()}
