@@ -9,6 +9,7 @@ signature.
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -57,3 +58,31 @@ def test_neither_predictions_nor_bootstrap_move_a_score(name, data, tmp_path):  
     other = _run([name, *argv_for(name, data, 0), *_np(name), "--out", str(tmp_path / "c"), "--bootstrap", "200"])
     assert other["main_score"] == full["main_score"] and _strip(other["scores"]) == _strip(full["scores"])
     assert other["ci_resamples"] == 200
+
+
+def test_aligners_rows_are_the_configurations_behind_the_correlation(tmp_path, capsys):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "alignment"))
+    from test_alignment_experiment import _fixture
+
+    from builders.cli import main
+
+    silver, gt, gl, ts, tt = _fixture(tmp_path)
+    spec = f"name=toy,silver={silver},gold_text={gt},gold_links={gl},gold_reversed=1"
+    base = ["eval", "aligners", "--pair", spec, "--train-text", str(ts), str(tt), "--methods", "fast_align",
+            "--tokenizers", "word", "bpe", "unigram", "--vocab-size", "40", "--sweep", "--no-plots", "--json"]
+    assert main([*base, "--out", str(tmp_path / "a"), "--save-predictions"]) == 0
+    full = json.loads(capsys.readouterr().out)
+    assert main([*base, "--out", str(tmp_path / "b"), "--bootstrap", "0"]) == 0
+    bare = json.loads(capsys.readouterr().out)
+    (path,) = (tmp_path / "a").glob("aligners__*.json")
+    rows = read_predictions(predictions_path(path))
+    assert {r["item_id"] for r in rows} == {e["config"] for e in full["scores"]["test"]}
+    if full["main_score"] is None or math.isnan(full["main_score"]):
+        pytest.skip("the toy configurations give no defined Pearson r")
+    overall, _ = score_intervals(rows, np.random.default_rng(0), 50)
+    assert overall.estimate == pytest.approx(full["main_score"])
+    assert full["ci_resamples"] == 1000 and bare["ci_low"] is None
+    assert bare["main_score"] == full["main_score"]
