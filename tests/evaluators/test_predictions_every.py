@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import json
 import math
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
-from test_every_evaluator import EVALUATORS, _np, _run, argv_for, data  # noqa: F401  (the shared tiny datasets)
 
 from evaluators.predictions import COLUMNS, predictions_path, read_predictions, score_intervals
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_every_evaluator import EVALUATORS, _np, _run, argv_for, data  # noqa: E402, F401  (the shared tiny datasets)
 
 pytestmark = pytest.mark.slow
 CI = ("ci_low", "ci_high", "ci_level", "ci_resamples")
@@ -61,9 +65,6 @@ def test_neither_predictions_nor_bootstrap_move_a_score(name, data, tmp_path):  
 
 
 def test_aligners_rows_are_the_configurations_behind_the_correlation(tmp_path, capsys):
-    import sys
-    from pathlib import Path
-
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "alignment"))
     from test_alignment_experiment import _fixture
 
