@@ -19,6 +19,24 @@ needs_chromium = pytest.mark.skipif(
 )
 #: Where the screenshots go when set (docs/img for the README); a temporary folder otherwise.
 SHOT_DIR = os.environ.get("XLBENCH_SCREENSHOTS")
+#: A folder of real results (the README's runs) to test instead of the tiny random-model corpus.
+REAL_RESULTS = os.environ.get("XLBENCH_REPORT_RESULTS")
+
+if REAL_RESULTS:
+
+    @pytest.fixture(scope="module")
+    def corpus() -> Path:
+        """The real results named by ``XLBENCH_REPORT_RESULTS``."""
+        return Path(REAL_RESULTS)
+
+    @pytest.fixture(scope="module")
+    def site(corpus, tmp_path_factory) -> Path:
+        """The HTML report of the real results."""
+        from evaluators.report.site import build_site
+
+        out = tmp_path_factory.mktemp("real-site") / "site"
+        build_site([corpus], out)
+        return out
 
 
 def chromium(*args: str, timeout: int = 120) -> subprocess.CompletedProcess:
