@@ -26,6 +26,7 @@ from typing import Any
 
 from evaluators import __version__
 from evaluators.errors import UsageError
+from evaluators.progress import Progress
 from evaluators.results import (
     EvalResult,
     check_writable,
@@ -317,6 +318,8 @@ def evaluate(
     cache_dir: str | None = None,
     use_cache: bool = True,
     config: str | None = None,
+    bootstrap: int = 1000,
+    save_predictions: bool = False,
     **params: Any,
 ) -> EvalResult:
     """Score one model on one dataset with one evaluator; return the result (written to ``out`` if given).
@@ -338,6 +341,8 @@ def evaluate(
         cache_dir: embedding cache folder.
         use_cache: read and write the embedding cache.
         config: restrict to one config (language pair) of the dataset.
+        bootstrap: resamples of the main score's confidence interval (0: none); never changes a score.
+        save_predictions: write the per-item predictions beside the result (with ``out``).
         **params: the evaluator's parameters (see ``xlbench eval <task> --help``; dashes become underscores).
 
     Raises:
@@ -346,8 +351,13 @@ def evaluate(
     module = get_task(task)
     if config is not None:
         params["config"] = config
+    if any(f.name == "bootstrap" for f in dataclasses.fields(module.Params)):
+        params.setdefault("bootstrap", bootstrap)  # the evaluator's own resamples (aligners) are the same number
+    if bootstrap < 0:
+        raise UsageError(f"bootstrap must be 0 (no interval) or a positive number of resamples, got {bootstrap}.")
     options = RunOptions(out=out, seed=seed, plots=plots, overwrite=overwrite, batch_size=batch_size, device=device,
-                         cache_dir=cache_dir, use_cache=use_cache)
+                         cache_dir=cache_dir, use_cache=use_cache, bootstrap=bootstrap,
+                         save_predictions=save_predictions and out is not None)
     results = run_grid(module, [model] if model is not None else [None], [dataset] if dataset is not None else [None],
                        revision=revision, params=params, options=options, model_revision=model_revision, resume=False)
     return results[0]
@@ -431,8 +441,6 @@ def run_grid(
     done = existing_results(options.out) if (resume and options.out and not options.rerun) else {}
     abort_after = int(os.environ.get(ABORT_ENV, "0") or 0)
     results: list[EvalResult] = []
-    from evaluators.progress import Progress
-
     progress = Progress(len(models) * len(sources), f"{meta.name}: cells") if len(models) * len(sources) > 1 else None
     for spec in models:
         opened = open_model(spec, options, model_revision) if spec is not None else None

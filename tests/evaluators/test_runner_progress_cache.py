@@ -41,3 +41,19 @@ def test_libraries_are_quiet_unless_verbose(tmp_path):
     assert main(["eval", "bitext-retrieval", "--src", str(src), "--tgt", str(tgt), "--model",
                  "callable:xl_tiny_model:encode@tiny-v1", "--no-cache", "--out", str(tmp_path / "r")]) == 0
     assert not tlog.is_progress_bar_enabled()
+
+
+def test_api_takes_bootstrap_and_save_predictions(tmp_path):
+    import evaluators
+    from evaluators.predictions import predictions_path, read_predictions
+
+    src, tgt = _files(tmp_path)
+    spec = "callable:xl_tiny_model:encode@tiny-v1"
+    full = evaluators.evaluate("bitext-retrieval", model=spec, src=str(src), tgt=str(tgt), use_cache=False,
+                               out=str(tmp_path / "r"), save_predictions=True)
+    bare = evaluators.evaluate("bitext-retrieval", model=spec, src=str(src), tgt=str(tgt), use_cache=False, bootstrap=0)
+    assert full.ci_low is not None and full.ci_low <= full.main_score <= full.ci_high
+    assert bare.ci_low is None and bare.main_score == full.main_score and bare.signature == full.signature
+    (path,) = (tmp_path / "r").glob("bitext-retrieval__*.json")
+    rows = read_predictions(predictions_path(path))
+    assert len(rows) == 2 * 30 and sum(r["correct"] for r in rows) / len(rows) == full.main_score
