@@ -18,8 +18,19 @@ import pytest
 
 from evaluators.predictions import COLUMNS, predictions_path, read_predictions, score_intervals
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_every_evaluator import EVALUATORS, _np, _run, argv_for, data  # noqa: E402, F401  (the shared tiny datasets)
+
+def _every():
+    """The identity suite's module (its tiny datasets and command lines), loaded by path: sys.path stays as it is."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("xl_every_evaluator", Path(__file__).with_name("test_every_evaluator.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_E = _every()
+EVALUATORS, _np, _run, argv_for, data = _E.EVALUATORS, _E._np, _E._run, _E.argv_for, _E.data
 
 pytestmark = pytest.mark.slow
 CI = ("ci_low", "ci_high", "ci_level", "ci_resamples")
