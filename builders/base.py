@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
-import subprocess
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ from typing import Any, TypeVar
 import pyarrow as pa
 
 from evaluators.errors import InputFileError
+from evaluators.gitstate import git_commit_state  # noqa: F401 - re-exported: builders record the commit with it
 from evaluators.schema.meta import InputRecord, ModelRecord
 
 Rows = list[Mapping[str, Any]] | pa.Table
@@ -163,26 +163,6 @@ def _plain(value: Any) -> Any:
     if isinstance(value, tuple):
         return [_plain(v) for v in value]
     return value
-
-
-def git_commit_state(path: str | os.PathLike | None = None) -> str | None:
-    """Return the xlbench checkout's commit, ``<sha>-dirty`` when tracked files have changes, or ``None``.
-
-    Untracked files do not count (build outputs and caches live in the tree).
-    """
-    where = str(Path(path) if path else Path(__file__).resolve().parent)
-    try:
-        head = subprocess.run(["git", "-C", where, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
-        if head.returncode != 0 or not head.stdout.strip():
-            return None
-        status = subprocess.run(
-            ["git", "-C", where, "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True, text=True, timeout=30,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    sha = head.stdout.strip()
-    return f"{sha}-dirty" if status.returncode != 0 or status.stdout.strip() else sha
 
 
 def progress(iterable=None, **kwargs):

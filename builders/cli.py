@@ -20,6 +20,7 @@ import sys
 import time
 
 from evaluators import __version__
+from evaluators.argparsing import OneLineParser
 from evaluators.errors import UsageError, XlbenchError
 
 # Heavy modules (datasets via the schemas, builders, torch) are imported by the
@@ -149,7 +150,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     command = words[0] if words else None
     target = words[1] if words and len(words) > 1 else None
     lazy = argv is not None
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="xlbench",
         description="Build versioned cross-lingual evaluation datasets and score any model on them.",
         epilog=__doc__.split("Examples:", 1)[1] if __doc__ else None,

@@ -25,11 +25,12 @@ import pyarrow.parquet as pq
 
 from builders.artifact import check_disjoint
 from builders.card import check_card, check_card_body, split_file
-from evaluators.data import read_card_yaml
-from evaluators.errors import SchemaError, ValidationError
+from evaluators.cardio import parse_card_yaml
+from evaluators.errors import InputFileError, SchemaError, ValidationError
 from evaluators.schema import get_family
 from evaluators.schema.base import check_unique, to_arrow
 from evaluators.schema.meta import Manifest, check_version
+from evaluators.textio import read_text
 
 #: Files of a built folder that are published (besides ``data/**/*.parquet``).
 CARD, MANIFEST = "README.md", "manifest.json"
@@ -152,12 +153,22 @@ def validate_folder(folder: str | os.PathLike) -> FolderReport:
         ValidationError: the first failed check, naming the config and the problem.
     """
     root = Path(folder).expanduser()
+    # Not a dataset folder at all is a usage error (exit 2); a damaged one fails the check (exit 1).
+    if not root.exists():
+        raise InputFileError(f"{str(root)!r} is not a folder; pass the output folder of 'xlbench build' (nothing exists there).")
     if not root.is_dir():
-        raise _fail(f"{str(root)!r} is not a folder; pass the output folder of 'xlbench build'.")
+        raise InputFileError(f"{str(root)!r} is not a folder; pass the output folder of 'xlbench build'.")
     if not (root / CARD).is_file():
-        raise _fail(f"{root}: README.md (the dataset card) is missing; rebuild the folder with 'xlbench build'.")
+        raise InputFileError(
+            f"{root}: README.md (the dataset card) is missing, so this is not a built dataset folder; "
+            f"pass the output folder of 'xlbench build' (or rebuild it)."
+        )
     try:
-        card = read_card_yaml((root / CARD).read_text(encoding="utf-8"))
+        text = read_text(root / CARD, "Dataset card")
+    except InputFileError as err:
+        raise _fail(str(err)) from err
+    try:
+        card = parse_card_yaml(text)
     except SchemaError as err:
         raise _fail(f"README.md: {err}") from err
     manifest = _read_manifest(root)
@@ -228,7 +239,6 @@ def validate_folder(folder: str | os.PathLike) -> FolderReport:
         configs[config] = {s: t.num_rows for s, t in tables.items()}
         digests[config] = {s: table_digest(t) for s, t in tables.items()}
     # The card as a Hub user sees it: metadata the Hub accepts, and a body that documents the data.
-    text = (root / CARD).read_text(encoding="utf-8")
     try:
         check_card(text)
         check_card_body(text, family, sorted(configs))

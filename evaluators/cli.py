@@ -135,7 +135,9 @@ def configure_logging(verbose: bool = False) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``xlbench-eval`` and ``python -m evaluators``."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = argparse.ArgumentParser(prog="xlbench-eval", description="Score any model on xlbench datasets.")
+    from evaluators.argparsing import OneLineParser
+
+    parser = OneLineParser(prog="xlbench-eval", description="Score any model on xlbench datasets.")
     parser.add_argument("--version", action="version", version=f"xlbench {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true")
     sub = parser.add_subparsers(dest="evaluator", required=True, metavar="EVALUATOR")

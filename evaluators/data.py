@@ -16,6 +16,7 @@ import json
 import os
 from pathlib import Path
 
+from evaluators.cardio import read_card
 from evaluators.dsref import DatasetRef, configs_of, content_id, read_card_yaml
 from evaluators.errors import SchemaError
 
@@ -44,8 +45,7 @@ def _source(ref: DatasetRef):
     from evaluators.source import HubSource, LocalSource
 
     if ref.source == "local":
-        card = read_card_yaml((Path(ref.path) / "README.md").read_text(encoding="utf-8"))
-        return LocalSource(ref, card)
+        return LocalSource(ref, read_card(ref.path))
     from evaluators import hub
 
     return HubSource(ref, hub.read_card(ref))
@@ -63,7 +63,7 @@ def load_split(ref: DatasetRef, config: str, split: str):
 def list_configs(ref: DatasetRef) -> dict[str, list[str]]:
     """Return ``config -> splits`` from the pinned card."""
     if ref.source == "local":
-        return configs_of(read_card_yaml((Path(ref.path) / "README.md").read_text(encoding="utf-8")))
+        return configs_of(read_card(ref.path))
     from evaluators import hub
 
     return configs_of(hub.read_card(ref))

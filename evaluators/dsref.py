@@ -53,28 +53,17 @@ class DatasetRef:
 
 
 def read_card_yaml(text: str) -> dict:
-    r"""Return the YAML front matter of a dataset card.
+    r"""Return the YAML front matter of a dataset card (see :func:`evaluators.cardio.parse_card_yaml`).
 
     >>> read_card_yaml("---\nlicense: cc-by-4.0\n---\n# Title\n")
     {'license': 'cc-by-4.0'}
 
     Raises:
-        SchemaError: the card has no front matter or it does not parse.
+        SchemaError: the card has no front matter, it does not parse, or it is nested too deep.
     """
-    import yaml
+    from evaluators.cardio import parse_card_yaml
 
-    if not text.startswith("---\n"):
-        raise SchemaError("The dataset card README.md has no YAML front matter; rebuild it with xlbench build.")
-    end = text.find("\n---", 4)
-    if end < 0:
-        raise SchemaError("The dataset card's YAML front matter is not closed by '---'.")
-    try:
-        data = yaml.safe_load(text[4:end]) or {}
-    except yaml.YAMLError as err:
-        raise SchemaError(f"The dataset card's YAML does not parse: {err}.") from err
-    if not isinstance(data, dict):
-        raise SchemaError("The dataset card's YAML front matter is not a mapping.")
-    return data
+    return parse_card_yaml(text)
 
 
 def configs_of(card: dict) -> dict[str, list[str]]:

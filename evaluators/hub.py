@@ -16,8 +16,8 @@ import os
 import re
 from collections.abc import Iterator
 
-from evaluators.dsref import DatasetRef, read_card_yaml
-from evaluators.errors import RemoteError, RevisionError, SchemaError
+from evaluators.dsref import DatasetRef
+from evaluators.errors import InputFileError, RemoteError, RevisionError, SchemaError
 
 log = logging.getLogger("xlbench.hub")
 _SHA = re.compile(r"^[0-9a-f]{40}$")
@@ -50,33 +50,19 @@ def newest_version_tag(tags: list[str]) -> str | None:
 
 
 @contextlib.contextmanager
-def _remote(repo_id: str, revision: str | None) -> Iterator[None]:
-    """Turn Hub and network errors into one-sentence xlbench errors."""
-    import httpx
-    from huggingface_hub.errors import (
-        HfHubHTTPError,
-        RepositoryNotFoundError,
-        RevisionNotFoundError,
-    )
+def _remote(repo_id: str, revision: str | None, action: str = "") -> Iterator[None]:
+    """Turn Hub, ``datasets`` and network errors into one-sentence xlbench errors (see :mod:`evaluators.hubclient`)."""
+    from evaluators.hubclient import hub_errors
 
-    try:
+    with hub_errors(action, repo_id, revision):
         yield
-    except RevisionNotFoundError:
-        raise RevisionError(
-            f"Revision {revision!r} does not exist in {repo_id}; pass a version tag like v1.0.0 or a commit sha."
-        ) from None
-    except RepositoryNotFoundError:
-        raise RevisionError(f"Dataset repo {repo_id!r} does not exist or is private; check the id and HF_TOKEN.") from None
-    except HfHubHTTPError as err:
-        status = err.response.status_code if err.response is not None else None
-        if status == 401:
-            raise RemoteError(f"The Hub rejected the token while reading {repo_id} (401); fix HF_TOKEN or unset it for public datasets.") from None
-        raise RemoteError(f"The Hub refused to resolve {repo_id}@{revision or 'main'} (HTTP {status}).") from None
-    except httpx.HTTPError as err:
-        raise RemoteError(
-            f"Cannot reach the Hub to resolve {repo_id}@{revision or 'main'} ({err.__class__.__name__}); "
-            f"check the network, or run offline with HF_HUB_OFFLINE=1 and --revision <commit sha>."
-        ) from None
+
+
+def _read(call, repo_id: str, revision: str | None, action: str = ""):
+    """Return ``call()``, a Hub read repeated on rate limits, server errors and dropped connections."""
+    from evaluators.hubclient import with_retries
+
+    return with_retries(call, action, repo_id, revision, log=log.warning)
 
 
 def _superseded(repo_id: str, sha: str) -> str | None:
@@ -119,8 +105,7 @@ def resolve_with_card(repo_id: str, revision: str | None) -> tuple[DatasetRef, d
             )
         sha = revision
     else:
-        with _remote(repo_id, revision):
-            sha = HfApi().dataset_info(repo_id, revision=revision).sha
+        sha = _read(lambda: HfApi().dataset_info(repo_id, revision=revision).sha, repo_id, revision)
         try:
             newest = _superseded(repo_id, sha)
         except Exception:  # the warning is a courtesy: never fail a run because refs could not be listed
@@ -138,8 +123,9 @@ def _download(ref, filename: str) -> str:
     from huggingface_hub.errors import LocalEntryNotFoundError
 
     try:
-        with _remote(ref.id, ref.revision):
-            return hf_hub_download(ref.id, filename, repo_type="dataset", revision=ref.revision)
+        return _read(
+            lambda: hf_hub_download(ref.id, filename, repo_type="dataset", revision=ref.revision), ref.id, ref.revision
+        )
     except LocalEntryNotFoundError:
         if offline():
             raise RevisionError(
@@ -155,8 +141,31 @@ def read_card(ref) -> dict:
         RevisionError: offline and the pinned commit is not cached.
         SchemaError: the card has no parseable front matter.
     """
-    with open(_download(ref, "README.md"), encoding="utf-8") as fh:
-        return read_card_yaml(fh.read())
+    from evaluators.cardio import read_card as read_card_file
+
+    return read_card_file(_download(ref, "README.md"))
+
+
+@contextlib.contextmanager
+def _damaged(ref, config: str, split: str, folder: str | None) -> Iterator[None]:
+    """Turn ``datasets``' failure to read the downloaded files (a damaged parquet file) into one sentence."""
+    from datasets.exceptions import DatasetGenerationError
+
+    from evaluators.cardio import check_parquet_folder
+
+    try:
+        yield
+    except DatasetGenerationError as err:
+        if folder is not None:
+            check_parquet_folder(folder)  # names the damaged file
+        cause = err.__cause__ or err.__context__ or err
+        first = " ".join(str(cause).split()).split(". ")[0].rstrip(".")[:160]
+        # datasets prepares every split of a config at once: the damaged file may be another split's
+        raise InputFileError(
+            f"The data files of config {config} in {ref.id}@{ref.revision[:12]} cannot be read "
+            f"({type(cause).__name__}: {first}); the published copy is damaged: "
+            f"republish it, or delete it from the Hub cache and load it again."
+        ) from None
 
 
 def load_split(ref, config: str, split: str):
@@ -172,7 +181,7 @@ def load_split(ref, config: str, split: str):
     from datasets import load_dataset
 
     if not offline():
-        with _remote(ref.id, ref.revision):
+        with _damaged(ref, config, split, None), _remote(ref.id, ref.revision, f"loading config {config} of {ref.id}@{ref.revision[:12]}"):
             return load_dataset(ref.id, config, split=split, revision=ref.revision)
     if not is_sha(ref.revision):
         raise RevisionError(f"Offline, {ref.id} must be pinned to a commit sha, got {ref.revision!r}.")
@@ -181,7 +190,14 @@ def load_split(ref, config: str, split: str):
 
     try:
         folder = snapshot_download(ref.id, repo_type="dataset", revision=ref.revision, local_files_only=True)
-        return load_dataset(folder, config, split=split)
+    except (LocalEntryNotFoundError, FileNotFoundError) as err:
+        raise RevisionError(
+            f"Offline, {ref.id}@{ref.revision[:12]} is not in the local Hub cache "
+            f"({err.__class__.__name__}); load it once online at that revision."
+        ) from None
+    try:
+        with _damaged(ref, config, split, folder):
+            return load_dataset(folder, config, split=split)
     except (LocalEntryNotFoundError, FileNotFoundError, SchemaError, ValueError) as err:
         raise RevisionError(
             f"Offline, {config}/{split} of {ref.id}@{ref.revision[:12]} is not in the local Hub cache "

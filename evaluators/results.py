@@ -49,7 +49,6 @@ import json
 import os
 import platform
 import re
-import subprocess
 import tempfile
 from dataclasses import asdict, dataclass, field
 from importlib import metadata
@@ -58,6 +57,8 @@ from typing import Any
 
 from evaluators import __version__
 from evaluators.errors import InputFileError, OutputError
+from evaluators.fileio import atomic_write_text
+from evaluators.gitstate import git_commit_state
 
 _LIBS = ("numpy", "torch", "transformers", "datasets", "huggingface-hub", "polars", "pyarrow")
 
@@ -74,15 +75,11 @@ def library_versions() -> dict[str, str]:
 
 
 def git_commit(path: str | os.PathLike | None = None) -> str | None:
-    """Return the commit of the xlbench checkout, or ``None`` outside git."""
-    where = Path(path) if path else Path(__file__).resolve().parent
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(where), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
+    """Return the commit of the xlbench checkout (``<sha>-dirty`` with uncommitted changes), or ``None`` outside git.
+
+    The same record as a build's manifest (:func:`evaluators.gitstate.git_commit_state`).
+    """
+    return git_commit_state(path)
 
 
 def utc_now() -> str:
@@ -221,13 +218,10 @@ def save_result(result: EvalResult, out_dir: str | os.PathLike, overwrite: bool 
             f"{str(path)!r} already holds a different result for the same evaluator, dataset, model and "
             f"parameters; pass --overwrite to replace it, or another --out."
         )
+    text = json.dumps(result.to_dict(), indent=2, ensure_ascii=False, sort_keys=False) + "\n"
     try:
         out.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=out, prefix=".tmp-", suffix=".json")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(result.to_dict(), fh, indent=2, ensure_ascii=False, sort_keys=False)
-            fh.write("\n")
-        os.replace(tmp, path)
+        atomic_write_text(path, text)  # mode from the umask, like any other file (mkstemp would make it 0600)
     except OSError as err:
         raise OutputError(f"Cannot write results to {str(out)!r} ({err.strerror}); pass a writable --out folder.") from err
     return path

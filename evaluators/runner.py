@@ -431,6 +431,8 @@ def run_grid(
     options = options or RunOptions()
     report = report if report is not None else GridReport()
     check_device(options.device)
+    if not isinstance(options.batch_size, int) or options.batch_size < 1:
+        raise UsageError(f"--batch-size must be at least 1 sentence per forward pass, got {options.batch_size!r}.")
     if options.out:
         check_writable(options.out)
     meta = module.TASK

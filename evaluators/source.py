@@ -12,8 +12,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from evaluators.dsref import DatasetRef, configs_of, content_id, read_card_yaml
-from evaluators.errors import InputFileError, RevisionError, SchemaError
+from evaluators.dsref import DatasetRef, configs_of, content_id
+from evaluators.errors import InputFileError, RemoteError, RevisionError, SchemaError
 
 _REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -99,9 +99,7 @@ class LocalSource(DatasetSource):
         return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
     def _load(self, config: str, split: str):
-        from datasets import load_dataset
-
-        return load_dataset(self.ref.path, config, split=split)
+        return load_local(self.ref.path, config, split)
 
 
 class HubSource(DatasetSource):
@@ -113,7 +111,34 @@ class HubSource(DatasetSource):
         return hub.load_split(self.ref, config, split)  # exact revision, also offline
 
 
+def load_local(folder: str | os.PathLike, config: str, split: str):
+    """Load one config/split of a dataset folder with ``datasets``; a damaged parquet file is one error.
+
+    The parquet footers are only checked when ``load_dataset`` fails, so a good
+    folder costs nothing extra.
+
+    Raises:
+        InputFileError: a parquet file of the folder is truncated or not parquet.
+    """
+    from datasets import load_dataset
+
+    from evaluators.cardio import check_parquet_folder
+
+    try:
+        return load_dataset(str(folder), config, split=split)
+    except Exception:
+        check_parquet_folder(folder)  # names the damaged file when there is one
+        raise
+
+
 def _local(reference: str, path: Path, revision: str | None) -> LocalSource:
+    from evaluators.cardio import read_card
+
+    if not path.exists():
+        raise InputFileError(
+            f"No such folder {reference!r}: it is not a built xlbench dataset folder; check the path, "
+            f"or build one with 'xlbench build'."
+        )
     if not (path / "README.md").is_file():
         raise InputFileError(
             f"{reference!r} is not a built xlbench dataset folder (no README.md); "
@@ -124,7 +149,7 @@ def _local(reference: str, path: Path, revision: str | None) -> LocalSource:
             f"--revision {revision!r} applies to Hub datasets; {reference!r} is a local folder, "
             f"pinned by its content hash instead."
         )
-    card = read_card_yaml((path / "README.md").read_text(encoding="utf-8"))
+    card = read_card(path)
     xl = card.get("xlbench") or {}
     resolved = str(path.resolve())
     name = xl.get("name") or path.resolve().name
@@ -156,7 +181,16 @@ def open_source(reference: str, revision: str | None = None) -> DatasetSource:
             f"No such folder {reference!r} (and offline, so not tried on the Hub); check the path, "
             f"or pass --revision <commit sha> of a cached Hub copy."
         )
-    ref, card = hub.resolve_with_card(reference, revision)
+    try:
+        ref, card = hub.resolve_with_card(reference, revision)
+    except (RevisionError, RemoteError) as err:
+        if revision is not None:
+            raise  # a pinned revision means a Hub dataset was meant: the Hub's answer is the whole story
+        # 'out/typo' is as likely a mistyped folder as a Hub id: say both
+        text = str(err)
+        raise type(err)(
+            f"No such folder {reference!r}, and as a Hub dataset: {text[:1].lower() + text[1:]}"
+        ) from None
     return HubSource(ref, card)
 
 

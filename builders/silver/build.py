@@ -308,6 +308,8 @@ def select(
 def _source(args: argparse.Namespace, src_lang: str, tokenizer: Tokenizer) -> tuple[list[tuple[str, str]], InputRecord, str]:
     if args.src and args.small_src:
         raise UsageError("Pass either --src (Silver_Large) or --small-src (Silver_Small), not both; build them separately.")
+    if args.max_sentences is not None and args.max_sentences < 1:
+        raise UsageError(f"--max-sentences must be at least 1, got {args.max_sentences}; leave it out to use every sentence.")
     if args.small_src or args.src:
         path = args.small_src or args.src
         items = read_sentences(path)

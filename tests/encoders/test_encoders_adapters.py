@@ -76,7 +76,7 @@ def test_st_errors(tmp_path, tiny_bert):
         load_encoder(f"st:{tmp_path / 'nowhere'}")
     with pytest.raises(InputFileError, match=r"has no modules\.json, so it is not a sentence-transformers folder; use hf:"):
         load_encoder(f"st:{tiny_bert}")
-    with pytest.raises(UsageError, match=r"^st: needs a sentence-transformers folder"):
+    with pytest.raises(UsageError, match=r"^Model spec 'st:' needs a model folder after 'st:'"):
         load_encoder("st:")
     from evaluators.encoders.st import pooling_mode
 
@@ -148,7 +148,7 @@ def test_callable_embeddings_roles_and_cache(api_module, tmp_path):
 
 
 def test_callable_errors(api_module):
-    with pytest.raises(UsageError, match=r"^callable spec must be callable:<module>:<function>, got 'callable:onlymodule'\.$"):
+    with pytest.raises(UsageError, match=r"^Model spec 'callable:onlymodule' is not callable:<module>:<function> \(e\.g\. callable:mypkg\.embed:encode\)\.$"):
         load_encoder("callable:onlymodule")
     with pytest.raises(UsageError, match=r"^Cannot import module 'xlbench_no_such_module'"):
         load_encoder("callable:xlbench_no_such_module:f")

@@ -247,7 +247,7 @@ def test_error_missing_path(tmp_path):
     missing = tmp_path / "nope"
     with pytest.raises(InputFileError, match=r"^Model folder .*nope' does not exist; pass an existing folder"):
         load_encoder(f"hf:{missing}")
-    with pytest.raises(UsageError, match=r"^hf: needs a model id or folder"):
+    with pytest.raises(UsageError, match=r"^Model spec 'hf:' needs a model id or folder"):
         load_encoder("hf:")
 
 

@@ -131,7 +131,7 @@ def test_bad_yaml_is_named(make_folder, capsys):
     folder = make_folder()
     _bad_yaml(folder)
     assert main(["validate", str(folder)]) == 1
-    assert capsys.readouterr().err.startswith("error: README.md: The dataset card's YAML does not parse:")
+    assert capsys.readouterr().err.startswith("error: README.md: The dataset card's YAML does not parse (")
 
 
 def test_not_a_folder(tmp_path):

@@ -64,7 +64,7 @@ def _parquet_bytes(folder: Path) -> dict[str, bytes]:
 def test_silver_build_killed_mid_translation_resumes_byte_identical(tmp_path):
     cold = _build(tmp_path, tmp_path / "cold", tmp_path / "cold.sqlite")
     assert cold.returncode == 0, cold.stderr
-    cold_counts = json.loads((tmp_path / "cold" / "manifest.json").read_text())["counts"]["mt"]
+    cold_counts = json.loads((tmp_path / "cold" / "manifest.json").read_text())["run"]["mt"]
     assert cold_counts["engine_batches"] > 3, cold_counts  # batches small enough to kill in the middle
 
     out, cache = tmp_path / "resumed", tmp_path / "resumed.sqlite"
@@ -73,7 +73,7 @@ def test_silver_build_killed_mid_translation_resumes_byte_identical(tmp_path):
     assert not out.exists()  # nothing complete-looking after the kill
     resumed = _build(tmp_path, out, cache)
     assert resumed.returncode == 0, resumed.stderr
-    counts = json.loads((out / "manifest.json").read_text())["counts"]["mt"]
+    counts = json.loads((out / "manifest.json").read_text())["run"]["mt"]
     # Two batches were committed before the kill; only the one in flight is redone, and it is reported.
     assert 0 < counts["retranslated"] <= BATCH
     assert counts["cached"] >= 2  # the two batches committed before the kill are served from the cache
