@@ -43,7 +43,9 @@ def paper_fertility_scatter(analysis, path: str | os.PathLike, n_models: int) ->
     for lang, x, y in zip(analysis.languages, analysis.fertility, analysis.mean_tacc):
         ax.annotate(lang.split("_")[0], (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")
-    ax.set_xlabel(f"median subtokens per target sentence ({analysis.tokenizer})", fontsize=8)
+    import textwrap
+
+    ax.set_xlabel(textwrap.fill(f"median subtokens per target sentence ({analysis.tokenizer})", 70), fontsize=8)
     ax.set_ylabel("TACC averaged over models")
     ax.set_title("Fertility vs triplet accuracy (the paper's definition)")
     ax.legend(fontsize=7)

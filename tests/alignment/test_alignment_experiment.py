@@ -200,3 +200,40 @@ def test_input_file_errors(tmp_path, capsys):
     assert "gold.links has 1 lines but" in err and "has 7 sentence pairs" in err
     assert eval_main([*base, "--pair", f"silver={tmp_path / 'nope'}", *out]) == 2
     assert "Parallel text" in (err := capsys.readouterr().err) and "does not exist" in err
+
+
+def test_joint_training_and_bootstrap_options(tmp_path, capsys):
+    """--training joint --no-dedup is the earlier behaviour; --bootstrap 0 drops the spread, never an F1."""
+    silver, gt, gl, ts, tt = _fixture(tmp_path)
+    spec = f"name=toy,silver={silver},gold_text={gt},gold_links={gl},gold_reversed=1"
+    base = ["aligners", "--pair", spec, "--train-text", str(ts), str(tt), "--methods", "fast_align",
+            "--tokenizers", "word", "--sweep", "--no-plots", "--json"]
+    runs = {}
+    for name, extra in (("paper", []), ("joint", ["--training", "joint", "--no-dedup", "--bootstrap", "0"])):
+        assert eval_main([*base, *extra, "--out", str(tmp_path / name)]) == 0
+        runs[name] = json.loads(capsys.readouterr().out)
+    joint = runs["joint"]
+    # One corpus: 7 silver + 7 gold sentences + all 60 extra lines, nothing dropped.
+    assert joint["dataset"]["pairs"][0]["training"] == {"joint": {"lines": 74, "extra": 60, "dropped_duplicates": 0}}
+    assert "|train:joint|dedup:no|boot:0|" in joint["signature"]
+    (paper_entry,), (joint_entry,) = runs["paper"]["scores"]["test"], joint["scores"]["test"]
+    assert "silver_f1_std" in paper_entry and "gold_f1_low" in paper_entry
+    assert not any(k.endswith(("_std", "_low", "_high")) for k in joint_entry)
+    assert not any("bootstrap" in n for n in joint["notes"])
+    assert eval_main([*base, "--bootstrap", "-1", "--out", str(tmp_path / "bad")]) == 2
+    assert "--bootstrap must be 0 or more resamples; got -1." in capsys.readouterr().err
+
+
+def test_bootstrap_spread_is_seeded_and_shows_noise(tmp_path):
+    """The spread comes from its own stream: same seed, same spread; a wrong sentence widens it."""
+    import numpy as np
+
+    from evaluators.metrics.correlation import bootstrap_f1, sentence_counts
+    from evaluators.tasks.aligners import BOOTSTRAP_STREAM
+
+    sure = [{(0, 0), (1, 1)}, {(0, 0)}, {(0, 1), (1, 0)}, {(0, 0), (1, 1)}]
+    pred = [{(0, 0), (1, 1)}, {(0, 0)}, {(0, 0), (1, 1)}, {(0, 0), (1, 1)}]  # sentence 2 wrong
+    counts = sentence_counts(sure, None, pred)
+    a = bootstrap_f1(counts, np.random.default_rng([0, BOOTSTRAP_STREAM]), 200)
+    b = bootstrap_f1(counts, np.random.default_rng([0, BOOTSTRAP_STREAM]), 200)
+    assert a == b and a.low < a.f1 < a.high and a.std > 0
