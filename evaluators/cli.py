@@ -19,7 +19,7 @@ import os
 import sys
 
 from evaluators import __version__
-from evaluators.errors import XlbenchError
+from evaluators.errors import UsageError, XlbenchError
 
 log = logging.getLogger("xlbench")
 
@@ -45,6 +45,12 @@ def add_common_arguments(parser: argparse.ArgumentParser, meta) -> None:
     parser.add_argument("--json", action="store_true", help="print the result JSON on stdout instead of the table")
     parser.add_argument("--overwrite", action="store_true", help="replace a different result of the same name in --out")
     parser.add_argument("--rerun", action="store_true", help="recompute cells whose result is already in --out")
+    parser.add_argument("--save-predictions", action="store_true",
+                        help="write the per-item predictions beside each result (<result>.predictions.parquet)")
+    # An evaluator with its own --bootstrap (aligners: resamples of each F1's spread) uses it for the interval too.
+    if not any("--bootstrap" in a.option_strings for a in parser._actions):
+        parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                            help="bootstrap resamples of the main score's confidence interval (default 1000; 0: none)")
     if meta.plots:
         parser.add_argument("--no-plots", "--no-plot", dest="no_plots", action="store_true", help="do not write PNG plots")
 
@@ -74,6 +80,7 @@ def add_eval_parsers(sub: argparse._SubParsersAction, only: str | None = None) -
 
 def run_eval(args: argparse.Namespace) -> int:
     """Run the evaluator chosen on the command line over every model x dataset; return the exit code."""
+    from evaluators.progress import quiet_libraries
     from evaluators.runner import GridReport, RunOptions, ranking_table, render_table, run_grid
     from evaluators.task import params_fields
 
@@ -84,7 +91,13 @@ def run_eval(args: argparse.Namespace) -> int:
         out=args.out, seed=args.seed, plots=not getattr(args, "no_plots", False), overwrite=args.overwrite,
         rerun=args.rerun, batch_size=getattr(args, "batch_size", 32), device=getattr(args, "device", None),
         cache_dir=getattr(args, "cache_dir", None), use_cache=not getattr(args, "no_cache", False),
+        bootstrap=args.bootstrap, save_predictions=args.save_predictions,
     )
+    if args.bootstrap < 0:
+        raise UsageError(f"--bootstrap must be 0 (no interval) or a positive number of resamples, got {args.bootstrap}.")
+    if args.save_predictions and not args.out:
+        raise UsageError("--save-predictions needs --out (the predictions are written beside the result JSON).")
+    quiet_libraries(getattr(args, "verbose", False))
     models = getattr(args, "model", None) or [None]
     datasets = getattr(args, "dataset", None) or [None]
     report = GridReport()
@@ -100,6 +113,8 @@ def run_eval(args: argparse.Namespace) -> int:
                 print(f"### {r.model.get('spec') or r.model.get('id')} · {r.dataset.get('id')}\n")
             print(render_table(r, meta.table))
             main = "n/a" if r.main_score is None else f"{r.main_score:.4f}"
+            if r.ci_low is not None and r.ci_high is not None:
+                main += f" ({r.ci_level:.0%} CI {r.ci_low:.4f}-{r.ci_high:.4f}, {r.ci_resamples} resamples)"
             print(f"\nmain score ({r.main_score_name}): {main}")
             print(f"signature: {r.signature}\n")
         if many:

@@ -29,7 +29,7 @@ from evaluators.metrics.bootstrap import (
     f1_from_counts,
     paired_bootstrap,
 )
-from evaluators.predictions import predictions_path, read_predictions
+from evaluators.predictions import counts_of, predictions_path, read_predictions
 
 
 @dataclass(frozen=True)
@@ -144,8 +144,9 @@ def compare(result_a: str | os.PathLike, result_b: str | os.PathLike, subset: st
     keys = sorted(ka)
     counts = all(c in sel_a[0] for c in ("tp", "n_pred", "n_gold")) if sel_a else False
     if counts:
-        xa = np.array([[ka[k]["tp"], ka[k]["n_pred"], ka[k]["n_gold"]] for k in keys], dtype=float)
-        xb = np.array([[kb[k]["tp"], kb[k]["n_pred"], kb[k]["n_gold"]] for k in keys], dtype=float)
+        hits = all("tp_p" in r for r in (*sel_a, *sel_b))
+        xa = np.array([counts_of(ka[k], hits) for k in keys], dtype=float)
+        xb = np.array([counts_of(kb[k], hits) for k in keys], dtype=float)
         stat, stat_name = f1_from_counts, "micro F1 over items"
     else:
         xa = np.array([bool(ka[k]["correct"]) for k in keys], dtype=float)

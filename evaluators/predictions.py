@@ -128,3 +128,87 @@ def read_predictions(path: str | os.PathLike) -> list[dict[str, Any]]:
     if missing:
         raise SchemaError(f"{str(p)!r} lacks the column(s) {', '.join(missing)}; expected {', '.join(COLUMNS)}.")
     return table.to_pylist()
+
+
+#: Second seed component of the bootstrap's rng: ``np.random.default_rng([seed, BOOTSTRAP_STREAM])``.
+BOOTSTRAP_STREAM = 0xB007
+_COUNTS = ("tp", "n_pred", "n_gold")
+
+
+def main_rows(rows: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Return the rows behind the main score: those with ``main`` true, else every row."""
+    if any("main" in r for r in rows):
+        return [r for r in rows if r.get("main")]
+    return list(rows)
+
+
+def _pearson(sample) -> float:
+    import numpy as np
+
+    x, y = np.asarray(sample, dtype=float).T
+    if len(x) < 2 or np.std(x) == 0 or np.std(y) == 0:
+        return float("nan")
+    return float(np.corrcoef(x, y)[0, 1])
+
+
+def counts_of(row: Mapping[str, Any], precision_hits: bool) -> list[float]:
+    """The F1 columns of a row: ``tp, n_pred, n_gold`` (+ ``tp_p``, precision's own hits, for word alignment)."""
+    return [float(row[c]) for c in (*_COUNTS, "tp_p")[: 4 if precision_hits else 3]]
+
+
+
+def score_intervals(rows: list[Mapping[str, Any]], rng: Any, resamples: int, level: float = 0.95):
+    """Bootstrap the main score from its per-item rows.
+
+    The main score is the mean over subsets of each subset's statistic: the mean of
+    ``correct``, or micro F1 from ``tp``/``n_pred``/``n_gold`` (and ``tp_p``, see
+    :func:`~evaluators.metrics.bootstrap.f1_from_counts`) when the rows carry them
+    (threshold-based mining, word alignment: resampling items and recomputing F1 from the counts),
+    or Pearson r over ``x``/``y`` (aligners: silver vs gold F1 of each configuration). Rows
+    with a ``stratum`` (e.g. TACC's perturbation type) make a subset's statistic the mean
+    over its strata (a macro average). Items are resampled within their (subset, stratum).
+
+    Returns:
+        ``(interval of the main score, {subset: interval})``, or ``(None, {})`` without rows.
+    """
+    import numpy as np
+
+    from evaluators.metrics.bootstrap import (
+        ConfidenceInterval,
+        _check,
+        _resampled_stats,
+        _stat,
+        f1_from_counts,
+    )
+
+    chosen = main_rows(rows)
+    if not chosen:
+        return None, {}
+    counts = all(all(c in r for c in _COUNTS) for r in chosen)
+    paired = not counts and all("x" in r and "y" in r for r in chosen)
+    statistic = f1_from_counts if counts else (_pearson if paired else None)
+    precision_hits = counts and all("tp_p" in r for r in chosen)
+    groups: dict[tuple[str, str], list] = {}
+    for r in chosen:
+        value = counts_of(r, precision_hits) if counts else ([r["x"], r["y"]] if paired else float(bool(r["correct"])))
+        groups.setdefault((str(r["subset"]), str(r.get("stratum", ""))), []).append(value)
+    alpha = 1.0 - level
+    by_subset: dict[str, list[tuple[float, np.ndarray, int]]] = {}
+    for key in sorted(groups):
+        arr = np.asarray(groups[key], dtype=float)
+        _check(arr, resamples, level)
+        by_subset.setdefault(key[0], []).append((_stat(arr, statistic), _resampled_stats(arr, statistic, resamples, rng), len(arr)))
+
+    def interval(parts: list[tuple[float, np.ndarray, int]]) -> tuple[float, np.ndarray, int]:
+        return (float(np.mean([p[0] for p in parts])), np.mean(np.vstack([p[1] for p in parts]), axis=0),
+                sum(p[2] for p in parts))
+
+    def ci(estimate: float, stats: np.ndarray, n: int) -> ConfidenceInterval:
+        # A resample of a correlation can be undefined (all x equal): such resamples are left out.
+        low, high = np.nanquantile(stats, [alpha / 2, 1 - alpha / 2]) if np.isfinite(stats).any() else (np.nan, np.nan)
+        return ConfidenceInterval(estimate, float(low), float(high), level, int(resamples), n)
+
+    per_subset = {name: interval(parts) for name, parts in by_subset.items()}
+    est = float(np.mean([v[0] for v in per_subset.values()]))
+    stats = np.mean(np.vstack([v[1] for v in per_subset.values()]), axis=0)
+    return ci(est, stats, sum(v[2] for v in per_subset.values())), {k: ci(*v) for k, v in per_subset.items()}

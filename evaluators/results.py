@@ -37,6 +37,8 @@ The keys of a result JSON (:class:`EvalResult`):
     provenance.
 ``notes``, ``artifacts``
     sentences for the reader; paths of the plots written.
+``ci_low``, ``ci_high``, ``ci_level``, ``ci_resamples``
+    the bootstrap interval of ``main_score`` (``None`` with ``--bootstrap 0`` or without per-item rows).
 """
 
 from __future__ import annotations
@@ -108,6 +110,10 @@ class EvalResult:
     requested_parameters: dict[str, Any] = field(default_factory=dict)
     params_hash: str = ""
     request_key: str = ""
+    ci_low: float | None = None
+    ci_high: float | None = None
+    ci_level: float | None = None
+    ci_resamples: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON-ready dict."""

@@ -26,6 +26,7 @@ from typing import Any
 
 from evaluators import __version__
 from evaluators.errors import UsageError
+from evaluators.progress import Progress
 from evaluators.results import (
     EvalResult,
     check_writable,
@@ -56,6 +57,9 @@ class RunOptions:
         overwrite: replace an existing, different result of the same name.
         rerun: recompute a grid cell even when its result is already in ``out``.
         batch_size, device, cache_dir, use_cache: model loading options.
+        bootstrap: resamples of the main score's confidence interval (0: no interval); the
+            bootstrap draws from its own rng stream, so it never changes a score or signature.
+        save_predictions: write the per-item predictions beside each result (needs ``out``).
     """
 
     out: str | None = None
@@ -67,6 +71,8 @@ class RunOptions:
     device: str | None = None
     cache_dir: str | None = None
     use_cache: bool = True
+    bootstrap: int = 1000
+    save_predictions: bool = False
 
     def model_options(self) -> dict[str, Any]:
         """Return the keyword options for :func:`evaluators.encoders.load_encoder`."""
@@ -230,6 +236,11 @@ def run_cell(
         params_hash=params_hash(eff_json),
     )
     result.request_key = request_key(meta.name, dataset, mdl, result.requested_parameters)
+    if options.bootstrap:
+        # Recorded as a run parameter, but outside params_hash, request_key and the signature:
+        # an interval never changes the score it surrounds.
+        result.parameters["bootstrap"] = options.bootstrap
+        _add_intervals(module, result, scores, options)
     if options.out and options.plots and meta.plots and hasattr(module, "plot"):
         prefix = Path(options.out) / file_stem(meta.name, dataset, mdl, result.params_hash)
         plot_rng = np.random.default_rng([options.seed, PLOT_STREAM])
@@ -240,8 +251,52 @@ def run_cell(
     result.wall_time_s = round(time.perf_counter() - start, 3)
     finalize(result)
     if options.out:
-        save_result(result, options.out, overwrite=options.overwrite)
+        path = save_result(result, options.out, overwrite=options.overwrite)
+        if options.save_predictions:
+            _save_predictions(module, scores, path)
     return result
+
+
+def _entry_key(entry: Mapping[str, Any]) -> str:
+    """The prediction rows' ``subset`` of a score entry: its subset, plus ``.layer<L>`` for per-layer entries."""
+    return f"{entry.get('subset')}.layer{entry['layer']}" if "layer" in entry else str(entry.get("subset"))
+
+
+def _add_intervals(module: ModuleType, result: EvalResult, scores: Scores, options: RunOptions) -> None:
+    """Put the bootstrap interval of the main score on the result and on the entries behind it."""
+    import numpy as np
+
+    from evaluators.predictions import BOOTSTRAP_STREAM, score_intervals
+
+    if not scores.items or result.main_score is None:
+        return
+    rng = np.random.default_rng([options.seed, BOOTSTRAP_STREAM])
+    overall, per_subset = score_intervals(scores.items, rng, options.bootstrap)
+    if overall is None:
+        return
+    main_key = module.TASK.main_score
+    for name, value in overall.to_fields().items():
+        setattr(result, name, value)
+    if abs(overall.estimate - result.main_score) > 1e-9:
+        result.notes.append(f"the interval is bootstrapped from per-item outcomes whose score is {overall.estimate:.6g}, "
+                            f"not exactly the main score {result.main_score:.6g}")
+    for entries in result.scores.values():
+        for entry in entries:
+            ci = per_subset.get(_entry_key(entry)) if isinstance(entry, dict) else None
+            value = entry.get("main_score", entry.get(main_key)) if ci is not None else None
+            # The entry of that subset whose main score the items reproduce (not its breakdowns).
+            if isinstance(value, (int, float)) and abs(value - ci.estimate) <= 1e-9:
+                entry.update(ci.to_fields())
+
+
+def _save_predictions(module: ModuleType, scores: Scores, result_path: Path) -> None:
+    from evaluators.predictions import predictions_path, write_predictions
+
+    if scores.items is None:
+        log.warning("%s gives no per-item predictions; nothing written for --save-predictions", module.TASK.name)
+        return
+    path = write_predictions(predictions_path(result_path), scores.items)
+    log.info("per-item predictions: %s (%d rows)", path, len(scores.items))
 
 
 # ---------------------------------------------------------------- API
@@ -263,6 +318,8 @@ def evaluate(
     cache_dir: str | None = None,
     use_cache: bool = True,
     config: str | None = None,
+    bootstrap: int = 1000,
+    save_predictions: bool = False,
     **params: Any,
 ) -> EvalResult:
     """Score one model on one dataset with one evaluator; return the result (written to ``out`` if given).
@@ -284,6 +341,8 @@ def evaluate(
         cache_dir: embedding cache folder.
         use_cache: read and write the embedding cache.
         config: restrict to one config (language pair) of the dataset.
+        bootstrap: resamples of the main score's confidence interval (0: none); never changes a score.
+        save_predictions: write the per-item predictions beside the result (with ``out``).
         **params: the evaluator's parameters (see ``xlbench eval <task> --help``; dashes become underscores).
 
     Raises:
@@ -292,8 +351,13 @@ def evaluate(
     module = get_task(task)
     if config is not None:
         params["config"] = config
+    if any(f.name == "bootstrap" for f in dataclasses.fields(module.Params)):
+        params.setdefault("bootstrap", bootstrap)  # the evaluator's own resamples (aligners) are the same number
+    if bootstrap < 0:
+        raise UsageError(f"bootstrap must be 0 (no interval) or a positive number of resamples, got {bootstrap}.")
     options = RunOptions(out=out, seed=seed, plots=plots, overwrite=overwrite, batch_size=batch_size, device=device,
-                         cache_dir=cache_dir, use_cache=use_cache)
+                         cache_dir=cache_dir, use_cache=use_cache, bootstrap=bootstrap,
+                         save_predictions=save_predictions and out is not None)
     results = run_grid(module, [model] if model is not None else [None], [dataset] if dataset is not None else [None],
                        revision=revision, params=params, options=options, model_revision=model_revision, resume=False)
     return results[0]
@@ -379,6 +443,7 @@ def run_grid(
     done = existing_results(options.out) if (resume and options.out and not options.rerun) else {}
     abort_after = int(os.environ.get(ABORT_ENV, "0") or 0)
     results: list[EvalResult] = []
+    progress = Progress(len(models) * len(sources), f"{meta.name}: cells") if len(models) * len(sources) > 1 else None
     for spec in models:
         opened = open_model(spec, options, model_revision) if spec is not None else None
         for source in sources:
@@ -389,15 +454,30 @@ def run_grid(
                     log.info("skip %s on %s: already in %s", opened.identity.id, source.id, done[key])
                     report.skipped.append(done[key])
                     results.append(load_result(done[key]))
+                    if progress is not None:
+                        progress.update(1)
                     continue
             result = run_cell(module, p, source, opened, options)
             results.append(result)
             report.computed.append(result)
+            if progress is not None:
+                progress.update(1)
             if abort_after and len(report.computed) >= abort_after:
                 os._exit(137)  # the test of resume: die as a SIGKILL would, mid-grid
+        _log_cache(opened)
+    if progress is not None:
+        progress.close()
     if options.out and options.plots and len(results) > 1 and hasattr(module, "plot_grid"):
         _plot_grid(module, results, options)
     return results
+
+
+def _log_cache(opened: OpenModel | None) -> None:
+    """Print the embedding cache's line for a model once its cells are done (``None``: no disk cache)."""
+    stats_fn = getattr(opened.encoder, "cache_stats", None) if opened is not None else None
+    stats = stats_fn() if callable(stats_fn) else None
+    if stats is not None:
+        log.info("%s: %s", opened.identity.id, stats.line())
 
 
 def _plot_grid(module: ModuleType, results: list[EvalResult], options: RunOptions) -> None:

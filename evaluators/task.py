@@ -159,6 +159,11 @@ class Scores:
         dataset: the identity of file inputs, for evaluators that read files instead of a dataset.
         model: the identity of what was scored, when it is not an encoder (prediction files, vectors).
         plot_data: whatever the evaluator's ``plot`` needs (never written to the result).
+        items: per-item prediction rows (:mod:`evaluators.predictions` columns: ``item_id``,
+            ``subset``, ``correct``, ``score``, ``retrieved``, ``tie``; ``main`` marks the rows
+            behind the main score; ``tp``/``n_pred``/``n_gold`` make it a micro F1). The runner
+            bootstraps the main score's interval from the ``main`` rows and writes every row with
+            ``--save-predictions``; rows never change a score.
     """
 
     scores: dict[str, list[dict[str, Any]]]
@@ -169,6 +174,7 @@ class Scores:
     dataset: dict[str, Any] | None = None
     model: dict[str, Any] | None = None
     plot_data: Any = None
+    items: list[dict[str, Any]] | None = None
 
 
 def seed_of(rng: Any) -> int:

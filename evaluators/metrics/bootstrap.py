@@ -265,8 +265,66 @@ def _expand(mask: np.ndarray, like: np.ndarray) -> np.ndarray:
 def f1_from_counts(sample: np.ndarray) -> float:
     """Micro F1 over items with columns ``(tp, n_pred, n_gold)``; 0 when nothing is predicted or gold.
 
+    A fourth column ``tp_p`` gives precision its own hits (word alignment: precision
+    ``|A∩P| / |A|``, recall ``|A∩S| / |S|``), so ``F1 = 2PR / (P + R)`` (0 when P or R is 0).
+
     >>> f1_from_counts(np.array([[1, 1, 1], [0, 1, 0], [0, 0, 1]]))
     0.5
+    >>> round(f1_from_counts(np.array([[1, 3, 2, 2]])), 4)
+    0.5714
     """
-    tp, pred, gold = (float(v) for v in np.asarray(sample).sum(axis=0))
+    sums = [float(v) for v in np.asarray(sample).sum(axis=0)]
+    tp, pred, gold = sums[:3]
+    if len(sums) > 3:
+        p = sums[3] / pred if pred else 0.0
+        r = tp / gold if gold else 0.0
+        return 2 * p * r / (p + r) if p > 0 and r > 0 else 0.0
     return 0.0 if pred + gold == 0 else 2 * tp / (pred + gold)
+
+
+def stratified_bootstrap_ci(
+    groups,
+    rng: np.random.Generator,
+    resamples: int = DEFAULT_RESAMPLES,
+    level: float = DEFAULT_LEVEL,
+    statistic: Statistic | None = None,
+) -> tuple[ConfidenceInterval, list[ConfidenceInterval]]:
+    """Bootstrap a score that is the mean over groups (language pairs) of a per-group statistic.
+
+    Items are resampled within each group (stratified), so every resample keeps the
+    groups' sizes; one set of resamples gives both the interval of the mean over
+    groups and each group's own interval. With one group this is :func:`bootstrap_ci`.
+
+    Args:
+        groups: per-group item arrays (items along axis 0).
+        rng: the bootstrap's own seeded generator.
+        resamples: number of resamples.
+        level: confidence level.
+        statistic: per-group function of a resampled array; ``None`` means the mean.
+
+    Returns:
+        ``(interval of the mean over groups, [interval of each group])``.
+
+    Raises:
+        UsageError: no group, an empty group, or bad resamples/level.
+
+    >>> overall, each = stratified_bootstrap_ci([[1, 1], [0, 0]], np.random.default_rng(0), resamples=50)
+    >>> (overall.estimate, overall.low, overall.high, [c.estimate for c in each])
+    (0.5, 0.5, 0.5, [1.0, 0.0])
+    """
+    arrays = [np.asarray(g) for g in groups]
+    if not arrays:
+        raise UsageError("A bootstrap needs at least one group of items; the predictions hold none.")
+    alpha = 1.0 - level
+    per_group, stats = [], []
+    for arr in arrays:
+        _check(arr, resamples, level)
+        s = _resampled_stats(arr, statistic, resamples, rng)
+        stats.append(s)
+        low, high = np.quantile(s, [alpha / 2, 1 - alpha / 2])
+        per_group.append(ConfidenceInterval(_stat(arr, statistic), float(low), float(high), level, int(resamples), len(arr)))
+    mean = np.mean(np.vstack(stats), axis=0)
+    low, high = np.quantile(mean, [alpha / 2, 1 - alpha / 2])
+    estimate = float(np.mean([c.estimate for c in per_group]))
+    overall = ConfidenceInterval(estimate, float(low), float(high), level, int(resamples), int(sum(len(a) for a in arrays)))
+    return overall, per_group

@@ -474,3 +474,61 @@ def retrieval_counts(
         UsageError: unknown criterion or tie rule, or mismatched shapes.
     """
     return retrieval_counts_pair(u, v, criterion, k, device, chunk, tie_rule, directions=("src_tgt",))["src_tgt"]
+
+
+@dataclass(frozen=True)
+class WeakItems:
+    """Per-query S_weak outcomes of :func:`retrieval_counts` (``ok.sum()`` equals its ``weak``).
+
+    Attributes:
+        ok: the query's translation won.
+        tied: the translation tied the best competitor.
+        retrieved: index of the winning candidate (the query's own index when ``ok``).
+        score: the criterion's value of the winning candidate (``2 cos - r``, the query's own term left out).
+    """
+
+    ok: np.ndarray
+    tied: np.ndarray
+    retrieved: np.ndarray
+    score: np.ndarray
+
+
+def weak_items(
+    u: np.ndarray,
+    v: np.ndarray,
+    criterion: str = "csls",
+    k: int = DEFAULT_K,
+    device: str | None = None,
+    chunk: int = _CHUNK,
+    tie_rule: str = "strict",
+) -> WeakItems:
+    """Return the per-query outcomes behind ``retrieval_counts(u, v, ...).weak`` (same blocks, same decisions).
+
+    >>> u = np.eye(3)
+    >>> w = weak_items(u, u[[1, 2, 0]], "cosine")
+    >>> (w.ok.tolist(), w.retrieved.tolist())
+    ([False, False, False], [2, 0, 1])
+
+    Raises:
+        UsageError: unknown criterion or tie rule, or mismatched shapes.
+    """
+    _check(u, v, criterion, tie_rule)
+    sims = _Similarities(normalize(u), normalize(v), _Backend(device), chunk, DEFAULT_CACHE_BYTES)
+    n = len(u)
+    r = _neighbourhoods(sims, n, len(v), k).v_in_u if criterion == "csls" else np.zeros(n, np.float32)
+    h = (np.asarray(r, np.float32) * np.float32(0.5)).astype(np.float32)
+    ok_all, tied_all = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+    retrieved, score = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.float64)
+    for start in range(0, n, chunk):
+        stop = min(n, start + chunk)
+        rows = np.arange(stop - start)
+        diag = rows + start
+        s_qt = sims.be.np(sims.block("uv", start, stop)).astype(np.float32, copy=False)
+        own = s_qt[rows, diag] - h[diag]
+        m = s_qt - h[None, :]
+        m[rows, diag] = -np.inf
+        ok, tied, best = _wins(own, m, diag, tie_rule)
+        ok_all[start:stop], tied_all[start:stop] = ok, tied
+        retrieved[start:stop] = np.where(ok, diag, m.argmax(axis=1))
+        score[start:stop] = 2.0 * np.where(ok, own, best).astype(np.float64)
+    return WeakItems(ok_all, tied_all, retrieved, score)

@@ -415,7 +415,7 @@ def score(data, model, args: Params, rng) -> Scores:
     except ImportError:  # pragma: no cover
         tqdm = None
 
-    entries, corr_entries, notes = [], [], []
+    entries, corr_entries, notes, items = [], [], [], []
     scatter, sweep_curves = {}, {}
     freq_tables = []
     tagger = _pos_tagger()
@@ -552,6 +552,11 @@ def score(data, model, args: Params, rng) -> Scores:
                 entry[f"n_configs_{key}"] = corr.n
             corr_entries.append(entry)
             scatter[spec["name"]] = [(config_label(c), s.f1, g.f1) for c, s, g in per_pair]
+            # Items of the main score: the tokenizer configurations whose silver and gold F1 it correlates.
+            main_pair = entry["pearson_r_tokenizer"] is not None
+            items += [{"item_id": config_label(c), "subset": spec["name"], "correct": True, "score": g.f1,
+                       "retrieved": "", "tie": False, "main": main_pair and "tokenizer" in c["groups"],
+                       "x": s.f1, "y": g.f1, "method": c["method"]} for c, s, g in per_pair]
         sweep_curves[spec["name"]] = [
             (c["vocab"], s.f1, g.f1 if g else None)
             for c, s, g in per_pair
@@ -596,6 +601,7 @@ def score(data, model, args: Params, rng) -> Scores:
         model={"id": "+".join(args.methods), "revision": None, "revision_source": "encoder",
                "methods": sorted({c["method"] for c in configs})},
         plot_data=(scatter, sweep_curves, freq_tables),
+        items=items or None,
     )
 
 

@@ -270,6 +270,7 @@ def evaluate_files(args: Params, data=None) -> tuple[AlignmentScore, dict]:
     sure, possible = apply_possible_mode(sure, possible, args.possible)
     partial = args.partial if args.partial is not None else data is not None
     score = score_alignments(sure, possible, hyp, partial=partial)
+    items = sentence_items(config or "all", keys, sure, possible, hyp, partial)
     params = {
         "gold_base": gold_base,
         "pred_base": pred_base,
@@ -283,14 +284,32 @@ def evaluate_files(args: Params, data=None) -> tuple[AlignmentScore, dict]:
         "pred_format": pred_raw.fmt,
         "dataset": ds_info,
         "config": config,
+        "items": items,
     }
     return score, params
+
+
+def sentence_items(subset: str, keys, sure, possible, pred, partial: bool = False) -> list[dict]:
+    """Per-sentence rows of an alignment score: summed, their counts give its micro P/R/F1.
+
+    ``tp`` = |A∩S|, ``tp_p`` = |A∩P|, ``n_pred`` = |A|, ``n_gold`` = |S| (after the partial
+    filter); ``score`` is the sentence's own F1, ``correct`` a perfect sentence.
+    """
+    possible = possible if possible is not None else [()] * len(sure)
+    rows = []
+    for key, s_links, p_links, a_links in zip(keys, sure, possible, pred):
+        one = score_alignments([s_links], [p_links], [a_links], partial=partial)
+        rows.append({"item_id": str(key), "subset": subset, "correct": one.a_and_s == one.n_sure and one.a_and_p == one.n_pred,
+                     "score": one.f1, "retrieved": str(one.n_pred), "tie": False, "main": True,
+                     "tp": one.a_and_s, "tp_p": one.a_and_p, "n_pred": one.n_pred, "n_gold": one.n_sure})
+    return rows
 
 
 def score(data, model, params: Params, rng) -> Scores:
     """Score ``--pred`` against ``--gold`` or ``--dataset``."""
     score, used = evaluate_files(params, data)
     ds_info = used.pop("dataset")
+    items = used.pop("items")
     entry = {"subset": used["config"] or "all", **score.to_dict()}
     notes = [
         f"gold index base {used['gold_base']} ({used['gold_base_reason']})",
@@ -306,4 +325,5 @@ def score(data, model, params: Params, rng) -> Scores:
         dataset=ds_info,
         model={"id": Path(params.pred).name, "revision": file_sha256(params.pred), "revision_source": "encoder",
                "path": params.pred},
+        items=items,
     )

@@ -111,6 +111,7 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
     from evaluators.schema import bucc as schema
 
     subsets: list[tuple[str, list[str], list[str]]] = []
+    pair_ids: dict[str, list[str]] = {}
     dataset = None
     if data is not None:
         if params.src or params.tgt:
@@ -125,6 +126,7 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
             gold = data.load(f"{config}-gold", params.split)
             pairs = [(text[g[schema.SRC_ID]], text[g[schema.TGT_ID]]) for g in gold]
             subsets.append((f"{config}/{params.split}", [s for s, _ in pairs], [t for _, t in pairs]))
+            pair_ids[subsets[-1][0]] = [f"{g[schema.SRC_ID]}|{g[schema.TGT_ID]}" for g in gold]
     else:
         if not (params.src and params.tgt):
             raise UsageError("Pass --src and --tgt (two line-aligned files) or --dataset.")
@@ -133,7 +135,7 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         subsets.append((name, a, b))
         dataset = {"id": f"files:{name}+{Path(params.tgt).name}", "source": "files", "revision": _hash_lists(a, b),
                    "version": None, "src": params.src, "tgt": params.tgt}
-    entries, notes, mains = [], [], []
+    entries, notes, mains, items = [], [], [], []
     for subset, a, b in subsets:
         x = model.sentence_embeddings(a, pooling=params.pooling, role=ROLE)
         y = model.sentence_embeddings(b, pooling=params.pooling, role=ROLE)
@@ -141,6 +143,7 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         mar = mining.retrieval_accuracy(x, y, params.margin, k=params.k)
         main = (cos.forward_accuracy + cos.backward_accuracy) / 2
         mains.append(main)
+        items += cosine_items(subset, x, y, pair_ids.get(subset) or [str(i) for i in range(len(a))])
         dups = {"src_duplicates": _duplicates(a), "tgt_duplicates": _duplicates(b)}
         if any(dups.values()):
             notes.append(f"{subset}: {dups['src_duplicates']} duplicated source and {dups['tgt_duplicates']} duplicated target sentence(s); a duplicate is only correct at its own line.")
@@ -161,4 +164,35 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
             }
         )
     split = params.split if data is not None else "test"
-    return Scores(scores={split: entries}, main_score=float(np.mean(mains)), notes=notes, dataset=dataset)
+    return Scores(scores={split: entries}, main_score=float(np.mean(mains)), notes=notes, dataset=dataset, items=items)
+
+
+def cosine_items(subset: str, x: np.ndarray, y: np.ndarray, ids: list[str], chunk_size: int = 2048) -> list[dict]:
+    """Return per-pair, per-direction rows of cosine top-1 retrieval (the main score's items).
+
+    Decided exactly as :func:`evaluators.metrics.mining.retrieval_accuracy` does (same
+    blocks, the lower index wins a tie); ``tie`` flags a source whose best target is tied.
+    """
+    x, y = mining.normalize(x), mining.normalize(y)
+    n = len(x)
+    f_arg, f_val = np.zeros(n, dtype=np.int64), np.zeros(n)
+    col_best, col_arg = np.full(n, -np.inf), np.zeros(n, dtype=np.int64)
+    f_tie = np.zeros(n, dtype=bool)
+    for start in range(0, n, chunk_size):
+        s = (x[start : start + chunk_size] @ y.T).astype(np.float64)
+        rows = np.arange(len(s))
+        f_arg[start : start + len(s)] = s.argmax(axis=1)
+        f_val[start : start + len(s)] = s[rows, f_arg[start : start + len(s)]]
+        f_tie[start : start + len(s)] = (s == f_val[start : start + len(s), None]).sum(axis=1) > 1
+        arg = s.argmax(axis=0)
+        val = s[arg, np.arange(n)]
+        better = val > col_best
+        col_best[better] = val[better]
+        col_arg[better] = arg[better] + start
+    out = []
+    for i in range(n):
+        out.append({"item_id": f"{ids[i]}:src2tgt", "subset": subset, "correct": bool(f_arg[i] == i), "score": float(f_val[i]),
+                    "retrieved": ids[f_arg[i]], "tie": bool(f_tie[i]), "main": True})
+        out.append({"item_id": f"{ids[i]}:tgt2src", "subset": subset, "correct": bool(col_arg[i] == i),
+                    "score": float(col_best[i]), "retrieved": ids[col_arg[i]], "tie": False, "main": True})
+    return out

@@ -209,6 +209,7 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
     scores: dict[str, list[dict]] = {}
     notes: list[str] = []
     test_f1s: list[float] = []
+    items: list[dict] = []
     if params.approximate:
         notes.append("kNN search was APPROXIMATE (faiss HNSW, M=32, efSearch=128): scores may be lower than exact search.")
     if params.sample_fraction:
@@ -221,6 +222,7 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         splits = available[config]
         gold_splits = set(available.get(f"{config}-gold", []))
         mined: dict[str, tuple] = {}
+        ids: dict[str, tuple[list, list]] = {}
         for split in splits:
             if split not in gold_splits:
                 notes.append(
@@ -242,6 +244,7 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
             t_of = {tid: j for j, (tid, _) in enumerate(tgt)}
             gold_idx = {(s_of[s], t_of[t]) for s, t in gold}
             mined[split] = (cands, gold_idx, len(src), len(tgt))
+            ids[split] = ([i for i, _ in src], [i for i, _ in tgt])
 
         if fixed is None:
             if "train" not in mined:
@@ -270,6 +273,7 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
             scores.setdefault(split, []).append(entry)
             if split == "test" or fixed is not None:
                 test_f1s.append(s.f1)
+                items += source_items(config, cands, gold_idx, threshold, *ids[split])
 
     main_split = "test" if source == "train" else "every split with gold"
     if not test_f1s:
@@ -280,4 +284,35 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         main_score_name=f"bucc_f1 ({main_split}, threshold {'learned on train' if source == 'train' else source})",
         effective={"threshold_used": "learned-on-train" if fixed is None else fixed, "configs": mains},
         notes=notes,
+        items=items or None,
     )
+
+
+def source_items(config: str, cands, gold_idx: set, threshold: float, src_ids: list, tgt_ids: list) -> list[dict]:
+    """Per-source-sentence rows of the scored split: ``tp``/``n_pred``/``n_gold`` sum to the F1's counts.
+
+    The items are the source sentences (the same for every model), so a bootstrap over them
+    and a paired test resample gold pairs and false positives alike; F1 is recomputed from
+    the summed counts. ``retrieved`` is the best kept target of the sentence, ``score`` its margin.
+    """
+    keep = cands.scores > threshold
+    is_gold = mining.gold_mask(cands, gold_idx)
+    tp = np.zeros(len(src_ids), dtype=np.int64)
+    n_pred = np.zeros(len(src_ids), dtype=np.int64)
+    n_gold = np.zeros(len(src_ids), dtype=np.int64)
+    best: dict[int, tuple[float, int]] = {}
+    for i, j, sc, k, g in zip(cands.src.tolist(), cands.tgt.tolist(), cands.scores.tolist(), keep.tolist(), is_gold.tolist()):
+        if k:
+            n_pred[i] += 1
+            tp[i] += int(g)
+            if i not in best or sc > best[i][0]:
+                best[i] = (sc, j)
+    for i, _ in gold_idx:
+        n_gold[i] += 1
+    rows = []
+    for i, sid in enumerate(src_ids):
+        sc, j = best.get(i, (float("nan"), None))
+        rows.append({"item_id": str(sid), "subset": config, "correct": bool(tp[i] == n_gold[i] == n_pred[i]),
+                     "score": sc, "retrieved": "" if j is None else str(tgt_ids[j]), "tie": False, "main": True,
+                     "tp": int(tp[i]), "n_pred": int(n_pred[i]), "n_gold": int(n_gold[i])})
+    return rows

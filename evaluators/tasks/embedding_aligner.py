@@ -172,6 +172,13 @@ def score(data, model, params: Params, rng) -> Scores:
             entries.append({"subset": loaded["source"].get("config") or "all", "layer": layer, "method": method,
                             **s.to_dict()})
     best = max(entries, key=lambda e: e["f1"]) if entries else None
+    items = None
+    if best is not None:
+        from evaluators.tasks.alignment import sentence_items
+
+        pred = next(p for layer, method, p in links if layer == best["layer"] and method == best["method"])
+        items = [{**r, "method": best["method"]} for r in sentence_items(
+            f"{best['subset']}.layer{best['layer']}", [str(i) for i in range(n)], sure, possible, pred, partial)]
     dataset = {**(data.ref.to_dict() if data is not None else {}), **loaded["source"], "n_pairs": n}
     return Scores(
         scores={"test": entries},
@@ -180,6 +187,7 @@ def score(data, model, params: Params, rng) -> Scores:
         effective={"partial": partial, "n": n},
         dataset=dataset,
         plot_data=links,
+        items=items,
     )
 
 

@@ -153,7 +153,7 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
     fig4 = FIG4_POOLING if FIG4_POOLING in poolings else poolings[0]
     device = getattr(model, "device", None)
     device = str(device) if device is not None else None
-    entries_all, bests, used_n, plot_data, notes = [], [], {}, [], []
+    entries_all, bests, used_n, plot_data, notes, items = [], [], {}, [], [], []
     for config in main_configs(data, params.config):
         ds = data.load(config, params.split)
         pairs = list(dict.fromkeys(zip(ds[S.SRC_SENTENCE], ds[S.TGT_SENTENCE])))
@@ -169,6 +169,7 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         log.info("%s: encoding %d sentence pairs once for %d layers x %d poolings", config, n, len(layer_ids), len(poolings))
         emb = embed_sentences(model, src + tgt, layer_ids, [ENCODER_POOLING[p] for p in poolings])
         entries = []
+        per_layer_items: dict[int, list[dict]] = {}
         for layer in layer_ids:
             entry = {"subset": config, "layer": layer, "n": n}
             for pooling in poolings:
@@ -180,6 +181,10 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
                 entry[f"acc_{pooling}"] = r.accuracy
                 entry[f"correct_{pooling}"] = [r.correct_src_tgt, r.correct_tgt_src]
                 entry[f"ties_{pooling}"] = [r.ties_src_tgt, r.ties_tgt_src]
+                if pooling == main:
+                    per_layer_items[layer] = _items(config, layer, [str(i) for i in pick], *(
+                        csls.weak_items(q, t, params.criterion, params.csls_k, device=device, tie_rule=params.tie_rule)
+                        for q, t in ((a, b), (b, a))))
                 same, rand = translated_vs_random(a, b, partners)
                 entry[f"cos_translated_{pooling}"], entry[f"cos_translated_{pooling}_std"] = float(same.mean()), float(same.std())
                 entry[f"cos_random_{pooling}"], entry[f"cos_random_{pooling}_std"] = float(rand.mean()), float(rand.std())
@@ -194,12 +199,26 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
             notes.append(f"{config}: retrieval ties {rule}: " + ", ".join(f"layer {la} {p}: {t}" for la, p, t in tied))
         entries_all += entries
         bests.append(max(e["main_score"] for e in entries))
+        best_layer = max(entries, key=lambda e: e["main_score"])["layer"]
+        for layer, rows in per_layer_items.items():
+            items += [{**r, "main": layer == best_layer} for r in rows]
         plot_data.append((config, entries))
     distinct = set(used_n.values())
     n_eff = distinct.pop() if len(distinct) == 1 else ",".join(f"{c}={v}" for c, v in sorted(used_n.items()))
     return Scores(scores={params.split: entries_all}, main_score=float(np.mean(bests)), effective={"n": n_eff},
                   notes=notes, main_score_name=f"acc_{main} (best layer, both directions, {params.criterion})",
-                  plot_data=plot_data)
+                  plot_data=plot_data, items=items)
+
+
+def _items(config: str, layer: int, ids: list[str], fwd: csls.WeakItems, bwd: csls.WeakItems) -> list[dict]:
+    """Rows of one layer: one per sentence pair and direction (ids: the pair's index in the config)."""
+    rows = []
+    for tag, w in (("src_tgt", fwd), ("tgt_src", bwd)):
+        for i, pid in enumerate(ids):
+            rows.append({"item_id": f"{pid}:{tag}", "subset": f"{config}.layer{layer}", "correct": bool(w.ok[i]),
+                         "score": float(w.score[i]), "retrieved": ids[int(w.retrieved[i])],
+                         "tie": bool(w.tied[i] and not w.ok[i])})
+    return rows
 
 
 def plot(scores: Scores, params: Params, data, model, prefix: Path, rng: np.random.Generator) -> list[str]:

@@ -46,6 +46,7 @@ from evaluators.metrics.fertility import (
 from evaluators.metrics.triplet import (
     TIE_TOLERANCE,
     TripletScore,
+    cosine_rows,
     length_bin,
     length_thresholds,
     macro_tacc,
@@ -286,6 +287,7 @@ def score_model(
     target = np.stack([vec[r[S.TARGET_ORIG]] for r in rows])
     outcomes = triplet_outcomes(orig, foil, target, tie_tolerance)
     agg = aggregate(rows, outcomes)
+    agg["items"] = triplet_items(rows, outcomes, cosine_rows(orig, target) - cosine_rows(foil, target))
     fertility: dict[str, float] = {}
     notes: list[str] = []
     by_lang: dict[str, list[str]] = defaultdict(list)
@@ -300,6 +302,23 @@ def score_model(
     agg["fertility"] = fertility
     agg["notes"] = notes
     return agg
+
+
+def triplet_items(rows: Sequence[Mapping[str, Any]], outcomes: Sequence[int], margin: np.ndarray) -> list[dict[str, Any]]:
+    """Per-triplet prediction rows; the main score's rows are those of the Macro-TACC perturbation types.
+
+    ``score`` is the margin ``cos(original, translation) - cos(foil, translation)``;
+    ``retrieved`` says which English sentence the translation is closer to.
+    """
+    from evaluators.schema import alee as S
+
+    types = main_types([r[S.PERTURBATION] for r in rows])
+    out = []
+    for r, o, m in zip(rows, outcomes, margin):
+        out.append({"item_id": str(r[S.ID]), "subset": r["subset"], "correct": bool(o == 1), "score": float(m),
+                    "retrieved": "original" if o == 1 else ("tie" if o == 0 else "foil"), "tie": bool(o == 0),
+                    "main": r[S.PERTURBATION] in types, "stratum": r[S.PERTURBATION], "lang": r[S.LANG]})
+    return out
 
 
 def main_types(labels: Sequence[str]) -> tuple[str, ...]:
@@ -438,7 +457,8 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
                   main_score_name=f"{ALL_TYPES_KEY} (mean over the {len(types)} perturbation types present, then over "
                   f"languages)" if types != S.PERTURBATIONS else None,
                   effective={**effective, "length_cut": list(agg["length_cut"]),
-                             **({"macro_types": list(types)} if types != S.PERTURBATIONS else {})})
+                             **({"macro_types": list(types)} if types != S.PERTURBATIONS else {})},
+                  items=agg["items"])
 
 
 def _main_macro_key(entries: Sequence[Mapping[str, Any]]) -> str:

@@ -305,6 +305,7 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
     used_n: dict[str, int] = {}
     used_repeats: dict[str, int] = {}
     plot_data = []
+    items: list[dict] = []
     for config in main_configs(data, params.config):
         rows = data.rows(config, params.split)
         if len(rows) < 2:
@@ -384,6 +385,9 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
                          + f" (summed over both directions, S_weak and S_strong, {repeats} repeat(s); see the *_ties keys)")
         entries_all += entries
         best_scores.append(max(e["s_weak"] for e in entries))
+        best = max(entries, key=lambda e: e["s_weak"])
+        items += _best_layer_items(config, best["layer"], layer_ids.index(best["layer"]), samples, pos, ok, sub,
+                                   u_all, v_all, params, device)
         plot_data.append({"config": config, "entries": entries, "layer_ids": layer_ids, "u_all": u_all, "v_all": v_all,
                           "w_all": w_all, "u_found": u_found, "v_found": v_found, "w_found": w_found,
                           "has_other": has_other, "sample": samples[0], "pos": pos, "a_src": a_src, "a_tgt": a_tgt})
@@ -394,7 +398,31 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         notes=notes,
         model=model_record,
         plot_data=plot_data,
+        items=items,
     )
+
+
+def _best_layer_items(config, layer, li, samples, pos, ok, sub, u_all, v_all, params, device) -> list[dict]:
+    """Per-pair S_weak rows of the best layer (the main score), both directions, every repeat.
+
+    Only the best layer is redone per item (one more retrieval per repeat and direction,
+    not one per layer). Their mean over rows is the best layer's S_weak when every repeat
+    keeps the same number of pairs.
+    """
+    from evaluators.schema import cbd as S
+
+    rows = []
+    for rep, sample in enumerate(samples):
+        idx = np.array([pos[int(r)] for r in sample if ok[pos[int(r)]]])
+        ids = [str(sub[i].get(S.ID, i)) for i in idx]
+        u, v = u_all[li, idx], v_all[li, idx]
+        for tag, (q, t) in (("src_tgt", (u, v)), ("tgt_src", (v, u))):
+            w = csls.weak_items(q, t, params.criterion, params.csls_k, device=device)
+            for i, pid in enumerate(ids):
+                rows.append({"item_id": f"{pid}:{tag}" + (f":r{rep}" if len(samples) > 1 else ""),
+                             "subset": f"{config}.layer{layer}", "correct": bool(w.ok[i]), "score": float(w.score[i]),
+                             "retrieved": ids[int(w.retrieved[i])], "tie": bool(w.tied[i]), "main": True})
+    return rows
 
 
 def plot(scores: Scores, params: Params, data, model, prefix: Path, rng: np.random.Generator) -> list[str]:

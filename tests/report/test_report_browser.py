@@ -19,6 +19,24 @@ needs_chromium = pytest.mark.skipif(
 )
 #: Where the screenshots go when set (docs/img for the README); a temporary folder otherwise.
 SHOT_DIR = os.environ.get("XLBENCH_SCREENSHOTS")
+#: A folder of real results (the README's runs) to test instead of the tiny random-model corpus.
+REAL_RESULTS = os.environ.get("XLBENCH_REPORT_RESULTS")
+
+if REAL_RESULTS:
+
+    @pytest.fixture(scope="module")
+    def corpus() -> Path:
+        """The real results named by ``XLBENCH_REPORT_RESULTS``."""
+        return Path(REAL_RESULTS)
+
+    @pytest.fixture(scope="module")
+    def site(corpus, tmp_path_factory) -> Path:
+        """The HTML report of the real results."""
+        from evaluators.report.site import build_site
+
+        out = tmp_path_factory.mktemp("real-site") / "site"
+        build_site([corpus], out)
+        return out
 
 
 def chromium(*args: str, timeout: int = 120) -> subprocess.CompletedProcess:
@@ -70,11 +88,12 @@ def test_pages_run_their_script_without_errors_and_links_resolve(site, corpus):
 @needs_chromium
 def test_sorting_in_the_browser(site):
     url = (site / "index.html").as_uri()
+    col = 1 if REAL_RESULTS else 2  # the README's runs have one bucc column (bucc), the corpus three
     for direction in ("asc", "desc"):
-        html, _ = dom(f"{url}#sort=lb-bucc:2:{direction}")
-        values = [float(v) for v in column(html, "lb-bucc", 2) if v]
+        html, _ = dom(f"{url}#sort=lb-bucc:{col}:{direction}")
+        values = [float(v) for v in column(html, "lb-bucc", col) if v]
         assert len(values) == 3 and values == sorted(values, reverse=direction == "desc")
-        assert f'data-sorted="2:{direction}"' in html
+        assert f'data-sorted="{col}:{direction}"' in html
     html, _ = dom(f"{url}#sort=lb-bucc:0:desc")
     names = column(html, "lb-bucc", 0)
     assert names == sorted(names, reverse=True)
