@@ -20,6 +20,7 @@ import numpy as np
 from builders.adapters.tokenize import SCHEMES, Tokenizer, is_word, substitute
 from builders.base import BuildResult, file_input, progress
 from builders.silver import logic, spec
+from evaluators.engine import engine_from_args
 from evaluators.errors import InputFileError, OutputError, UsageError
 from evaluators.schema import silver as S
 from evaluators.schema.langs import pair_config, resolve_pair
@@ -103,6 +104,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     rule.add_argument("--lowercase", action="store_true", help="lowercase tokens before comparing")
     parser.add_argument("--export", default=None, help="also write '<config>.src-tgt' (src ||| tgt) + '<config>.align' (0-based Pharaoh) here")
+    from evaluators.engine import add_engine_arguments
+
+    add_engine_arguments(parser)
+    mt.add_argument("--mt-store", default=None, help="--engine ray: shared folder of translation shards (default <mt-cache>.shards)")
 
 
 def default_out(args: argparse.Namespace) -> str:
@@ -372,6 +377,7 @@ def run(args: argparse.Namespace) -> BuildResult:
 
     src_lang, tgt_lang = resolve_pair(args.lang)
     check_rule(args.alternatives, args.min_valid, args.max_targets)
+    backend = engine_from_args(args)  # bad --engine/--workers options fail before any work
     tokenizer = Tokenizer(args.tokenizer, lowercase=args.lowercase)
     src_scheme = args.src_tokenizer or ("whitespace" if args.small_src else args.tokenizer)
     src_tokenizer = Tokenizer(src_scheme, lowercase=args.lowercase)
@@ -395,6 +401,13 @@ def run(args: argparse.Namespace) -> BuildResult:
     t0 = time.perf_counter()
     log.info("silver: %d sentences, %s, %s substitutes", len(items), engine.name, generator.name)
     try:
+        if backend.name != "local":  # substitutes + MT on the cluster; the decision pass below is unchanged
+            from builders.adapters.stages import silver_on_engine
+
+            store = None if args.no_mt_cache else (args.mt_store or f"{cache.path}.shards")
+            generator, translator = silver_on_engine(
+                backend, args, src_lang, items, tokenizer, src_tokenizer, generator, engine, cache, store
+            )
         out = build_silver(
             items,
             tokenizer,
