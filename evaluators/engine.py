@@ -373,6 +373,7 @@ def get_engine(
     name = (name or os.environ.get(ENV_ENGINE) or "local").strip().lower()
     if name not in ENGINES:
         raise UsageError(f"--engine {name!r} is not an engine; choose one of {', '.join(ENGINES)}.")
+    flag_address = address
     address = address or os.environ.get(ENV_ADDRESS) or None
     if workers is None and os.environ.get(ENV_WORKERS):
         workers = _int_env(ENV_WORKERS)
@@ -383,7 +384,7 @@ def get_engine(
     if gpus_per_worker is not None and gpus_per_worker < 0:
         raise UsageError(f"--gpus-per-worker must be 0 or more, got {gpus_per_worker}.")
     if name == "local":
-        if address:
+        if flag_address:
             raise UsageError("--ray-address applies to --engine ray; add --engine ray or drop it.")
         return LocalEngine(workers=workers or 1)
     return RayEngine(address=address, workers=workers or 2, gpus_per_worker=gpus_per_worker or 0.0)
