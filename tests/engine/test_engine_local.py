@@ -150,8 +150,10 @@ def test_plan_matches_what_the_cached_translator_asks_for(tmp_path):
         asked: list = []
 
         class Recording(ToyEngine):
+            calls = asked
+
             def translate_batch(self, texts):
-                asked.append(list(texts))
+                self.calls.append(list(texts))
                 return super().translate_batch(texts)
 
         tr = CachedTranslator(Recording(stateful=stateful), cache, batch_size=1)
