@@ -22,8 +22,6 @@ SENTENCES = [
     "A small dog sleeps in the garden .",
     "She drinks cold water every morning .",
     "The children play with a red ball .",
-    "My brother buys fresh bread .",
-    "The cat sees a bird .",
 ]
 
 
