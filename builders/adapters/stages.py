@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from types import SimpleNamespace
@@ -134,10 +135,12 @@ def silver_on_engine(engine, args, src_lang, items, tokenizer, src_tokenizer, ge
     k = args.alternatives
     chunks = silver_chunks(items, src_tokenizer, k)
     log.info("%s: substitutes for %d chunks", engine.describe(), len(chunks))
+    t0 = time.perf_counter()
     results = engine.map_batches(SubstitutesStage.from_args(args, src_lang), [[c] for c in chunks])
     subs = {_chunk_key(c[0], c[2], k): r[0][0] for c, r in zip(chunks, results)}
     passes = sum(r[0][1] for r in results) if hasattr(generator, "forward_passes") else None
     pre = PrecomputedSubstitutes(generator, subs, passes)
+    log.info("stage substitutes: %.1fs for %d sentences", time.perf_counter() - t0, len(items))
 
     requests: list[list[str]] = []
 
@@ -163,7 +166,9 @@ def silver_on_engine(engine, args, src_lang, items, tokenizer, src_tokenizer, ge
     batch_texts = max(1, min(args.mt_batch_size, math.ceil(n_texts / (4 * max(engine.workers, 1))) if n_texts else 1))
     log.info("%s: %d MT units (%d texts, %d cached) in batches of ~%d texts", engine.describe(), len(units), n_texts,
              len(cached), batch_texts)  # fmt: skip
+    t0 = time.perf_counter()
     found = shardstore.translate_units(engine, stage, units, store, batch_texts, mt_engine)
+    log.info("stage mt: %.1fs for %d units (%d texts)", time.perf_counter() - t0, len(units), n_texts)
     translator = CachedTranslator(shardstore.StoreEngine(mt_engine, found), cache, batch_size=args.mt_batch_size)
     return pre, translator
 
