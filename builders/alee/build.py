@@ -60,7 +60,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     nli.add_argument("--keep-bidirectional", action="store_true", help="do not reject foils predicted entailment in both directions")
     nli.add_argument("--nli-batch-size", type=int, default=16, help="pairs per NLI batch (default 16)")
     parser.add_argument("--device", default=None, help="torch device for AMR and NLI models (default: cuda if available)")
-    parser.add_argument("--license", default="other", help="license of the produced data (SPDX/Hub id; default 'other': set it from your inputs)")
 
 
 def default_out(args: argparse.Namespace) -> str:
@@ -97,7 +96,14 @@ def read_corpora(args: argparse.Namespace, langs: list[str]):
         english += en
         for lang in langs:
             targets[lang].update({k: v for k, v in maps[lang].items() if k not in targets[lang]})
-        inputs += [file_input(f"pawsx:{p.name}", p) for p in files]
+        inputs += [
+            file_input(
+                f"pawsx:{p.name}", p,
+                citation="Yang, Zhang, Tar and Baldridge (2019). PAWS-X: A Cross-lingual Adversarial Dataset for "
+                "Paraphrase Identification. EMNLP-IJCNLP.",
+            )
+            for p in files
+        ]
     for spec in args.parallel:
         lang, files = _lang_value(spec, "--parallel")
         if lang not in targets:
@@ -126,7 +132,10 @@ def read_corpora(args: argparse.Namespace, langs: list[str]):
 
 
 def run(args: argparse.Namespace) -> BuildResult:
-    """Build the alee dataset (see the module docstring)."""
+    """Build the alee dataset (see the module docstring); ``args``: :class:`builders.alee.spec.Params` or a namespace."""
+    from builders.alee.spec import Params
+
+    args = Params.from_args(args)
     from builders.adapters.sentences import split_sentences
     from builders.alee import pipeline
     from builders.alee.nli_filter import decide
@@ -186,10 +195,12 @@ def run(args: argparse.Namespace) -> BuildResult:
         stages.parse = lambda sents: [(p.graph, p.reason) for p in parser.parse(sents)]
         stages.generate = lambda graphs: [(g.text, g.clipped, g.reason) for g in generator.generate(graphs)]
         if {"AR", "HS"} & set(args.types):
+            from builders.adapters.wordnet import wordnet_input
             from builders.alee.lexicon import load_lexicon
 
             stages.lexicon = load_lexicon()
             models.append(ModelRecord("wordnet", "wordnet", stages.lexicon.revision))
+            inputs.append(wordnet_input())  # antonyms and hypernyms come from these files
         sources = english[: args.limit] if args.limit else english
         kept, counts = pipeline.generate_candidates([(str(i), s) for i, s in enumerate(sources)], args.types, stages, args.seed)
     tables, paired = pipeline.pair(kept, targets)
@@ -239,5 +250,5 @@ def run(args: argparse.Namespace) -> BuildResult:
         counts=manifest_counts,
         construction=construction,
         limitations=limitations,
-        license=args.license,
+        params=args,
     )

@@ -8,6 +8,7 @@ HS hypernym substitution.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from evaluators.schema.alee import PERTURBATIONS
 
@@ -60,11 +61,50 @@ ENTAIL_THRESHOLD = 0.8
 #: Default NLI model: the robust NLI model of Steen et al. (2023), as in the paper.
 DEFAULT_NLI_MODEL = "juliussteen/DeBERTa-v3-FaithAug"
 
+#: Fields that name files (pinned as inputs) or only set speed and placement.
+_NOSIG = {"signature": False}
+
+
+@dataclass(frozen=True)
+class Params:
+    """Every parameter of ``xlbench build alee`` (``--seed`` included); see ``build.add_arguments``."""
+
+    langs: tuple[str, ...]
+    foils: str | None = field(default=None, metadata=_NOSIG)
+    pawsx: str | None = field(default=None, metadata=_NOSIG)
+    parallel: tuple[str, ...] = field(default=(), metadata=_NOSIG)
+    tsv: tuple[str, ...] = field(default=(), metadata=_NOSIG)
+    bible: bool = False
+    bible_books: tuple[int, ...] | None = field(default=None, metadata={"key": "bible-books"})
+    limit: int | None = field(default=None, metadata={"key": "limit"})
+    types: tuple[str, ...] = field(default=tuple(PERTURBATIONS), metadata={"key": "types"})
+    amr_parser: str | None = field(default=None, metadata=_NOSIG)
+    amr_generator: str | None = field(default=None, metadata=_NOSIG)
+    amr_batch_size: int = field(default=16, metadata=_NOSIG)
+    splitter: str = "pysbd"
+    nli_model: str = DEFAULT_NLI_MODEL
+    nli_revision: str | None = None
+    no_nli: bool = field(default=False, metadata={"key": "no-nli"})
+    entail_threshold: float = ENTAIL_THRESHOLD
+    keep_bidirectional: bool = field(default=False, metadata={"key": "keep-bidirectional"})
+    nli_batch_size: int = field(default=16, metadata=_NOSIG)
+    device: str | None = field(default=None, metadata=_NOSIG)
+    seed: int = 13
+
+    @classmethod
+    def from_args(cls, args) -> Params:
+        """Build from an argparse namespace (or return ``args`` if it already is one)."""
+        from builders.base import params_from
+
+        return params_from(cls, args)
+
+
 __all__ = [
     "EXTRA_TYPES",
     "FRAME_RE",
     "NEW_FRAME_SENSE",
     "PERTURBATIONS",
+    "Params",
     "PRONOUN_CONCEPTS",
     "SENTENCE_SMITH_TYPES",
     "SPECIAL_FRAME_RE",

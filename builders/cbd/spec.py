@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 #: Pairs kept per split by default after extraction. The paper samples 5,000
 #: pairs per evaluation (Gaschi et al. 2022, Section IV.B); 20,000 leaves room
 #: for 10 repeated samples that overlap little, and keeps the folder small.
@@ -16,7 +18,41 @@ ALIGNERS = ("fast_align", "eflomal", "none")
 #: Moses default, as in the paper's fast_align baseline).
 SYMMETRIZATION = "grow-diag-final-and"
 
-#: Licence of the offline default: public-domain Bible texts x FreeDict (GPL/AGPL
-#: dictionaries; the extracted word pairs are facts, the sentences public domain).
-#: Users who pass their own corpus set the licence of their data themselves.
-DEFAULT_LICENSE = "cc-by-sa-4.0"
+#: The dataset license is derived from the inputs' licenses (builders/licenses.py):
+#: public-domain Bible texts x FreeDict (GPL-3.0-or-later for eng-deu per Debian's
+#: copyright file) gives GPL-3.0-or-later; ``--license X --license-reason`` overrides.
+
+
+#: Fields that name files: their bytes are pinned as inputs, so the signature does not depend on where they lie.
+_PATH = {"signature": False}
+
+
+@dataclass(frozen=True)
+class Params:
+    """Every parameter of ``xlbench build cbd`` (``--seed`` included); see ``build.add_arguments``."""
+
+    lang: str
+    src_file: str | None = field(default=None, metadata=_PATH)
+    tgt_file: str | None = field(default=None, metadata=_PATH)
+    tsv: str | None = field(default=None, metadata=_PATH)
+    dict: tuple[str, ...] | None = field(default=None, metadata=_PATH)
+    max_sentences: int | None = field(default=None, metadata={"key": "max-sentences"})
+    reverse_dict: bool = field(default=False, metadata={"key": "reverse-dict"})
+    fold_case: bool = field(default=False, metadata={"key": "fold-case"})
+    fold_accents: bool = field(default=False, metadata={"key": "fold-accents"})
+    avoid_repetition: bool = field(default=False, metadata={"key": "avoid-repetition"})
+    max_pairs: int = field(default=DEFAULT_MAX_PAIRS, metadata={"key": "max-pairs"})
+    aligner: str = DEFAULT_ALIGNER  # spelled out by its model record (aligner:<method>+<symmetrisation>@<package>)
+    aligner_extra: tuple[str, ...] | None = field(default=None, metadata=_PATH)
+    #: Processes only: extraction is split in fixed chunks, so the rows do not depend on it.
+    workers: int = field(default=1, metadata={"signature": False})
+    gold: str | None = field(default=None, metadata=_PATH)
+    gold_one_based: bool = False
+    seed: int = 13
+
+    @classmethod
+    def from_args(cls, args) -> Params:
+        """Build from an argparse namespace (or return ``args`` if it already is one)."""
+        from builders.base import params_from
+
+        return params_from(cls, args)

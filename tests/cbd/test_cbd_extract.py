@@ -191,10 +191,20 @@ def test_gold_precision_uses_whitespace_tokens_and_skips_unjudged():
 
 
 def test_parse_pharaoh_errors():
-    with pytest.raises(InputFileError, match="is not Pharaoh 'i-j'"):
+    with pytest.raises(InputFileError, match="Bad alignment link '2:3'.*expected i-j"):
         logic.parse_pharaoh("0-1 2:3")
     with pytest.raises(InputFileError, match="has index 0 but --gold-one-based"):
         logic.parse_pharaoh("0-1", one_based=True)
+    # One codec with the alignment evaluator: i?j is a possible link here too.
+    from evaluators.alignio import parse_links
+
+    assert logic.parse_pharaoh("0-0 1?2 2p1") == tuple(frozenset(x) for x in parse_links("0-0 1?2 2p1"))
+    # Links are range-checked against the sentence's whitespace tokens.
+    assert logic.parse_pharaoh("0-0 1-1", lengths=(2, 2))[0] == {(0, 0), (1, 1)}
+    with pytest.raises(InputFileError, match="Gold link 99-99 on line 1 is out of range.*2 source and 2 target"):
+        logic.parse_pharaoh("0-0 99-99", lengths=(2, 2), where=" on line 1")
+    with pytest.raises(InputFileError, match="Gold link 3-1 is out of range"):
+        logic.parse_pharaoh("3-1", one_based=True, lengths=(2, 2))
 
 
 # ---------------------------------------------------------------- dictionary readers

@@ -111,8 +111,8 @@ def _card_drops_config(folder):
         (_empty_config, f"config {GOLD} is empty (0 rows in every split); drop it or rebuild."),
         (_no_manifest, "{folder}: manifest.json is missing; rebuild the folder with 'xlbench build'."),
         (_manifest_typo, "manifest.json has unknown keys ['versoin']; expected only ['builder', 'changelog', 'configs', "
-         "'counts', 'family', 'finished_at', 'git_commit', 'inputs', 'models', 'name', 'parameters', 'seed', 'started_at', "
-         "'version', 'xlbench_version']."),
+         "'counts', 'family', 'finished_at', 'git_commit', 'inputs', 'key_params', 'license', 'models', 'name', "
+         "'nondeterministic', 'parameters', 'params', 'run', 'seed', 'started_at', 'version', 'xlbench_version']."),
         (_stray_file, f"data/{GOLD}/dev-00000-of-00001.parquet is not listed in the card's configs; delete it or rebuild the folder."),
         (_missing_column, f"config {MAIN}/test: columns ['id', 'text'] do not match the schema's ['id', 'side', 'text']."),
         (_card_drops_config, f"data/{GOLD}/test-00000-of-00001.parquet is not listed in the card's configs; delete it or rebuild the folder."),

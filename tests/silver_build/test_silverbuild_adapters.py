@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from builders.adapters import mt
-from evaluators.errors import EngineUnavailableError, RemoteError, UsageError
+from evaluators.errors import EngineUnavailableError, OutputError, RemoteError, UsageError
 
 HAS_APERTIUM = shutil.which("apertium") is not None and Path("/usr/share/apertium/modes/eng-spa.mode").is_file()
 HAS_WORDNET = Path("/usr/share/wordnet/data.noun").is_file()
@@ -194,7 +194,7 @@ def test_online_engine_option_errors(monkeypatch):
 def test_cache_path_error_message(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    with pytest.raises(EngineUnavailableError, match="Cannot open the translation cache .*; pass a writable --mt-cache"):
+    with pytest.raises(OutputError, match="Cannot create the translation cache .*; pass a writable --mt-cache"):
         mt.TranslationCache(blocker / "sub" / "cache.sqlite")
 
 

@@ -10,6 +10,7 @@ from datasets import load_dataset
 
 from builders.cli import main
 from builders.silver import build as silver_build
+from evaluators.schema.meta import stable_manifest
 
 
 @pytest.fixture
@@ -48,21 +49,26 @@ def test_build_large_from_file_with_export(tmp_path, synthetic, fake_adapters, c
     assert len(details) == sum(len(s.split()) for s, _, _ in synthetic["cases"])
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["parameters"]["subset"] == "large" and manifest["parameters"]["substitutes"] == "fixed"
-    assert manifest["counts"]["mt"]["translated"] == len(fake_adapters[0].texts)
-    assert manifest["counts"]["mt"]["cached"] == 0
+    assert manifest["run"]["mt"]["translated"] == len(fake_adapters[0].texts)
+    assert manifest["run"]["mt"]["cached"] == 0 and "mt" not in manifest["counts"]
     assert manifest["counts"]["words"]["kept"] == 17 and manifest["counts"]["yield"] == round(17 / 19, 4)
-    assert manifest["build_signature"].startswith("silver|mt:synthetic@1|substitutes:fixed-table@1|seed:13")
+    assert manifest["build_signature"].startswith("silver|mt:synthetic@1|substitutes:fixed-table@1|alternatives:5|min-valid:4|max-targets:1|seed:13|v:1.0.0|h:")
     exported = (tmp_path / "export" / "eng_Latn-spa_Latn.src-tgt").read_text().splitlines()
     assert exported[0] == "the dog eats fish . ||| el perro come pez ."
     assert (tmp_path / "export" / "eng_Latn-spa_Latn.align").read_text().splitlines()[2] == "0-0 1-1 2-2 3-2"
     assert (tmp_path / "export" / "eng_Latn-spa_Latn.ids").read_text().split() == ["0", "1", "2", "3", "4"]
+    cold, cold_data = manifest, {p.name: p.read_bytes() for p in (out / "data").rglob("*.parquet")}
     # A rebuild hits the cache for every sentence and never calls the engine.
     code = main(["build", "silver", "--lang", "eng-spa", "--src", str(src), "--out", str(out), "--overwrite",
                  "--mt-cache", str(tmp_path / "c.sqlite")])  # fmt: skip
     assert code == 0
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["counts"]["mt"]["translated"] == 0 and fake_adapters[1].calls == 0
-    assert manifest["counts"]["mt"]["cached"] == len(fake_adapters[0].texts)
+    assert manifest["run"]["mt"]["translated"] == 0 and fake_adapters[1].calls == 0
+    assert manifest["run"]["mt"]["cached"] == len(fake_adapters[0].texts)
+    # Same content: the warm rebuild's stable manifest and parquet bytes equal the cold build's.
+    assert stable_manifest(manifest) == stable_manifest(cold)
+    assert manifest["build_signature"] == cold["build_signature"]
+    assert {p.name: p.read_bytes() for p in (out / "data").rglob("*.parquet")} == cold_data
 
 
 def test_build_small_uses_small_configs_and_line_ids(tmp_path, synthetic, fake_adapters):

@@ -125,12 +125,16 @@ def test_translation_cache_resumes_an_interrupted_build(tmp_path, synthetic):
     ref = build_silver(items, Tokenizer(), synthetic["generator"](), CachedTranslator(fresh, None).translate)
     assert out.rows == ref.rows
     assert translator.cached == done_first and translator.translated == len(fresh.texts) - done_first
+    # The batch in flight when the first run died is the only one redone, and it is reported.
+    assert 0 < translator.retranslated <= translator.batch_size
     # Third run: everything cached, the engine is never called.
     engine3 = synthetic["engine"]()
     translator = CachedTranslator(engine3, cache)
     build_silver(items, Tokenizer(), synthetic["generator"](), translator.translate)
     assert engine3.calls == 0 and translator.translated == 0 and translator.cached == len(fresh.texts)
-    assert translator.counts() == {"requested": len(fresh.texts), "cached": len(fresh.texts), "translated": 0, "engine_batches": 0}
+    assert translator.counts() == {
+        "requested": len(fresh.texts), "cached": len(fresh.texts), "translated": 0, "retranslated": 0, "engine_batches": 0
+    }
 
 
 def test_cache_key_includes_engine_version(tmp_path, synthetic):
