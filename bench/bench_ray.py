@@ -98,7 +98,7 @@ def bench_silver(tmp: Path, env: dict, args) -> None:
             best[name] = (wall, digest(out / "data"))
         stages[name] = ", ".join(f"{m[0]} {m[1]}s" for m in re.findall(r"stage (\w+): ([\d.]+)s", err))
         print(f"  {name}: {wall:.1f}s {stages[name]}", file=sys.stderr)
-    mt = json.loads((tmp / "silver-0" / "manifest.json").read_text())["counts"]["mt"]
+    mt = json.loads((tmp / "silver-0" / "manifest.json").read_text())["run"]["mt"]
     table(f"silver eng-spa, {args.sentences} Bible verses, Apertium + WordNet, {mt['translated']} texts translated "
           f"(cold cache; local runs best of {args.repeat})", [(n, w, d) for n, (w, d) in best.items()])  # fmt: skip
     for name, text in stages.items():

@@ -68,12 +68,10 @@ class SubstitutesStage:
 class PrecomputedSubstitutes:
     """A substitute generator answering from chunks computed on workers (same name, model id, revision)."""
 
-    def __init__(self, generator, results: dict[tuple, list], forward_passes: int | None):
+    def __init__(self, generator, results: dict[tuple, list]):
         self._generator = generator
         self._results = results
         self.name = generator.name
-        if forward_passes is not None:
-            self.forward_passes = forward_passes
 
     @property
     def model_id(self) -> str:
@@ -138,8 +136,9 @@ def silver_on_engine(engine, args, src_lang, items, tokenizer, src_tokenizer, ge
     t0 = time.perf_counter()
     results = engine.map_batches(SubstitutesStage.from_args(args, src_lang), [[c] for c in chunks])
     subs = {_chunk_key(c[0], c[2], k): r[0][0] for c, r in zip(chunks, results)}
-    passes = sum(r[0][1] for r in results) if hasattr(generator, "forward_passes") else None
-    pre = PrecomputedSubstitutes(generator, subs, passes)
+    if hasattr(generator, "forward_passes"):  # the driver's generator reports the workers' passes
+        generator.forward_passes = sum(r[0][1] for r in results)
+    pre = PrecomputedSubstitutes(generator, subs)
     log.info("stage substitutes: %.1fs for %d sentences", time.perf_counter() - t0, len(items))
 
     requests: list[list[str]] = []

@@ -400,18 +400,19 @@ def run(args: argparse.Namespace) -> BuildResult:
     translator = mt_adapter.CachedTranslator(engine, cache, batch_size=args.mt_batch_size)
     t0 = time.perf_counter()
     log.info("silver: %d sentences, %s, %s substitutes", len(items), engine.name, generator.name)
+    substitutes = generator
     try:
         if backend.name != "local":  # substitutes + MT on the cluster; the decision pass below is unchanged
             from builders.adapters.stages import silver_on_engine
 
             store = None if args.no_mt_cache else (mt_store or f"{cache.path}.shards")
-            generator, translator = silver_on_engine(
+            substitutes, translator = silver_on_engine(
                 backend, args, src_lang, items, tokenizer, src_tokenizer, generator, engine, cache, store
             )
         out = build_silver(
             items,
             tokenizer,
-            generator,
+            substitutes,
             translator.translate,
             k=args.alternatives,
             min_valid=args.min_valid,
