@@ -179,12 +179,19 @@ def _checked(stage: Callable[[list[Any]], list[Any]], batch: list[Any]) -> list[
 # ------------------------------------------------------------------------------- Ray
 
 
+def _enter(cwd: str) -> None:
+    """Work in the driver's folder (shared storage on a cluster), so relative paths mean the same."""
+    if os.path.isdir(cwd):
+        os.chdir(cwd)
+
+
 class _BatchActor:
     """The Ray Data actor of :meth:`RayEngine.map_batches`: opens the stage once, runs many batches."""
 
-    def __init__(self, factory_bytes: bytes):
+    def __init__(self, factory_bytes: bytes, cwd: str):
         from ray import cloudpickle
 
+        _enter(cwd)
         self.stage = cloudpickle.loads(factory_bytes).open()
 
     def __call__(self, batch: dict) -> dict:
@@ -198,9 +205,10 @@ class _BatchActor:
 class _CellActor:
     """One worker of :meth:`RayEngine.run_cells`: runs the cells of the groups it is given, in order."""
 
-    def __init__(self, fn_bytes: bytes):
+    def __init__(self, fn_bytes: bytes, cwd: str):
         from ray import cloudpickle
 
+        _enter(cwd)
         self.fn = cloudpickle.loads(fn_bytes)
 
     def run(self, cell_bytes: bytes) -> Any:
@@ -260,6 +268,8 @@ class RayEngine:
                 ) from err
         from ray.data import DataContext
 
+        if not log.isEnabledFor(logging.DEBUG):  # Ray Data's per-dataset INFO lines, unless -v
+            logging.getLogger("ray.data").setLevel(logging.WARNING)
         ctx = DataContext.get_current()
         ctx.enable_progress_bars = os.environ.get("XLBENCH_PROGRESS") == "1"
         self._ray = ray
@@ -281,7 +291,7 @@ class RayEngine:
         size = max(1, min(self.workers, len(rows)))
         ds = ds.map_batches(
             _BatchActor,
-            fn_constructor_args=(cloudpickle.dumps(factory),),
+            fn_constructor_args=(cloudpickle.dumps(factory), os.getcwd()),
             batch_size=1,
             batch_format="numpy",
             compute=ray.data.ActorPoolStrategy(size=size),
@@ -326,7 +336,7 @@ class RayEngine:
             max_task_retries=retries,
         )
         fn_bytes = cloudpickle.dumps(cell_fn)
-        actors = [actor_cls.remote(fn_bytes) for _ in range(n)]
+        actors = [actor_cls.remote(fn_bytes, os.getcwd()) for _ in range(n)]
         load = [0] * n
         refs: dict[int, Any] = {}
         for indices in groups.values():
