@@ -111,3 +111,22 @@ def test_run_cells_survives_a_killed_worker(tmp_path, killer):
     assert all(o.ok for o in out), [o.error for o in out]
     assert [o.value["score"] for o in out] == [1000 + d for d in range(6)] * 2
     assert len(list(tmp_path.glob("load-*"))) == 3  # two models, one reloaded by the restarted actor
+
+
+@dataclass(frozen=True)
+class RelativeWriter:
+    """Writes one file per item to a relative path."""
+
+    def open(self):
+        def run(batch):
+            for x in batch:
+                Path(f"rel-{x}.txt").write_text(str(os.getpid()))
+            return batch
+
+        return run
+
+
+def test_workers_resolve_relative_paths_in_the_drivers_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert RayEngine(workers=1).map_batches(RelativeWriter(), [[1], [2]]) == [[1], [2]]
+    assert sorted(p.name for p in tmp_path.glob("rel-*")) == ["rel-1.txt", "rel-2.txt"]

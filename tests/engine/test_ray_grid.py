@@ -52,3 +52,15 @@ def test_grid_on_ray_equals_local_and_resumes(tmp_path, ray_cluster):
     # The runner's resume, checked on the workers: every cell is skipped, nothing is rewritten.
     assert {p.name: json.loads(p.read_text())["timestamp"] for p in (tmp_path / "ray").glob("*.json")} == stamps
     assert _results(tmp_path / "ray") == local
+
+
+def test_a_failing_model_is_reported_and_the_other_cells_are_kept(tmp_path, ray_cluster, capsys):
+    a, b = _dataset(tmp_path / "a", 30, 0), _dataset(tmp_path / "b", 30, 1)
+    missing = tmp_path / "no-such-model"
+    argv = ["eval", "word-retrieval", "--model", "random", "--model", f"hf:{missing}", "--dataset", str(a),
+            "--dataset", str(b), "--n", "10", "--repeats", "1", "--layers", "0", "--no-plots", "--no-cache",
+            "--out", str(tmp_path / "r"), "--engine", "ray", "--workers", "2"]  # fmt: skip
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "2 of 4 grid cells failed after their retries" in err and str(missing) in err
+    assert sorted(m for m, *_ in _results(tmp_path / "r").values()) == ["random", "random"]  # the rest is written
