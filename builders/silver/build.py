@@ -88,6 +88,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub.add_argument("--mlm", default="bert-large-cased", help="masked LM for --substitutes mlm (default bert-large-cased)")
     sub.add_argument("--mlm-revision", default=None, help="Hub revision of the masked LM")
     sub.add_argument("--mlm-batch-size", type=int, default=64, help="masked sentences per forward pass (default 64)")
+    sub.add_argument(
+        "--mlm-search",
+        type=int,
+        default=spec.MLM_SEARCH,
+        help=f"--substitutes mlm: top predictions read per word (default {spec.MLM_SEARCH}, the authors')",
+    )
+    sub.add_argument(
+        "--no-count-original",
+        action="store_true",
+        help="--substitutes mlm: do not let the original word, when predicted, take one of the alternatives' places "
+        "(the authors count it, so a word often has one alternative fewer)",
+    )
+    sub.add_argument(
+        "--no-substitute-punctuation",
+        action="store_true",
+        help="never substitute (so never align) punctuation tokens (the authors substitute and align them)",
+    )
     sub.add_argument("--wordnet-senses", type=int, default=2, help="most frequent senses searched by --substitutes wordnet")
     sub.add_argument("--no-closed-class", action="store_true", help="wordnet: do not substitute function words from the built-in table")
     rule = parser.add_argument_group("decision rule")
@@ -138,6 +155,7 @@ def build_silver(
     max_targets: int = spec.MAX_TARGETS,
     chunk: int = 64,
     src_tokenizer: Tokenizer | None = None,
+    punctuation: bool = logic.SUBSTITUTE_PUNCTUATION,
 ) -> SilverOutput:
     """Run SilverAlign over ``(id, sentence)`` items.
 
@@ -153,6 +171,7 @@ def build_silver(
         chunk: sentences per substitute-generator call (one MLM batch).
         src_tokenizer: tokenisation of the source sentences when it differs (``whitespace``
             for the pre-tokenised source side of a gold set).
+        punctuation: substitute punctuation tokens too (the authors' default).
     """
     src_tok = src_tokenizer or tokenizer
     rows: list[dict[str, Any]] = []
@@ -164,7 +183,7 @@ def build_silver(
         part = items[start : start + chunk]
         texts = [t for _, t in part]
         spans = [src_tok.spans(t) for t in texts]
-        positions = [[j for j, (s, e) in enumerate(sp) if is_word(t[s:e])] for t, sp in zip(texts, spans)]
+        positions = [logic.substitution_positions([t[s:e] for s, e in sp], punctuation) for t, sp in zip(texts, spans)]
         subs = generator.batch(texts, spans, positions, k)
         for (sid, text), sp, pos, alts in zip(part, spans, positions, subs):
             # One translation request per source sentence: the sentence, then its alternatives.
@@ -327,7 +346,13 @@ def _generator(args: argparse.Namespace, src_lang: str):
         return WordNetSubstitutes(senses=args.wordnet_senses, closed_class=not args.no_closed_class)
     from builders.adapters.mlm import MLMSubstitutes
 
-    gen = MLMSubstitutes(args.mlm, revision=args.mlm_revision, batch_size=args.mlm_batch_size)
+    gen = MLMSubstitutes(
+        args.mlm,
+        revision=args.mlm_revision,
+        batch_size=args.mlm_batch_size,
+        search=args.mlm_search,
+        count_original=not args.no_count_original,
+    )
     gen.load()  # fail before reading the corpus when the model is not available
     return gen
 
@@ -418,6 +443,7 @@ def run(args: argparse.Namespace) -> BuildResult:
             min_valid=args.min_valid,
             max_targets=args.max_targets,
             src_tokenizer=src_tokenizer,
+            punctuation=not args.no_substitute_punctuation,
         )
     finally:
         if cache is not None:
@@ -446,7 +472,11 @@ def run(args: argparse.Namespace) -> BuildResult:
         "tokenizer": tokenizer.signature,
         "src_tokenizer": src_tokenizer.signature,
         "sentences": len(items),
+        "substitute_punctuation": not args.no_substitute_punctuation,
     }
+    if args.substitutes == "mlm":
+        parameters["mlm_search"] = args.mlm_search
+        parameters["count_original"] = not args.no_count_original
     if generator.name == "wordnet":
         parameters["wordnet_senses"] = args.wordnet_senses
         parameters["closed_class"] = not args.no_closed_class
@@ -471,6 +501,17 @@ def run(args: argparse.Namespace) -> BuildResult:
         )
         for step in spec.CONSTRUCTION
     ]
+    construction.append(
+        "Punctuation tokens are substituted and aligned like words (the authors' choice)."
+        if not args.no_substitute_punctuation
+        else "Punctuation tokens are never substituted, so never aligned (--no-substitute-punctuation)."
+    )
+    if args.substitutes == "mlm":
+        construction.append(
+            f"The masked LM's top {args.mlm_search} predictions are read per word; the original word, when predicted, "
+            + ("takes one of the alternatives' places (the authors' code)." if not args.no_count_original
+               else "is skipped without taking a place (--no-count-original).")
+        )
     limitations = list(spec.LIMITATIONS)
     if engine.online:
         limitations.append(
