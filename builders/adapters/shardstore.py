@@ -218,27 +218,30 @@ class StoreEngine:
         return out  # type: ignore[return-value]
 
 
-def plan_units(requests: Iterable[Sequence[str]], cached: set[str], stateful: bool) -> list[list[str]]:
+def plan_units(requests: Iterable[Sequence[str]], cached: set[str], stateful: bool, batch_size: int) -> list[list[str]]:
     """Return the distinct units a local build of ``requests`` may send its engine, in first-need order.
 
     Mirrors :meth:`~builders.adapters.mt.CachedTranslator.translate`: a stateful
-    engine gets a request's distinct texts in one call unless all of them are
-    cached; another engine gets each uncached text. A superset is fine (a request
-    cached by an earlier one in the same run is planned but never asked for).
+    engine gets each ``batch_size`` slice of a request's distinct texts in one call
+    unless all of the slice is cached; another engine gets each uncached text. A
+    superset is fine (a slice cached by an earlier request in the same run is
+    planned but never asked for).
 
-    >>> plan_units([["a", "b", "a"], ["c"], ["a", "b"]], {"c"}, stateful=True)
+    >>> plan_units([["a", "b", "a"], ["c"], ["a", "b"]], {"c"}, stateful=True, batch_size=10)
     [['a', 'b']]
-    >>> plan_units([["a", "b", "a"], ["c"], ["b", "d"]], {"c"}, stateful=False)
+    >>> plan_units([["a", "b", "c", "d"]], {"a", "b"}, stateful=True, batch_size=2)
+    [['c', 'd']]
+    >>> plan_units([["a", "b", "a"], ["c"], ["b", "d"]], {"c"}, stateful=False, batch_size=10)
     [['a'], ['b'], ['d']]
     """
     seen: set[tuple[str, ...]] = set()
     out: list[list[str]] = []
+    size = max(batch_size, 1)
     for request in requests:
         unique = list(dict.fromkeys(request))
         if stateful:
-            if all(t in cached for t in unique):
-                continue
-            units = [tuple(unique)]
+            slices = [tuple(unique[i : i + size]) for i in range(0, len(unique), size)]
+            units = [s for s in slices if not all(t in cached for t in s)]
         else:
             units = [(t,) for t in unique if t not in cached]
         for unit in units:

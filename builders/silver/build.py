@@ -425,6 +425,13 @@ def run(args: argparse.Namespace) -> BuildResult:
     translator = mt_adapter.CachedTranslator(engine, cache, batch_size=args.mt_batch_size)
     t0 = time.perf_counter()
     log.info("silver: %d sentences, %s, %s substitutes", len(items), engine.name, generator.name)
+    build_kwargs = dict(
+        k=args.alternatives,
+        min_valid=args.min_valid,
+        max_targets=args.max_targets,
+        src_tokenizer=src_tokenizer,
+        punctuation=not args.no_substitute_punctuation,
+    )
     substitutes = generator
     try:
         if backend.name != "local":  # substitutes + MT on the cluster; the decision pass below is unchanged
@@ -432,19 +439,9 @@ def run(args: argparse.Namespace) -> BuildResult:
 
             store = None if args.no_mt_cache else (mt_store or f"{cache.path}.shards")
             substitutes, translator = silver_on_engine(
-                backend, args, src_lang, items, tokenizer, src_tokenizer, generator, engine, cache, store
+                backend, args, src_lang, items, tokenizer, generator, engine, cache, store, build_kwargs
             )
-        out = build_silver(
-            items,
-            tokenizer,
-            substitutes,
-            translator.translate,
-            k=args.alternatives,
-            min_valid=args.min_valid,
-            max_targets=args.max_targets,
-            src_tokenizer=src_tokenizer,
-            punctuation=not args.no_substitute_punctuation,
-        )
+        out = build_silver(items, tokenizer, substitutes, translator.translate, **build_kwargs)
     finally:
         if cache is not None:
             cache.close()

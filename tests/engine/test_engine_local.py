@@ -143,9 +143,9 @@ def test_resume_after_a_failed_run_retranslates_nothing_that_finished(tmp_path):
 def test_plan_matches_what_the_cached_translator_asks_for(tmp_path):
     from builders.adapters.mt import CachedTranslator, TranslationCache
 
-    requests = [["a", "b", "a"], ["c", "a"], ["a", "b"], ["d"]]
-    for stateful in (True, False):
-        cache = TranslationCache(tmp_path / f"c{stateful}.sqlite")
+    requests = [["a", "b", "a"], ["c", "a"], ["a", "b"], ["d"], ["e", "f", "g", "a", "c"]]
+    for stateful, size in ((True, 2), (True, 10), (False, 1)):
+        cache = TranslationCache(tmp_path / f"c{stateful}{size}.sqlite")
         cache.put_many("toy", "1", "eng_Latn-spa_Latn", {"c": "<c>"})
         asked: list = []
 
@@ -156,14 +156,14 @@ def test_plan_matches_what_the_cached_translator_asks_for(tmp_path):
                 self.calls.append(list(texts))
                 return super().translate_batch(texts)
 
-        tr = CachedTranslator(Recording(stateful=stateful), cache, batch_size=1)
+        tr = CachedTranslator(Recording(stateful=stateful), cache, batch_size=size)
         local = [tr.translate(r) for r in requests]
-        plan = shardstore.plan_units(requests, {"c"}, stateful)
+        plan = shardstore.plan_units(requests, {"c"}, stateful, size)
         units = {tuple(u) for u in asked} if stateful else {(t,) for call in asked for t in call}
         assert units <= {tuple(u) for u in plan}
         served = shardstore.StoreEngine(ToyEngine(stateful=stateful), {
             shardstore.unit_key("toy", "1", "eng_Latn-spa_Latn", u): ToyEngine().translate_batch(u) for u in plan})
-        cache2 = TranslationCache(tmp_path / f"d{stateful}.sqlite")
+        cache2 = TranslationCache(tmp_path / f"d{stateful}{size}.sqlite")
         cache2.put_many("toy", "1", "eng_Latn-spa_Latn", {"c": "<c>"})
-        tr2 = CachedTranslator(served, cache2, batch_size=1)
+        tr2 = CachedTranslator(served, cache2, batch_size=size)
         assert [tr2.translate(r) for r in requests] == local and tr2.counts() == tr.counts() and served.fallbacks == 0
