@@ -260,7 +260,7 @@ def test_full_pipeline_wiring_with_fake_amr_models(tmp_path, monkeypatch, capsys
     assert main(["build", "alee", "--langs", "fr", "--tsv", f"fr={tsv}", "--types", "PN,RS", "--no-nli", "--out", str(out)]) == 0
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["build_signature"].startswith(
-        "alee|amr-parse:fake-parse@0.0.1|amr-generate:fake-generate@0.0.2|nli:none@skipped|types:PN,RS|no-nli:true|seed:13|v:1.0.0|h:"
+        "alee|amr-parse:fake-parse@0.0.1|amr-generate:fake-generate@0.0.2|nli:none@skipped|types:PN,RS|no-nli:true|seed:13|v:1.1.0|h:"
     )
     pn = manifest["counts"]["per_type"]["PN"]
     assert (pn["sources"], pn["parsed"], pn["edited"], pn["generated"], pn["nli_kept"]) == (2, 1, 1, 1, 1)
