@@ -51,6 +51,9 @@ def add_common_arguments(parser: argparse.ArgumentParser, meta) -> None:
     if not any("--bootstrap" in a.option_strings for a in parser._actions):
         parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
                             help="bootstrap resamples of the main score's confidence interval (default 1000; 0: none)")
+    from evaluators.engine import add_engine_arguments
+
+    add_engine_arguments(parser, workers_help="with --engine ray: grid workers; each keeps one model loaded (default 2)")
     if meta.plots:
         parser.add_argument("--no-plots", "--no-plot", dest="no_plots", action="store_true", help="do not write PNG plots")
 
@@ -80,6 +83,7 @@ def add_eval_parsers(sub: argparse._SubParsersAction, only: str | None = None) -
 
 def run_eval(args: argparse.Namespace) -> int:
     """Run the evaluator chosen on the command line over every model x dataset; return the exit code."""
+    from evaluators.engine import engine_from_args
     from evaluators.progress import quiet_libraries
     from evaluators.runner import GridReport, RunOptions, ranking_table, render_table, run_grid
     from evaluators.task import params_fields
@@ -102,7 +106,8 @@ def run_eval(args: argparse.Namespace) -> int:
     datasets = getattr(args, "dataset", None) or [None]
     report = GridReport()
     results = run_grid(module, models, datasets, revision=getattr(args, "revision", None), params=params,
-                       options=options, model_revision=getattr(args, "model_revision", None), report=report)
+                       options=options, model_revision=getattr(args, "model_revision", None), report=report,
+                       engine=engine_from_args(args))
     if args.json:
         out = [r.to_dict() for r in results]
         print(json.dumps(out[0] if len(out) == 1 else out, indent=2, ensure_ascii=False))

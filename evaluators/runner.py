@@ -415,8 +415,12 @@ def run_grid(
     model_revision: str | None = None,
     resume: bool = True,
     report: GridReport | None = None,
+    engine: Any = None,
 ) -> list[EvalResult]:
     """Score every model on every dataset, grouped by model (each model is loaded once).
+
+    ``engine`` (:func:`evaluators.engine.get_engine`; default: this process) runs
+    the cells elsewhere, e.g. on a Ray cluster, each model's cells on one worker.
 
     With ``options.out`` and ``resume``, a cell whose result (same request key:
     evaluator, dataset@revision, model@revision, parameters, seed) is already in
@@ -443,6 +447,14 @@ def run_grid(
     done = existing_results(options.out) if (resume and options.out and not options.rerun) else {}
     abort_after = int(os.environ.get(ABORT_ENV, "0") or 0)
     results: list[EvalResult] = []
+    if engine is not None and engine.name != "local":
+        from evaluators.distributed import run_grid_on_engine
+
+        results, computed, skipped = run_grid_on_engine(engine, meta.name, p, models, datasets, options, revision,
+                                                        model_revision, done)  # fmt: skip
+        report.computed += computed
+        report.skipped += [Path(s) for s in skipped]
+        models = []  # every cell ran on the engine
     progress = Progress(len(models) * len(sources), f"{meta.name}: cells") if len(models) * len(sources) > 1 else None
     for spec in models:
         opened = open_model(spec, options, model_revision) if spec is not None else None

@@ -17,6 +17,7 @@ import numpy as np
 
 from builders.base import BuildResult, file_input, progress
 from builders.cbd import logic, spec
+from evaluators.engine import engine_from_args
 from evaluators.errors import UsageError
 from evaluators.schema.langs import (
     NO_SPACE_SCRIPTS,
@@ -94,6 +95,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=1, help="processes for extraction (large corpora; default 1)")
     parser.add_argument("--gold", default=None, help="gold word alignments (Pharaoh, one line per corpus line) for Table II")
     parser.add_argument("--gold-one-based", action="store_true", help="--gold indices start at 1 (awesome-align's WPT files)")
+    from evaluators.engine import add_engine_arguments
+
+    add_engine_arguments(parser, with_workers=False)  # --workers above: processes here, actors with --engine ray
 
 
 
@@ -206,6 +210,7 @@ def run(args: argparse.Namespace) -> BuildResult:
 
     ``args``: a :class:`builders.cbd.spec.Params` (or an argparse namespace, converted to one).
     """
+    backend = engine_from_args(args)  # --engine flags (or XLBENCH_ENGINE): how to run, not a build parameter
     args = spec.Params.from_args(args)
     _check_args(args)
     src, tgt = resolve_pair(args.lang)
@@ -243,7 +248,13 @@ def run(args: argparse.Namespace) -> BuildResult:
     records: list[dict] = []
     stage: dict = {}
     chunks = [numbered[i : i + 2000] for i in range(0, len(numbered), 2000)]
-    for recs, c in progress(_extract_chunks(chunks, lex, args.workers), total=len(chunks), desc="extract", unit="chunk"):
+    if backend.name == "local":
+        extracted = _extract_chunks(chunks, lex, args.workers)
+    else:  # corpus chunks on the cluster's actor pool; merged in chunk order, as locally
+        from builders.adapters.stages import extract_on_engine
+
+        extracted = extract_on_engine(backend, chunks, lex)
+    for recs, c in progress(extracted, total=len(chunks), desc="extract", unit="chunk"):
         records += recs
         for k, v in c.items():
             stage[k] = stage.get(k, 0) + v

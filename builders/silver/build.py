@@ -19,6 +19,7 @@ import numpy as np
 from builders.adapters.tokenize import SCHEMES, Tokenizer, is_word, substitute
 from builders.base import BuildResult, file_input, progress
 from builders.silver import logic, spec
+from evaluators.engine import engine_from_args
 from evaluators.errors import InputFileError, UsageError
 from evaluators.schema import silver as S
 from evaluators.schema.langs import pair_config, resolve_pair
@@ -119,6 +120,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     rule.add_argument("--lowercase", action="store_true", help="lowercase tokens before comparing")
     parser.add_argument("--export", default=None, help="also write '<config>.src-tgt' (src ||| tgt) + '<config>.align' (0-based Pharaoh) here")
+    from evaluators.engine import add_engine_arguments
+
+    add_engine_arguments(parser)
+    mt.add_argument("--mt-store", default=None, help="--engine ray: shared folder of translation shards (default <mt-cache>.shards)")
 
 
 def default_out(args: argparse.Namespace) -> str:
@@ -392,6 +397,8 @@ def export_files(out: SilverOutput, directory: str, config: str) -> dict[str, st
 
 def run(args: argparse.Namespace) -> BuildResult:
     """Build SilverAlign silver alignments for ``--lang``; ``args``: :class:`builders.silver.spec.Params` or a namespace."""
+    backend = engine_from_args(args)  # --engine flags (or XLBENCH_ENGINE): how to run, not a build parameter
+    mt_store = getattr(args, "mt_store", None)
     args = spec.Params.from_args(args)
     from builders.adapters import mt as mt_adapter
     from evaluators.cache_dir import xlbench_cache_root
@@ -420,18 +427,23 @@ def run(args: argparse.Namespace) -> BuildResult:
     translator = mt_adapter.CachedTranslator(engine, cache, batch_size=args.mt_batch_size)
     t0 = time.perf_counter()
     log.info("silver: %d sentences, %s, %s substitutes", len(items), engine.name, generator.name)
+    build_kwargs = dict(
+        k=args.alternatives,
+        min_valid=args.min_valid,
+        max_targets=args.max_targets,
+        src_tokenizer=src_tokenizer,
+        punctuation=not args.no_substitute_punctuation,
+    )
+    substitutes = generator
     try:
-        out = build_silver(
-            items,
-            tokenizer,
-            generator,
-            translator.translate,
-            k=args.alternatives,
-            min_valid=args.min_valid,
-            max_targets=args.max_targets,
-            src_tokenizer=src_tokenizer,
-            punctuation=not args.no_substitute_punctuation,
-        )
+        if backend.name != "local":  # substitutes + MT on the cluster; the decision pass below is unchanged
+            from builders.adapters.stages import silver_on_engine
+
+            store = None if args.no_mt_cache else (mt_store or f"{cache.path}.shards")
+            substitutes, translator = silver_on_engine(
+                backend, args, src_lang, items, tokenizer, generator, engine, cache, store, build_kwargs
+            )
+        out = build_silver(items, tokenizer, substitutes, translator.translate, **build_kwargs)
     finally:
         if cache is not None:
             cache.close()

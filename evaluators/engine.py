@@ -1,0 +1,451 @@
+"""Execution backends: ``local`` (one process, the default) and ``ray`` (a Ray cluster).
+
+Builders' model stages and the evaluation runner hand a backend *work*, never
+live models:
+
+- :meth:`Engine.map_batches` takes a picklable **stage factory** (a frozen spec:
+  model or engine id, revision, options) whose ``open()`` returns the stage, a
+  callable ``list[item] -> list[result]``, and a list of batches. The local
+  engine opens the stage once and loops; the Ray engine runs the batches through
+  Ray Data's ``map_batches`` on an actor pool of ``workers`` actors (each opens
+  the stage once and keeps it; ``gpus_per_worker`` GPUs each). Results come back
+  in input order whatever order the workers finish in, and a worker that dies is
+  restarted by Ray and its batch retried.
+- :meth:`Engine.run_cells` runs independent cells (an evaluation grid) grouped
+  by a key (the model): on Ray every group goes to one actor, so a model is
+  loaded once per worker, and a cell whose worker dies is retried by Ray; a cell
+  that still fails is reported and the others are kept.
+
+Ray is imported only when the ``ray`` engine is asked for: ``import
+evaluators.engine`` costs nothing on one machine. Order-independence is by
+design: batches are made by the caller deterministically (from content or ids),
+merges sort by input position, and :func:`item_seed` derives per-item seeds from
+ids, never from worker order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from evaluators.errors import EngineUnavailableError, UsageError
+
+log = logging.getLogger("xlbench.engine")
+
+#: Engine names ``--engine`` accepts.
+ENGINES = ("local", "ray")
+#: Environment variables read when a flag is not given.
+ENV_ENGINE, ENV_ADDRESS, ENV_WORKERS, ENV_GPUS = (
+    "XLBENCH_ENGINE",
+    "XLBENCH_RAY_ADDRESS",
+    "XLBENCH_WORKERS",
+    "XLBENCH_GPUS_PER_WORKER",
+)
+
+
+class StageFactory(Protocol):
+    """A picklable description of a stage; ``open()`` builds it (once per worker)."""
+
+    def open(self) -> Callable[[list[Any]], list[Any]]:
+        """Load the model/engine and return ``batch -> results`` (one result per item, in order)."""
+        ...
+
+
+@dataclass(frozen=True)
+class CellOutcome:
+    """The outcome of one cell of :meth:`Engine.run_cells`.
+
+    Attributes:
+        index: the cell's position in the input.
+        group: its group key.
+        value: what ``cell_fn`` returned (``None`` when it failed).
+        error: ``"<ExceptionType>: message"`` when the cell failed after its retries, else ``None``.
+    """
+
+    index: int
+    group: Any
+    value: Any = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when the cell succeeded."""
+        return self.error is None
+
+
+def item_seed(seed: int, item_id: str) -> int:
+    """Return a 63-bit seed for one item, from the run seed and the item's id (never its position).
+
+    >>> item_seed(13, "GEN:1:1") == item_seed(13, "GEN:1:1"), item_seed(13, "a") != item_seed(14, "a")
+    (True, True)
+    """
+    digest = hashlib.sha256(f"{seed}\0{item_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def shard_of(key: str, n_shards: int) -> int:
+    """Return the shard (``0..n_shards-1``) of a key, from its content (stable across runs and machines).
+
+    >>> shard_of("eng_Latn-spa_Latn:12", 4) == shard_of("eng_Latn-spa_Latn:12", 4)
+    True
+    >>> sorted({shard_of(str(i), 3) for i in range(50)})
+    [0, 1, 2]
+    """
+    if n_shards < 1:
+        raise UsageError(f"n_shards must be at least 1, got {n_shards}.")
+    return int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:8], "big") % n_shards
+
+
+def chunks(items: Sequence[Any], size: int) -> list[list[Any]]:
+    """Split ``items`` into consecutive batches of ``size`` (the last may be shorter).
+
+    >>> chunks([1, 2, 3, 4, 5], 2)
+    [[1, 2], [3, 4], [5]]
+    """
+    if size < 1:
+        raise UsageError(f"batch size must be at least 1, got {size}.")
+    return [list(items[i : i + size]) for i in range(0, len(items), size)]
+
+
+def _group_order(keys: Sequence[Hashable]) -> dict[Hashable, list[int]]:
+    """Return ``group -> cell indices``, groups in first-appearance order, cells in input order."""
+    groups: dict[Hashable, list[int]] = {}
+    for i, key in enumerate(keys):
+        groups.setdefault(key, []).append(i)
+    return groups
+
+
+def _describe(err: BaseException) -> str:
+    cause = getattr(err, "cause", None)  # a RayTaskError wraps the user's exception
+    if isinstance(cause, BaseException):
+        err = cause
+    text = str(err).strip().splitlines()
+    return f"{type(err).__name__}: {text[-1] if text else ''}".strip()
+
+
+@dataclass
+class LocalEngine:
+    """Everything in this process: today's behaviour, and the default."""
+
+    workers: int = 1
+    name: str = "local"
+
+    def map_batches(self, factory: StageFactory, batches: Sequence[Sequence[Any]]) -> list[list[Any]]:
+        """Open the stage once and run every batch through it, in order."""
+        if not batches:
+            return []
+        stage = factory.open()
+        return [_checked(stage, list(batch)) for batch in batches]
+
+    def run_cells(
+        self,
+        cell_fn: Callable[[Any], Any],
+        cells: Sequence[Any],
+        group_key: Callable[[Any], Hashable],
+        retries: int = 0,
+    ) -> list[CellOutcome]:
+        """Run the cells one group after the other; a failed cell is retried ``retries`` times, then reported."""
+        keys = [group_key(c) for c in cells]
+        out: dict[int, CellOutcome] = {}
+        for key, indices in _group_order(keys).items():
+            for i in indices:
+                for attempt in range(retries + 1):
+                    try:
+                        out[i] = CellOutcome(i, key, cell_fn(cells[i]))
+                        break
+                    except Exception as err:  # noqa: BLE001 - reported per cell, the rest kept
+                        if attempt == retries:
+                            out[i] = CellOutcome(i, key, None, _describe(err))
+        return [out[i] for i in range(len(cells))]
+
+    def describe(self) -> str:
+        """One line for logs."""
+        return "local engine (this process)"
+
+
+def _checked(stage: Callable[[list[Any]], list[Any]], batch: list[Any]) -> list[Any]:
+    result = list(stage(batch))
+    if len(result) != len(batch):
+        raise EngineUnavailableError(
+            f"A stage returned {len(result)} results for a batch of {len(batch)} items; a stage must return one per item."
+        )
+    return result
+
+
+# ------------------------------------------------------------------------------- Ray
+
+
+def _enter(cwd: str) -> None:
+    """Work in the driver's folder (shared storage on a cluster), so relative paths mean the same."""
+    if os.path.isdir(cwd):
+        os.chdir(cwd)
+
+
+class _BatchActor:
+    """The Ray Data actor of :meth:`RayEngine.map_batches`: opens the stage once, runs many batches."""
+
+    def __init__(self, factory_bytes: bytes, cwd: str):
+        from ray import cloudpickle
+
+        _enter(cwd)
+        self.stage = cloudpickle.loads(factory_bytes).open()
+
+    def __call__(self, batch: dict) -> dict:
+        import numpy as np
+        from ray import cloudpickle
+
+        results = [cloudpickle.dumps(_checked(self.stage, cloudpickle.loads(p))) for p in batch["payload"]]
+        return {"index": np.asarray(batch["index"]), "result": np.array(results, dtype=object)}
+
+
+class _CellActor:
+    """One worker of :meth:`RayEngine.run_cells`: runs the cells of the groups it is given, in order."""
+
+    def __init__(self, fn_bytes: bytes, cwd: str):
+        from ray import cloudpickle
+
+        _enter(cwd)
+        self.fn = cloudpickle.loads(fn_bytes)
+
+    def run(self, cell_bytes: bytes) -> Any:
+        from ray import cloudpickle
+
+        return self.fn(cloudpickle.loads(cell_bytes))
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+@dataclass
+class RayEngine:
+    """A Ray cluster: Ray Data actor pools for batches, Ray actors for grid cells.
+
+    Attributes:
+        address: ``None`` (start a Ray instance on this machine, or use the one this process
+            already joined), ``auto`` (the cluster ``ray start`` made here) or ``HOST:PORT``.
+        workers: actors per stage (each keeps its model loaded).
+        gpus_per_worker: GPUs each actor requests (fractions allowed).
+        cpus_per_worker: CPUs each actor requests.
+        max_retries: retries of a cell whose worker died or that raised.
+    """
+
+    address: str | None = None
+    workers: int = 2
+    gpus_per_worker: float = 0.0
+    cpus_per_worker: float = 1.0
+    max_retries: int = 2
+    name: str = "ray"
+    _ray: Any = field(default=None, repr=False)
+
+    def connect(self):
+        """Import Ray and join (or start) the cluster; return the ``ray`` module.
+
+        Raises:
+            EngineUnavailableError: Ray is not installed or the cluster cannot be reached.
+        """
+        if self._ray is not None:
+            return self._ray
+        try:
+            import ray
+        except ImportError as err:
+            raise EngineUnavailableError(
+                "--engine ray needs Ray; install it with pip install 'xlbench[ray]' (or pip install 'ray[data]')."
+            ) from err
+        if not ray.is_initialized():
+            kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": log.isEnabledFor(logging.DEBUG)}
+            if self.address:
+                kwargs["address"] = self.address
+            try:
+                ray.init(**kwargs)
+            except (ConnectionError, RuntimeError, ValueError) as err:
+                raise EngineUnavailableError(
+                    f"Cannot join the Ray cluster at {self.address or 'this machine'} ({str(err).splitlines()[0][:160]}); "
+                    f"start one with 'ray start --head' or pass --ray-address HOST:PORT."
+                ) from err
+        from ray.data import DataContext
+
+        if not log.isEnabledFor(logging.DEBUG):  # Ray Data's per-dataset INFO lines, unless -v
+            logging.getLogger("ray.data").setLevel(logging.WARNING)
+        ctx = DataContext.get_current()
+        ctx.enable_progress_bars = os.environ.get("XLBENCH_PROGRESS") == "1"
+        self._ray = ray
+        return ray
+
+    def describe(self) -> str:
+        """One line for logs."""
+        return f"ray engine ({self.address or 'local cluster'}, {self.workers} workers, {self.gpus_per_worker} GPU each)"
+
+    def map_batches(self, factory: StageFactory, batches: Sequence[Sequence[Any]]) -> list[list[Any]]:
+        """Run every batch through the stage on a Ray Data actor pool; results in input order."""
+        if not batches:
+            return []
+        ray = self.connect()
+        from ray import cloudpickle
+
+        rows = [{"index": i, "payload": cloudpickle.dumps(list(b))} for i, b in enumerate(batches)]
+        ds = ray.data.from_items(rows, override_num_blocks=len(rows))
+        size = max(1, min(self.workers, len(rows)))
+        ds = ds.map_batches(
+            _BatchActor,
+            fn_constructor_args=(cloudpickle.dumps(factory), os.getcwd()),
+            batch_size=1,
+            batch_format="numpy",
+            compute=ray.data.ActorPoolStrategy(size=size),
+            num_cpus=self.cpus_per_worker,
+            num_gpus=self.gpus_per_worker or None,
+            zero_copy_batch=False,
+        )
+        out: list[list[Any] | None] = [None] * len(rows)
+        for row in ds.iter_rows():
+            out[int(row["index"])] = cloudpickle.loads(row["result"])
+        missing = [i for i, r in enumerate(out) if r is None]
+        if missing:
+            raise EngineUnavailableError(f"Ray returned no result for {len(missing)} of {len(rows)} batches; rerun to resume.")
+        return out  # type: ignore[return-value]
+
+    def run_cells(
+        self,
+        cell_fn: Callable[[Any], Any],
+        cells: Sequence[Any],
+        group_key: Callable[[Any], Hashable],
+        retries: int | None = None,
+    ) -> list[CellOutcome]:
+        """Run cells on ``workers`` Ray actors, each group (model) on one actor, in input order within it.
+
+        Groups are assigned to the least-loaded actor in first-appearance order (a
+        deterministic plan). Ray restarts an actor that dies and retries its
+        cells (``max_retries``); exceptions are retried too, then reported.
+        """
+        if not cells:
+            return []
+        ray = self.connect()
+        from ray import cloudpickle
+
+        retries = self.max_retries if retries is None else retries
+        keys = [group_key(c) for c in cells]
+        groups = _group_order(keys)
+        n = max(1, min(self.workers, len(groups)))
+        actor_cls = ray.remote(_CellActor).options(
+            num_cpus=self.cpus_per_worker,
+            num_gpus=self.gpus_per_worker,
+            max_restarts=retries,
+            max_task_retries=retries,
+        )
+        fn_bytes = cloudpickle.dumps(cell_fn)
+        actors = [actor_cls.remote(fn_bytes, os.getcwd()) for _ in range(n)]
+        load = [0] * n
+        refs: dict[int, Any] = {}
+        for indices in groups.values():
+            a = min(range(n), key=lambda j: (load[j], j))
+            load[a] += len(indices)
+            for i in indices:
+                refs[i] = actors[a].run.options(retry_exceptions=retries > 0).remote(cloudpickle.dumps(cells[i]))
+        self._actors = actors  # for tests that kill a worker mid-run
+        out = []
+        for i in range(len(cells)):
+            try:
+                out.append(CellOutcome(i, keys[i], ray.get(refs[i])))
+            except Exception as err:  # noqa: BLE001 - a failed cell is reported, the rest kept
+                log.warning("cell %d (%s) failed after %d retries: %s", i, keys[i], retries, _describe(err))
+                out.append(CellOutcome(i, keys[i], None, _describe(err)))
+        for actor in actors:
+            ray.kill(actor)
+        self._actors = []
+        return out
+
+
+Engine = LocalEngine | RayEngine
+
+
+def get_engine(
+    name: str | None = None,
+    address: str | None = None,
+    workers: int | None = None,
+    gpus_per_worker: float | None = None,
+) -> Engine:
+    """Return the engine named by the flags, else by ``XLBENCH_ENGINE`` (default ``local``).
+
+    ``address``, ``workers`` and ``gpus_per_worker`` fall back to
+    ``XLBENCH_RAY_ADDRESS``, ``XLBENCH_WORKERS`` and ``XLBENCH_GPUS_PER_WORKER``.
+    Ray is not imported here: the Ray engine joins its cluster on first use.
+
+    >>> get_engine("local").name, get_engine(None, workers=1).workers
+    ('local', 1)
+
+    Raises:
+        UsageError: an unknown engine, fewer than 1 worker, negative GPUs, or a Ray
+            option given to the local engine.
+    """
+    name = (name or os.environ.get(ENV_ENGINE) or "local").strip().lower()
+    if name not in ENGINES:
+        raise UsageError(f"--engine {name!r} is not an engine; choose one of {', '.join(ENGINES)}.")
+    flag_address = address
+    address = address or os.environ.get(ENV_ADDRESS) or None
+    if workers is None and os.environ.get(ENV_WORKERS):
+        workers = _int_env(ENV_WORKERS)
+    if gpus_per_worker is None and os.environ.get(ENV_GPUS):
+        gpus_per_worker = _float_env(ENV_GPUS)
+    if workers is not None and workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {workers}.")
+    if gpus_per_worker is not None and gpus_per_worker < 0:
+        raise UsageError(f"--gpus-per-worker must be 0 or more, got {gpus_per_worker}.")
+    if name == "local":
+        if flag_address:
+            raise UsageError("--ray-address applies to --engine ray; add --engine ray or drop it.")
+        return LocalEngine(workers=workers or 1)
+    return RayEngine(address=address, workers=workers or 2, gpus_per_worker=gpus_per_worker or 0.0)
+
+
+def _int_env(var: str) -> int:
+    try:
+        return int(os.environ[var])
+    except ValueError as err:
+        raise UsageError(f"{var} must be a whole number, got {os.environ[var]!r}.") from err
+
+
+def _float_env(var: str) -> float:
+    try:
+        return float(os.environ[var])
+    except ValueError as err:
+        raise UsageError(f"{var} must be a number, got {os.environ[var]!r}.") from err
+
+
+def add_engine_arguments(parser, workers_help: str | None = None, with_workers: bool = True) -> None:
+    """Add ``--engine``, ``--ray-address``, ``--workers`` and ``--gpus-per-worker`` to an argparse parser.
+
+    ``with_workers=False`` leaves out ``--workers`` for a command that already has one.
+    """
+    group = parser.add_argument_group("execution (one machine by default; see README 'Running on a cluster')")
+    group.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default=None,
+        help=f"local (this process, default) or ray (a Ray cluster); default ${ENV_ENGINE} or local",
+    )
+    group.add_argument(
+        "--ray-address",
+        default=None,
+        help=f"with --engine ray: auto (the cluster 'ray start' made here) or HOST:PORT; default ${ENV_ADDRESS}, "
+        "else a Ray instance started on this machine",
+    )
+    if with_workers:
+        group.add_argument(
+            "--workers", type=int, default=None, help=workers_help or "with --engine ray: actors per model stage (default 2)"
+        )
+    group.add_argument(
+        "--gpus-per-worker", type=float, default=None, help="with --engine ray: GPUs each worker requests (default 0)"
+    )
+
+
+def engine_from_args(args) -> Engine:
+    """Return the engine the parsed ``--engine`` flags (or the environment) name."""
+    return get_engine(
+        getattr(args, "engine", None),
+        getattr(args, "ray_address", None),
+        getattr(args, "workers", None),
+        getattr(args, "gpus_per_worker", None),
+    )

@@ -1,0 +1,132 @@
+"""The Ray engine on a real local cluster: order, model-once-per-worker, retries and the loss of a worker."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from evaluators.engine import LocalEngine, RayEngine
+
+pytestmark = [pytest.mark.slow, pytest.mark.ray]
+
+
+@pytest.fixture(autouse=True)
+def _by_value(ray_cluster):
+    # Workers cannot import test modules: send this module's classes and functions by value.
+    ray_cluster.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+
+@dataclass(frozen=True)
+class SlowSquare:
+    """A stage that records each opening (one file per worker process) and takes a while per batch."""
+
+    folder: str
+    delay: float = 0.2
+
+    def open(self):
+        Path(self.folder, f"open-{os.getpid()}").write_text("1")
+
+        def run(batch):
+            time.sleep(self.delay)
+            Path(self.folder, f"done-{batch[0]}").write_text("1")
+            return [(x, x * x) for x in batch]
+
+        return run
+
+
+def test_map_batches_equals_local_in_input_order_and_opens_once_per_worker(tmp_path):
+    batches = [[i, i + 100] for i in range(12)]
+    local = LocalEngine().map_batches(SlowSquare(str(tmp_path), 0.0), batches)
+    for f in tmp_path.iterdir():
+        f.unlink()
+    ray_out = RayEngine(workers=2).map_batches(SlowSquare(str(tmp_path)), batches)
+    assert ray_out == local
+    assert 1 <= len(list(tmp_path.glob("open-*"))) <= 2  # 12 batches, at most one model load per worker
+
+
+def test_map_batches_survives_a_killed_worker(tmp_path, killer):
+    batches = [[i] for i in range(16)]
+    k = killer("MapWorker", lambda: len(list(tmp_path.glob("done-*"))) >= 3)
+    k.start()
+    out = RayEngine(workers=2).map_batches(SlowSquare(str(tmp_path), 0.4), batches)
+    k.join(timeout=5)
+    assert k.killed is not None, "the test did not manage to kill a worker"
+    assert out == [[(i, i * i)] for i in range(16)]
+    assert len(list(tmp_path.glob("open-*"))) >= 2  # the killed actor was restarted and opened its stage again
+
+
+@dataclass
+class Cell:
+    """A grid cell: the model it needs and its dataset."""
+
+    model: str
+    dataset: int
+
+
+@dataclass
+class GridFn:
+    """Loads each model once per worker process (recorded), then scores cells; dataset 99 always fails."""
+
+    folder: str
+    delay: float = 0.0
+
+    def __post_init__(self):
+        self._models: dict = {}
+
+    def __call__(self, cell: Cell):
+        if cell.model not in self._models:
+            Path(self.folder, f"load-{cell.model}-{os.getpid()}").write_text("1")
+            self._models[cell.model] = len(cell.model)
+        time.sleep(self.delay)
+        Path(self.folder, f"try-{cell.model}-{cell.dataset}-{time.monotonic_ns()}").write_text("1")
+        if cell.dataset == 99:
+            raise ValueError(f"dataset {cell.dataset} is broken")
+        return {"model": cell.model, "dataset": cell.dataset, "score": self._models[cell.model] * 1000 + cell.dataset}
+
+
+def test_run_cells_groups_by_model_retries_and_keeps_the_rest(tmp_path):
+    cells = [Cell(m, d) for m in ("model-a", "bb") for d in (1, 2, 99)]
+    (tmp_path / "l").mkdir()
+    (tmp_path / "r").mkdir()
+    local = LocalEngine().run_cells(GridFn(str(tmp_path / "l")), cells, lambda c: c.model, retries=0)
+    out = RayEngine(workers=2, max_retries=1).run_cells(GridFn(str(tmp_path / "r")), cells, lambda c: c.model)
+    assert [o.value for o in out] == [o.value for o in local]
+    assert [o.error for o in out] == [None, None, "ValueError: dataset 99 is broken"] * 2
+    assert sorted(p.name.rsplit("-", 1)[0] for p in (tmp_path / "r").glob("load-*")) == ["load-bb", "load-model-a"]
+    assert len(list((tmp_path / "r").glob("try-bb-99-*"))) == 2  # tried, retried once, reported
+
+
+def test_run_cells_survives_a_killed_worker(tmp_path, killer):
+    cells = [Cell(m, d) for m in ("a", "b") for d in range(6)]
+    k = killer("_CellActor", lambda: len(list(tmp_path.glob("try-*"))) >= 2)
+    k.start()
+    out = RayEngine(workers=2, max_retries=2).run_cells(GridFn(str(tmp_path), 0.3), cells, lambda c: c.model)
+    k.join(timeout=5)
+    assert k.killed is not None, "the test did not manage to kill a worker"
+    assert all(o.ok for o in out), [o.error for o in out]
+    assert [o.value["score"] for o in out] == [1000 + d for d in range(6)] * 2
+    assert len(list(tmp_path.glob("load-*"))) == 3  # two models, one reloaded by the restarted actor
+
+
+@dataclass(frozen=True)
+class RelativeWriter:
+    """Writes one file per item to a relative path."""
+
+    def open(self):
+        def run(batch):
+            for x in batch:
+                Path(f"rel-{x}.txt").write_text(str(os.getpid()))
+            return batch
+
+        return run
+
+
+def test_workers_resolve_relative_paths_in_the_drivers_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert RayEngine(workers=1).map_batches(RelativeWriter(), [[1], [2]]) == [[1], [2]]
+    assert sorted(p.name for p in tmp_path.glob("rel-*")) == ["rel-1.txt", "rel-2.txt"]
