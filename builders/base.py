@@ -15,17 +15,17 @@ import hashlib
 import os
 import subprocess
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
 import pyarrow as pa
 
 from evaluators.errors import InputFileError
 from evaluators.schema.meta import InputRecord, ModelRecord
 
-Rows = list[Mapping[str, Any]] | pa.Table
+Rows: TypeAlias = Sequence[Mapping[str, Any]] | pa.Table
 
 
 @dataclass
@@ -48,7 +48,7 @@ class BuildResult:
         run: this run only (cache hits, stage timings): kept out of content comparisons.
     """
 
-    tables: dict[str, dict[str, Rows]]
+    tables: Mapping[str, Mapping[str, Rows]]
     parameters: dict[str, Any] = field(default_factory=dict)
     inputs: list[InputRecord] = field(default_factory=list)
     models: list[ModelRecord] = field(default_factory=list)

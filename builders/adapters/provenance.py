@@ -233,7 +233,7 @@ def debian_license(package: str, hint: str | None = None, doc_root: str = "/usr/
 
 @functools.lru_cache(maxsize=1)
 def _top_level_distributions() -> dict[str, list[str]]:
-    return metadata.packages_distributions()
+    return dict(metadata.packages_distributions())
 
 
 @functools.lru_cache(maxsize=4096)
@@ -259,7 +259,8 @@ def pypi_license(dist: str) -> str:
         meta = metadata.metadata(dist)
     except metadata.PackageNotFoundError:
         return "unknown"
-    candidates = [meta.get("License-Expression"), meta.get("License")]
+    # The first value of each header (PackageMetadata's protocol has get_all, not get).
+    candidates = [(meta.get_all(key) or [None])[0] for key in ("License-Expression", "License")]
     candidates += [c.split("::")[-1] for c in meta.get_all("Classifier") or [] if c.startswith("License ::")]
     for value in candidates:
         if not value:
@@ -269,8 +270,9 @@ def pypi_license(dist: str) -> str:
             return PYPI_SPDX[key]
         from builders.licenses import known
 
-        if known(value.strip()):
-            return known(value.strip())
+        spelled = known(value.strip())
+        if spelled:
+            return spelled
     return "unknown"
 
 

@@ -14,7 +14,7 @@ import argparse
 import logging
 from pathlib import Path
 
-from builders.alee.spec import DEFAULT_NLI_MODEL, ENTAIL_THRESHOLD, PERTURBATIONS
+from builders.alee.spec import DEFAULT_NLI_MODEL, ENTAIL_THRESHOLD, PERTURBATIONS, Params
 from builders.base import BuildResult, file_input
 from evaluators.errors import UsageError
 from evaluators.schema.langs import iso3, resolve_lang
@@ -75,7 +75,7 @@ def _lang_value(spec: str, option: str) -> tuple[str, str]:
     return resolve_lang(lang.strip()), rest.strip()
 
 
-def read_corpora(args: argparse.Namespace, langs: list[str]):
+def read_corpora(args: Params, langs: list[str]):
     """Return ``(English sources in order, {lang: {English: target}}, inputs)`` from the corpus options."""
     from builders.adapters.parallel import read_parallel
 
@@ -131,11 +131,9 @@ def read_corpora(args: argparse.Namespace, langs: list[str]):
     return list(dict.fromkeys(english)), targets, inputs
 
 
-def run(args: argparse.Namespace) -> BuildResult:
-    """Build the alee dataset (see the module docstring); ``args``: :class:`builders.alee.spec.Params` or a namespace."""
-    from builders.alee.spec import Params
-
-    args = Params.from_args(args)
+def run(raw: argparse.Namespace | Params) -> BuildResult:
+    """Build the alee dataset (see the module docstring); ``raw``: :class:`builders.alee.spec.Params` or a namespace."""
+    args = Params.from_args(raw)
     from builders.adapters.sentences import split_sentences
     from builders.alee import pipeline
     from builders.alee.nli_filter import decide

@@ -24,6 +24,7 @@ import penman
 from builders.alee.edits import apply_edit
 from builders.alee.nli_filter import LABELS, NliDecision, decide
 from builders.alee.paragraphs import edit_paragraph
+from evaluators.errors import EngineUnavailableError
 from evaluators.schema import alee as S
 
 #: Table 2 stages, in order.
@@ -136,6 +137,8 @@ def sentence_foils(
     """
     from builders.alee.edits import edit_of
 
+    if stages.parse is None or stages.generate is None:
+        raise EngineUnavailableError("AMR foils need a parse and a generate stage; none was configured (pass --foils to skip AMR).")
     unique = list(dict.fromkeys(sentences))
     parsed = stages.parse(unique) if unique else []
     graphs: dict[str, penman.Graph] = {}
@@ -291,7 +294,7 @@ def filter_given_foils(
         level = "paragraph" if len(stages.split(orig)) > 1 else "sentence"
         cands.append(Candidate(id=f"{iid}-{t}", en_orig=orig, perturbation=t, level=level, en_foil=foil,
                                edit="external foil"))
-    checked = run_nli(stages, [c.en_orig for c in cands], [c.en_foil for c in cands])
+    checked = run_nli(stages, [c.en_orig for c in cands], [foil for _, _, foil, _ in items])
     kept = []
     for c, (fwd, bwd, decision) in zip(cands, checked):
         c.nli_orig_foil, c.nli_foil_orig = fwd, bwd

@@ -64,12 +64,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 
-def run(args: argparse.Namespace) -> BuildResult:
-    """Build the tables of one pair; ``args``: :class:`builders.bucc.spec.Params` or a namespace."""
-    args = spec.Params.from_args(args)
+def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
+    """Build the tables of one pair; ``raw``: :class:`builders.bucc.spec.Params` or a namespace."""
+    args = spec.Params.from_args(raw)
     src, tgt = resolve_pair(args.lang)
     if args.bucc_dir:
-        return _official(args, src, tgt)
+        return _official(args, args.bucc_dir, src, tgt)
     return _constructed(args, src, tgt)
 
 
@@ -87,7 +87,7 @@ def _tables(config: str, splits: dict[str, logic.Split], gold_present: dict[str,
     return tables
 
 
-def _constructed(args: argparse.Namespace, src: str, tgt: str) -> BuildResult:
+def _constructed(args: spec.Params, src: str, tgt: str) -> BuildResult:
     from builders.adapters import parallel
 
     rng = np.random.default_rng(args.seed)
@@ -107,7 +107,7 @@ def _constructed(args: argparse.Namespace, src: str, tgt: str) -> BuildResult:
         mask = [i in candidates for i in range(len(pairs))]
         pools = logic.partition_parallel(pairs, mask, rng)
         source = "parallel files"
-        if args.src_mono:
+        if args.src_mono and args.tgt_mono:  # both or neither, checked above
             src_lines = parallel.read_lines(args.src_mono)
             tgt_lines = parallel.read_lines(args.tgt_mono)
             inputs += [file_input("src-mono", args.src_mono), file_input("tgt-mono", args.tgt_mono)]
@@ -209,7 +209,7 @@ def _limitations(bible: bool) -> list[str]:
     return out
 
 
-def _official(args: argparse.Namespace, src: str, tgt: str) -> BuildResult:
+def _official(args: spec.Params, bucc_dir: str, src: str, tgt: str) -> BuildResult:
     from builders.adapters import bucc_files
 
     if args.parallel or args.src_mono or args.tgt_mono:
@@ -217,7 +217,7 @@ def _official(args: argparse.Namespace, src: str, tgt: str) -> BuildResult:
     if tgt != "eng_Latn":
         raise LangCodeError(f"Official BUCC pairs are xx-en; pass --lang {iso3(src)}-eng (got target {tgt}).")
     xx = to_card_language(src)
-    found = bucc_files.read_official(args.bucc_dir, xx)
+    found = bucc_files.read_official(bucc_dir, xx)
     mapping = dict(spec.OFFICIAL_SPLITS)
     notes = []
     if "training" not in found and "sample" in found:

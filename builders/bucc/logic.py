@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -130,7 +131,7 @@ def partition_parallel(pairs: Sequence[Pair], gold_mask: Sequence[bool], rng: np
     return Pools(gold, src_pool, tgt_pool, dropped)
 
 
-def dedup(texts: Sequence[str], exclude: set[str] = frozenset()) -> list[str]:
+def dedup(texts: Sequence[str], exclude: AbstractSet[str] = frozenset()) -> list[str]:
     """Return whitespace-normalised, non-empty texts in first-seen order, each once, none in ``exclude``.
 
     >>> dedup([" a  b", "c", "a b", "", "d"], exclude={"d"})

@@ -78,7 +78,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 
-def _check_args(args: argparse.Namespace) -> None:
+def _check_args(args: spec.Params) -> None:
     if args.tsv and (args.src_file or args.tgt_file):
         raise UsageError("Pass either --tsv or --src-file/--tgt-file, not both.")
     if bool(args.src_file) != bool(args.tgt_file):
@@ -179,12 +179,12 @@ def _aligner_split(args, src, tgt, numbered, lex):
     return records, counts, inputs
 
 
-def run(args: argparse.Namespace) -> BuildResult:
+def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
     """Build one pair's contextual dictionary (and the aligner baseline).
 
-    ``args``: a :class:`builders.cbd.spec.Params` (or an argparse namespace, converted to one).
+    ``raw``: a :class:`builders.cbd.spec.Params` (or an argparse namespace, converted to one).
     """
-    args = spec.Params.from_args(args)
+    args = spec.Params.from_args(raw)
     _check_args(args)
     src, tgt = resolve_pair(args.lang)
     config = pair_config(src, tgt)
@@ -193,9 +193,10 @@ def run(args: argparse.Namespace) -> BuildResult:
     if args.max_sentences:
         pairs = pairs[: args.max_sentences]
         corpus_desc += f", first {len(pairs)} pairs"
-    gold = _read_gold(args.gold, pairs, args.gold_one_based) if args.gold else None
-    if gold is not None:
-        inputs.append(file_input("gold-alignments", args.gold))
+    gold_path = args.gold
+    gold = _read_gold(gold_path, pairs, args.gold_one_based) if gold_path else None
+    if gold is not None and gold_path:
+        inputs.append(file_input("gold-alignments", gold_path))
     sources = _dictionaries(args, src, tgt)
     entries = [e for s in sources for e in s.entries]
     if args.reverse_dict:
@@ -343,10 +344,11 @@ def run(args: argparse.Namespace) -> BuildResult:
     )
 
 
-_LEX = None
+_LEX: logic.Lexicon | None = None
 
 
 def _extract_one(chunk):
+    assert _LEX is not None, "set by _extract_chunks before the workers fork"
     return logic.extract(chunk, _LEX)
 
 

@@ -127,7 +127,7 @@ class SilverOutput:
 def build_silver(
     items: Sequence[tuple[str, str]],
     tokenizer: Tokenizer,
-    generator,
+    generator: spec.SubstituteGenerator,
     translate: Callable[[list[str]], list[str]],
     k: int = spec.N_ALTERNATIVES,
     min_valid: int = spec.MIN_VALID,
@@ -140,7 +140,7 @@ def build_silver(
     Args:
         items: source sentences with unique ids.
         tokenizer: tokenisation of the translations (and of the source unless ``src_tokenizer``).
-        generator: has ``batch(texts, spans, positions, k)`` (WordNet or MLM substitutes).
+        generator: a :class:`~builders.silver.spec.SubstituteGenerator` (WordNet or MLM substitutes).
         translate: ``list[str] -> list[str]`` (a :class:`~builders.adapters.mt.CachedTranslator`'s
             ``translate``); called once per source sentence with the sentence and its alternatives.
         k: alternatives per word.
@@ -174,11 +174,11 @@ def build_silver(
             by_pos = dict(zip(pos, alts))
             decisions = []
             for j, word in enumerate(src_tokens):
-                words = by_pos.get(j)
-                if words is None:
+                offered = by_pos.get(j)
+                if offered is None:
                     decision, words, alt_tr = logic.not_a_word(), [], []
                 else:
-                    words = list(words[:k])
+                    words = list(offered[:k])
                     alt_tr = translations[cursor : cursor + len(words)]
                     cursor += len(words)
                     n_words += 1
@@ -287,11 +287,11 @@ def select(
     return kept
 
 
-def _source(args: argparse.Namespace, src_lang: str, tokenizer: Tokenizer) -> tuple[list[tuple[str, str]], InputRecord, str]:
+def _source(args: spec.Params, src_lang: str, tokenizer: Tokenizer) -> tuple[list[tuple[str, str]], InputRecord, str]:
     if args.src and args.small_src:
         raise UsageError("Pass either --src (Silver_Large) or --small-src (Silver_Small), not both; build them separately.")
-    if args.small_src or args.src:
-        path = args.small_src or args.src
+    path = args.small_src or args.src
+    if path:
         items = read_sentences(path)
         items = select(items, tokenizer, args.max_sentences, args.min_words, args.max_words, None)
         subset = spec.SMALL if args.small_src else spec.LARGE
@@ -311,7 +311,7 @@ def _source(args: argparse.Namespace, src_lang: str, tokenizer: Tokenizer) -> tu
     return items, bible.input_record(translation), spec.LARGE
 
 
-def _generator(args: argparse.Namespace, src_lang: str):
+def _generator(args: spec.Params, src_lang: str) -> spec.SubstituteGenerator:
     if args.substitutes == "wordnet":
         if src_lang != "eng_Latn":
             raise UsageError(
@@ -365,9 +365,9 @@ def export_files(out: SilverOutput, directory: str, config: str) -> list[Path]:
     return paths
 
 
-def run(args: argparse.Namespace) -> BuildResult:
-    """Build SilverAlign silver alignments for ``--lang``; ``args``: :class:`builders.silver.spec.Params` or a namespace."""
-    args = spec.Params.from_args(args)
+def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
+    """Build SilverAlign silver alignments for ``--lang``; ``raw``: :class:`builders.silver.spec.Params` or a namespace."""
+    args = spec.Params.from_args(raw)
     from builders.adapters import mt as mt_adapter
     from evaluators.cache_dir import xlbench_cache_root
 

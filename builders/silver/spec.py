@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from builders.silver import logic
 
@@ -27,6 +29,37 @@ MIN_VALID = logic.MIN_VALID
 MAX_TARGETS = logic.MAX_TARGETS
 
 SUBSTITUTES = ("wordnet", "mlm")
+
+
+class SubstituteGenerator(Protocol):
+    """What SilverAlign needs from a substitute generator (WordNet or a masked LM).
+
+    Implementations: :class:`builders.adapters.wordnet.WordNetSubstitutes`,
+    :class:`builders.adapters.mlm.MLMSubstitutes`.
+    """
+
+    #: ``--substitutes`` value (``wordnet``, ``mlm``): goes into the build parameters.
+    name: str
+
+    @property
+    def model_id(self) -> str:
+        """Identifier for the manifest's model record."""
+        ...
+
+    @property
+    def revision(self) -> str:
+        """Pin of the model or database files."""
+        ...
+
+    def batch(
+        self,
+        texts: Sequence[str],
+        spans: Sequence[Sequence[tuple[int, int]]],
+        positions: Sequence[Sequence[int]],
+        k: int,
+    ) -> list[list[list[str]]]:
+        """Return, per sentence and per requested token position, up to ``k`` alternative words."""
+        ...
 
 CONSTRUCTION = [
     "Each source sentence s is translated into t with the MT engine named in the build signature.",
