@@ -22,7 +22,7 @@ from typing import Any, TypeAlias, TypeVar
 
 import pyarrow as pa
 
-from evaluators.errors import InputFileError
+from evaluators.hashing import sha256_file  # noqa: F401 - re-exported: builders import it from here
 from evaluators.schema.meta import InputRecord, ModelRecord
 
 Rows: TypeAlias = Sequence[Mapping[str, Any]] | pa.Table
@@ -60,25 +60,6 @@ class BuildResult:
     params: Any = None
     nondeterministic: list[str] = field(default_factory=list)
     run: dict[str, Any] = field(default_factory=dict)
-
-
-def sha256_file(path: str | os.PathLike) -> str:
-    """Return the sha256 hex digest of a file.
-
-    Raises:
-        InputFileError: the file does not exist or cannot be read.
-    """
-    p = Path(path)
-    if not p.is_file():
-        raise InputFileError(f"Input file {str(p)!r} does not exist; check the path.")
-    digest = hashlib.sha256()
-    try:
-        with p.open("rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(chunk)
-    except OSError as err:
-        raise InputFileError(f"Cannot read {str(p)!r} ({err.strerror}); check its permissions.") from err
-    return digest.hexdigest()
 
 
 def sha256_text(lines: Iterable[str]) -> str:

@@ -152,7 +152,7 @@ def _read_gold(path: str, pairs, one_based: bool) -> dict[int, frozenset]:
     return gold
 
 
-def _aligner_split(args, src, tgt, numbered, lex):
+def _aligner_split(args: spec.Params, src: str, tgt: str, numbered):
     from evaluators.aligners import align
 
     src_ns, tgt_ns = script(src) in NO_SPACE_SCRIPTS, script(tgt) in NO_SPACE_SCRIPTS
@@ -242,7 +242,7 @@ def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
         "selection": {"in": sel["in"], "kept": sel["kept"], "dropped": {"repetition": sel["repetition"], "sampling": sel["sampling"]}},
     }
     if args.aligner != "none":
-        al_records, al_counts, al_inputs = _aligner_split(args, src, tgt, numbered, lex)
+        al_records, al_counts, al_inputs = _aligner_split(args, src, tgt, numbered)
         inputs += al_inputs
         table2[args.aligner] = _judge(al_records, gold, lex)
         al_kept, al_sel = logic.select(al_records, rng, args.avoid_repetition, max_pairs)

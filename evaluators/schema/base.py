@@ -9,7 +9,7 @@ per language pair. The main table's config is the pair itself
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pyarrow as pa
 from datasets import Features
@@ -50,8 +50,6 @@ class FamilySchema:
         task_categories: Hub task categories for the card.
         tags: Hub tags for the card.
         citation: BibTeX of the seed paper.
-        subset_kind: ``"pair"`` when configs are language pairs, ``"lang"`` when
-            single languages are allowed too (alee's English-only config).
     """
 
     name: str
@@ -61,8 +59,6 @@ class FamilySchema:
     tags: tuple[str, ...] = ()
     citation: str = ""
     disjoint_column: str | None = None
-    subset_kind: str = "pair"
-    extra: Mapping[str, object] = field(default_factory=dict)
 
     @property
     def main(self) -> TableSchema:
