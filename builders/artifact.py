@@ -13,6 +13,7 @@ written with fixed settings, so equal rows give byte-identical files.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import tempfile
@@ -24,10 +25,12 @@ import pyarrow.parquet as pq
 from builders.base import BuildResult
 from builders.card import render_card, split_file
 from evaluators.errors import OutputError, SchemaError
+from evaluators.fileio import clean_stale, make_temp_dir, rename_exchange, rename_noreplace
 from evaluators.schema import FamilySchema
 from evaluators.schema.base import check_unique, to_arrow
 from evaluators.schema.meta import Manifest
 
+log = logging.getLogger("xlbench.build")
 _PARQUET_OPTS = {"compression": "zstd", "compression_level": 9, "use_dictionary": True, "write_statistics": True}
 
 
@@ -119,7 +122,8 @@ def write_dataset(
     tables = prepare_tables(family, result)
     manifest.configs = {c: {s: t.num_rows for s, t in splits.items()} for c, splits in tables.items()}
     final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.tmp-", dir=final.parent))
+    clean_stale(final.parent, stale_prefixes(final.name))
+    tmp = make_temp_dir(f".{final.name}.tmp-", final.parent)
     try:
         stats: dict[str, dict[str, dict[str, int]]] = {}
         for config, splits in tables.items():
@@ -127,32 +131,135 @@ def write_dataset(
             for split, data in splits.items():
                 path = tmp / split_file(config, split)
                 path.parent.mkdir(parents=True, exist_ok=True)
+                fault_point("parquet")
                 pq.write_table(data, path, **_PARQUET_OPTS)
                 stats[config][split] = {
                     "num_examples": data.num_rows,
                     "num_bytes": data.nbytes,
                     "file_bytes": path.stat().st_size,
                 }
+        fault_point("manifest")
         (tmp / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
         card = render_card(
             family, manifest, stats, result.license, result.construction, result.limitations, repo_id, tables=tables
         )
+        fault_point("card")
         (tmp / "README.md").write_text(card, encoding="utf-8")
-        _swap_into_place(tmp, final)
+        fault_point("rename")
+        _swap_into_place(tmp, final, overwrite)
+        fault_point("done")
     except OSError as err:
         shutil.rmtree(tmp, ignore_errors=True)
+        _drop_exports(result.exports)
         raise OutputError(f"Cannot write {str(final)!r} ({err.strerror}); choose a writable --out.") from err
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
+        _drop_exports(result.exports)
         raise
+    _move_exports(result.exports)
     return final
 
 
-def _swap_into_place(tmp: Path, final: Path) -> None:
-    if final.exists():
-        old = final.with_name(f".{final.name}.old-{os.getpid()}")
-        os.replace(final, old)
-        os.replace(tmp, final)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.replace(tmp, final)
+def stage_exports(directory: str | os.PathLike, files: dict[str, str], option: str) -> dict[str, str]:
+    """Write side files (``name -> text``) into a temporary folder beside ``directory``; return ``final -> staged``.
+
+    :func:`write_dataset` moves them into ``directory`` after the dataset
+    folder is in place (``BuildResult.exports``), and drops them if it fails.
+
+    Raises:
+        OutputError: the temporary folder cannot be written (names ``option``).
+    """
+    folder = Path(directory).expanduser()
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        clean_stale(folder.parent, stale_prefixes(folder.name))
+        staging = make_temp_dir(f".{folder.name}.tmp-", folder.parent)
+        out = {}
+        for name, text in files.items():
+            (staging / name).write_text(text, encoding="utf-8")
+            out[str(folder / name)] = str(staging / name)
+    except OSError as err:
+        raise OutputError(f"Cannot write the export to {str(folder)!r} ({err.strerror}); choose a writable {option}.") from err
+    return out
+
+
+def _move_exports(exports: dict[str, str]) -> None:
+    """Move staged side files into place (each ``os.replace`` is atomic) and remove their staging folders.
+
+    Raises:
+        OutputError: a destination cannot be written (the dataset folder is already in place).
+    """
+    for final, staged in sorted(exports.items()):
+        dest = Path(final)
+        try:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staged, dest)
+        except OSError as err:
+            _drop_exports(exports)
+            raise OutputError(
+                f"The dataset was written, but not the export file {str(dest)!r} ({err.strerror}); choose a writable export folder."
+            ) from err
+        log.info("exported %s", dest)
+    _drop_exports(exports)
+
+
+def _drop_exports(exports: dict[str, str]) -> None:
+    for folder in {Path(staged).parent for staged in exports.values()}:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def stale_prefixes(name: str) -> tuple[str, ...]:
+    """Return the name prefixes of the temporary siblings a build of folder ``name`` makes.
+
+    >>> stale_prefixes("bucc")
+    ('.bucc.tmp-', '.bucc.old-')
+    """
+    return (f".{name}.tmp-", f".{name}.old-")
+
+
+#: Named steps of :func:`write_dataset`, in order; ``XLBENCH_FAULT_AT=<step>`` kills the process there.
+WRITE_STEPS = ("parquet", "manifest", "card", "rename", "done")
+
+
+def fault_point(step: str) -> None:
+    """Die with SIGKILL at ``step`` when ``XLBENCH_FAULT_AT`` names it (a test hook; a no-op otherwise).
+
+    ``XLBENCH_FAULT_AT=parquet:2`` dies at the second time the step is reached.
+    Tests use it to prove that a kill at any write step leaves no complete-looking folder.
+    """
+    spec = os.environ.get("XLBENCH_FAULT_AT")
+    if not spec:
+        return
+    name, _, nth = spec.partition(":")
+    if name != step:
+        return
+    _FAULT_HITS[step] = _FAULT_HITS.get(step, 0) + 1
+    if _FAULT_HITS[step] >= int(nth or 1):
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+_FAULT_HITS: dict[str, int] = {}
+
+
+def _swap_into_place(tmp: Path, final: Path, overwrite: bool) -> None:
+    """Move the finished ``tmp`` to ``final``: create-or-fail, or (with ``overwrite``) an atomic swap.
+
+    Raises:
+        OutputError: ``final`` appeared during the build (another build or process made it) and
+            ``overwrite`` is off; that folder is left untouched.
+    """
+    try:
+        rename_noreplace(tmp, final)
+        return
+    except FileExistsError:
+        if not overwrite:
+            raise OutputError(
+                f"Output folder {str(final)!r} was created by another process while this build ran; it was left "
+                f"untouched: pass --overwrite to replace it, or choose another --out."
+            ) from None
+    if not final.is_dir() or final.is_symlink():
+        raise OutputError(f"Output path {str(final)!r} is not a folder; choose another --out.")
+    rename_exchange(tmp, final)  # tmp now holds the previous folder
+    shutil.rmtree(tmp, ignore_errors=True)

@@ -46,6 +46,8 @@ class BuildResult:
         params: the builder's frozen parameters dataclass.
         nondeterministic: stages that cannot be seeded (``eflomal``, ``mt:google``).
         run: this run only (cache hits, stage timings): kept out of content comparisons.
+        exports: ``final path -> staged path`` of side files (e.g. ``silver --export``), moved into
+            place by :func:`builders.artifact.write_dataset` only after the dataset folder is.
     """
 
     tables: Mapping[str, Mapping[str, Rows]]
@@ -60,6 +62,7 @@ class BuildResult:
     params: Any = None
     nondeterministic: list[str] = field(default_factory=list)
     run: dict[str, Any] = field(default_factory=dict)
+    exports: dict[str, str] = field(default_factory=dict)
 
 
 def sha256_text(lines: Iterable[str]) -> str:

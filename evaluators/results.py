@@ -1,14 +1,48 @@
-"""Evaluator results: one JSON per (model, model revision, dataset, revision, evaluator).
+"""Evaluator results: one JSON per (evaluator, dataset@revision, model@revision, effective parameters).
 
 Shaped like mteb's per-task JSON: ``scores`` maps a split to a list of entries,
 each with its ``subset`` (language pair, layer, perturbation ...), its
 ``main_score`` and any other metrics. :func:`load_results` reads a folder of
 them back into one polars DataFrame.
+
+The keys of a result JSON (:class:`EvalResult`):
+
+``evaluator``
+    the evaluator name (``word-retrieval`` ...).
+``dataset``
+    ``{id, source, requested, revision, version, family, path, name}``: ``id`` is the
+    Hub repo id or, for a local folder, the card's dataset name; ``revision`` the
+    Hub commit sha or the folder's content id; ``path`` the folder (local only).
+    File-based evaluators store ``{id, source: "file"|"files", revision, ...}``.
+``model``
+    ``{id, revision, revision_source, spec, name}``; ``revision_source`` is
+    ``"weights"`` (digest of the weight files), ``"hub"`` (commit sha), ``"user"``
+    (given explicitly) or ``"encoder"`` (the adapter's own, e.g. a seed or a file hash).
+``parameters``
+    the EFFECTIVE parameters (after clamping to the data), which the signature is built from.
+``requested_parameters``
+    the parameters as asked for (differs from ``parameters`` where clamped).
+``scores``
+    ``split -> [entry]``; every entry has ``subset`` and ``main_score``.
+``main_score``, ``main_score_name``
+    the aggregated main score and what it is.
+``signature``
+    the one-line sacreBLEU-style signature (:mod:`evaluators.signature`).
+``params_hash``
+    a short hash of the effective parameters (part of the file name).
+``request_key``
+    a hash of (evaluator, dataset@revision, model@revision, requested parameters):
+    a grid run skips a cell whose ``request_key`` is already in ``--out``.
+``wall_time_s``, ``evaluator_version``, ``xlbench_version``, ``git_commit``, ``timestamp``, ``library_versions``
+    provenance.
+``notes``, ``artifacts``
+    sentences for the reader; paths of the plots written.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import json
 import os
 import platform
@@ -74,17 +108,80 @@ class EvalResult:
     library_versions: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     artifacts: list[str] = field(default_factory=list)
+    requested_parameters: dict[str, Any] = field(default_factory=dict)
+    params_hash: str = ""
+    request_key: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON-ready dict."""
         return asdict(self)
 
+    def stem(self) -> str:
+        """Return ``<evaluator>__<dataset>@<rev>__<model>@<rev>__<params hash>`` with unsafe characters replaced."""
+        return file_stem(self.evaluator, self.dataset, self.model, self.params_hash or params_hash(self.parameters))
+
     def file_name(self) -> str:
-        """Return ``<evaluator>__<dataset>@<rev>__<model>@<rev>.json`` with unsafe characters replaced."""
-        ds = f"{self.dataset.get('id', 'dataset')}@{(self.dataset.get('revision') or 'local')[:12]}"
-        mdl = f"{self.model.get('id', 'model')}@{(self.model.get('revision') or 'unknown')[:12]}"
-        raw = f"{self.evaluator}__{ds}__{mdl}.json"
-        return re.sub(r"[^A-Za-z0-9_.@=+-]+", "_", raw)
+        """Return the result file name: :meth:`stem` plus ``.json``."""
+        return self.stem() + ".json"
+
+
+def params_hash(parameters: dict[str, Any], n: int = 8) -> str:
+    """Return a short hash of a parameters dict (key order ignored).
+
+    >>> params_hash({"n": 1, "k": 2}) == params_hash({"k": 2, "n": 1})
+    True
+    """
+    text = json.dumps(parameters, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:n]
+
+
+def file_stem(evaluator: str, dataset: dict[str, Any], model: dict[str, Any], phash: str) -> str:
+    """Return the safe file stem shared by a result JSON and its plots."""
+    ds = f"{dataset.get('id', 'dataset')}@{(dataset.get('revision') or 'local')[:12]}"
+    mdl = f"{model.get('id', 'model')}@{(model.get('revision') or 'unknown')[:12]}"
+    raw = f"{evaluator}__{ds}__{mdl}__{phash}"
+    return re.sub(r"[^A-Za-z0-9_.@=+-]+", "_", raw)
+
+
+#: Keys that differ between two runs that computed the same thing.
+_PROVENANCE = ("wall_time_s", "timestamp", "git_commit", "library_versions", "artifacts", "evaluator_version", "xlbench_version")
+
+
+def same_result(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Return whether two result dicts hold the same computation (provenance and timings ignored)."""
+    strip = lambda d: {k: v for k, v in d.items() if k not in _PROVENANCE}  # noqa: E731
+    return json.dumps(strip(a), sort_keys=True, default=str) == json.dumps(strip(b), sort_keys=True, default=str)
+
+
+def check_writable(out_dir: str | os.PathLike) -> Path:
+    """Check, before any scoring, that result files can be written under ``out_dir``.
+
+    Folders created for the probe are removed again, so a run that fails later
+    (or never starts) leaves nothing behind.
+
+    Raises:
+        OutputError: the folder cannot be created or written.
+    """
+    out = Path(out_dir)
+    created: list[Path] = []
+    probe = out
+    while not probe.exists() and probe != probe.parent:
+        created.append(probe)
+        probe = probe.parent
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=out, prefix=".probe-")
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as err:
+        raise OutputError(f"Cannot write results to {str(out)!r} ({err.strerror}); pass a writable --out folder.") from err
+    finally:
+        for folder in created:
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+    return out
 
 
 def finalize(result: EvalResult) -> EvalResult:
@@ -95,20 +192,35 @@ def finalize(result: EvalResult) -> EvalResult:
     return result
 
 
-def save_result(result: EvalResult, out_dir: str | os.PathLike) -> Path:
+def save_result(result: EvalResult, out_dir: str | os.PathLike, overwrite: bool = False) -> Path:
     """Write ``result`` as JSON into ``out_dir`` atomically and return the path.
 
+    An existing file of the same name holding the same computation is left as
+    it is; one holding a DIFFERENT result is refused unless ``overwrite``.
+
     Raises:
-        OutputError: the folder cannot be created or written.
+        OutputError: the folder cannot be created or written, or a different
+            result already has this name.
     """
     out = Path(out_dir)
+    path = out / result.file_name()
+    if path.is_file() and not overwrite:
+        try:
+            old = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            old = None
+        if isinstance(old, dict) and same_result(old, result.to_dict()):
+            return path
+        raise OutputError(
+            f"{str(path)!r} already holds a different result for the same evaluator, dataset, model and "
+            f"parameters; pass --overwrite to replace it, or another --out."
+        )
     try:
         out.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=out, prefix=".tmp-", suffix=".json")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(result.to_dict(), fh, indent=2, ensure_ascii=False, sort_keys=False)
             fh.write("\n")
-        path = out / result.file_name()
         os.replace(tmp, path)
     except OSError as err:
         raise OutputError(f"Cannot write results to {str(out)!r} ({err.strerror}); pass a writable --out folder.") from err

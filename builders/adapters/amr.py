@@ -70,6 +70,28 @@ def model_dir(role: str, path: str | os.PathLike | None = None) -> Path:
     return folder
 
 
+def load_amrlib_model(role: str, folder: Path, **kwargs):
+    """Load an amrlib model; an import failure inside amrlib becomes one clear error.
+
+    amrlib imports ``unidecode`` and ``word2number`` (and, per model, more) without
+    declaring them, so a plain ``pip install amrlib`` fails only here.
+
+    Raises:
+        EngineUnavailableError: amrlib or a module it imports is not installed.
+    """
+    try:
+        import amrlib
+
+        load = amrlib.load_stog_model if role == "parse" else amrlib.load_gtos_model
+        return load(model_dir=str(folder), **kwargs)
+    except ImportError as err:
+        missing = getattr(err, "name", None) or str(err)
+        raise EngineUnavailableError(
+            f"amrlib cannot load the {role} model because the Python module {missing!r} is missing; install "
+            f"the amrlib models/extras with \"pip install 'xlbench[build]'\" (it adds unidecode and word2number)."
+        ) from err
+
+
 def model_revision(folder: Path) -> str:
     """Return ``<model_fn>@<version>`` from the folder's ``amrlib_meta.json``."""
     meta = json.loads((folder / "amrlib_meta.json").read_text(encoding="utf-8"))
@@ -100,12 +122,10 @@ class AmrParser:
         self.folder = model_dir("parse", path)
         self.model_id = self.folder.resolve().name
         self.revision = model_revision(self.folder)
-        import amrlib
-
         kwargs = {"batch_size": batch_size}
         if device:
             kwargs["device"] = device
-        self.model = amrlib.load_stog_model(model_dir=str(self.folder), **kwargs)
+        self.model = load_amrlib_model("parse", self.folder, **kwargs)
 
     def parse(self, sentences: Sequence[str]) -> list[Parsed]:
         """Parse sentences; a failed item is ``Parsed(None, reason)``."""
@@ -136,12 +156,10 @@ class AmrGenerator:
         self.folder = model_dir("generate", path)
         self.model_id = self.folder.resolve().name
         self.revision = model_revision(self.folder)
-        import amrlib
-
         kwargs = {"batch_size": batch_size}
         if device:
             kwargs["device"] = device
-        self.model = amrlib.load_gtos_model(model_dir=str(self.folder), **kwargs)
+        self.model = load_amrlib_model("generate", self.folder, **kwargs)
 
     def generate(self, graphs: Sequence[str]) -> list[Generated]:
         """Generate one sentence per PENMAN graph; clipped inputs are flagged."""

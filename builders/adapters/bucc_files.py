@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evaluators.errors import InputFileError, truncate
-from evaluators.textio import split_lines
+from evaluators.textio import read_lines
 
 SPLITS = ("sample", "training", "test")
 
@@ -47,20 +47,13 @@ class OfficialSplit:
 
 
 def _read_text(path: Path) -> list[str]:
-    if not path.is_file():
-        raise InputFileError(f"BUCC file {str(path)!r} does not exist; check --bucc-dir and --lang.")
-    data = path.read_bytes()
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = data[: err.start].count(b"\n") + 1
-        raise InputFileError(
-            f"{str(path)!r} is not valid UTF-8 (line {line}, byte {err.start}); BUCC files are UTF-8, "
-            f"convert it with 'iconv -f <encoding> -t UTF-8'."
-        ) from err
-    return split_lines(text)
+    return read_lines(
+        path,
+        what="BUCC file",
+        missing="BUCC file {path} does not exist; check --bucc-dir and --lang.",
+        invalid="{path} is not valid UTF-8 (line {line}, byte {byte}); BUCC files are UTF-8, "
+        "re-encode it with 'iconv -f <encoding> -t UTF-8'.",
+    )
 
 
 def _two_columns(path: Path, expected: str) -> Iterator[tuple[int, str, str]]:

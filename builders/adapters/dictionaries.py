@@ -13,7 +13,6 @@ Readers only parse; folding, tokenising and indexing entries is
 
 from __future__ import annotations
 
-import gzip
 import os
 import re
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from pathlib import Path
 
 from evaluators.errors import EngineUnavailableError, InputFileError
 from evaluators.schema.langs import iso3
-from evaluators.textio import read_lines
+from evaluators.textio import read_bytes, read_lines
 
 DICTD_DIR = Path(os.environ.get("XLBENCH_DICTD_DIR", "/usr/share/dictd"))
 _B64 = {c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")}
@@ -64,7 +63,9 @@ def _read_text(path: Path) -> list[str]:
     return read_lines(
         path,
         missing="Dictionary file {path} does not exist; check the --dict path.",
-        invalid="Dictionary {path} is not valid UTF-8 (byte {byte}); convert it to UTF-8.",
+        invalid="Dictionary {path} is not valid UTF-8 (line {line}, byte {byte}); re-encode it with "
+        "'iconv -f <encoding> -t UTF-8'.",
+        what="Dictionary file",
     )
 
 
@@ -160,14 +161,16 @@ def read_dictd(index: str | os.PathLike, data: str | os.PathLike | None = None, 
         stem = str(index)[: -len(".index")] if str(index).endswith(".index") else str(index)
         data = Path(stem + ".dict.dz") if Path(stem + ".dict.dz").is_file() else Path(stem + ".dict")
     data = Path(data)
-    if not data.is_file():
-        raise InputFileError(f"Dictionary data file {str(data)!r} does not exist beside {str(index)!r}.")
-    opener = gzip.open if data.suffix == ".dz" or data.suffix == ".gz" else open
-    with opener(data, "rb") as fh:
-        blob = fh.read()
+    index_lines = _read_text(index)  # the index first: a wrong --dict path is reported as such
+    blob = read_bytes(
+        data,
+        "Dictionary data file",
+        gz=data.suffix in (".dz", ".gz"),
+        missing=f"Dictionary data file {{path}} does not exist beside {str(index)!r}; install both files.",
+    )
     seen: set[int] = set()
     entries: list[tuple[str, str]] = []
-    for n, line in enumerate(_read_text(index)):
+    for n, line in enumerate(index_lines):
         fields = line.split("\t")
         if len(fields) < 3:
             raise InputFileError(f"{str(index)!r} line {n + 1} is not 'headword<TAB>offset<TAB>length' (dictd index).")
@@ -177,6 +180,11 @@ def read_dictd(index: str | os.PathLike, data: str | os.PathLike | None = None, 
             offset, length = _b64(fields[1]), _b64(fields[2])
         except KeyError as err:
             raise InputFileError(f"{str(index)!r} line {n + 1} has a bad base64 offset {fields[1]!r}.") from err
+        if offset + length > len(blob):
+            raise InputFileError(
+                f"{str(index)!r} line {n + 1} points to bytes {offset}-{offset + length} but {str(data)!r} holds "
+                f"{len(blob)} bytes: the data file is truncated or belongs to another index; reinstall the pair."
+            )
         if offset in seen:
             continue
         seen.add(offset)

@@ -4,9 +4,15 @@ As in Köksal et al. (2022): each source word is replaced by one mask token at a
 time and the model's top predictions for that slot are the alternatives
 (default ``bert-large-cased``, the paper's model). All masked copies of one
 sentence go through the model in one forward pass, and several sentences share
-a batch. Predictions that are subword pieces (``##ing``), special tokens,
-punctuation for a word, case variants of the original word or duplicates are
-dropped; the first ``k`` that remain are kept.
+a batch.
+
+As in the authors' code (``Scripts/2. Mask Augmentation.ipynb`` of
+akoksal/SilverAlign): the top ``search`` = 10 predictions are read in order;
+subword pieces (``##ing``), special tokens, case variants of the original word
+and duplicates are skipped; the original word itself, when predicted, takes
+one of the ``k`` = 5 places (it is no alternative, so such a word has 4). xlbench
+also skips punctuation predicted for a word. ``search`` and ``count_original``
+are parameters (the earlier xlbench reading: 50 and ``False``).
 """
 
 from __future__ import annotations
@@ -19,8 +25,35 @@ from evaluators.errors import EngineUnavailableError, UsageError, truncate
 
 #: The paper's masked language model.
 DEFAULT_MLM = "bert-large-cased"
-#: How many top predictions are read before filtering down to k.
-SEARCH = 50
+#: How many top predictions are read before filtering down to k (the authors': 10).
+SEARCH = 10
+#: The original word, when predicted, counts among the k (the authors' code).
+COUNT_ORIGINAL = True
+
+
+def pick_predictions(original: str, candidates: Sequence[str], k: int, count_original: bool = COUNT_ORIGINAL) -> list[str]:
+    """Choose up to ``k`` alternatives from ranked predictions (the original may take a place).
+
+    >>> pick_predictions("love", ["hate", "love", "##ing", "Love", "like", "want", "need", "see"], 5)
+    ['hate', 'like', 'want', 'need']
+    >>> pick_predictions("love", ["hate", "love", "like", "want", "need", "see"], 5, count_original=False)
+    ['hate', 'like', 'want', 'need', 'see']
+    """
+    seen: set[str] = set()
+    picks: list[str] = []
+    places = 0
+    for cand in candidates:
+        if places == k:
+            break
+        word = cand.strip().lstrip("▁Ġ")
+        if count_original and word == original.strip() and word.lower() not in seen:
+            seen.add(word.lower())
+            places += 1
+            continue
+        if keep_prediction(original, cand, seen):
+            picks.append(word)
+            places += 1
+    return picks
 
 
 def keep_prediction(original: str, candidate: str, seen: set[str]) -> bool:
@@ -53,6 +86,8 @@ class MLMSubstitutes:
         batch_size: masked sentences per forward pass (a sentence's masks are never split).
         device: torch device.
         tokenizer, mlm: an already loaded tokenizer and ``*ForMaskedLM`` (tests).
+        search: top predictions read per slot (the authors': 10).
+        count_original: the original word, when predicted, takes one of the ``k`` places.
     """
 
     name = "mlm"
@@ -65,6 +100,8 @@ class MLMSubstitutes:
         device: str = "cpu",
         tokenizer=None,
         mlm=None,
+        search: int = SEARCH,
+        count_original: bool = COUNT_ORIGINAL,
     ):
         if batch_size < 1:
             raise UsageError(f"--mlm-batch-size must be at least 1, got {batch_size}.")
@@ -75,6 +112,10 @@ class MLMSubstitutes:
         self._tok = tokenizer
         self._model = mlm
         self.forward_passes = 0
+        if search < 1:
+            raise UsageError(f"--mlm-search must be at least 1, got {search}.")
+        self.search = search
+        self.count_original = count_original
 
     def load(self):
         """Load the tokenizer and model (once) and return them.
@@ -158,19 +199,12 @@ class MLMSubstitutes:
             with torch.no_grad():
                 logits = model(**enc).logits
             self.forward_passes += 1
-            search = min(SEARCH, logits.shape[-1])
+            search = min(self.search, logits.shape[-1])
             for row, (i, slot, original) in enumerate(where):
                 mask_idx = (enc["input_ids"][row] == tok.mask_token_id).nonzero()
                 if len(mask_idx) == 0:  # the mask was truncated away (very long sentence)
                     continue
                 top = torch.topk(logits[row, int(mask_idx[0])], search).indices.tolist()
-                seen: set[str] = set()
-                picks = []
-                for token_id in top:
-                    cand = tok.convert_ids_to_tokens(token_id)
-                    if keep_prediction(original, cand, seen):
-                        picks.append(cand.lstrip("▁Ġ"))
-                        if len(picks) == k:
-                            break
-                out[i][slot] = picks
+                cands = [tok.convert_ids_to_tokens(token_id) for token_id in top]
+                out[i][slot] = pick_predictions(original, cands, k, self.count_original)
         return out

@@ -40,7 +40,14 @@ from importlib import metadata
 from pathlib import Path
 from typing import Protocol
 
-from evaluators.errors import EngineUnavailableError, RemoteError, UsageError, truncate
+from evaluators.errors import (
+    EngineUnavailableError,
+    InputFileError,
+    OutputError,
+    RemoteError,
+    UsageError,
+    truncate,
+)
 from evaluators.schema.langs import iso3, resolve_lang, to_card_language
 
 log = logging.getLogger("xlbench.mt")
@@ -655,46 +662,107 @@ def select_engine(
 class TranslationCache:
     """A persistent SQLite cache of translations keyed by (engine, version, pair, text).
 
-    Writes are committed after every batch, so an interrupted build keeps what
-    it translated.
+    Writes are committed after every engine batch, so an interrupted build keeps
+    everything but the batch in flight. Before a batch goes to the engine its
+    texts are recorded (committed) as *pending*; the batch's translations replace
+    that record in one transaction. A rerun therefore knows exactly which texts
+    an interrupted run lost, and :class:`CachedTranslator` reports them as
+    re-translated.
     """
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path).expanduser()
+        shown = repr(str(self.path))
+        if self.path.is_dir():
+            raise UsageError(f"The translation cache {shown} is a directory, expected a file; pass --mt-cache FILE.sqlite.")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._con = sqlite3.connect(str(self.path))
+        except (OSError, sqlite3.Error) as err:
+            raise OutputError(
+                f"Cannot create the translation cache {shown} ({err}); pass a writable --mt-cache or --no-mt-cache."
+            ) from err
+        try:
             self._con.execute(
                 "CREATE TABLE IF NOT EXISTS translations (engine TEXT, version TEXT, pair TEXT, text TEXT, "
                 "translation TEXT, PRIMARY KEY (engine, version, pair, text))"
             )
+            self._con.execute(
+                "CREATE TABLE IF NOT EXISTS pending (engine TEXT, version TEXT, pair TEXT, text TEXT, "
+                "PRIMARY KEY (engine, version, pair, text))"
+            )
             self._con.commit()
-        except (OSError, sqlite3.Error) as err:
-            raise EngineUnavailableError(
-                f"Cannot open the translation cache {str(self.path)!r} ({err}); pass a writable --mt-cache."
+        except sqlite3.DatabaseError as err:
+            self._con.close()
+            if isinstance(err, sqlite3.OperationalError) and ("readonly" in str(err) or "unable to open" in str(err)):
+                raise OutputError(
+                    f"Cannot write the translation cache {shown} ({err}); pass a writable --mt-cache or --no-mt-cache."
+                ) from err
+            raise InputFileError(
+                f"The translation cache {shown} is not a usable SQLite database ({err}); delete it (it only "
+                f"saves time) or pass another --mt-cache."
             ) from err
 
     def get_many(self, engine: str, version: str, pair: str, texts: Iterable[str]) -> dict[str, str]:
         """Return ``text -> translation`` for the texts already cached."""
+        return dict(self._select("translations", "text, translation", engine, version, pair, texts))
+
+    def pending_among(self, engine: str, version: str, pair: str, texts: Iterable[str]) -> set[str]:
+        """Return the texts an interrupted run had sent to the engine without storing the result."""
+        return {row[0] for row in self._select("pending", "text", engine, version, pair, texts)}
+
+    def _select(self, table: str, columns: str, engine: str, version: str, pair: str, texts: Iterable[str]) -> list:
         texts = list(dict.fromkeys(texts))
-        out: dict[str, str] = {}
+        out: list = []
         for start in range(0, len(texts), 500):
             chunk = texts[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            rows = self._con.execute(
-                f"SELECT text, translation FROM translations WHERE engine=? AND version=? AND pair=? AND text IN ({marks})",
+            rows = self._execute(
+                f"SELECT {columns} FROM {table} WHERE engine=? AND version=? AND pair=? AND text IN ({marks})",
                 (engine, version, pair, *chunk),
             )
-            out.update(rows.fetchall())
+            out += rows.fetchall()
         return out
 
-    def put_many(self, engine: str, version: str, pair: str, items: dict[str, str]) -> None:
-        """Store translations and commit."""
-        self._con.executemany(
-            "INSERT OR REPLACE INTO translations VALUES (?, ?, ?, ?, ?)",
-            [(engine, version, pair, t, tr) for t, tr in items.items()],
+    def _execute(self, sql: str, params: tuple = ()):
+        try:
+            return self._con.execute(sql, params)
+        except sqlite3.DatabaseError as err:
+            raise InputFileError(
+                f"The translation cache {str(self.path)!r} cannot be read ({err}); delete it or pass another --mt-cache."
+            ) from err
+
+    def mark_pending(self, engine: str, version: str, pair: str, texts: Sequence[str]) -> None:
+        """Record (and commit) that ``texts`` are about to be sent to the engine."""
+        self._write(
+            "INSERT OR IGNORE INTO pending VALUES (?, ?, ?, ?)", [(engine, version, pair, t) for t in texts]
         )
-        self._con.commit()
+
+    def put_many(self, engine: str, version: str, pair: str, items: dict[str, str]) -> None:
+        """Store translations, clear their pending record and commit, in one transaction."""
+        try:
+            with self._con:
+                self._con.executemany(
+                    "INSERT OR REPLACE INTO translations VALUES (?, ?, ?, ?, ?)",
+                    [(engine, version, pair, t, tr) for t, tr in items.items()],
+                )
+                self._con.executemany(
+                    "DELETE FROM pending WHERE engine=? AND version=? AND pair=? AND text=?",
+                    [(engine, version, pair, t) for t in items],
+                )
+        except sqlite3.DatabaseError as err:
+            raise OutputError(
+                f"Cannot write the translation cache {str(self.path)!r} ({err}); pass a writable --mt-cache."
+            ) from err
+
+    def _write(self, sql: str, rows: list[tuple]) -> None:
+        try:
+            with self._con:
+                self._con.executemany(sql, rows)
+        except sqlite3.DatabaseError as err:
+            raise OutputError(
+                f"Cannot write the translation cache {str(self.path)!r} ({err}); pass a writable --mt-cache."
+            ) from err
 
     def __len__(self) -> int:
         return self._con.execute("SELECT COUNT(*) FROM translations").fetchone()[0]
@@ -708,15 +776,20 @@ class TranslationCache:
 class CachedTranslator:
     """Translate through the cache, in engine batches of ``batch_size`` texts.
 
-    For a ``stateful`` engine (whose output for a text may depend on the texts sent
-    before it in the same call, like Apertium's tagger) a request is atomic: it is
-    served from the cache only when every text in it is cached, otherwise all its
-    distinct texts are translated again in one engine call, in request order.
+    Each batch is committed to the cache as soon as the engine returns it, so a
+    killed build loses at most the batch in flight. For a ``stateful`` engine
+    (whose output for a text may depend on the texts sent before it in the same
+    call, like Apertium's tagger) a request is cut into batches by position in
+    the request alone, and each batch is atomic: served from the cache only when
+    every text in it is cached, otherwise all its texts are translated again in
+    one engine call. Batches are thus the same in cold and resumed builds.
 
     Attributes:
         requested: texts asked for (duplicates included).
         cached: distinct texts served from the cache.
         translated: distinct texts sent to the engine.
+        retranslated: texts sent to the engine again: lost in flight by an
+            interrupted earlier run, or cached but inside an incomplete stateful batch.
         batches: engine calls.
     """
 
@@ -727,7 +800,12 @@ class CachedTranslator:
     requested: int = 0
     cached: int = 0
     translated: int = 0
+    retranslated: int = 0
     batches: int = 0
+
+    def __post_init__(self) -> None:
+        if self.batch_size < 1:
+            raise UsageError(f"--mt-batch-size must be at least 1, got {self.batch_size}.")
 
     @property
     def pair_key(self) -> str:
@@ -738,17 +816,31 @@ class CachedTranslator:
         """Translate ``texts`` (order kept); each distinct text is translated at most once, ever."""
         self.requested += len(texts)
         unique = list(dict.fromkeys(texts))
-        name, version = self.engine.name, self.engine.version
-        done = self.cache.get_many(name, version, self.pair_key, unique) if self.cache is not None else {}
-        stateful = getattr(self.engine, "stateful", False)
-        if stateful and len(done) < len(unique):
-            done = {}  # translate the whole request in one call, so its context is always the same
+        name, version, key = self.engine.name, self.engine.version, self.pair_key
+        done = self.cache.get_many(name, version, key, unique) if self.cache is not None else {}
+        size = max(self.batch_size, 1)
+        if getattr(self.engine, "stateful", False):
+            batches = [unique[i : i + size] for i in range(0, len(unique), size)]
+            batches = [b for b in batches if not all(t in done for t in b)]
+            redo = sum(1 for b in batches for t in b if t in done)
+            for b in batches:
+                for t in b:
+                    done.pop(t, None)
+        else:
+            todo = [t for t in unique if t not in done]
+            batches = [todo[i : i + size] for i in range(0, len(todo), size)]
+            redo = 0
         self.cached += len(done)
-        todo = [t for t in unique if t not in done]
-        bar = self.progress(total=len(todo), desc=f"translating ({name})", unit="sent") if self.progress and todo else None
-        step = len(todo) if stateful else self.batch_size
-        for start in range(0, len(todo), max(step, 1)):
-            chunk = todo[start : start + step]
+        todo_all = [t for b in batches for t in b]
+        if self.cache is not None and todo_all:
+            redo += len(self.cache.pending_among(name, version, key, todo_all))
+        self.retranslated += redo
+        if redo:
+            log.info("%s: re-translating %d segments (lost by an interrupted run or in an incomplete batch)", name, redo)
+        bar = self.progress(total=len(todo_all), desc=f"translating ({name})", unit="sent") if self.progress and todo_all else None
+        for chunk in batches:
+            if self.cache is not None:
+                self.cache.mark_pending(name, version, key, chunk)
             result = self.engine.translate_batch(chunk)
             if len(result) != len(chunk):
                 raise EngineUnavailableError(
@@ -756,7 +848,7 @@ class CachedTranslator:
                 )
             new = dict(zip(chunk, result))
             if self.cache is not None:
-                self.cache.put_many(name, version, self.pair_key, new)
+                self.cache.put_many(name, version, key, new)
             done.update(new)
             self.translated += len(chunk)
             self.batches += 1
@@ -772,5 +864,6 @@ class CachedTranslator:
             "requested": self.requested,
             "cached": self.cached,
             "translated": self.translated,
+            "retranslated": self.retranslated,
             "engine_batches": self.batches,
         }

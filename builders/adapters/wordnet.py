@@ -340,6 +340,49 @@ def inflect(lemma: str, suffix: str, pos: str) -> str:
     raise ValueError(f"unknown suffix {suffix!r}")
 
 
+#: Penn tags of the inflected slot, by WordNet part of speech and regular ending.
+_SLOT_TAGS = {
+    ("n", "s"): ("NNS",),
+    ("v", "s"): ("VBZ",),
+    ("v", "ed"): ("VBD", "VBN"),
+    ("v", "ing"): ("VBG",),
+    ("a", "er"): ("JJR",),
+    ("a", "est"): ("JJS",),
+    ("s", "er"): ("JJR",),
+    ("s", "est"): ("JJS",),
+    ("r", "er"): ("RBR",),
+    ("r", "est"): ("RBS",),
+}
+
+
+def _lemminflect():
+    try:
+        import lemminflect
+    except ImportError:  # optional: without it, inflected candidates are not checked
+        return None
+    return lemminflect
+
+
+def attested(form: str, lemma: str, pos: str, suffix: str) -> bool:
+    """Whether ``form`` is a dictionary inflection of ``lemma`` for the slot ``(pos, suffix)``.
+
+    The check uses lemminflect's dictionary only (never its rules for unknown
+    words), so regular-looking non-words (*deads*, *maked*) are rejected. A base
+    form (``suffix == ""``) is always attested; without lemminflect everything is.
+
+    >>> attested("dogs", "dog", "n", "s"), attested("deads", "dead", "n", "s"), attested("maked", "make", "v", "ed")
+    (True, False, False)
+    """
+    li = _lemminflect()
+    if li is None or not suffix:
+        return True
+    tags = _SLOT_TAGS.get((pos, suffix))
+    if tags is None:
+        return False
+    low = form.lower()
+    return any(low in (f.lower() for f in li.getInflection(lemma.lower(), tag, inflect_oov=False)) for tag in tags)
+
+
 class WordNetSubstitutes:
     """Same-part-of-speech alternatives for a word from WordNet 3.0, ranked deterministically.
 
@@ -350,8 +393,10 @@ class WordNetSubstitutes:
     Within each group candidates are ranked by WordNet frequency count
     (``cntlist.rev``), ties alphabetically. Multi-word lemmas, the word itself
     and its case variants are dropped; candidates are inflected like the word
-    (regular English morphology) and given its letter case. Closed-class
-    words use :data:`CLOSED_CLASS`. Context is ignored.
+    (regular English morphology) and given its letter case; an inflected
+    candidate that is not an attested word form (lemminflect's dictionary,
+    :func:`attested`) is dropped. Closed-class words use :data:`CLOSED_CLASS`.
+    Context is ignored.
     """
 
     name = "wordnet"
@@ -376,7 +421,9 @@ class WordNetSubstitutes:
     @property
     def model_id(self) -> str:
         """Identifier for the manifest."""
-        return "wordnet-3.0" + ("+closed-class" if self.closed_class else "")
+        li = _lemminflect()
+        checked = f"+lemminflect-{getattr(li, '__version__', 'unknown')}" if li is not None else ""
+        return "wordnet-3.0" + ("+closed-class" if self.closed_class else "") + checked
 
     @property
     def revision(self) -> str:
@@ -466,6 +513,7 @@ class WordNetSubstitutes:
             match_case(word, inflect(c, suffix, pos) if c.islower() else c)
             for c in self.candidates(word)
             if c not in irregular  # "make" + "ed" is not "maked"; drop rather than guess
+            and (not c.islower() or attested(inflect(c, suffix, pos), c, pos, suffix))
         ]
         return _dedup(word, out)[:k]
 
@@ -506,7 +554,7 @@ class WordNetSubstitutes:
                 if len(fitting) != 1:
                     continue
                 out.append(match_case(word, fitting[0]))
-            else:
+            elif attested(inflect(cand, suffix, pos), cand, pos, suffix):
                 out.append(match_case(word, inflect(cand, suffix, pos)))
         return out
 

@@ -14,6 +14,7 @@ import argparse
 import logging
 from pathlib import Path
 
+from builders.alee import foil_types
 from builders.alee.spec import DEFAULT_NLI_MODEL, ENTAIL_THRESHOLD, PERTURBATIONS, Params
 from builders.base import BuildResult, file_input
 from evaluators.errors import UsageError
@@ -174,6 +175,7 @@ def run(raw: argparse.Namespace | Params) -> BuildResult:
         models.append(ModelRecord("nli", "none", "skipped"))
     stages = pipeline.Stages(split=lambda text: split_sentences(text, args.splitter), nli=nli_fn, decide=thresholds)
     skipped_types: dict[str, int] = {}
+    foil_generator = None
     if args.foils:
         from builders.alee.inputs import read_foils
 
@@ -184,6 +186,7 @@ def run(raw: argparse.Namespace | Params) -> BuildResult:
         inputs.insert(0, file_input("foils", args.foils))
         kept, counts = pipeline.filter_given_foils(items, stages, args.types)
         models.insert(0, ModelRecord("foils", Path(args.foils).name, inputs[0].sha256[:12]))
+        foil_generator = foil_types.generator_of(args.foils)
     else:
         from builders.adapters.amr import AmrGenerator, AmrParser
 
@@ -205,6 +208,8 @@ def run(raw: argparse.Namespace | Params) -> BuildResult:
     manifest_counts = pipeline.table2(counts, paired)
     if skipped_types:
         manifest_counts["excluded_types"] = skipped_types
+    if args.foils:
+        manifest_counts["foil_generator"] = foil_generator
     nli_note = (
         "NLI filter SKIPPED (--no-nli): foils were not validated by NLI in this build; nli_* columns are NaN."
         if args.no_nli
@@ -229,6 +234,8 @@ def run(raw: argparse.Namespace | Params) -> BuildResult:
     ]
     if args.no_nli:
         limitations.insert(0, "The NLI filter was skipped: some foils may not change the meaning (e.g. paraphrases).")
+    if args.foils and foil_generator == foil_types.SENTENCE_SMITH:
+        limitations.insert(0, foil_types.SENTENCE_SMITH_NOTE)
     parameters = {
         "langs": langs,
         "types": list(args.types),

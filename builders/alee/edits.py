@@ -22,6 +22,7 @@ import penman
 from penman.graph import Graph
 from penman.layout import Pop
 
+from builders.alee.discourse import DISCOURSE_FRAMES
 from builders.alee.spec import (
     FRAME_RE,
     NEW_FRAME_SENSE,
@@ -43,6 +44,10 @@ class Lexicon(Protocol):
     def hypernyms(self, lemma: str, pos: str) -> list[str]:
         """Return hypernym lemmas of ``lemma`` (never its synonyms)."""
         ...
+
+    # Optional: ``dominant_pos(lemma) -> "n" | "v" | "a" | "r" | None``, the
+    # part of speech with the most sense-tagged uses; lexicons without it are
+    # trusted to answer for the part of speech the graph role suggests.
 
 
 @dataclass(frozen=True)
@@ -115,6 +120,15 @@ def _rebuild(g: Graph, replace: dict, insert_after: dict | None = None, edit: Ed
     return out
 
 
+def is_eventive_frame(concept: str | None) -> bool:
+    """Return whether ``concept`` is a PropBank frame that is not a discourse connective.
+
+    >>> is_eventive_frame("see-01"), is_eventive_frame("contrast-01"), is_eventive_frame("cause-01")
+    (True, False, False)
+    """
+    return is_propbank_frame(concept) and concept not in DISCOURSE_FRAMES
+
+
 def is_propbank_frame(concept: str | None) -> bool:
     """Return whether ``concept`` is a PropBank frame (``see-01``), not an AMR special frame (``-91``).
 
@@ -127,7 +141,9 @@ def is_propbank_frame(concept: str | None) -> bool:
 def negate_polarity(g: Graph, rng: np.random.Generator, lexicon: Lexicon | None = None) -> Graph | None:
     """PN: add ``:polarity -`` to one PropBank-frame predicate that has no polarity.
 
-    AMR special frames (``have-rel-role-91``) are not PropBank predicates and are left alone.
+    AMR special frames (``have-rel-role-91``) are not PropBank predicates and
+    discourse frames (``contrast-01`` for "but", :mod:`builders.alee.discourse`)
+    are no events: both are left alone.
 
     >>> g = penman.decode("(w / want-01 :ARG0 (b / boy) :ARG1 (g / go-02 :ARG0 b :polarity -))")
     >>> print(penman.encode(negate_polarity(g, np.random.default_rng(0)), indent=None))
@@ -135,7 +151,7 @@ def negate_polarity(g: Graph, rng: np.random.Generator, lexicon: Lexicon | None 
     (w / want-01 :polarity - :ARG0 (b / boy) :ARG1 (g / go-02 :ARG0 b :polarity -))
     """
     has_polarity = {t[0] for t in g.attributes(role=":polarity")}
-    candidates = [t for t in g.instances() if is_propbank_frame(t[2]) and t[0] not in has_polarity]
+    candidates = [t for t in g.instances() if is_eventive_frame(t[2]) and t[0] not in has_polarity]
     if not candidates:
         return None
     inst = candidates[int(rng.integers(len(candidates)))]
@@ -172,20 +188,32 @@ def swap_roles(g: Graph, rng: np.random.Generator, lexicon: Lexicon | None = Non
     return _rebuild(g, replace, None, edit)
 
 
+#: Roles whose (non-frame) targets are adverbial: time, degree, frequency, duration.
+ADVERBIAL_ROLES = frozenset({":time", ":degree", ":frequency", ":duration"})
+
+
 def lexical_slots(g: Graph) -> list[tuple[tuple, str, str, str | None]]:
-    """Return the concepts a lexical rule may replace: ``(instance triple, lemma, pos kind, sense)``.
+    """Return the concepts a lexical rule may replace: ``(instance triple, lemma, kind, sense)``.
 
-    ``pos kind`` is ``"frame"`` for PropBank frames (sense given), ``"mod"`` for
-    other concepts reached by ``:mod`` (modifiers, mostly adjectives: ``:mod (w / whole)``)
-    and ``"word"`` for the rest. Structural concepts, pronouns, AMR special
-    frames (``-91``), named entities (nodes with ``:name``) and names are skipped.
+    ``kind`` says what the graph tells about the word's part of speech:
+    ``"frame"`` for PropBank frames (sense given), ``"mod"`` for concepts reached
+    by ``:mod`` (adjectives, or adverbs such as "just"), ``"manner"`` for
+    ``:manner`` (AMR writes manner adverbs as adjectives: ``:manner (q / quick)``),
+    ``"adverbial"`` for ``:time``/``:degree``/``:frequency``/``:duration``
+    ("now", "then", "very") and ``"word"`` for the rest. Structural concepts,
+    pronouns, AMR special frames (``-91``), discourse frames (``contrast-01``),
+    named entities (nodes with ``:name``) and names are skipped.
 
-    >>> g = penman.decode("(s / see-01 :ARG0 (i / i) :ARG1 (p / penguin :mod (b / big)))")
+    >>> g = penman.decode("(s / see-01 :ARG0 (i / i) :ARG1 (p / penguin :mod (b / big)) :time (n / now))")
     >>> [(t[0], lemma, kind, sense) for t, lemma, kind, sense in lexical_slots(g)]
-    [('s', 'see', 'frame', '01'), ('p', 'penguin', 'word', None), ('b', 'big', 'mod', None)]
+    [('s', 'see', 'frame', '01'), ('p', 'penguin', 'word', None), ('b', 'big', 'mod', None), ('n', 'now', 'adverbial', None)]
     """
     named = {t[0] for t in g.edges(role=":name")}
-    modifiers = {t[2] for t in g.edges(role=":mod")}
+    incoming: dict[str, str] = {}
+    for e in g.edges():
+        role = e[1]
+        if role in (":mod", ":manner") or role in ADVERBIAL_ROLES:
+            incoming.setdefault(e[2], role)
     out = []
     for t in g.instances():
         concept = t[2]
@@ -193,21 +221,52 @@ def lexical_slots(g: Graph) -> list[tuple[tuple, str, str, str | None]]:
             continue
         m = FRAME_RE.match(concept)
         if m:
-            if SPECIAL_FRAME_RE.search(concept):
+            if SPECIAL_FRAME_RE.search(concept) or concept in DISCOURSE_FRAMES:
                 continue
             out.append((t, m.group("lemma"), "frame", m.group("sense")))
         elif concept.isalpha() and concept.islower():
-            out.append((t, concept, "mod" if t[0] in modifiers else "word", None))
+            role = incoming.get(t[0])
+            kind = {":mod": "mod", ":manner": "manner"}.get(role, "adverbial" if role in ADVERBIAL_ROLES else "word")
+            out.append((t, concept, kind, None))
     return out
 
 
 #: Parts of speech to query per kind of concept: AMR frames are verbs or
 #: adjectives (``possible-01``), modifiers adjectives (``:mod (b / big)``),
-#: other concepts nouns or adjectives (``(o / old :domain i)``).
-ANTONYM_POS: dict[str, tuple[str, ...]] = {"frame": ("v", "a"), "mod": ("a",), "word": ("a", "n")}
+#: manner concepts adjectives (AMR's stem of the adverb), adverbial concepts
+#: adverbs (``always`` -> ``never``) and other concepts nouns or adjectives (``(o / old :domain i)``).
+ANTONYM_POS: dict[str, tuple[str, ...]] = {
+    "frame": ("v", "a"), "mod": ("a",), "manner": ("a",), "adverbial": ("r",), "word": ("a", "n"),
+}
 #: Hypernymy is defined in WordNet for nouns and verbs only; a modifier read as a
-#: noun gives nonsense (``:mod (w / whole)`` -> ``construct``), so modifiers get none.
-HYPERNYM_POS: dict[str, tuple[str, ...]] = {"frame": ("v",), "mod": (), "word": ("n",)}
+#: noun gives nonsense (``:mod (w / whole)`` -> ``construct``), so modifiers get
+#: none, and neither do adverbial concepts (``:time (n / now)`` -> ``present``).
+HYPERNYM_POS: dict[str, tuple[str, ...]] = {"frame": ("v",), "mod": (), "manner": (), "adverbial": (), "word": ("n",)}
+#: Parts of speech a kind of concept may have. When the lexicon says the lemma
+#: is mostly something else (``:mod (j / just)`` is mostly the adverb "exactly",
+#: not the adjective "fair"), the graph and the lexicon disagree and the concept
+#: is skipped rather than guessed.
+EXPECTED_POS: dict[str, frozenset[str]] = {
+    "mod": frozenset({"a"}), "manner": frozenset({"a", "r"}), "adverbial": frozenset({"r"}), "word": frozenset({"n", "a"}),
+}
+
+
+def slot_pos(kind: str, lemma: str, lexicon, table: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """The WordNet parts of speech to query for one slot (empty: skip it).
+
+    >>> class Lex:
+    ...     def dominant_pos(self, lemma): return {"just": "r", "big": "a"}.get(lemma)
+    >>> slot_pos("mod", "just", Lex(), ANTONYM_POS), slot_pos("mod", "big", Lex(), ANTONYM_POS)
+    ((), ('a',))
+    """
+    wanted = table[kind]
+    dominant = getattr(lexicon, "dominant_pos", None)
+    if not wanted or kind == "frame" or dominant is None:
+        return wanted
+    pos = dominant(_to_wordnet(lemma))
+    if pos is None or pos not in EXPECTED_POS[kind]:
+        return ()
+    return wanted
 
 
 def _to_wordnet(lemma: str) -> str:
@@ -228,7 +287,7 @@ def _replace_concept(
     options = []
     for inst, lemma, kind, _sense in lexical_slots(g):
         seen = set()
-        for pos in pos_table[kind]:
+        for pos in slot_pos(kind, lemma, lexicon, pos_table):
             for word in getattr(lexicon, relation)(_to_wordnet(lemma), pos):
                 concept = _to_concept(word, kind)
                 if concept and concept != inst[2] and concept not in seen:

@@ -46,6 +46,28 @@ def map_type(label: str) -> str | None:
     )
 
 
+def _csv_rows(lines: list[str], delimiter: str, path: Path) -> list[list[str]]:
+    """Parse CSV/TSV lines; a broken quote becomes one error naming the line the bad row starts on.
+
+    Raises:
+        InputFileError: an unbalanced quote or another CSV syntax error.
+    """
+    # A newline inside a quoted field must survive, so the reader sees the lines with their ends.
+    reader = csv.reader((line + "\n" for line in lines), delimiter=delimiter, strict=True)
+    rows: list[list[str]] = []
+    last_ok = 0
+    try:
+        for fields in reader:
+            rows.append(fields)
+            last_ok = reader.line_num
+    except csv.Error as err:
+        raise InputFileError(
+            f"Foils file {str(path)!r} line {last_ok + 1} is not valid "
+            f"{'TSV' if delimiter == chr(9) else 'CSV'} ({err}); balance the quotes or quote the whole field."
+        ) from err
+    return rows
+
+
 def read_foils(path: str | os.PathLike) -> tuple[list[tuple[str, str, str, str]], Counter]:
     """Read a CSV/TSV of foils: ``(row id, en_orig, en_foil, type)`` and a counter of skipped types.
 
@@ -59,8 +81,8 @@ def read_foils(path: str | os.PathLike) -> tuple[list[tuple[str, str, str, str]]
     if not lines:
         raise InputFileError(f"Foils file {str(p)!r} is empty; pass a CSV/TSV with columns en_orig, en_foil, type.")
     delimiter = "\t" if p.suffix.lower() == ".tsv" or "\t" in lines[0] else ","
-    reader = csv.reader(lines, delimiter=delimiter)
-    header = [h.strip() for h in next(reader)]
+    rows = _csv_rows(lines, delimiter, p)
+    header = [h.strip() for h in rows[0]]
     for cols in FOIL_COLUMNS:
         if all(c in header for c in cols):
             idx = [header.index(c) for c in cols]
@@ -71,7 +93,7 @@ def read_foils(path: str | os.PathLike) -> tuple[list[tuple[str, str, str, str]]
             f"(or Sentence Smith's original_sentence, modified_sentence, modification_type)."
         )
     out, skipped = [], Counter()
-    for i, fields in enumerate(reader):
+    for i, fields in enumerate(rows[1:]):
         if not any(f.strip() for f in fields):
             continue
         if len(fields) <= max(idx):

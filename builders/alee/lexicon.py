@@ -26,6 +26,7 @@ class WordNetLexicon:
         self.revision = str(getattr(reader, "get_version", lambda: "unknown")())
         self.antonyms = lru_cache(maxsize=None)(self._antonyms)
         self.hypernyms = lru_cache(maxsize=None)(self._hypernyms)
+        self.dominant_pos = lru_cache(maxsize=None)(self._dominant_pos)
 
     def _synsets(self, lemma: str, pos: str):
         try:
@@ -43,6 +44,23 @@ class WordNetLexicon:
                     if ant.name() not in out:
                         out.append(ant.name())
         return out
+
+    def _dominant_pos(self, lemma: str) -> str | None:
+        """The part of speech (``n``, ``v``, ``a`` with satellites, ``r``) with the most sense-tagged uses.
+
+        Ties (and lemmas never sense-tagged) go to the part of speech with more
+        senses, then to the order n, v, a, r; ``None`` when WordNet lacks the lemma.
+        """
+        best, best_key = None, None
+        for pos in ("n", "v", "a", "r"):
+            synsets = self._synsets(lemma, pos)  # "a" includes adjective satellites
+            if not synsets:
+                continue
+            count = sum(lem.count() for syn in synsets for lem in syn.lemmas() if lem.name().lower() == lemma.lower())
+            key = (count, len(synsets))
+            if best_key is None or key > best_key:
+                best, best_key = pos, key
+        return best
 
     def _hypernyms(self, lemma: str, pos: str) -> list[str]:
         synsets = self._synsets(lemma, pos)

@@ -215,7 +215,9 @@ def _official(args: spec.Params, bucc_dir: str, src: str, tgt: str) -> BuildResu
     if args.parallel or args.src_mono or args.tgt_mono:
         raise UsageError("--bucc-dir reads the official files; do not combine it with --parallel/--src-mono/--tgt-mono.")
     if tgt != "eng_Latn":
-        raise LangCodeError(f"Official BUCC pairs are xx-en; pass --lang {iso3(src)}-eng (got target {tgt}).")
+        # The non-English side goes first: eng-deu means deu-eng, never eng-eng.
+        other = tgt if src == "eng_Latn" else src
+        raise LangCodeError(f"Official BUCC pairs are xx-en; pass --lang {iso3(other)}-eng (got target {tgt}).")
     xx = to_card_language(src)
     found = bucc_files.read_official(bucc_dir, xx)
     mapping = dict(spec.OFFICIAL_SPLITS)

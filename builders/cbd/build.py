@@ -147,7 +147,10 @@ def _read_gold(path: str, pairs, one_based: bool) -> dict[int, frozenset]:
                 f"--gold {path!r} has {len(lines)} lines but the corpus has line {line_no + 1}; "
                 f"pass the alignments of exactly this corpus, one line per sentence pair."
             )
-        _, possible = logic.parse_pharaoh(lines[line_no], one_based)
+        _, src_text, tgt_text = pairs[sent_id]
+        where = f" on line {line_no + 1} of --gold {path!r}"
+        lengths = (len(src_text.split()), len(tgt_text.split()))
+        _, possible = logic.parse_pharaoh(lines[line_no], one_based, lengths, where)
         gold[sent_id] = possible
     return gold
 

@@ -40,6 +40,20 @@ MAX_NOSPACE_CHARS = 6
 #: Characters allowed between the words of a multi-word match ("New York",
 #: "Anglo-Saxon", "aujourd'hui"); anything else (a comma) breaks the match.
 _JOINERS = " -'\u2019\u2010\u2011"
+#: Characters a dictionary entry may hold besides words and joiners: the period
+#: of abbreviations ("etc.", "U.S."). An entry with anything else (MUSE lines
+#: such as ``#of #des``, ``a}} a}}``, ``c++``, ``us$``) is not a word and is
+#: dropped (reason ``not_a_word``): deleting the symbols would turn it into a
+#: different, real-looking entry (``#of → #des`` into of → des).
+_ENTRY_EXTRA = "."
+
+#: The authors' settings (Gaschi et al. 2022, ``multilingual_eval/contextualized_pairs.py``):
+#: words are lower-cased and accent-stripped before matching, and each word type
+#: is used at most once (``avoid_repetition=True``). They are the defaults of the
+#: pure functions below; the build CLI records the values used in the manifest.
+PAPER_FOLD_CASE = True
+PAPER_FOLD_ACCENTS = True
+PAPER_AVOID_REPETITION = True
 
 Pair = tuple[int, str, str]
 Unit = tuple[int, int, str]  # (start, end, key): a dictionary entry found in a sentence
@@ -67,6 +81,17 @@ def word_spans(text: str) -> list[tuple[int, int]]:
     [(0, 5), (7, 10), (11, 15)]
     """
     return [m.span() for m in WORD_RE.finditer(text)]
+
+
+def is_word_entry(text: str) -> bool:
+    """Return whether a dictionary entry consists of words only (joiners and abbreviation periods between them).
+
+    >>> [is_word_entry(t) for t in ["house", "New York", "aujourd'hui", "etc.", "#of", "a}}", "c++", "%"]]
+    [True, True, True, True, False, False, False, False]
+    """
+    if not WORD_RE.search(text):
+        return False
+    return not WORD_RE.sub("", text).strip(_JOINERS + _ENTRY_EXTRA)
 
 
 def entry_key(text: str, nospace: bool, case: bool, accents: bool) -> str:
@@ -122,8 +147,8 @@ def _prefixes(keys: Iterable[str], nospace: bool) -> frozenset[str]:
 
 def build_lexicon(
     entries: Iterable[tuple[str, str]],
-    case: bool = False,
-    accents: bool = False,
+    case: bool = PAPER_FOLD_CASE,
+    accents: bool = PAPER_FOLD_ACCENTS,
     src_nospace: bool = False,
     tgt_nospace: bool = False,
     max_ngram: int = MAX_NGRAM,
@@ -131,9 +156,13 @@ def build_lexicon(
 ) -> Lexicon:
     """Fold and index ``(source, target)`` dictionary entries.
 
-    >>> lex = build_lexicon([("house", "Haus"), ("New York", "New York"), ("a b c d e", "x")], case=True)
+    Entries whose source or target is not made of words (:func:`is_word_entry`)
+    are dropped and counted as ``not_a_word``; empty ones as ``empty``; n-grams
+    over ``max_ngram`` words as ``too_long``.
+
+    >>> lex = build_lexicon([("house", "Haus"), ("New York", "New York"), ("a b c d e", "x"), ("#of", "#des")], case=True)
     >>> sorted(lex.fwd), lex.fwd["house"], sorted(lex.src_prefixes), lex.counts["dropped"]
-    (['house', 'new york'], frozenset({'haus'}), ['new'], {'too_long': 1})
+    (['house', 'new york'], frozenset({'haus'}), ['new'], {'too_long': 1, 'not_a_word': 1})
     """
     fwd: dict[str, set[str]] = {}
     read, dropped = 0, Counter()
@@ -147,6 +176,9 @@ def build_lexicon(
 
     for src, tgt in entries:
         read += 1
+        if not (is_word_entry(src) and is_word_entry(tgt)):
+            dropped["not_a_word" if WORD_RE.search(src) and WORD_RE.search(tgt) else "empty"] += 1
+            continue
         a, b = entry_key(src, src_nospace, case, accents), entry_key(tgt, tgt_nospace, case, accents)
         reason = ok(a, src_nospace) or ok(b, tgt_nospace)
         if reason:
@@ -397,12 +429,13 @@ def extract(pairs: Sequence[Pair], lex: Lexicon) -> tuple[list[dict], dict[str, 
 
 
 def select(
-    records: Sequence[dict], rng: np.random.Generator, avoid_repetition: bool = False, max_pairs: int | None = None
+    records: Sequence[dict], rng: np.random.Generator, avoid_repetition: bool = PAPER_AVOID_REPETITION,
+    max_pairs: int | None = None, accents: bool = PAPER_FOLD_ACCENTS,
 ) -> tuple[list[dict], dict[str, int]]:
     """Apply ``--avoid-repetition`` then sample at most ``max_pairs`` records with ``rng``.
 
-    With ``avoid_repetition`` each source and each target word type (case-folded)
-    is used at most once; which occurrence survives is drawn with ``rng``.
+    With ``avoid_repetition`` each source and each target word type (case-folded,
+    and accent-stripped when ``accents``, as words are matched) is used at most once; which occurrence survives is drawn with ``rng``.
     Output keeps the input order.
 
     >>> recs = [{"src_word": w, "tgt_word": w.upper()} for w in ["a", "b", "a", "c"]]
@@ -417,7 +450,7 @@ def select(
         seen_tgt: set[str] = set()
         keep = []
         for i in rng.permutation(len(records)).tolist():
-            a, b = records[i][S.SRC_WORD].casefold(), records[i][S.TGT_WORD].casefold()
+            a, b = fold(records[i][S.SRC_WORD], True, accents), fold(records[i][S.TGT_WORD], True, accents)
             if a in seen_src or b in seen_tgt:
                 dropped_rep += 1
                 continue
@@ -511,30 +544,48 @@ class Precision:
         return {"correct": self.correct, "judged": self.judged, "total": self.total, "precision": self.precision}
 
 
-def parse_pharaoh(line: str, one_based: bool = False) -> tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]]:
-    """Parse one Pharaoh line into ``(sure, possible)`` link sets (possible includes sure).
+def parse_pharaoh(
+    line: str,
+    one_based: bool = False,
+    lengths: tuple[int, int] | None = None,
+    where: str = "",
+) -> tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]]:
+    """Parse one Pharaoh line into 0-based ``(sure, possible)`` link sets (possible includes sure).
 
-    ``i-j`` is a sure link, ``ipj`` a possible one (awesome-align / WPT convention).
+    ``i-j`` is a sure link, ``ipj`` or ``i?j`` a possible one (awesome-align / WPT
+    convention), read by :func:`evaluators.alignio.parse_links`, the one Pharaoh codec.
 
-    >>> parse_pharaoh("1-2 2p3", one_based=True)
-    (frozenset({(0, 1)}), frozenset({(0, 1), (1, 2)}))
+    >>> parse_pharaoh("1-2 2p3 3?3", one_based=True)
+    (frozenset({(0, 1)}), frozenset({(0, 1), (1, 2), (2, 2)}))
+
+    Args:
+        line: the links.
+        one_based: the indices start at 1.
+        lengths: ``(source tokens, target tokens)`` of the sentence, to range-check the links.
+        where: where the line is, for messages (" on line 3 of 'gold.txt'").
 
     Raises:
-        InputFileError: a token that is not ``i-j`` or ``ipj``.
+        InputFileError: a token that is not a link, an index 0 in a 1-based line, or a
+            link beyond the sentence.
     """
-    sure, possible = set(), set()
+    from evaluators.alignio import parse_links
+
+    raw_sure, raw_possible = parse_links(line, where)
     shift = 1 if one_based else 0
-    for tok in line.split():
-        m = re.fullmatch(r"(\d+)([-p])(\d+)", tok)
-        if not m:
-            raise InputFileError(f"Gold alignment token {tok!r} is not Pharaoh 'i-j' (sure) or 'ipj' (possible).")
-        link = (int(m.group(1)) - shift, int(m.group(3)) - shift)
-        if link[0] < 0 or link[1] < 0:
-            raise InputFileError(f"Gold alignment token {tok!r} has index 0 but --gold-one-based was given.")
-        possible.add(link)
-        if m.group(2) == "-":
-            sure.add(link)
-    return frozenset(sure), frozenset(possible)
+    if shift and any(i == 0 or j == 0 for i, j in raw_possible):
+        raise InputFileError(f"Gold alignment{where} has index 0 but --gold-one-based was given; drop that flag.")
+    sure = frozenset((i - shift, j - shift) for i, j in raw_sure)
+    possible = frozenset((i - shift, j - shift) for i, j in raw_possible)
+    if lengths is not None:
+        n_src, n_tgt = lengths
+        for i, j in sorted(possible):
+            if i >= n_src or j >= n_tgt:
+                raise InputFileError(
+                    f"Gold link {i + shift}-{j + shift}{where} is out of range: the sentence pair has {n_src} source "
+                    f"and {n_tgt} target whitespace tokens ({'1' if shift else '0'}-based); pass the alignments of "
+                    f"this corpus{'' if shift else ' (or --gold-one-based if they start at 1)'}."
+                )
+    return sure, possible
 
 
 def _ws_tokens(text: str, start: int, end: int) -> set[int]:

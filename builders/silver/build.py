@@ -12,7 +12,6 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,7 +19,7 @@ import numpy as np
 from builders.adapters.tokenize import SCHEMES, Tokenizer, is_word, substitute
 from builders.base import BuildResult, file_input, progress
 from builders.silver import logic, spec
-from evaluators.errors import InputFileError, OutputError, UsageError
+from evaluators.errors import InputFileError, UsageError
 from evaluators.schema import silver as S
 from evaluators.schema.langs import pair_config, resolve_pair
 from evaluators.schema.meta import InputRecord, ModelRecord
@@ -134,6 +133,7 @@ def build_silver(
     max_targets: int = spec.MAX_TARGETS,
     chunk: int = 64,
     src_tokenizer: Tokenizer | None = None,
+    punctuation: bool = logic.SUBSTITUTE_PUNCTUATION,
 ) -> SilverOutput:
     """Run SilverAlign over ``(id, sentence)`` items.
 
@@ -149,6 +149,7 @@ def build_silver(
         chunk: sentences per substitute-generator call (one MLM batch).
         src_tokenizer: tokenisation of the source sentences when it differs (``whitespace``
             for the pre-tokenised source side of a gold set).
+        punctuation: substitute punctuation tokens too (the authors' default).
     """
     src_tok = src_tokenizer or tokenizer
     rows: list[dict[str, Any]] = []
@@ -160,7 +161,7 @@ def build_silver(
         part = items[start : start + chunk]
         texts = [t for _, t in part]
         spans = [src_tok.spans(t) for t in texts]
-        positions = [[j for j, (s, e) in enumerate(sp) if is_word(t[s:e])] for t, sp in zip(texts, spans)]
+        positions = [logic.substitution_positions([t[s:e] for s, e in sp], punctuation) for t, sp in zip(texts, spans)]
         subs = generator.batch(texts, spans, positions, k)
         for (sid, text), sp, pos, alts in zip(part, spans, positions, subs):
             # One translation request per source sentence: the sentence, then its alternatives.
@@ -342,27 +343,26 @@ def check_rule(k: int, min_valid: int, max_targets: int) -> None:
         raise UsageError(f"--max-targets must be at least 1, got {max_targets}.")
 
 
-def export_files(out: SilverOutput, directory: str, config: str) -> list[Path]:
-    """Write the aligner-tool files of the main table: text, 0-based Pharaoh links, ids.
+def export_files(out: SilverOutput, directory: str, config: str) -> dict[str, str]:
+    """Stage the aligner-tool files of the main table: text, 0-based Pharaoh links, ids.
 
     ``<config>.src-tgt`` holds tokenised ``src ||| tgt`` lines, ``<config>.align``
     the sure links (``i-j``) and ``<config>.ids`` the row ids, one line per sentence.
+    They are written into a temporary folder beside ``directory``; the returned
+    ``final -> staged`` map is moved into place by ``write_dataset`` once the
+    dataset itself is written, so a failed build leaves no export behind.
 
     Raises:
         OutputError: the folder cannot be written.
     """
-    folder = Path(directory)
-    paths = [folder / f"{config}.{ext}" for ext in ("src-tgt", "align", "ids")]
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        paths[0].write_text(
-            "".join(f"{' '.join(r[S.SRC_TOKENS])} ||| {' '.join(r[S.TGT_TOKENS])}\n" for r in out.rows), encoding="utf-8"
-        )
-        paths[1].write_text("".join(logic.to_pharaoh(r[S.SURE]) + "\n" for r in out.rows), encoding="utf-8")
-        paths[2].write_text("".join(f"{r[S.ID]}\n" for r in out.rows), encoding="utf-8")
-    except OSError as err:
-        raise OutputError(f"Cannot write the export to {str(folder)!r} ({err.strerror}); choose a writable --export.") from err
-    return paths
+    from builders.artifact import stage_exports
+
+    lines = {
+        "src-tgt": "".join(f"{' '.join(r[S.SRC_TOKENS])} ||| {' '.join(r[S.TGT_TOKENS])}\n" for r in out.rows),
+        "align": "".join(logic.to_pharaoh(r[S.SURE]) + "\n" for r in out.rows),
+        "ids": "".join(f"{r[S.ID]}\n" for r in out.rows),
+    }
+    return stage_exports(directory, {f"{config}.{ext}": text for ext, text in lines.items()}, "--export")
 
 
 def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
@@ -414,9 +414,7 @@ def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
     main_suffix, details_suffix = spec.CONFIG_SUFFIX[subset]
     main_config = f"{pair}-{main_suffix}" if main_suffix else pair
     tables = {main_config: {"test": out.rows}, f"{pair}-{details_suffix}": {"test": out.details}}
-    if args.export:
-        for path in export_files(out, args.export, main_config):
-            log.info("exported %s", path)
+    exports = export_files(out, args.export, main_config) if args.export else {}
     counts = dict(out.counts)
     # Cache hits, forward passes (they depend on the batch size) and timings differ between
     # two builds of the same rows: they go to the manifest's `run` section, never compared.
@@ -482,6 +480,7 @@ def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
         # An online service is unversioned: the same request may be translated differently later.
         nondeterministic=[f"mt:{engine.name}"] if engine.online else [],
         run=run_info,
+        exports=exports,
     )
 
 

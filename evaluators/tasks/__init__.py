@@ -1,42 +1,36 @@
-"""The registry of evaluators: ``name -> module``.
+"""The registry of evaluators: ``name -> module`` (one :class:`~evaluators.registry.Registry`).
 
-Each module defines ``NAME``, ``HELP``, ``EPILOG``, ``add_arguments(parser)``
-and ``run(args) -> EvalResult``. Modules import only light dependencies at
-top level so building the CLI stays fast.
+Each module defines ``TASK`` (:class:`~evaluators.task.TaskMetadata`), ``Params``
+(a frozen dataclass of :func:`~evaluators.task.param` fields) and
+``score(data, model, params, rng) -> Scores``; :mod:`evaluators.runner` does the
+rest. Modules import only light dependencies at top level so building the CLI
+stays fast.
 """
 
 from __future__ import annotations
 
-import importlib
 from types import ModuleType
 
-from evaluators.errors import UsageError, did_you_mean
+from evaluators.registry import Registry
 
-_TASKS: dict[str, str] = {}
+TASKS = Registry("evaluator")
 
-
-def _register(name: str, module: str) -> None:
-    if name in _TASKS:
-        raise RuntimeError(f"duplicate evaluator name {name!r}")
-    _TASKS[name] = module
-
-
-for _name, _module in (
-    ("word-retrieval", "evaluators.tasks.word_retrieval"),
-    ("sentence-retrieval", "evaluators.tasks.sentence_retrieval"),
-    ("alignment", "evaluators.tasks.alignment"),
-    ("aligners", "evaluators.tasks.aligners"),
-    ("embedding-aligner", "evaluators.tasks.embedding_aligner"),
-    ("tacc", "evaluators.tasks.tacc"),
-    ("bucc", "evaluators.tasks.bucc"),
-    ("bitext-retrieval", "evaluators.tasks.bitext_retrieval"),
+for _name, _module, _family, _help in (
+    ("word-retrieval", "evaluators.tasks.word_retrieval", "cbd", "per-layer word retrieval (S_weak, S_strong, CSLS)"),
+    ("sentence-retrieval", "evaluators.tasks.sentence_retrieval", "cbd", "per-layer sentence retrieval (CLS vs mean pooling)"),
+    ("alignment", "evaluators.tasks.alignment", "silver", "precision, recall, F1, AER of predicted word alignments"),
+    ("aligners", "evaluators.tasks.aligners", "silver", "word aligners compared on silver and gold alignments"),
+    ("embedding-aligner", "evaluators.tasks.embedding_aligner", "silver", "word alignments from a model's embeddings, scored"),
+    ("tacc", "evaluators.tasks.tacc", "alee", "triplet accuracy (TACC) on English-foil triplets"),
+    ("bucc", "evaluators.tasks.bucc", "bucc", "BUCC bitext mining F1 (threshold learned on train)"),
+    ("bitext-retrieval", "evaluators.tasks.bitext_retrieval", "bucc", "Tatoeba-style top-1 bitext retrieval"),
 ):
-    _register(_name, _module)
+    TASKS.register(_name, _module, _help, family=_family)
 
 
 def task_names() -> list[str]:
     """Return every registered evaluator name."""
-    return list(_TASKS)
+    return TASKS.names()
 
 
 def get_task(name: str) -> ModuleType:
@@ -45,18 +39,9 @@ def get_task(name: str) -> ModuleType:
     Raises:
         UsageError: unknown name; the message suggests close names and lists all.
     """
-    if name not in _TASKS:
-        raise UsageError(f"Unknown evaluator {name!r}; valid: {', '.join(_TASKS)}.{did_you_mean(name, _TASKS)}")
-    return importlib.import_module(_TASKS[name])
+    return TASKS.load(name)
 
 
 def available_tasks() -> dict[str, ModuleType]:
     """Return the evaluator modules that import (skipping ones not yet implemented)."""
-    out = {}
-    for name, module in _TASKS.items():
-        try:
-            out[name] = importlib.import_module(module)
-        except ModuleNotFoundError as err:
-            if err.name != module:
-                raise
-    return out
+    return TASKS.available()

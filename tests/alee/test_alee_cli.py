@@ -48,6 +48,7 @@ def test_build_from_foils_without_nli(tmp_path, inputs, capsys):
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["configs"] == {"eng_Latn": {"test": 5}, "eng_Latn-deu_Latn": {"test": 4}}
     assert manifest["counts"]["excluded_types"] == {"RD": 1}
+    assert manifest["counts"]["foil_generator"] == "unknown"  # alee's own column names
     assert manifest["counts"]["pairing"] == {"deu_Latn": {"paired": 4, "no_translation": 1}}
     assert manifest["counts"]["per_type"]["PN"]["sources"] == 2
     assert manifest["counts"]["per_type"]["PN"]["parsed"] is None
@@ -79,7 +80,7 @@ def test_eval_tacc_known_outcomes(tmp_path, inputs, capsys):
     assert by[("deu_Latn", "macro", "macro_tacc")]["fertility"] == 4.5
     assert "cmp:strict-gt" in data["signature"] and "tie-tol:1e-06" in data["signature"]
     assert sum(by[("deu_Latn", "length", k)]["n"] for k in ("short", "medium", "long") if ("deu_Latn", "length", k) in by) == 4
-    assert list(res.glob("*.json")) and list(res.glob("tacc_fertility__*.png"))
+    assert list(res.glob("*.json")) and list(res.glob("tacc__*__fertility.png"))  # named per dataset/model/params (issue 11)
 
 
 def test_eval_tacc_several_models_ranked(tmp_path, inputs, capsys):
@@ -272,3 +273,16 @@ def test_full_pipeline_wiring_with_fake_amr_models(tmp_path, monkeypatch, capsys
         ("RS", "The cat chased the dog.", "Le chien a chassé le chat."),
     }
     assert all(r["amr_orig"].startswith("(c / chase-01") and r["edit"] for r in rows)
+
+
+def test_sentence_smith_foils_are_recorded_as_such(tmp_path, inputs):
+    from builders.alee.foil_types import SENTENCE_SMITH
+
+    foils, tsv = inputs
+    smith = tmp_path / "smith.csv"
+    body = foils.read_text(encoding="utf-8").split("\n", 1)[1]
+    smith.write_text("original_sentence,modified_sentence,modification_type\n" + body, encoding="utf-8")
+    out = build(tmp_path, smith, tsv)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["counts"]["foil_generator"] == SENTENCE_SMITH
+    assert "RS-leafswap" in (out / "README.md").read_text()

@@ -91,7 +91,8 @@ EXPECTED = [
     ("lpp_1943.16", "RS", "RS n: ARG0=t ARG1=e -> ARG0=e ARG1=t", "(n / need-01 :ARG1 (t / they) :ARG0 (e / explain-01) :time (a / always))"),
     ("lpp_1943.16", "AR", None, None),
     ("lpp_1943.16", "HS", None, None),
-    ("lpp_1943.53", "PN", "PN c: contrast-01 -> contrast-01 :polarity -", "(c / contrast-01 :polarity - :ARG2 (f / fault-01 :ARG1 (i / i) :ARG2 (t / that) :polarity -))"),
+    # "But it is not my fault": contrast-01 is the connective "but", no event to negate.
+    ("lpp_1943.53", "PN", None, None),
     ("lpp_1943.53", "RS", None, None),
     ("lpp_1943.53", "AR", None, None),
     ("lpp_1943.53", "HS", None, None),
@@ -296,3 +297,112 @@ def test_little_prince_edit_statistics(shared_data):
                 assert set(penman.decode(penman.encode(out)).triples) == set(out.triples)
     # Most Little Prince sentences have a PropBank predicate; fewer have one with ARG0 and ARG1.
     assert counts["PN"] > counts["RS"] > 0
+
+
+def test_discourse_frames_are_not_edited_but_may_swap_roles():
+    from builders.alee.edits import is_eventive_frame, lexical_slots
+
+    g = penman.decode("(c / cause-01 :ARG0 (r / rain-01) :ARG1 (w / wet-01 :ARG1 (s / street)))")
+    for seed in range(10):
+        out = apply_edit(g, "PN", np.random.default_rng(seed), LEX)
+        assert edit_of(out).node in ("r", "w")
+    assert all(slot[0][2] != "cause-01" for slot in lexical_slots(g))
+    assert edit_of(apply_edit(g, "RS", np.random.default_rng(0), LEX)).node == "c"  # cause and effect exchanged
+    assert not is_eventive_frame("contrast-01") and is_eventive_frame("possible-01")
+
+
+class _PosLexicon(TinyLexicon):
+    """The in-test lexicon plus dominant parts of speech, as WordNet's counts give them."""
+
+    DOMINANT = {"just": "r", "now": "r", "then": "r", "always": "r", "big": "a", "quick": "a"}
+
+    def dominant_pos(self, lemma):
+        return self.DOMINANT.get(lemma)
+
+    def antonyms(self, lemma, pos):
+        table = {("just", "a"): ["unjust"], ("big", "a"): ["small"], ("always", "r"): ["never"], ("quick", "a"): ["slow"]}
+        return table.get((lemma, pos), [])
+
+    def hypernyms(self, lemma, pos):
+        return {("now", "n"): ["present"], ("then", "n"): ["point"]}.get((lemma, pos), [])
+
+
+def test_graph_role_chooses_the_wordnet_part_of_speech():
+    lex = _PosLexicon()
+    # :mod (j / just) is the adverb "exactly": never "unjust".
+    g = penman.decode("(s / sleep-01 :polarity - :ARG0 (b / boy) :mod (j / just))")
+    assert apply_edit(g, "AR", np.random.default_rng(0), lex) is None
+    g = penman.decode("(s / sleep-01 :polarity - :ARG0 (b / boy :mod (x / big)))")
+    assert edit_of(apply_edit(g, "AR", np.random.default_rng(0), lex)).after == "small"
+    # :time (n / now) is no noun: no hypernym "present".
+    g = penman.decode("(s / sleep-01 :polarity - :ARG0 (b / boy) :time (n / now))")
+    assert apply_edit(g, "HS", np.random.default_rng(0), lex) is None
+    # :frequency (a / always) is an adverb: adverb antonyms apply.
+    g = penman.decode("(s / sleep-01 :polarity - :ARG0 (b / boy) :frequency (a / always))")
+    assert edit_of(apply_edit(g, "AR", np.random.default_rng(0), lex)).after == "never"
+
+
+def _little_prince(shared_data):
+    path = shared_data / "amr_little_prince" / "lpp_v3.0.graphs_0001-1362.txt"
+    if not path.exists():
+        pytest.skip(f"{path} absent")
+    return penman.loads(path.read_text(encoding="utf-8"))
+
+
+def test_real_little_prince_pn_never_negates_a_connective(shared_data):
+    from builders.alee.discourse import DISCOURSE_FRAMES
+
+    graphs = _little_prince(shared_data)
+    with_connective = [g for g in graphs if any(t[2] in DISCOURSE_FRAMES for t in g.instances())]
+    assert len(with_connective) > 100  # "But ...", "So ..." are frequent in the book
+    concepts = {}
+    for g in with_connective:
+        out = apply_edit(g, "PN", np.random.default_rng(0), None)
+        if out is not None:
+            e = edit_of(out)
+            concepts[e.before] = concepts.get(e.before, 0) + 1
+    assert concepts and not set(concepts) & DISCOURSE_FRAMES
+
+
+def test_real_little_prince_adverbs_with_wordnet(shared_data):
+    graphs = _little_prince(shared_data)
+    try:
+        from builders.alee.lexicon import load_lexicon
+
+        lex = load_lexicon()
+    except Exception as err:  # noqa: BLE001 - WordNet not installed here
+        pytest.skip(f"WordNet unavailable: {err}")
+    assert lex.dominant_pos("just") == "r" and lex.dominant_pos("little") == "a"
+    bad_ar = {("just", "unjust")}
+    bad_hs = {("now", "present"), ("then", "point")}
+    seen_ar = seen_hs = 0
+    for g in graphs[:400]:
+        for etype, bad in (("AR", bad_ar), ("HS", bad_hs)):
+            out = apply_edit(g, etype, np.random.default_rng(0), lex)
+            if out is None:
+                continue
+            e = edit_of(out)
+            assert (e.before, e.after) not in bad, e
+            if etype == "AR":
+                seen_ar += 1
+            else:
+                seen_hs += 1
+    assert seen_ar > 20 and seen_hs > 50
+
+
+def test_sentence_smith_labels_are_honest_on_the_real_csv(shared_data):
+    import csv
+    from collections import Counter
+
+    from builders.alee.foil_types import honest_label, meets_alee
+
+    path = shared_data / "sentence_smith_paws" / "paws_samples_1737x6.csv"
+    if not path.exists():
+        pytest.skip(f"{path} absent")
+    with open(path, encoding="utf-8", newline="") as fh:
+        labels = Counter(honest_label(row["modification_type"]) for row in csv.DictReader(fh))
+    # README counts: RD 169, RS 321, hypernym 87, antonym 473, polarity_negation 687.
+    assert labels == {"PN": 687, "AR": 473, "RS-leafswap": 321, "HS-or-synonym": 87, "RD": 169}
+    assert {lab for lab in labels if meets_alee(lab)} == {"PN", "AR"}
+    with pytest.raises(ValueError, match="Unknown Sentence Smith foil type"):
+        honest_label("swap")

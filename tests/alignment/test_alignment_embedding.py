@@ -165,5 +165,6 @@ def test_cli_gold_text_links_one_based(tmp_path, capsys):
     counts = (e["n_sure"], e["n_possible"], e["a_and_s"], e["a_and_p"], e["partial"])
     assert counts == (2, 3, 2, 3, False)
     # Identical sentences: the saved links are the diagonal, 0-based.
-    saved = tmp_path / "r" / "links-0-argmax.txt"
+    # Named like the result (evaluator, dataset, model, parameters), so runs never overwrite each other (issue 11).
+    (saved,) = (tmp_path / "r").glob("embedding-aligner__*__links-0-argmax.txt")
     assert data["artifacts"] == [str(saved)] and saved.read_text() == "0-0 1-1 2-2\n"

@@ -109,7 +109,9 @@ def test_parse_formats_and_errors():
 
 
 def test_one_based_detection():
-    assert detect_base([{(1, 1)}, {(2, 3)}]) == (1, "1-based: no index 0 occurs in 2 links")
+    # Without lengths and without an index 0 the base is undecidable: an error, never a guess.
+    with pytest.raises(InputFileError, match="Cannot decide whether the gold file is 0- or 1-based.*--gold-base 0 or 1"):
+        detect_base([{(1, 1)}, {(2, 3)}], what="the gold file", flag="--gold-base")
     assert detect_base([{(0, 1)}, set()])[0] == 0
     assert detect_base([set(), set()]) == (0, "no links")
     # Lengths known: index == length proves 1-based even with a single link.
@@ -133,8 +135,10 @@ def test_writers_round_trip(tmp_path):
     write_alignments(path, [{(0, 1)}], keys=["x"])
     assert path.read_text() == "x\t0-1\n"
     assert format_links(set()) == ""
-    with pytest.raises(InputFileError, match="Cannot read alignment file"):
+    with pytest.raises(InputFileError, match="Alignment file '.*missing.txt' does not exist"):
         read_alignments(tmp_path / "missing.txt")
+    with pytest.raises(InputFileError, match="is a directory, expected a file"):
+        read_alignments(tmp_path)
 
 
 def test_parallel_text(tmp_path):
@@ -224,7 +228,11 @@ def test_cli_id_prefixed_and_errors(tmp_path, capsys):
 
 def test_awesome_gold_against_itself(shared_data, tmp_path, capsys):
     gold = shared_data / "gold_align_awesome" / "enfr.gold"
+    # No index 0 occurs in this 1-based file: without --text its base must be given.
     code, _ = _run_cli(tmp_path, "--gold", str(gold), "--pred", str(gold))
+    assert code == 2
+    assert "Cannot decide whether the gold file" in capsys.readouterr().err
+    code, _ = _run_cli(tmp_path, "--gold", str(gold), "--pred", str(gold), "--index-base", "1")
     assert code == 0
     data = json.loads(capsys.readouterr().out)
     e = data["scores"]["test"][0]
@@ -236,8 +244,9 @@ def test_awesome_gold_against_itself(shared_data, tmp_path, capsys):
 def test_detection_with_lengths_prefers_zero_when_undecided():
     # Partial silver links may touch neither word 0 nor the last word: with lengths, that stays 0-based.
     assert detect_base([{(1, 2)}, {(2, 1)}], [4, 3], [3, 3])[0] == 0
-    # Without lengths the same links look 1-based (no index 0 anywhere).
-    assert detect_base([{(1, 2)}, {(2, 1)}])[0] == 1
+    # Without lengths the same links could be either base: that is refused, not guessed.
+    with pytest.raises(InputFileError, match="Cannot decide"):
+        detect_base([{(1, 2)}, {(2, 1)}])
 
 
 def _aer_py_files(ref_path, hyp_path, one_ref, one_hyp):

@@ -28,22 +28,67 @@ def brute_counts(u, v, criterion, k):
             return cos(u[i], v[j])
         return 2 * cos(u[i], v[j]) - r_brute(u[i], v, k) - r_brute(v[j], u, k)
 
-    def strong_score(i, c):
+    def paper_score(i, c):
+        # Eq. 3 with Eq. 2: every neighbourhood over U, a point of U counting itself.
+        if criterion == "cosine":
+            return cos(u[i], pool[c])
+        return 2 * cos(u[i], pool[c]) - r_brute(u[i], u, k) - r_brute(pool[c], u, k)
+
+    def pooled_score(i, c):
         if criterion == "cosine":
             return cos(u[i], pool[c])
         return 2 * cos(u[i], pool[c]) - r_brute(u[i], pool, k, skip=i) - r_brute(pool[c], pool, k, skip=c)
 
-    weak = paper = union = 0
+    weak = paper = pooled = union = 0
     for i in range(n):
         own = weak_score(i, i)
-        if all(own > weak_score(i, j) for j in range(n) if j != i):
-            weak += 1
-        own_s = strong_score(i, n + i)
-        beats_u = all(own_s > strong_score(i, j) for j in range(n) if j != i)
-        beats_v = all(own_s > strong_score(i, n + j) for j in range(n) if j != i)
-        paper += beats_u
+        weak += all(own > weak_score(i, j) for j in range(n) if j != i)
+        own_p = paper_score(i, n + i)
+        paper += all(own_p > paper_score(i, j) for j in range(n) if j != i)
+        own_s = pooled_score(i, n + i)
+        beats_u = all(own_s > pooled_score(i, j) for j in range(n) if j != i)
+        beats_v = all(own_s > pooled_score(i, n + j) for j in range(n) if j != i)
+        pooled += beats_u
         union += beats_u and beats_v
-    return csls.RetrievalCounts(n, weak, paper, union)
+    return weak, paper, pooled, union
+
+
+def authors_strong(src, tgt, k):
+    """Transcription (numpy) of ``evaluate_alignment_with_cosim`` with ``strong_alignment=1.0``.
+
+    Source: posos-tech/multilingual-alignment-and-transfer@3b5c83050d58c15a04d7225bdbb8d1abcbdb8601,
+    ``multilingual_eval/retrieval.py`` (Gaschi et al. 2022). ``knn_sim`` is the mean of each
+    target's ``k`` best cosines over the sources; ``knn_sim_x`` the same for each source over
+    the sources themselves (its own similarity of 1 included); each row of the source-source
+    matrix gets the pair's cosine on its diagonal, every column is lowered by half its
+    ``knn_sim_x``, the diagonal by half the target's ``knn_sim`` instead, and a query counts
+    when ``argmax`` (first maximal index) is its own row.
+    """
+    x = (src / np.linalg.norm(src, axis=1, keepdims=True)).astype(np.float32)
+    y = (tgt / np.linalg.norm(tgt, axis=1, keepdims=True)).astype(np.float32)
+    n = len(x)
+
+    def topk_mean(m):
+        return np.sort(m, axis=1)[:, ::-1][:, :k].mean(axis=1)
+
+    knn_sim = topk_mean(y @ x.T)
+    knn_sim_x = topk_mean(x @ x.T)
+    batch = x @ x.T
+    batch[range(n), range(n)] = (x * y).sum(axis=1)
+    batch -= knn_sim_x[None, :] / 2
+    batch[range(n), range(n)] += knn_sim_x / 2
+    batch[range(n), range(n)] -= knn_sim / 2
+    predictions = np.argmax(batch, axis=1)
+    return int((predictions == np.arange(n)).sum())
+
+
+def authors_weak(src, tgt, k):
+    """The same transcription with ``strong_alignment=0.0`` (candidates are the targets)."""
+    x = (src / np.linalg.norm(src, axis=1, keepdims=True)).astype(np.float32)
+    y = (tgt / np.linalg.norm(tgt, axis=1, keepdims=True)).astype(np.float32)
+    knn_sim = np.sort(y @ x.T, axis=1)[:, ::-1][:, :k].mean(axis=1)
+    predictions = np.argmax(x @ y.T - knn_sim[None, :] / 2, axis=1)
+    return int((predictions == np.arange(len(x))).sum())
 
 
 def test_csls_matrix_matches_brute_force():
@@ -73,12 +118,15 @@ def test_retrieval_counts_match_brute_force(criterion, noise):
     u = rng.standard_normal((25, 6))
     v = u + noise * rng.standard_normal((25, 6))
     got = csls.retrieval_counts(u, v, criterion, k=4, chunk=7)  # chunk smaller than n on purpose
-    assert got == brute_counts(u, v, criterion, 4)
+    assert (got.weak, got.strong_paper, got.strong_pooled, got.strong_union) == brute_counts(u, v, criterion, 4)
+    back = csls.retrieval_counts_pair(u, v, criterion, k=4, chunk=7)["tgt_src"]
+    assert (back.weak, back.strong_paper, back.strong_pooled, back.strong_union) == brute_counts(v, u, criterion, 4)
 
 
 def test_retrieval_counts_identity_and_permutation():
     u = np.random.default_rng(3).standard_normal((50, 8))
-    assert csls.retrieval_counts(u, u) == csls.RetrievalCounts(50, 50, 50, 50)
+    got = csls.retrieval_counts(u, u)
+    assert (got.weak, got.strong_paper, got.strong_pooled, got.strong_union) == (50, 50, 50, 50)
     assert csls.retrieval_counts(u, u[::-1].copy()).weak == 0
 
 
@@ -88,7 +136,7 @@ def test_strong_paper_differs_from_union():
     u = np.array([[1.0, 0.0], [0.0, 1.0]])
     v = np.array([[1.0, 0.2], [0.9, 0.1]])
     got = csls.retrieval_counts(u, v, "cosine")
-    assert got == csls.RetrievalCounts(n=2, weak=0, strong_paper=2, strong_union=0)
+    assert (got.weak, got.strong_paper, got.strong_pooled, got.strong_union) == (0, 2, 2, 0)
     assert got.s_strong("paper") == 1.0 and got.s_strong("union") == 0.0
 
 
@@ -100,3 +148,63 @@ def test_retrieval_errors():
         csls.retrieval_counts(u, u[:2])
     with pytest.raises(UsageError, match="at least 2 pairs, got 1"):
         csls.retrieval_counts(u[:1], u[:1])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_paper_strong_equals_authors_function(seed):
+    # Fixed vectors: noisy translations, plus a few duplicated rows so near-ties occur.
+    rng = np.random.default_rng(seed)
+    u = rng.standard_normal((60, 12)).astype(np.float32)
+    v = u + 0.9 * rng.standard_normal((60, 12)).astype(np.float32)
+    for direction, (q, t) in {"src_tgt": (u, v), "tgt_src": (v, u)}.items():
+        got = csls.retrieval_counts_pair(u, v, "csls", k=10, chunk=16, tie_rule="first")[direction]
+        assert got.strong_paper == authors_strong(q, t, 10)
+        assert got.weak == authors_weak(q, t, 10)
+
+
+def test_paper_strong_differs_from_pooled_on_clustered_data():
+    # The self-included U neighbourhood penalises every u_j by its own similarity of 1,
+    # so the paper's S_strong is higher than the pooled variant on the same vectors.
+    rng = np.random.default_rng(7)
+    centres = rng.standard_normal((8, 16))
+    u = np.repeat(centres, 10, axis=0) + 0.6 * rng.standard_normal((80, 16))
+    v = u + 0.8 * rng.standard_normal((80, 16))
+    got = csls.retrieval_counts(u, v)
+    assert got.strong_paper == authors_strong(u, v, 10)
+    assert got.strong_paper != got.strong_pooled
+
+
+def test_ties_strict_and_first_index():
+    # Two identical sources: u_1 ties with u_0 for v_0 and v_1 (a duplicated vector).
+    u = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    v = u.copy()
+    strict = csls.retrieval_counts(u, v, "cosine")
+    first = csls.retrieval_counts(u, v, "cosine", tie_rule="first")
+    assert (strict.weak, strict.weak_ties) == (1, 2)
+    # argmax keeps the first maximal index: row 0 wins its tie (competitor at 1), row 1 loses.
+    assert (first.weak, first.weak_ties) == (2, 2)
+    assert first.tie_rule == "first"
+    with pytest.raises(UsageError, match="Unknown tie rule 'last'"):
+        csls.retrieval_counts(u, v, tie_rule="last")
+
+
+def test_shared_neighbourhoods_match_separate_computation():
+    rng = np.random.default_rng(11)
+    u, v = rng.standard_normal((30, 5)), rng.standard_normal((30, 5))
+    nb = csls.csls_neighbourhoods(u, v, k=4, chunk=7)
+    np.testing.assert_allclose(nb.u_in_v, csls.neighbourhood(u, v, 4), atol=1e-6)
+    np.testing.assert_allclose(nb.v_in_u, csls.neighbourhood(v, u, 4), atol=1e-6)
+    np.testing.assert_allclose(nb.u_in_u, csls.neighbourhood(u, u, 4), atol=1e-6)
+    pool = csls.neighbourhood(np.concatenate([u, v]), np.concatenate([u, v]), 4, same=True)
+    np.testing.assert_allclose(np.concatenate([nb.u_pool, nb.v_pool]), pool, atol=1e-6)
+    with_nb = csls.retrieval_counts_pair(u, v, k=4, neighbourhoods=nb)
+    assert with_nb == csls.retrieval_counts_pair(u, v, k=4)
+
+
+def test_recomputed_blocks_equal_cached_blocks():
+    # cache_bytes=0 recomputes every block (bounded memory); the counts must not change.
+    rng = np.random.default_rng(12)
+    u = rng.standard_normal((45, 6))
+    v = u + rng.standard_normal((45, 6))
+    cached = csls.retrieval_counts_pair(u, v, chunk=8)
+    assert csls.retrieval_counts_pair(u, v, chunk=8, cache_bytes=0) == cached

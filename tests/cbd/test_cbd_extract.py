@@ -82,16 +82,27 @@ def test_multiword_entry_needs_adjacent_words(lex):
 
 
 def test_case_folding_is_optional():
-    strict = logic.build_lexicon([("the", "der"), ("dog", "Hund")])
+    strict = logic.build_lexicon([("the", "der"), ("dog", "Hund")], case=False)
     folded = logic.build_lexicon([("the", "der"), ("dog", "Hund")], case=True)
     corpus = [(0, "The dog", "Der Hund")]
     assert pairs_of(logic.extract(corpus, strict)[0]) == [("dog", "Hund")]
     assert pairs_of(logic.extract(corpus, folded)[0]) == [("The", "Der"), ("dog", "Hund")]
 
 
+def test_paper_settings_are_the_defaults():
+    # The authors lower-case, strip accents and use each word type once.
+    corpus = [(0, "The Élève", "Der Schüler"), (1, "the eleve", "der schuler")]
+    lex = logic.build_lexicon([("the", "der"), ("eleve", "schuler")])
+    records, _ = logic.extract(corpus, lex)
+    assert pairs_of(records) == [("The", "Der"), ("Élève", "Schüler"), ("the", "der"), ("eleve", "schuler")]
+    out, counts = logic.select(records, np.random.default_rng(0))
+    assert counts["repetition"] == 2 and len(out) == 2
+    assert (logic.PAPER_FOLD_CASE, logic.PAPER_FOLD_ACCENTS, logic.PAPER_AVOID_REPETITION) == (True, True, True)
+
+
 def test_accent_folding_is_optional():
     corpus = [(0, "the student", "l'élève")]
-    plain = logic.build_lexicon([("student", "eleve")])
+    plain = logic.build_lexicon([("student", "eleve")], accents=False)
     folded = logic.build_lexicon([("student", "eleve")], accents=True)
     assert logic.extract(corpus, plain)[0] == []
     assert pairs_of(logic.extract(corpus, folded)[0]) == [("student", "élève")]
@@ -123,16 +134,34 @@ def test_select_avoid_repetition_and_sampling_are_seeded():
     recs = [logic.make_record(i, "a dog", "ein Hund", (2, 5), (4, 8), "dictionary") for i in range(10)]
     out, counts = logic.select(recs, np.random.default_rng(1), avoid_repetition=True)
     assert len(out) == 1 and counts == {"in": 10, "repetition": 9, "sampling": 0, "kept": 1}
-    a, _ = logic.select(recs, np.random.default_rng(5), max_pairs=4)
-    b, _ = logic.select(recs, np.random.default_rng(5), max_pairs=4)
+    a, _ = logic.select(recs, np.random.default_rng(5), avoid_repetition=False, max_pairs=4)
+    b, _ = logic.select(recs, np.random.default_rng(5), avoid_repetition=False, max_pairs=4)
     assert [r["sent_id"] for r in a] == [r["sent_id"] for r in b]
     assert len(a) == 4 and [r["sent_id"] for r in a] == sorted(r["sent_id"] for r in a)
 
 
 def test_lexicon_counts_and_drops():
-    lex = logic.build_lexicon([("a", "b"), ("a", "b"), ("x y z w v", "q"), ("!", "c")])
-    assert lex.counts == {"in": 4, "kept": 1, "dropped": {"too_long": 1, "empty": 1},
+    lex = logic.build_lexicon([("a", "b"), ("a", "b"), ("x y z w v", "q"), ("!", "c"), ("a}}", "a}}"), ("#of", "#des")])
+    assert lex.counts == {"in": 6, "kept": 1, "dropped": {"too_long": 1, "empty": 1, "not_a_word": 2},
                           "source_keys": 1, "target_keys": 1, "duplicates": 1}
+    # The junk lines are gone, not turned into a -> a and of -> des.
+    assert "of" not in lex.fwd and lex.fwd["a"] == {"b"}
+
+
+def test_real_muse_junk_lines_are_dropped_not_rewritten(shared_data):
+    from builders.adapters.dictionaries import read_muse
+
+    path = shared_data / "muse_full_dicts_hunalign" / "en-fr.dict"
+    if not path.exists():
+        pytest.skip(f"{path} absent")
+    entries = read_muse(path).entries
+    junk = [(s, t) for s, t in entries if not (logic.is_word_entry(s) and logic.is_word_entry(t))]
+    assert ("a}}", "a}}") in junk and ("#of", "#des") in junk
+    lex = logic.build_lexicon(entries, case=True)
+    assert lex.counts["dropped"]["not_a_word"] == len([1 for s, t in junk if logic.WORD_RE.search(s) and logic.WORD_RE.search(t)])
+    assert lex.counts["dropped"]["not_a_word"] > 200
+    # MUSE lists neither a -> a nor of -> des: only the junk lines made them.
+    assert "a" not in lex.fwd and "of" not in lex.fwd
 
 
 # ---------------------------------------------------------------- aligner baseline + Table II
@@ -191,10 +220,20 @@ def test_gold_precision_uses_whitespace_tokens_and_skips_unjudged():
 
 
 def test_parse_pharaoh_errors():
-    with pytest.raises(InputFileError, match="is not Pharaoh 'i-j'"):
+    with pytest.raises(InputFileError, match="Bad alignment link '2:3'.*expected i-j"):
         logic.parse_pharaoh("0-1 2:3")
     with pytest.raises(InputFileError, match="has index 0 but --gold-one-based"):
         logic.parse_pharaoh("0-1", one_based=True)
+    # One codec with the alignment evaluator: i?j is a possible link here too.
+    from evaluators.alignio import parse_links
+
+    assert logic.parse_pharaoh("0-0 1?2 2p1") == tuple(frozenset(x) for x in parse_links("0-0 1?2 2p1"))
+    # Links are range-checked against the sentence's whitespace tokens.
+    assert logic.parse_pharaoh("0-0 1-1", lengths=(2, 2))[0] == {(0, 0), (1, 1)}
+    with pytest.raises(InputFileError, match="Gold link 99-99 on line 1 is out of range.*2 source and 2 target"):
+        logic.parse_pharaoh("0-0 99-99", lengths=(2, 2), where=" on line 1")
+    with pytest.raises(InputFileError, match="Gold link 3-1 is out of range"):
+        logic.parse_pharaoh("3-1", one_based=True, lengths=(2, 2))
 
 
 # ---------------------------------------------------------------- dictionary readers

@@ -29,10 +29,16 @@ def test_builder_modules_follow_the_contract(name):
 
 @pytest.mark.parametrize("name", task_names())
 def test_evaluator_modules_follow_the_contract(name):
+    import dataclasses
+
     module = available_tasks()[name]
-    assert module.NAME == name
-    assert module.HELP and module.EPILOG and "xlbench eval " + name in module.EPILOG
-    assert callable(module.run)
+    meta = module.TASK
+    assert meta.name == name and (meta.family is None or meta.family in FAMILIES)
+    assert meta.help and meta.epilog and "xlbench eval " + name in meta.epilog
+    assert dataclasses.is_dataclass(module.Params) and module.Params.__dataclass_params__.frozen
+    module.Params()  # every parameter has a default
+    assert callable(module.score)
+    assert not hasattr(module, "run")  # orchestration is the runner's (issue 11)
 
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))

@@ -125,6 +125,23 @@ def make_folder(tmp_path):
 
 
 @pytest.fixture
+def waits(monkeypatch):
+    """Record the retry waits of evaluators.hubclient instead of sleeping them (a list of seconds)."""
+    from evaluators import hubclient
+
+    seen: list[float] = []
+    monkeypatch.setattr(hubclient, "sleep", seen.append)
+    return seen
+
+
+@pytest.fixture
+def faults(hub_log):
+    """The hub, with every injected fault that did not fire cleared after the test."""
+    yield hub_log
+    hub_log.clear_faults()
+
+
+@pytest.fixture
 def bad_token():
     """A token the loopback Hub rejects with 401."""
     return BAD_TOKEN

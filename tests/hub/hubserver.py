@@ -25,8 +25,12 @@ temporary folder. Anything else is answered 501 and recorded in
 :attr:`HubServer.unknown` (and printed to stderr) so a test can fail loudly
 when a client starts calling an endpoint this server does not know.
 
-Faults for tests: :meth:`HubServer.fail_next` makes the next request whose
-route matches answer an HTTP error (e.g. a 500 on ``commit``), and
+Faults for tests: :meth:`HubServer.inject` makes the requests of a route or a
+named step (:data:`STEPS`: ``upload``, ``commit``, ``tag``, ``verify``) fail N
+times with a status (and ``Retry-After``), answer slowly, drop the connection
+without an answer, or SIGKILL the client process; ``after=True`` carries the
+request out first and then loses the answer (the commit landed, the client never
+heard). :meth:`HubServer.fail_next` is the one-shot status form, and
 :attr:`HubServer.tamper` serves other bytes for a path than were committed.
 """
 
@@ -34,8 +38,11 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import json
+import os
 import re
+import signal
 import sys
 import threading
 import time
@@ -97,6 +104,32 @@ class Repo:
     tags: dict[str, str] = field(default_factory=dict)
 
 
+#: Named publish/load steps -> the ``METHOD path`` regex of their requests.
+STEPS = {
+    "upload": r"^(PUT /lfs/objects/|POST /api/datasets/[^ ]+/preupload/)",
+    "commit": r"^POST /api/datasets/[^ ]+/commit/",
+    "tag": r"^POST /api/datasets/[^ ]+/tag/",
+    # loading a parquet file back at a pinned commit (what verification and pinned loads do)
+    "verify": r"^GET /datasets/[^ ]+/resolve/[0-9a-f]{40}/data/",
+    "refs": r"^GET /api/datasets/[^ ]+/refs$",
+}
+
+
+@dataclass
+class Fault:
+    """One injected fault; see :meth:`HubServer.inject`."""
+
+    route: re.Pattern
+    status: int | None = 500
+    times: int = 1
+    retry_after: float | None = None
+    delay: float = 0.0
+    drop: bool = False
+    kill_pid: int | None = None
+    after: bool = False
+    hits: int = 0
+
+
 class HubError(Exception):
     """An HTTP error answer: status, X-Error-Code and a message."""
 
@@ -141,10 +174,12 @@ class HubServer:
         self.requests: list[tuple[str, str, int]] = []
         self.unknown: list[str] = []
         self.headers_seen: list[dict[str, str]] = []
-        self._faults: list[tuple[re.Pattern, int]] = []
+        self._faults: list[Fault] = []
         #: path in repo -> bytes served by GET resolve instead of the stored blob (a corrupting CDN)
         self.tamper: dict[str, bytes] = {}
         self._lock = threading.RLock()
+        #: requests being handled now (a killed client can leave one finishing after the test moved on)
+        self.in_flight = 0
         self.httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
@@ -163,11 +198,63 @@ class HubServer:
 
     def fail_next(self, route: str, status: int = 500) -> None:
         """Make the next request whose ``METHOD path`` matches the regex ``route`` answer ``status``."""
+        self.inject(route, status=status)
+
+    def inject(
+        self,
+        route: str,
+        status: int | None = 500,
+        times: int = 1,
+        retry_after: float | None = None,
+        delay: float = 0.0,
+        drop: bool = False,
+        kill_pid: int | None = None,
+        after: bool = False,
+    ) -> Fault:
+        """Inject a fault into the next ``times`` requests of ``route`` (a :data:`STEPS` name or a regex).
+
+        Args:
+            route: step name (``upload``, ``commit``, ``tag``, ``verify``, ``refs``) or a regex on ``METHOD path``.
+            status: HTTP status to answer (``None``: answer normally, e.g. only ``delay``).
+            times: how many matching requests fail; then the fault is gone.
+            retry_after: seconds sent as ``Retry-After``.
+            delay: seconds to wait before answering (a slow Hub).
+            drop: close the connection without any answer.
+            kill_pid: SIGKILL this process (the client) instead of answering.
+            after: carry the request out first, then fail/drop/kill (the answer is lost, the change is not).
+        """
+        fault = Fault(re.compile(STEPS.get(route, route)), status, times, retry_after, delay, drop, kill_pid, after)
         with self._lock:
-            self._faults.append((re.compile(route), status))
+            self._faults.append(fault)
+        return fault
+
+    def clear_faults(self) -> None:
+        """Forget every injected fault that has not fired yet."""
+        with self._lock:
+            self._faults.clear()
+
+    def _take_fault(self, key: str) -> Fault | None:
+        with self._lock:
+            for fault in self._faults:
+                if fault.route.search(key):
+                    fault.hits += 1
+                    if fault.hits >= fault.times:
+                        self._faults.remove(fault)
+                    return fault
+        return None
+
+    def wait_idle(self, timeout: float = 30.0) -> bool:
+        """Wait until no request is being handled (or ``timeout``); return whether it is idle."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.in_flight == 0:
+                return True
+            time.sleep(0.02)
+        return False
 
     def clear_log(self) -> None:
-        """Forget the request log (not the repos)."""
+        """Forget the request log (not the repos), once requests still being handled are done."""
+        self.wait_idle()
         with self._lock:
             self.requests.clear()
             self.unknown.clear()
@@ -343,6 +430,15 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
             self._send(status, json.dumps(obj).encode(), headers, ctype)
 
         def _dispatch(self, method: str) -> None:
+            with hub._lock:
+                hub.in_flight += 1
+            try:
+                self._dispatch_counted(method)
+            finally:
+                with hub._lock:
+                    hub.in_flight -= 1
+
+        def _dispatch_counted(self, method: str) -> None:
             self._status = 0
             self._cached_body = None
             split = urlsplit(self.path)
@@ -354,28 +450,25 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
                 # Consume the body first so a keep-alive connection stays in sync on errors.
                 if method in ("POST", "PUT"):
                     self._body()
-                for pattern, status in list(hub._faults):
-                    if pattern.search(f"{method} {path}"):
-                        with hub._lock:
-                            hub._faults.remove((pattern, status))
-                        raise HubError(status, "injected fault")
-                token = self._token()
-                if token is not None and token not in hub.tokens:
-                    raise HubError(401, INVALID_CREDENTIALS, headers={"X-Error-Message": INVALID_CREDENTIALS})
-                for verb, regex, name in _COMPILED:
-                    match = regex.match(path)
-                    if verb == method and match:
-                        groups = {k: v for k, v in match.groupdict().items()}
-                        if "types" in groups:
-                            groups["repo_type"] = _TYPES.get(groups.pop("types") or "models", "model")
-                        with hub._lock:
-                            getattr(self, "h_" + name)(token=token, **groups)
-                        break
-                else:
-                    with hub._lock:
-                        hub.unknown.append(f"{method} {self.path}")
-                    print(f"hubserver: UNKNOWN REQUEST {method} {self.path}", file=sys.stderr)
-                    raise HubError(501, f"hubserver does not implement {method} {path}")
+                fault = hub._take_fault(f"{method} {path}")
+                if fault is not None and fault.delay:
+                    time.sleep(fault.delay)
+                    if fault.status is None and not fault.drop and fault.kill_pid is None:
+                        fault = None  # only slow: answer normally
+                if fault is not None and not fault.after:
+                    if self._fire(fault):
+                        return
+                    fault = None
+                real_wfile = self.wfile
+                if fault is not None:
+                    self.wfile = io.BytesIO()  # carry the request out, then lose its answer
+                try:
+                    self._route(method, path)
+                finally:
+                    self.wfile = real_wfile
+                if fault is not None:
+                    self._fire(fault)
+                    return
             except HubError as err:
                 headers = dict(err.headers)
                 if err.code:
@@ -388,6 +481,45 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
                 self._send_json(500, {"error": repr(err)})
             with hub._lock:
                 hub.requests.append((method, self.path, self._status))
+
+        def _fire(self, fault: Fault) -> bool:
+            """Answer as ``fault`` says; return whether the request is finished (no real answer)."""
+            if fault.kill_pid is not None:
+                os.kill(fault.kill_pid, signal.SIGKILL)
+                fault.drop = True
+            if fault.drop:
+                self.close_connection = True
+                self._status = -1
+                with hub._lock:
+                    hub.requests.append((self.command, self.path, -1))
+                return True
+            if fault.status is None:
+                return False
+            headers = {"X-Error-Message": "injected fault"}
+            if fault.retry_after is not None:
+                headers["Retry-After"] = f"{fault.retry_after:g}"
+            self._send_json(fault.status, {"error": "injected fault"}, headers)
+            with hub._lock:
+                hub.requests.append((self.command, self.path, fault.status))
+            return True
+
+        def _route(self, method: str, path: str) -> None:
+            token = self._token()
+            if token is not None and token not in hub.tokens:
+                raise HubError(401, INVALID_CREDENTIALS, headers={"X-Error-Message": INVALID_CREDENTIALS})
+            for verb, regex, name in _COMPILED:
+                match = regex.match(path)
+                if verb == method and match:
+                    groups = {k: v for k, v in match.groupdict().items()}
+                    if "types" in groups:
+                        groups["repo_type"] = _TYPES.get(groups.pop("types") or "models", "model")
+                    with hub._lock:
+                        getattr(self, "h_" + name)(token=token, **groups)
+                    return
+            with hub._lock:
+                hub.unknown.append(f"{method} {self.path}")
+            print(f"hubserver: UNKNOWN REQUEST {method} {self.path}", file=sys.stderr)
+            raise HubError(501, f"hubserver does not implement {method} {path}")
 
         # -- endpoints ---------------------------------------------------------------------
         def h_agent_harnesses(self, token: str | None) -> None:

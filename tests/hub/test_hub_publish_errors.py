@@ -72,7 +72,7 @@ def test_dry_run_writes_nothing(hub_log, token, make_folder, capfd):
     assert main(["publish", str(make_folder()), "--repo", "xlbench-test/dry", "--dry-run"]) == 0
     report = json.loads(capfd.readouterr().out)
     assert report["status"] == "dry-run"
-    assert report["message"] == "would create xlbench-test/dry and commit 6 files and tag v1.0.0."
+    assert report["message"] == "would create xlbench-test/dry and commit 6 files, verify and tag v1.0.0."
     assert report["commit_message"] == "Publish xlbench-bucc-test v1.0.0"
     assert {r[0] for r in hub_log.requests} == {"GET"}
     assert ("dataset", "xlbench-test/dry") not in hub_log.repos
@@ -97,7 +97,10 @@ def test_versions_are_immutable_and_only_move_forward(hub_log, token, make_folde
     assert len(hub_log.history(repo)) == 2 and list(hub_log.repos[("dataset", repo)].tags) == ["v1.1.0"]
 
 
-def test_failed_commit_leaves_remote_unchanged_and_retry_is_safe(hub_log, token, make_folder, capfd):
+def test_failed_commit_leaves_remote_unchanged_and_retry_is_safe(faults, token, make_folder, capfd, waits):
+    from evaluators.hubclient import ATTEMPTS
+
+    hub_log = faults
     repo = "xlbench-test/faulty"
     assert main(["publish", str(make_folder("1.0.0")), "--repo", repo, "--yes"]) == 0
     capfd.readouterr()
@@ -105,27 +108,37 @@ def test_failed_commit_leaves_remote_unchanged_and_retry_is_safe(hub_log, token,
     before = _files(v2)
     head = hub_log.repos[("dataset", repo)].branches["main"]
 
-    hub_log.fail_next(r"^POST /api/datasets/.*/commit/", 500)
+    # the commit keeps failing: retried with backoff, then refused with main untouched
+    hub_log.inject("commit", status=500, times=ATTEMPTS)
     assert main(["publish", str(v2), "--repo", repo, "--yes"]) == 1
     err = capfd.readouterr().err.strip().splitlines()[-1]  # after the upload progress bars
     assert err == (
-        "error: uploading the commit: the Hub answered HTTP 500 (injected fault); nothing was published if the "
-        "commit failed, so the same command can be run again."
+        f"error: uploading the commit: the Hub at {hub_log.url} failed (HTTP 500); nothing was published "
+        "(main is unchanged), so wait a minute and run the same command again."
     )
+    assert waits == [1.0, 2.0, 4.0]
     assert hub_log.repos[("dataset", repo)].branches["main"] == head
     assert list(hub_log.repos[("dataset", repo)].tags) == ["v1.0.0"]
     assert _files(v2) == before
 
-    # the commit lands but tagging fails: a retry tags the existing commit without a second commit
-    hub_log.fail_next(r"^POST /api/datasets/.*/tag/", 500)
+    # the commit lands and verifies but tagging keeps failing: the message says main holds a verified commit
+    hub_log.inject("tag", status=503, times=ATTEMPTS)
     assert main(["publish", str(v2), "--repo", repo, "--yes"]) == 1
-    assert "error: creating tag v1.1.0: the Hub answered HTTP 500" in capfd.readouterr().err
+    err = capfd.readouterr().err.strip().splitlines()[-1]
     committed = hub_log.repos[("dataset", repo)].branches["main"]
+    assert err == (
+        f"error: creating tag v1.1.0: the Hub at {hub_log.url} failed (HTTP 503); commit {committed[:12]} on main is "
+        "verified but not tagged v1.1.0 yet, so run the same command again to tag it."
+    )
     assert committed != head and list(hub_log.repos[("dataset", repo)].tags) == ["v1.0.0"]
 
+    # the rerun reuses that commit (no second upload), verifies it again and tags it
+    hub_log.clear_log()
     assert main(["publish", str(v2), "--repo", repo, "--yes"]) == 0
     report = json.loads(capfd.readouterr().out)
-    assert report["status"] == "published" and report["commit"] == committed
+    assert report["status"] == "published" and report["commit"] == committed and report["resumed"] is True
+    assert not [r for r in hub_log.requests if re.search(r"/commit/|/preupload/|/lfs/", r[1])]
+    assert hub_log.repos[("dataset", repo)].tags["v1.1.0"] == committed
     assert [c.title for c in hub_log.history(repo)] == [
         "Publish xlbench-bucc-test v1.1.0", "Publish xlbench-bucc-test v1.0.0", "initial commit"
     ]
@@ -146,7 +159,8 @@ def test_token_never_leaks(hub_log, token, make_folder, capfd, caplog, tmp_path,
     assert codes == [0, 0, 2, 0, 1]
     out, err = capfd.readouterr()
     printed = out + err + caplog.text
-    assert "HTTP Request: POST" in caplog.text  # the logs were captured    assert "published xlbench-test/secret v1.0.0" in printed and "rejected the token" in printed
+    assert "HTTP Request: POST" in caplog.text  # the logs were captured
+    assert "published xlbench-test/secret v1.0.0" in printed and "rejected the token" in printed
     written = [hub_log.root, tmp_path, Path(os.environ["HF_HOME"])]
     leaks = [str(p) for root in written for p in root.rglob("*") if p.is_file() and (token.encode() in p.read_bytes() or bad_token.encode() in p.read_bytes())]
     assert leaks == []
@@ -155,7 +169,7 @@ def test_token_never_leaks(hub_log, token, make_folder, capfd, caplog, tmp_path,
     assert any({k.lower(): v for k, v in h.items()}.get("authorization") == f"Bearer {token}" for h in hub_log.headers_seen)
 
 
-def test_verification_failure_withdraws_the_tag(hub_log, token, make_folder, capfd):
+def test_verification_failure_leaves_no_tag(hub_log, token, make_folder, capfd):
     repo = "xlbench-test/tampered"
     folder = make_folder("1.0.0")
     french = make_folder("1.0.0", src="fra_Latn", name="french")
@@ -169,9 +183,11 @@ def test_verification_failure_withdraws_the_tag(hub_log, token, make_folder, cap
     finally:
         hub_log.tamper.clear()
     err = capfd.readouterr().err.strip().splitlines()[-1]
+    sha = hub_log.repos[("dataset", repo)].branches["main"]
     assert re.fullmatch(
-        rf"error: {repo}@v1\.0\.0 config deu_Latn-eng_Latn/train: loaded back 12 rows \(digest [0-9a-f]{{12}}\), "
-        r"expected 12 \(digest [0-9a-f]{12}\); tag v1\.0\.0 was withdrawn, run the same command again to retry\.",
+        rf"error: {repo}@{sha[:12]} config deu_Latn-eng_Latn/train: loaded back 12 rows \(digest [0-9a-f]{{12}}\), "
+        rf"expected 12 \(digest [0-9a-f]{{12}}\); main holds commit {sha[:12]} but it was NOT tagged v1\.0\.0, so run "
+        r"the same command again to verify and tag it\.",
         err,
     ), err
     assert hub_log.repos[("dataset", repo)].tags == {}
@@ -183,14 +199,14 @@ def test_verification_failure_withdraws_the_tag(hub_log, token, make_folder, cap
     finally:
         hub_log.tamper.clear()
     assert capfd.readouterr().err.strip().splitlines()[-1] == (
-        f"error: loading {repo} deu_Latn-eng_Latn@v1.0.0 back: datasets rejected what the Hub served (NonMatchingSplitsSizesError); "
-        "tag v1.0.0 was withdrawn, run the same command again to retry."
+        f"error: loading {repo} deu_Latn-eng_Latn@{sha[:12]} back: datasets rejected what the Hub served (NonMatchingSplitsSizesError); "
+        f"main holds commit {sha[:12]} but it was NOT tagged v1.0.0, so run the same command again to verify and tag it."
     )
     assert hub_log.repos[("dataset", repo)].tags == {}
 
-    # the commit itself is on main; with the Hub serving the right bytes, a retry verifies and tags it
+    # with the Hub serving the right bytes, a retry verifies and tags that same commit
     assert main(["publish", str(folder), "--repo", repo, "--yes"]) == 0
-    assert list(hub_log.repos[("dataset", repo)].tags) == ["v1.0.0"]
+    assert hub_log.repos[("dataset", repo)].tags == {"v1.0.0": sha}
     assert len(hub_log.history(repo)) == 2
 
 
@@ -198,7 +214,8 @@ def test_concurrent_change_is_named(hub_log, token, make_folder, capfd):
     hub_log.fail_next(r"^POST /api/datasets/.*/commit/", 412)
     assert main(["publish", str(make_folder()), "--repo", "xlbench-test/race", "--yes"]) == 1
     assert capfd.readouterr().err.strip().splitlines()[-1] == (
-        "error: uploading the commit: xlbench-test/race changed while publishing (412); run the same command again."
+        "error: uploading the commit: xlbench-test/race changed while publishing (412); nothing was published "
+        "(main is unchanged), so run the same command again."
     )
 
 

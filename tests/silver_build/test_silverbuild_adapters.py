@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from builders.adapters import mt
-from evaluators.errors import EngineUnavailableError, RemoteError, UsageError
+from evaluators.errors import EngineUnavailableError, OutputError, RemoteError, UsageError
 
 HAS_APERTIUM = shutil.which("apertium") is not None and Path("/usr/share/apertium/modes/eng-spa.mode").is_file()
 HAS_WORDNET = Path("/usr/share/wordnet/data.noun").is_file()
@@ -194,7 +194,7 @@ def test_online_engine_option_errors(monkeypatch):
 def test_cache_path_error_message(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    with pytest.raises(EngineUnavailableError, match="Cannot open the translation cache .*; pass a writable --mt-cache"):
+    with pytest.raises(OutputError, match="Cannot create the translation cache .*; pass a writable --mt-cache"):
         mt.TranslationCache(blocker / "sub" / "cache.sqlite")
 
 
@@ -235,7 +235,7 @@ def test_wordnet_substitutes():
     assert gen.substitutes("quickly", 5) == ["slowly", "rapidly", "quick", "promptly", "speedily"]
     assert gen.substitutes("pizza", 3) == ["soup", "salad", "sushi"]  # co-hyponyms by frequency
     assert gen.substitutes("CITY", 2) == ["STATE", "TOWN"]  # case follows the word
-    assert gen.substitutes("loved", 5) == ["hated", "cottoned", "enjoyed"]  # regular inflection, irregular dropped
+    assert gen.substitutes("loved", 5) == ["hated", "enjoyed"]  # regular inflection; irregular and unattested (cottoned) dropped
     assert gen.substitutes("the", 5) == ["a", "this", "that", "every", "no"]  # closed class
     # irregular forms: regular candidates get the slot's ending, irregular ones their own fitting form
     assert gen.substitutes("ran", 5) == ["started", "abandoned", "darted", "departed", "lingered"]
@@ -243,6 +243,8 @@ def test_wordnet_substitutes():
     assert gen.substitutes("gone", 5) == ["continued", "taken", "attempted", "waited", "played"]
     assert gen.substitutes("made", 3) == ["improved", "filled", "increased"]  # never "putting"
     assert gen.substitutes("children", 3) == ["parents", "youths", "teenagers"]
+    # Regular endings on the wrong lemma make non-words; lemminflect's dictionary rejects them.
+    assert "deads" not in gen.substitutes("livings", 5) and "fishermans" not in gen.substitutes("officials", 5)
     assert gen.substitutes("shall", 5) == ["will", "can", "may", "must", "should"]
     assert gen.substitutes("Two", 3) == ["Three", "Four", "Five"]
     assert gen.substitutes("xyzzy", 5) == [] and gen.substitutes(",", 5) == []
@@ -275,6 +277,31 @@ def _tiny_mlm(ranking):
     return tok, model
 
 
+def test_wordnet_inflected_substitutes_on_real_sentences_are_attested(shared_data):
+    # Every inflected alternative for the words of real Silver_Small sentences must lemmatise
+    # back through lemminflect's dictionary (the reverse lookup, independent of the forward check).
+    lemminflect = pytest.importorskip("lemminflect")
+    from builders.adapters.wordnet import WordNetSubstitutes
+
+    path = shared_data / "silveralign_small" / "eng_fra" / "parallel.txt"
+    if not path.exists():
+        pytest.skip(f"{path} absent")
+    gen = WordNetSubstitutes()
+    words = sorted({w for line in path.read_text(encoding="utf-8").splitlines()[:60]
+                    for w in line.split(" ||| ")[0].split() if w.isalpha() and w.islower()})  # fmt: skip
+    checked = 0
+    for word in words:
+        found = gen._dominant(word)
+        if found is None or found[1] == word:
+            continue  # base forms need no inflection
+        for alt in gen.substitutes(word, 5):
+            if not alt.islower():
+                continue  # proper names are used as they are, never inflected
+            checked += 1
+            assert lemminflect.getAllLemmas(alt.lower()), (word, alt)
+    assert checked > 20
+
+
 def test_mlm_filters_pieces_case_variants_and_duplicates():
     from builders.adapters.mlm import MLMSubstitutes
 
@@ -283,9 +310,23 @@ def test_mlm_filters_pieces_case_variants_and_duplicates():
     text = "I love pizza ."
     spans = [(0, 1), (2, 6), (7, 12), (13, 14)]
     out = gen.batch([text], [spans], [[1]], 5)
-    assert out == [[["hate", "like", "adore", "enjoy", "need"]]]
+    # The authors' rule: the predicted original "love" takes one of the five places.
+    assert out == [[["hate", "like", "adore", "enjoy"]]]
     assert gen.forward_passes == 1
     assert gen.revision.startswith("weights:")
+    wide = MLMSubstitutes(tokenizer=tok, mlm=model, search=50, count_original=False)
+    assert wide.batch([text], [spans], [[1]], 5) == [[["hate", "like", "adore", "enjoy", "need"]]]
+
+
+def test_mlm_reads_only_the_top_search_predictions():
+    from builders.adapters.mlm import MLMSubstitutes
+
+    # Ranked: 7 unusable predictions, then three words: only "hate", "like", "adore" are within the top 10.
+    tok, model = _tiny_mlm(["##ing", "Love", ",", "[UNK]", "[PAD]", "[CLS]", "[SEP]", "hate", "like", "adore", "enjoy"])
+    gen = MLMSubstitutes(tokenizer=tok, mlm=model)
+    assert gen.batch(["I love pizza ."], [[(0, 1), (2, 6), (7, 12), (13, 14)]], [[1]], 5) == [[["hate", "like", "adore"]]]
+    assert MLMSubstitutes(tokenizer=tok, mlm=model, search=11).batch(
+        ["I love pizza ."], [[(0, 1), (2, 6), (7, 12), (13, 14)]], [[1]], 5) == [[["hate", "like", "adore", "enjoy"]]]
 
 
 def test_mlm_one_forward_pass_per_sentence_group():
@@ -298,7 +339,7 @@ def test_mlm_one_forward_pass_per_sentence_group():
     out = gen.batch(texts, spans, [[0, 1, 2], [0, 1]], 2)
     assert gen.forward_passes == 1
     assert out[0] == [["hate", "pasta"], ["hate", "pasta"], ["hate", "pasta"]]
-    assert out[1] == [["hate", "pasta"], ["hate", "dog"]]  # the original word is never its own alternative
+    assert out[1] == [["hate", "pasta"], ["hate"]]  # the original "pasta" is no alternative but takes a place
     small = MLMSubstitutes(tokenizer=tok, mlm=model, batch_size=3)
     assert small.batch(texts, spans, [[0, 1, 2], [0, 1]], 2) == out
     assert small.forward_passes == 2  # a sentence's masks are never split across passes

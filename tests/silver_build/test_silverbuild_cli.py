@@ -51,7 +51,8 @@ def test_build_large_from_file_with_export(tmp_path, synthetic, fake_adapters, c
     assert manifest["parameters"]["subset"] == "large" and manifest["parameters"]["substitutes"] == "fixed"
     assert manifest["run"]["mt"]["translated"] == len(fake_adapters[0].texts)
     assert manifest["run"]["mt"]["cached"] == 0 and "mt" not in manifest["counts"]
-    assert manifest["counts"]["words"]["kept"] == 17 and manifest["counts"]["yield"] == round(17 / 19, 4)
+    # Punctuation is substituted too (the authors' default): 19 words + 5 punctuation tokens tried.
+    assert manifest["counts"]["words"]["kept"] == 17 and manifest["counts"]["yield"] == round(17 / 24, 4)
     assert manifest["build_signature"].startswith("silver|mt:synthetic@1|substitutes:fixed-table@1|alternatives:5|min-valid:4|max-targets:1|seed:13|v:1.0.0|h:")
     exported = (tmp_path / "export" / "eng_Latn-spa_Latn.src-tgt").read_text().splitlines()
     assert exported[0] == "the dog eats fish . ||| el perro come pez ."

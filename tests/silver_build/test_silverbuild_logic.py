@@ -80,19 +80,24 @@ def test_synthetic_engine_recovers_the_known_alignment(synthetic):
     reasons = {(d["id"], d["word"]): d["reason"] for d in out.details}
     assert reasons[("3", "quickly")] == "too_few_valid"  # 3 of 5 alternatives change the length
     assert reasons[("4", "cat")] == "inconsistent_positions"  # feminine alternatives change the article too
-    assert reasons[("0", ".")] == "not_a_word"
+    # Punctuation is substituted (the authors' default); the fixed table has nothing for ".".
+    assert reasons[("0", ".")] == "too_few_alternatives"
     quickly = next(d for d in out.details if d["word"] == "quickly")
     assert quickly["alternatives"] == ["slowly", "well", "badly", "softly", "loudly"]
     assert quickly["alt_translations"][2] == "el perro corre muy mal ."
     assert quickly["n_valid"] == 2 and quickly["tgt_indices"] == []
-    # yield: 17 kept of 19 words (punctuation excluded), 17 links
+    # yield: 17 kept of 24 tokens (5 punctuation), 17 links
     assert out.counts["words"] == {
-        "in": 19,
+        "in": 24,
         "kept": 17,
-        "dropped": {"too_few_alternatives": 0, "too_few_valid": 1, "unchanged_translation": 0,
+        "dropped": {"too_few_alternatives": 5, "too_few_valid": 1, "unchanged_translation": 0,
                     "inconsistent_positions": 1, "too_many_targets": 0},
     }  # fmt: skip
-    assert out.counts["links"] == 17 and out.counts["yield"] == round(17 / 19, 4)
+    assert out.counts["links"] == 17 and out.counts["yield"] == round(17 / 24, 4)
+    words_only = build_silver(items, Tokenizer(), synthetic["generator"](), CachedTranslator(engine, None).translate,
+                              punctuation=False)
+    assert {(d["id"], d["word"]): d["reason"] for d in words_only.details}[("0", ".")] == "not_a_word"
+    assert words_only.counts["words"]["in"] == 19 and words_only.counts["yield"] == round(17 / 19, 4)
     assert out.counts["alternatives"]["made"] == 95
 
 
@@ -125,12 +130,16 @@ def test_translation_cache_resumes_an_interrupted_build(tmp_path, synthetic):
     ref = build_silver(items, Tokenizer(), synthetic["generator"](), CachedTranslator(fresh, None).translate)
     assert out.rows == ref.rows
     assert translator.cached == done_first and translator.translated == len(fresh.texts) - done_first
+    # The batch in flight when the first run died is the only one redone, and it is reported.
+    assert 0 < translator.retranslated <= translator.batch_size
     # Third run: everything cached, the engine is never called.
     engine3 = synthetic["engine"]()
     translator = CachedTranslator(engine3, cache)
     build_silver(items, Tokenizer(), synthetic["generator"](), translator.translate)
     assert engine3.calls == 0 and translator.translated == 0 and translator.cached == len(fresh.texts)
-    assert translator.counts() == {"requested": len(fresh.texts), "cached": len(fresh.texts), "translated": 0, "engine_batches": 0}
+    assert translator.counts() == {
+        "requested": len(fresh.texts), "cached": len(fresh.texts), "translated": 0, "retranslated": 0, "engine_batches": 0
+    }
 
 
 def test_cache_key_includes_engine_version(tmp_path, synthetic):
@@ -225,3 +234,26 @@ def test_stateful_engine_cold_and_resumed_builds_are_identical(tmp_path, synthet
     assert resumed.rows == cold.rows and resumed.details == cold.details
     # the context marker really changes translations (so the test can fail)
     assert any(" !" in t for d in cold.details for t in d["alt_translations"])
+
+
+def test_real_silver_small_aligns_punctuation_which_default_positions_cover(shared_data):
+    # The authors' released silver sets link punctuation; xlbench's default substitutes it so it can.
+    from builders.adapters.tokenize import is_word
+    from builders.silver import logic
+
+    folder = shared_data / "silveralign_small" / "eng_deu"
+    if not (folder / "gold.txt").exists():
+        pytest.skip(f"{folder} absent")
+    sents = [line.split(" ||| ")[0].split() for line in (folder / "parallel.txt").read_text(encoding="utf-8").splitlines()]
+    punct_links = 0
+    for line in (folder / "gold.txt").read_text(encoding="utf-8").splitlines():
+        sid, _, links = line.partition("\t")
+        tokens = sents[int(sid)]
+        default, words_only = set(logic.substitution_positions(tokens)), set(logic.substitution_positions(tokens, False))
+        for link in links.split():
+            i = int(link.split("-")[0])
+            assert i in default
+            if not is_word(tokens[i]):
+                punct_links += 1
+                assert i not in words_only
+    assert punct_links > 0

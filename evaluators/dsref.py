@@ -1,0 +1,136 @@
+"""The pinned reference of a dataset and the card/manifest readers both data sources share.
+
+A leaf module (no import of :mod:`evaluators.hub` or :mod:`evaluators.source`), so
+the two data sources can import it without a circle.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from evaluators.errors import SchemaError
+
+#: Manifest keys that describe one build run, not the data: they are left out of the content id.
+VOLATILE_MANIFEST_KEYS = frozenset({"started_at", "finished_at", "created_at", "created", "started", "finished",
+                                    "git_commit", "run", "xlbench_version"})
+#: Cache statistics inside ``counts`` (how much came from a cache in this run, not what is in the data).
+_VOLATILE_COUNT_KEYS = frozenset({"cached", "translated", "cache_hits", "cache_misses", "requests"})
+
+
+@dataclass(frozen=True)
+class DatasetRef:
+    """A dataset pinned for scoring.
+
+    Attributes:
+        id: the dataset's identity: the Hub repo id, or for a local folder the
+            ``name`` from its card (so a folder does not get one id per path spelling).
+        source: ``"hub"`` or ``"local"``.
+        requested: what the user asked for (tag, branch, sha or ``None``).
+        revision: the resolved commit sha (hub) or content id (local, see :func:`content_id`).
+        version: the dataset's semantic version from its card.
+        family: the dataset family from the card.
+        path: the local folder (for hub datasets, ``None``).
+        name: the dataset name from its card (the same for a folder and its Hub copy).
+    """
+
+    id: str
+    source: str
+    requested: str | None
+    revision: str
+    version: str | None
+    family: str | None
+    path: str | None = None
+    name: str | None = None
+
+    def to_dict(self) -> dict:
+        """Return the dict stored in results JSON."""
+        return asdict(self)
+
+
+def read_card_yaml(text: str) -> dict:
+    r"""Return the YAML front matter of a dataset card.
+
+    >>> read_card_yaml("---\nlicense: cc-by-4.0\n---\n# Title\n")
+    {'license': 'cc-by-4.0'}
+
+    Raises:
+        SchemaError: the card has no front matter or it does not parse.
+    """
+    import yaml
+
+    if not text.startswith("---\n"):
+        raise SchemaError("The dataset card README.md has no YAML front matter; rebuild it with xlbench build.")
+    end = text.find("\n---", 4)
+    if end < 0:
+        raise SchemaError("The dataset card's YAML front matter is not closed by '---'.")
+    try:
+        data = yaml.safe_load(text[4:end]) or {}
+    except yaml.YAMLError as err:
+        raise SchemaError(f"The dataset card's YAML does not parse: {err}.") from err
+    if not isinstance(data, dict):
+        raise SchemaError("The dataset card's YAML front matter is not a mapping.")
+    return data
+
+
+def configs_of(card: dict) -> dict[str, list[str]]:
+    """Return ``config -> splits`` from a parsed card."""
+    out: dict[str, list[str]] = {}
+    for cfg in card.get("configs", []) or []:
+        files = cfg.get("data_files", [])
+        out[cfg["config_name"]] = [f["split"] for f in files] if isinstance(files, list) else []
+    return out
+
+
+def stable_manifest(manifest: dict[str, Any]) -> dict[str, Any]:
+    """Return the part of a manifest that describes the data, not the build run.
+
+    Drops timestamps, the code commit, a ``run`` section, changelog dates and
+    cache statistics (``counts.*.cached`` ...): two builds of the same data at
+    different times give the same dict.
+
+    >>> stable_manifest({"name": "x", "started_at": "t", "changelog": [{"version": "1", "date": "d"}],
+    ...                  "counts": {"mt": {"cached": 3, "kept": 2}}})
+    {'name': 'x', 'changelog': [{'version': '1'}], 'counts': {'mt': {'kept': 2}}}
+    """
+    out: dict[str, Any] = {}
+    for key, value in manifest.items():
+        if key in VOLATILE_MANIFEST_KEYS:
+            continue
+        if key == "changelog" and isinstance(value, list):
+            value = [{k: v for k, v in e.items() if k != "date"} if isinstance(e, dict) else e for e in value]
+        elif key == "counts" and isinstance(value, dict):
+            value = {
+                k: {kk: vv for kk, vv in v.items() if kk not in _VOLATILE_COUNT_KEYS} if isinstance(v, dict) else v
+                for k, v in value.items()
+            }
+        out[key] = value
+    return out
+
+
+def content_id(folder: str | os.PathLike) -> str:
+    """Return the sha256 over a built folder's data files and the stable part of its manifest.
+
+    The card is left out: it is rendered from the manifest and the data (its
+    changelog carries a build date). Two byte-identical rebuilds get the same id.
+    """
+    root = Path(folder)
+    digest = hashlib.sha256()
+    manifest = root / "manifest.json"
+    if manifest.is_file():
+        try:
+            data = json.loads(manifest.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as err:
+            raise SchemaError(f"{manifest} is not valid JSON ({err.msg}); rebuild the dataset.") from err
+        digest.update(b"manifest.json\0")
+        digest.update(json.dumps(stable_manifest(data), sort_keys=True, ensure_ascii=False).encode("utf-8"))
+    for path in sorted((root / "data").rglob("*.parquet")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        with path.open("rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(chunk)
+    return digest.hexdigest()

