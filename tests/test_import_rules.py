@@ -59,6 +59,10 @@ KNOWN: dict[str, set[str]] = {
     # GPU scoring and the faiss/torch kNN engines: moving to an adapter (issue 17, "perf").
     "evaluators.metrics.csls": {"torch"},
     "evaluators.metrics.mining": {"torch", "faiss"},
+    # The one Pharaoh codec sits in alignio beside its file readers; the codec moves to a pure module.
+    "builders.cbd.logic": {"evaluators.alignio"},
+    # is_word is a pure regex test kept with the tokenisers in builders/adapters/tokenize.py.
+    "builders.silver.logic": {"builders.adapters"},
 }
 
 
