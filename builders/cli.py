@@ -166,6 +166,15 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         add_eval_parsers(ev_sub, only=(target or "") if lazy else None)
     if not lazy or command not in ("build", "eval", "list", None):
         _add_hub_parsers(sub)
+    else:  # listed by name only, so that `xlbench --help` stays fast
+        sub.add_parser("validate", help="check a built dataset folder against its family's contract")
+        sub.add_parser("publish", help="publish a dataset folder to the Hub (one commit, tag v<version>, verified)")
+    if not lazy or command == "cache":
+        from evaluators.encoders.cache import add_cache_parser
+
+        add_cache_parser(sub)
+    else:
+        sub.add_parser("cache", help="embedding cache: size, hit counts, clear (xlbench cache info|clear)")
     lst = sub.add_parser("list", help="list dataset families, evaluators, models and offline engines")
     lst.add_argument("--markdown", action="store_true", help="print the registries as Markdown tables (for README/docs)")
     lst.set_defaults(command="list")

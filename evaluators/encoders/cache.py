@@ -1,11 +1,33 @@
-"""Disk cache of embeddings, so that re-running an evaluator does not re-encode.
+"""Bounded disk cache of pooled embeddings, so that re-running an evaluator does not re-encode.
 
-One SQLite file per (model id, revision) under ``$XLBENCH_CACHE/embeddings``
-(default ``~/.cache/xlbench/embeddings``). A key names everything that changes
-the stored vector: the kind of entry, the prompt prefix, the maximum length,
-the layer, the pooling and the sha256 of the text. Arrays are stored exactly
-(float32 ``.npy`` bytes), so a cache hit returns the same numbers as a fresh
-forward pass.
+What is stored: only what the evaluators read. For word-level evaluators, the
+pooled vectors of the requested spans of one text at one layer; for
+sentence-level evaluators, one pooled sentence vector per (layer, pooling).
+Token states are never stored (they are ~100x larger: a 2,000-sentence run of
+a 13-layer model used to write over a gigabyte).
+
+Layout: one SQLite file, ``$XLBENCH_CACHE/embeddings/embeddings-v2.sqlite``
+(default ``~/.cache/xlbench/embeddings``), shared by every model; a row is
+keyed by the first 16 bytes of sha256(model id @ revision, entry key) (a
+collision needs ~2**64 rows). The entry key names everything that
+changes the stored vector: kind, prompt prefix, maximum length, layer,
+pooling, the spans, the batch size and the device/dtype, and the sha256 of the
+text. The batch size is part of the key because padding changes the last bits
+of a transformer's output (up to ~1e-6 between batch sizes 32 and 3), and a
+cache hit must return exactly what the scoring used when the entry was written.
+
+Compactness: vectors are stored as float16 (rows whose magnitude does not fit
+float16 stay float32). Encoders that write to the cache round their fresh
+vectors to float16 *before* returning them, so a run that writes the cache and
+a later run that reads it score bit-identical numbers. Agreement with
+float32: per component the relative error is at most 2**-11 (4.9e-4); cosine
+between a float16-rounded vector and its float32 original is above 0.99999 on
+real models (``tests/encoders/test_encoders_cache.py`` checks both bounds).
+Turn the cache off (``use_cache=False``, ``--no-cache``) for plain float32.
+
+Size cap: ``XLBENCH_CACHE_MAX`` (bytes, or with a suffix: ``500M``, ``2G``;
+default 2G; ``0`` = unbounded). After each write, least-recently-used rows are
+evicted until the payload is under the cap.
 """
 
 from __future__ import annotations
@@ -16,17 +38,50 @@ import json
 import os
 import re
 import sqlite3
+import struct
+import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from evaluators.cache_dir import xlbench_cache_root
+from evaluators.errors import UsageError
+
+#: File name of the cache database (v2: pooled float16 rows with LRU; v1 files are ignored).
+DB_NAME = "embeddings-v2.sqlite"
+#: Default size cap of the embedding cache.
+DEFAULT_MAX = "2G"
+_FLOAT16_MAX = float(np.finfo(np.float16).max)
+#: A row read again within this many nanoseconds keeps its LRU time (no write on every read).
+_TOUCH_NS = 60 * 10**9
 
 
 def default_embedding_dir() -> Path:
     """Return the default embedding cache folder (``<xlbench cache>/embeddings``)."""
     return xlbench_cache_root() / "embeddings"
+
+
+def parse_size(text: str) -> int:
+    """Parse a byte size such as ``"500M"``, ``"2G"``, ``"1.5G"`` or ``"123456"``.
+
+    >>> parse_size("2G"), parse_size("500k"), parse_size("0")
+    (2147483648, 512000, 0)
+
+    Raises:
+        UsageError: not a size.
+    """
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)[bB]?\s*", str(text))
+    if not match:
+        raise UsageError(f"XLBENCH_CACHE_MAX={text!r} is not a size; use bytes or a suffix, e.g. 500M or 2G (0 = unbounded).")
+    power = " KMGT".index(match.group(2).upper() or " ")
+    return int(float(match.group(1)) * 1024**power)
+
+
+def cache_max_bytes() -> int:
+    """Return the cap from ``XLBENCH_CACHE_MAX`` (default 2G; 0 = unbounded)."""
+    return parse_size(os.environ.get("XLBENCH_CACHE_MAX", DEFAULT_MAX))
 
 
 def text_hash(text: str) -> str:
@@ -48,12 +103,65 @@ def make_key(kind: str, text: str, **params) -> str:
     return "|".join(parts)
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:80] or "model"
+def spans_hash(spans) -> str:
+    """Return a short digest of a list of character spans (part of a word-vector key).
+
+    >>> spans_hash([(0, 3)]) == spans_hash(((0, 3),)), spans_hash([(0, 3)]) == spans_hash([(0, 4)])
+    (True, False)
+    """
+    flat = ",".join(f"{int(s)}-{int(e)}" for s, e in spans)
+    return hashlib.sha256(flat.encode()).hexdigest()[:16]
+
+
+def compact(array: np.ndarray) -> np.ndarray:
+    """Round a float array to what the cache stores: float16 values (as float32), or float32 when too large.
+
+    NaN rows (unfound words) stay NaN. Encoders call this on fresh vectors when the cache
+    is on, so fresh and cached results are the same numbers.
+
+    >>> compact(np.array([1.0001, 2.0], np.float32)).tolist()
+    [1.0, 2.0]
+    >>> compact(np.array([1e6], np.float32)).tolist()
+    [1000000.0]
+    """
+    array = np.asarray(array, dtype=np.float32)
+    finite = array[np.isfinite(array)]
+    if finite.size and float(np.abs(finite).max()) > _FLOAT16_MAX:
+        return array
+    return array.astype(np.float16).astype(np.float32)
+
+
+_HEADER = struct.Struct("<2sBBII")  # magic, dtype code (2 = f16, 4 = f32), flags, rows, cols
+_MAGIC = b"XV"
+
+
+def pack(array: np.ndarray, flags: int = 0) -> bytes:
+    """Serialise a 1-D or 2-D float array compactly (12-byte header + float16 payload when it fits).
+
+    >>> a = np.array([[1.5, np.nan]], np.float32)
+    >>> b, flags = unpack(pack(a, flags=1)); (b.dtype, b.shape, flags, np.isnan(b[0, 1]))
+    (dtype('float32'), (1, 2), 1, np.True_)
+    """
+    array = np.asarray(array, dtype=np.float32)
+    rows, cols = (1, array.shape[0]) if array.ndim == 1 else array.shape
+    finite = array[np.isfinite(array)]
+    code = 4 if finite.size and float(np.abs(finite).max()) > _FLOAT16_MAX else 2
+    payload = array.astype(np.float16 if code == 2 else np.float32).tobytes()
+    return _HEADER.pack(_MAGIC, code, flags, rows, cols) + payload
+
+
+def unpack(data: bytes) -> tuple[np.ndarray, int]:
+    """Inverse of :func:`pack`: ``(float32 array (rows, cols), flags)``."""
+    magic, code, flags, rows, cols = _HEADER.unpack_from(data)
+    if magic != _MAGIC:
+        raise ValueError("not a packed vector")
+    dtype = np.float16 if code == 2 else np.float32
+    arr = np.frombuffer(data, dtype=dtype, count=rows * cols, offset=_HEADER.size)
+    return arr.astype(np.float32).reshape(rows, cols), flags
 
 
 def array_to_bytes(array: np.ndarray) -> bytes:
-    """Serialise an array exactly (``.npy`` format)."""
+    """Serialise an array exactly (``.npy`` format; kept for callers of the v1 cache)."""
     buf = io.BytesIO()
     np.save(buf, np.ascontiguousarray(array), allow_pickle=False)
     return buf.getvalue()
@@ -64,48 +172,240 @@ def bytes_to_array(data: bytes) -> np.ndarray:
     return np.load(io.BytesIO(data), allow_pickle=False)
 
 
-class EmbeddingCache:
-    """Key -> bytes store for one model revision (an SQLite file)."""
+@dataclass(frozen=True)
+class CacheStats:
+    """Hit rate and size of an embedding cache, for the end-of-run line.
 
-    def __init__(self, folder: str | os.PathLike | None, model_id: str, revision: str):
+    Attributes:
+        hits: entries read from the cache in this process.
+        misses: entries looked up and not found.
+        written_bytes: payload bytes written in this process.
+        entries: rows stored for this model revision.
+        size_bytes: payload bytes stored for every model (what the cap limits).
+        max_bytes: the cap (0 = unbounded).
+        evicted: rows evicted in this process.
+        path: the database file.
+    """
+
+    hits: int
+    misses: int
+    written_bytes: int
+    entries: int
+    size_bytes: int
+    max_bytes: int
+    evicted: int
+    path: str
+
+    @property
+    def hit_rate(self) -> float:
+        """``hits / (hits + misses)`` (0 when nothing was looked up)."""
+        looked = self.hits + self.misses
+        return self.hits / looked if looked else 0.0
+
+    def line(self) -> str:
+        """One human line: ``embedding cache: 75% hits (30/40), 1.2 MB of 2.0 GB, ...``."""
+        cap = human_bytes(self.max_bytes) if self.max_bytes else "unbounded"
+        return (
+            f"embedding cache: {self.hit_rate:.0%} hits ({self.hits}/{self.hits + self.misses}), "
+            f"wrote {human_bytes(self.written_bytes)}, holds {human_bytes(self.size_bytes)} of {cap}"
+            + (f", evicted {self.evicted}" if self.evicted else "")
+            + f" ({self.path})"
+        )
+
+
+def human_bytes(n: float) -> str:
+    """Format a byte count.
+
+    >>> human_bytes(1536), human_bytes(3 * 1024**3)
+    ('1.5 KB', '3.0 GB')
+    """
+    for unit in ("B", "KB", "MB", "GB"):
+        if abs(n) < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GB"  # pragma: no cover
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(path, timeout=60)
+    db.execute("PRAGMA journal_mode=WAL")
+    # 16-byte digests as keys and an integer model id keep the per-row overhead small.
+    db.execute("CREATE TABLE IF NOT EXISTS models (id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL)")
+    # A rowid table fills its pages in insertion order (random digests as the primary key
+    # would split pages and leave them ~30 % empty); the unique index on k is small.
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS entries (id INTEGER PRIMARY KEY, k BLOB UNIQUE NOT NULL, model INTEGER NOT NULL, "
+        "data BLOB NOT NULL, nbytes INTEGER NOT NULL, used INTEGER NOT NULL)"
+    )
+    db.execute("CREATE INDEX IF NOT EXISTS entries_used ON entries (used)")
+    db.commit()
+    return db
+
+
+def _digest(model: str, key: str) -> bytes:
+    return hashlib.sha256(f"{model}\0{key}".encode()).digest()[:16]
+
+
+class EmbeddingCache:
+    """Key -> packed vector store for one model revision, inside the shared bounded database.
+
+    Args:
+        folder: cache folder (``None``: :func:`default_embedding_dir`).
+        model_id: model id.
+        revision: model revision.
+        max_bytes: size cap (``None``: ``XLBENCH_CACHE_MAX``).
+    """
+
+    def __init__(self, folder: str | os.PathLike | None, model_id: str, revision: str, max_bytes: int | None = None):
         folder = Path(folder).expanduser() if folder else default_embedding_dir()
         folder.mkdir(parents=True, exist_ok=True)
-        self.path = folder / f"{_slug(model_id)}@{_slug(revision)[:40]}.sqlite"
-        self._db = sqlite3.connect(self.path, timeout=60)
-        self._db.execute("CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, data BLOB NOT NULL)")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS model (model_id TEXT, revision TEXT)"
-        )
-        if not self._db.execute("SELECT 1 FROM model").fetchone():
-            self._db.execute("INSERT INTO model VALUES (?, ?)", (model_id, revision))
-        self._db.commit()
+        self.path = folder / DB_NAME
+        self.model = f"{model_id}@{revision}"
+        self.max_bytes = cache_max_bytes() if max_bytes is None else int(max_bytes)
+        self._db = _connect(self.path)
+        with self._db:
+            self._db.execute("INSERT OR IGNORE INTO models (name) VALUES (?)", (self.model,))
+        self._model_id = self._db.execute("SELECT id FROM models WHERE name = ?", (self.model,)).fetchone()[0]
         self.hits = 0
         self.misses = 0
+        self.written_bytes = 0
+        self.evicted = 0
 
     def get_many(self, keys: list[str]) -> dict[str, bytes]:
-        """Return the stored entries among ``keys``."""
+        """Return the stored entries among ``keys`` and mark them used (LRU)."""
         out: dict[str, bytes] = {}
-        for i in range(0, len(keys), 500):
-            chunk = keys[i : i + 500]
+        stale: list[bytes] = []
+        now = time.time_ns()
+        by_digest = {_digest(self.model, k): k for k in keys}
+        digests = list(by_digest)
+        for i in range(0, len(digests), 500):
+            chunk = digests[i : i + 500]
             rows = self._db.execute(
-                f"SELECT key, data FROM entries WHERE key IN ({','.join('?' * len(chunk))})", chunk
+                f"SELECT k, data, used FROM entries WHERE k IN ({','.join('?' * len(chunk))})", chunk
             ).fetchall()
-            out.update(rows)
+            out.update((by_digest[d], data) for d, data, _ in rows)
+            stale.extend(d for d, _, used in rows if used < now - _TOUCH_NS)
+        if stale:
+            # LRU to the minute: rows read again within a minute are not rewritten (reads stay reads)
+            with self._db:
+                self._db.executemany("UPDATE entries SET used = ? WHERE k = ?", [(now + i, d) for i, d in enumerate(stale)])
         self.hits += len(out)
         self.misses += len(keys) - len(out)
         return out
 
     def put_many(self, items: Iterable[tuple[str, bytes]]) -> None:
-        """Store entries (replacing equal keys) in one transaction."""
+        """Store entries (replacing equal keys) in one transaction, then evict down to the cap."""
+        now = time.time_ns()
+        rows = [(_digest(self.model, k), self._model_id, v, len(v) + 16, now + i) for i, (k, v) in enumerate(items)]
+        if not rows:
+            return
         with self._db:
-            self._db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?)", list(items))
+            self._db.executemany(
+                "INSERT OR REPLACE INTO entries (k, model, data, nbytes, used) VALUES (?, ?, ?, ?, ?)", rows
+            )
+        self.written_bytes += sum(r[3] for r in rows)
+        if self.max_bytes:
+            self.evicted += evict(self._db, self.max_bytes)
 
     def __len__(self) -> int:
-        return self._db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
+        return self._db.execute("SELECT COUNT(*) FROM entries WHERE model = ?", (self._model_id,)).fetchone()[0]
+
+    def stats(self) -> CacheStats:
+        """Return this process's hit rate and the stored size."""
+        entries = len(self)
+        size = self._db.execute("SELECT COALESCE(SUM(nbytes), 0) FROM entries").fetchone()[0]
+        return CacheStats(
+            self.hits, self.misses, self.written_bytes, entries, int(size), self.max_bytes, self.evicted, str(self.path)
+        )
 
     def close(self) -> None:
-        """Close the database."""
+        """Fold the write-ahead log into the file and close the database."""
+        try:
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.OperationalError:  # another process holds it: it will checkpoint
+            pass
         self._db.close()
+
+
+def evict(db: sqlite3.Connection, max_bytes: int) -> int:
+    """Delete least-recently-used rows until the payload is at most ``max_bytes``; return how many."""
+    total = db.execute("SELECT COALESCE(SUM(nbytes), 0) FROM entries").fetchone()[0]
+    if total <= max_bytes:
+        return 0
+    excess = total - max_bytes
+    removed = 0
+    freed = 0
+    doomed = []
+    for rowid, nbytes in db.execute("SELECT id, nbytes FROM entries ORDER BY used, id"):
+        doomed.append((rowid,))
+        freed += nbytes
+        if freed >= excess:
+            break
+    with db:
+        db.executemany("DELETE FROM entries WHERE id = ?", doomed)
+        removed = len(doomed)
+    return removed
+
+
+# ------------------------------------------------------------------ xlbench cache info|clear
+
+
+def cache_info(folder: str | os.PathLike | None = None) -> dict:
+    """Describe the embedding cache: file, size cap, payload and rows per model.
+
+    Returns:
+        ``{"path", "exists", "max_bytes", "size_bytes", "file_bytes", "models": [{"model", "entries", "bytes"}]}``.
+    """
+    root = Path(folder).expanduser() if folder else default_embedding_dir()
+    path = root / DB_NAME
+    info = {"path": str(path), "exists": path.is_file(), "max_bytes": cache_max_bytes(), "size_bytes": 0, "models": []}
+    stale = sorted(str(p) for p in root.glob("*.sqlite") if p.name != DB_NAME) if root.is_dir() else []
+    info["stale_v1_files"] = stale
+    info["file_bytes"] = sum(p.stat().st_size for p in root.glob(DB_NAME + "*") if p.is_file()) if root.is_dir() else 0
+    if not path.is_file():
+        return info
+    db = sqlite3.connect(path, timeout=60)
+    try:
+        rows = db.execute(
+            "SELECT m.name, COUNT(*), SUM(e.nbytes) FROM entries e JOIN models m ON m.id = e.model "
+            "GROUP BY e.model ORDER BY SUM(e.nbytes) DESC"
+        ).fetchall()
+    except sqlite3.DatabaseError:
+        rows = []
+    finally:
+        db.close()
+    info["models"] = [{"model": m, "entries": int(c), "bytes": int(b or 0)} for m, c, b in rows]
+    info["size_bytes"] = sum(m["bytes"] for m in info["models"])
+    return info
+
+
+def cache_clear(folder: str | os.PathLike | None = None) -> int:
+    """Delete the embedding cache files (this version's and v1 per-model files); return bytes freed."""
+    root = Path(folder).expanduser() if folder else default_embedding_dir()
+    if not root.is_dir():
+        return 0
+    freed = 0
+    for p in sorted(root.glob("*.sqlite*")):
+        if p.is_file():
+            freed += p.stat().st_size
+            p.unlink()
+    return freed
+
+
+def format_cache_info(info: dict) -> str:
+    """Render :func:`cache_info` as the text ``xlbench cache info`` prints."""
+    cap = human_bytes(info["max_bytes"]) if info["max_bytes"] else "unbounded"
+    lines = [
+        f"embedding cache: {info['path']}",
+        f"  payload {human_bytes(info['size_bytes'])} of cap {cap} (XLBENCH_CACHE_MAX); file {human_bytes(info['file_bytes'])}",
+    ]
+    for m in info["models"]:
+        lines.append(f"  {m['entries']:>9} entries  {human_bytes(m['bytes']):>9}  {m['model']}")
+    if not info["models"]:
+        lines.append("  (empty)")
+    if info.get("stale_v1_files"):
+        lines.append(f"  {len(info['stale_v1_files'])} old v1 file(s) (token states, unused): xlbench cache clear removes them")
+    return "\n".join(lines)
 
 
 def meta_to_bytes(meta: dict) -> bytes:
@@ -116,3 +416,20 @@ def meta_to_bytes(meta: dict) -> bytes:
 def bytes_to_meta(data: bytes) -> dict:
     """Inverse of :func:`meta_to_bytes`."""
     return json.loads(data.decode("utf-8"))
+
+
+def add_cache_parser(sub) -> None:
+    """Add ``xlbench cache info|clear`` to the top-level subparsers (dispatched like the hub commands)."""
+    p = sub.add_parser("cache", help="show or clear the embedding cache", description="Show or clear the embedding cache.")
+    p.add_argument("action", choices=("info", "clear"), help="info: size, cap and entries per model; clear: delete it")
+    p.add_argument("--cache-dir", default=None, help="embedding cache folder (default <XLBENCH_CACHE>/embeddings)")
+    p.set_defaults(_hub_run=run_cache_command)
+
+
+def run_cache_command(args) -> int:
+    """Run ``xlbench cache info|clear``; return the exit status."""
+    if args.action == "info":
+        print(format_cache_info(cache_info(args.cache_dir)))
+    else:
+        print(f"embedding cache cleared: {human_bytes(cache_clear(args.cache_dir))} freed")
+    return 0

@@ -15,8 +15,14 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from evaluators.encoders.base import TokenStates, WordVectors, check_pooling, resolve_layers
-from evaluators.encoders.cache import EmbeddingCache, array_to_bytes, bytes_to_array, make_key
+from evaluators.encoders.base import (
+    TokenStates,
+    WordVectors,
+    check_pooling,
+    embed_sentences_by_loop,
+    resolve_layers,
+)
+from evaluators.encoders.cache import EmbeddingCache, compact, make_key, pack, unpack
 from evaluators.errors import EngineUnavailableError, UsageError, truncate
 
 
@@ -63,6 +69,14 @@ class SentenceEncoder:
         resolve_layers(layers, 0)
         raise AssertionError("unreachable")  # pragma: no cover
 
+    def embed_sentences(self, texts, layers=(-1,), poolings=("model",), role=None):
+        """``{(layer, pooling): array}``; only ``(-1, "model")`` exists for these models."""
+        return embed_sentences_by_loop(self, texts, layers, poolings, role)
+
+    def cache_stats(self):
+        """Return the cache's :class:`~evaluators.encoders.cache.CacheStats` (``None`` when off)."""
+        return self._cache.stats() if self._cache is not None else None
+
     def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
         """Refuse: the tokenizer of a callable is unknown."""
         raise EngineUnavailableError(
@@ -94,21 +108,24 @@ class SentenceEncoder:
             raise UsageError(f"Unknown role {role!r}; use 'query', 'passage' or leave it unset.")
         texts = list(texts)
         unique = list(dict.fromkeys(texts))
+        # no batch size in the key: an API call costs money, and what it returns is the provider's
         params = {"role": role if self._takes_role else None}
         result: dict[str, np.ndarray] = {}
         if self._cache is not None:
             keys = {t: make_key("sent", t, **params) for t in unique}
             got = self._cache.get_many(list(keys.values()))
-            result = {t: bytes_to_array(got[k]) for t, k in keys.items() if k in got}
+            result = {t: unpack(got[k])[0][0] for t, k in keys.items() if k in got}
         todo = [t for t in unique if t not in result]
         new_items = []
         for i in range(0, len(todo), self.batch_size):
             chunk = todo[i : i + self.batch_size]
             arr = self._call(chunk, role)
+            if self._cache is not None:
+                arr = compact(arr)  # what the cache stores, so a later hit scores the same numbers
             for t, row in zip(chunk, arr):
                 result[t] = row
                 if self._cache is not None:
-                    new_items.append((make_key("sent", t, **params), array_to_bytes(row)))
+                    new_items.append((make_key("sent", t, **params), pack(row)))
         if new_items:
             self._cache.put_many(new_items)
         if not texts:

@@ -24,15 +24,15 @@ from pathlib import Path
 
 import numpy as np
 
-from evaluators.encoders.base import TokenEncoderMixin, TokenStates, check_pooling, resolve_layers
-from evaluators.encoders.cache import (
-    EmbeddingCache,
-    array_to_bytes,
-    bytes_to_array,
-    bytes_to_meta,
-    make_key,
-    meta_to_bytes,
+from evaluators.encoders.base import (
+    TokenEncoderMixin,
+    TokenStates,
+    WordVectors,
+    check_pooling,
+    pool_spans,
+    resolve_layers,
 )
+from evaluators.encoders.cache import EmbeddingCache, compact, make_key, pack, spans_hash, unpack
 from evaluators.errors import (
     EngineUnavailableError,
     InputFileError,
@@ -338,113 +338,264 @@ class HFEncoder(TokenEncoderMixin):
             bar.close()
 
     # ------------------------------------------------------------------ public API
+    def _key_params(self, prefix: str) -> dict:
+        """What, besides the text, changes a vector: prompt, truncation, batching, device and dtype."""
+        dtype = str(next(self.model.parameters()).dtype).replace("torch.", "")
+        return {
+            "max_length": self.max_length,
+            "prefix": prefix,
+            "bs": self.batch_size,
+            "dev": f"{str(self.device).split(':')[0]}-{dtype}",
+        }
+
+    def cache_stats(self):
+        """Return :class:`~evaluators.encoders.cache.CacheStats` of this encoder's cache (``None`` when off)."""
+        return self._cache.stats() if self._cache is not None else None
+
     def token_states(
         self, texts: Sequence[str], layers: Sequence[int], role: str | None = None
     ) -> list[TokenStates]:
         """Return per-layer token states of each text (special tokens removed, offsets into the text).
 
         ``role`` adds the model's prompt prefix; its tokens are left out and offsets still
-        point into the caller's text.
+        point into the caller's text. Never cached and O(texts x tokens x layers) in memory:
+        evaluators use :meth:`word_vectors` / :meth:`embed_sentences`, which pool per batch.
         """
         layer_ids = resolve_layers(layers, self.num_layers)
         prefix = self._prefix(role)
         texts = list(texts)
         unique = list(dict.fromkeys(texts))
         found: dict[str, TokenStates] = {}
-        todo = unique
-        params = {"max_length": self.max_length, "prefix": prefix}
-        if self._cache is not None:
-            keys = []
-            for t in unique:
-                keys.append(make_key("tokmeta", t, **params))
-                keys.extend(make_key("tok", t, layer=layer, **params) for layer in layer_ids)
-            got = self._cache.get_many(keys)
-            todo = []
-            for t in unique:
-                meta_key = make_key("tokmeta", t, **params)
-                layer_keys = [make_key("tok", t, layer=layer, **params) for layer in layer_ids]
-                if meta_key in got and all(k in got for k in layer_keys):
-                    meta = bytes_to_meta(got[meta_key])
-                    states = np.stack([bytes_to_array(got[k]) for k in layer_keys])
-                    found[t] = TokenStates(
-                        states, np.asarray(meta["offsets"], dtype=np.int64).reshape(-1, 2), meta["tokens"], meta["truncated"]
-                    )
-                else:
-                    todo.append(t)
-        new_items = []
-        for i, hidden, rec in self._forward(todo, layer_ids, prefix):
+        for i, hidden, rec in self._forward(unique, layer_ids, prefix):
             content = rec["content"]
             tokens = [tok for tok, keep in zip(rec["tokens"], content) if keep]
-            ts = TokenStates(
+            found[unique[i]] = TokenStates(
                 np.ascontiguousarray(hidden[:, content], dtype=np.float32),
                 rec["offsets"][content].astype(np.int64),
                 tokens,
                 rec["truncated"],
             )
             self.truncated_total += int(rec["truncated"])
-            found[todo[i]] = ts
-            if self._cache is not None:
-                t = todo[i]
-                meta = {"offsets": ts.offsets.tolist(), "tokens": tokens, "truncated": ts.truncated}
-                new_items.append((make_key("tokmeta", t, **params), meta_to_bytes(meta)))
-                new_items.extend(
-                    (make_key("tok", t, layer=layer, **params), array_to_bytes(ts.states[j]))
-                    for j, layer in enumerate(layer_ids)
-                )
+        return [found[t] for t in texts]
+
+    def word_vectors(
+        self,
+        texts: Sequence[str],
+        spans: Sequence[Sequence[tuple[int, int]]],
+        layers: Sequence[int] | None,
+        role: str | None = None,
+    ) -> WordVectors:
+        """Return the mean subword vector of each character span at each requested layer.
+
+        Streaming: each batch's token states are pooled into the output as soon as the
+        forward pass returns them, so memory is O(batch + words x layers x dim), never
+        O(tokens x layers). One forward pass per batch serves every layer; a text listed
+        several times (with the same or other spans) is encoded once. With the cache on,
+        vectors are float16-rounded (see :mod:`evaluators.encoders.cache`).
+        """
+        layer_ids = resolve_layers(layers, self.num_layers)
+        texts = list(texts)
+        spans = [[(int(a), int(b)) for a, b in sp] for sp in spans]
+        if len(spans) != len(texts):
+            raise UsageError(f"word_vectors got {len(texts)} texts but {len(spans)} span lists; pass one list per text.")
+        prefix = self._prefix(role)
+        n_layers = len(layer_ids)
+        starts, total = [], 0
+        for sp in spans:
+            starts.append(total)
+            total += len(sp)
+        vectors = np.full((n_layers, total, self.dim), np.nan, dtype=np.float32)
+        found = np.zeros(total, dtype=bool)
+        first: dict[tuple[str, tuple], int] = {}  # item -> its first input position
+        for k, (t, sp) in enumerate(zip(texts, spans)):
+            if sp:
+                first.setdefault((t, tuple(sp)), k)
+        truncated_of: dict[str, bool] = {}
+        todo = list(first)
+        params = self._key_params(prefix)
+
+        def keys_of(item):
+            return [make_key("word", item[0], spans=spans_hash(item[1]), layer=layer, **params) for layer in layer_ids]
+
+        if self._cache is not None and todo:
+            all_keys = {item: keys_of(item) for item in todo}
+            got = self._cache.get_many([k for ks in all_keys.values() for k in ks])
+            todo = []
+            for item, ks in all_keys.items():
+                if all(k in got for k in ks):
+                    pos = starts[first[item]]
+                    for j, k in enumerate(ks):
+                        row, flags = unpack(got[k])
+                        vectors[j, pos : pos + len(item[1])] = row
+                    found[pos : pos + len(item[1])] = ~np.isnan(vectors[0, pos : pos + len(item[1]), 0])
+                    truncated_of[item[0]] = bool(flags & 1)
+                else:
+                    todo.append(item)
+        need: dict[str, list[tuple]] = {}
+        for item in todo:
+            need.setdefault(item[0], []).append(item[1])
+        todo_texts = list(need)
+        new_items = []
+        for i, hidden, rec in self._forward(todo_texts, layer_ids, prefix):
+            text = todo_texts[i]
+            content = rec["content"]
+            states = hidden[:, content]
+            offsets = rec["offsets"][content]
+            truncated_of[text] = rec["truncated"]
+            self.truncated_total += int(rec["truncated"])
+            for sp in need[text]:
+                if states.shape[1] == 0:
+                    v = np.full((n_layers, len(sp), self.dim), np.nan, dtype=np.float32)
+                    f = np.zeros(len(sp), dtype=bool)
+                else:
+                    v, f = pool_spans(states, offsets, sp)
+                if self._cache is not None:
+                    v = compact(v)
+                    flags = int(rec["truncated"])
+                    new_items.extend(zip(keys_of((text, sp)), (pack(v[j], flags) for j in range(n_layers))))
+                pos = starts[first[(text, sp)]]
+                vectors[:, pos : pos + len(sp)] = v
+                found[pos : pos + len(sp)] = f
+            if len(new_items) >= 4096:  # bounded memory for the pending writes too
+                self._cache.put_many(new_items)
+                new_items = []
         if new_items:
             self._cache.put_many(new_items)
-        return [found[t] for t in texts]
+        truncated = 0
+        for k, (t, sp) in enumerate(zip(texts, spans)):
+            if not sp:
+                continue
+            truncated += int(truncated_of.get(t, False))
+            src = first[(t, tuple(sp))]
+            if src != k:
+                a, b = starts[src], starts[k]
+                vectors[:, b : b + len(sp)] = vectors[:, a : a + len(sp)]
+                found[b : b + len(sp)] = found[a : a + len(sp)]
+        notes = []
+        if (~found).any():
+            notes.append(f"{int((~found).sum())} word(s) not covered by any token (truncation) were dropped")
+        return WordVectors(vectors, found, layer_ids, truncated, notes)
+
+    def embed_sentences(
+        self,
+        texts: Sequence[str],
+        layers: Sequence[int] = (-1,),
+        poolings: Sequence[str] = ("model",),
+        role: str | None = None,
+    ) -> dict[tuple[int, str], np.ndarray]:
+        """Return ``{(layer, pooling): (n, dim) float32}`` for every requested pair, in one pass per batch.
+
+        ``layer`` in the keys is as requested (negative allowed). Poolings: ``mean`` averages
+        every non-padding position (special and prompt tokens included, as sentence-transformers
+        and E5 do), ``mean_content`` only the text's own tokens, ``cls`` takes the first position,
+        ``model`` is the model's own pooling (mean for plain transformers models; the
+        sentence-transformers head for ``st:`` folders, last layer only). Each batch is pooled as
+        soon as its states exist; only the pooled vectors are kept.
+        """
+        poolings = [check_pooling(p) for p in poolings]
+        layers = list(layers)
+        abs_layers = resolve_layers(layers, self.num_layers)
+        prefix = self._prefix(role)
+        head = self._model_head
+        if head is not None and "model" in poolings:
+            for req, layer_id in zip(layers, abs_layers):
+                if layer_id != self.num_layers:
+                    raise UsageError(
+                        f"pooling='model' of {self.model_id} is defined on the last layer only; "
+                        f"use pooling='mean' or 'cls' for layer {req}."
+                    )
+        texts = list(texts)
+        unique = list(dict.fromkeys(texts))
+        row_of = {t: i for i, t in enumerate(unique)}
+        # distinct (absolute layer, pooling) combinations and how they are keyed in the cache
+        combos = list(dict.fromkeys((a, p) for a in abs_layers for p in poolings))
+
+        def key_pooling(p):
+            if p != "model":
+                return p
+            return f"model:{self.default_pooling}" if head is not None else self.default_pooling
+
+        params = self._key_params(prefix)
+        keys = {c: {} for c in combos}
+        missing = {c: list(unique) for c in combos}
+        results: dict[tuple[int, str], np.ndarray | None] = {c: None for c in combos}
+        cached: dict[tuple[int, str], dict[str, np.ndarray]] = {c: {} for c in combos}
+        if self._cache is not None and unique:
+            for c in combos:
+                keys[c] = {t: make_key("sent", t, layer=c[0], pooling=key_pooling(c[1]), **params) for t in unique}
+            got = self._cache.get_many([k for c in combos for k in keys[c].values()])
+            for c in combos:
+                cached[c] = {t: unpack(got[k])[0][0] for t, k in keys[c].items() if k in got}
+                missing[c] = [t for t in unique if t not in cached[c]]
+        todo = list(dict.fromkeys(t for c in combos for t in missing[c]))
+        fwd_layers = sorted({c[0] for c in combos if missing[c]})
+        fresh: dict[tuple[int, str], np.ndarray] = {}
+        if todo:
+            todo_row = {t: i for i, t in enumerate(todo)}
+            for i, hidden, rec in self._forward(todo, fwd_layers, prefix):
+                self.truncated_total += int(rec["truncated"])
+                for c in combos:
+                    if not missing[c]:
+                        continue
+                    states = hidden[fwd_layers.index(c[0])]
+                    p = c[1]
+                    if p == "mean_content":
+                        content = states[rec["content"]]
+                        vec = content.mean(axis=0) if len(content) else np.zeros(states.shape[1], np.float32)
+                    else:
+                        vec = pool_states(states, self.default_pooling if p == "model" else p)
+                    if c not in fresh:
+                        fresh[c] = np.zeros((len(todo), states.shape[1]), np.float32)
+                    fresh[c][i] = vec
+            for c, matrix in fresh.items():
+                if c[1] == "model" and head is not None:
+                    fresh[c] = np.asarray(head(matrix), dtype=np.float32)
+                if self._cache is not None:
+                    fresh[c] = compact(fresh[c])
+            if self._cache is not None:
+                self._cache.put_many(
+                    (keys[c][t], pack(fresh[c][todo_row[t]])) for c in combos if missing[c] for t in missing[c]
+                )
+        for c in combos:
+            if c in fresh:
+                dim = fresh[c].shape[1]
+            elif cached[c]:
+                dim = len(next(iter(cached[c].values())))
+            else:
+                dim = self.model_dim if (c[1] == "model" and head is not None) else self.dim
+            out = np.zeros((len(unique), dim), np.float32)
+            for t, row in cached[c].items():
+                out[row_of[t]] = row
+            if c in fresh:
+                todo_row = {t: i for i, t in enumerate(todo)}
+                for t in missing[c]:
+                    out[row_of[t]] = fresh[c][todo_row[t]]
+            results[c] = out
+        index = np.fromiter((row_of[t] for t in texts), dtype=np.int64, count=len(texts))
+        return {(req, p): results[(a, p)][index] for req, a in zip(layers, abs_layers) for p in poolings}
 
     def sentence_embeddings(
         self, texts: Sequence[str], pooling: str = "model", layer: int = -1, role: str | None = None
     ) -> np.ndarray:
-        """Return ``(n, dim)`` float32 sentence embeddings.
+        """Return ``(n, dim)`` float32 sentence embeddings for one (layer, pooling).
 
-        ``mean`` averages every non-padding position (special and prompt tokens included, as
-        sentence-transformers and E5 do), ``cls`` takes the first position, ``model`` is the
-        model's own pooling (mean for plain transformers models).
+        A wrapper over :meth:`embed_sentences`; ask that for several pairs at once.
         """
-        check_pooling(pooling)
-        (layer_id,) = resolve_layers([layer], self.num_layers)
-        prefix = self._prefix(role)
-        head = self._model_head if pooling == "model" else None
-        if head is not None and layer_id != self.num_layers:
-            raise UsageError(
-                f"pooling='model' of {self.model_id} is defined on the last layer only; "
-                f"use pooling='mean' or 'cls' for layer {layer}."
-            )
-        method = self.default_pooling if pooling == "model" else pooling
-        texts = list(texts)
-        unique = list(dict.fromkeys(texts))
-        key_pooling = f"model:{method}" if head is not None else method
-        params = {"layer": layer_id, "pooling": key_pooling, "prefix": prefix, "max_length": self.max_length}
-        result: dict[str, np.ndarray] = {}
-        todo = unique
-        if self._cache is not None:
-            keys = {t: make_key("sent", t, **params) for t in unique}
-            got = self._cache.get_many(list(keys.values()))
-            result = {t: bytes_to_array(got[k]) for t, k in keys.items() if k in got}
-            todo = [t for t in unique if t not in result]
-        fresh: dict[str, np.ndarray] = {}
-        for i, hidden, rec in self._forward(todo, [layer_id], prefix):
-            fresh[todo[i]] = pool_states(hidden[0], method)
-            self.truncated_total += int(rec["truncated"])
-        if fresh:
-            names = list(fresh)
-            matrix = np.stack([fresh[t] for t in names]).astype(np.float32)
-            if head is not None:
-                matrix = np.asarray(head(matrix), dtype=np.float32)
-            result.update(zip(names, matrix))
-            if self._cache is not None:
-                self._cache.put_many((make_key("sent", t, **params), array_to_bytes(row)) for t, row in zip(names, matrix))
-        if not texts:
-            return np.zeros((0, self.dim), np.float32)
-        return np.stack([result[t] for t in texts]).astype(np.float32)
+        return self.embed_sentences(texts, [layer], [pooling], role=role)[(layer, check_pooling(pooling))]
 
     @property
     def dim(self) -> int:
         """Width of the hidden states."""
         return int(getattr(self.config, "hidden_size", None) or getattr(self.config, "d_model", 0))
+
+    @property
+    def model_dim(self) -> int:
+        """Width of ``pooling="model"`` vectors (the hidden width unless a head changes it)."""
+        return int(self.__dict__.get("_model_dim") or self.dim)
+
+    @model_dim.setter
+    def model_dim(self, value: int) -> None:
+        self.__dict__["_model_dim"] = int(value)
 
 
 def pool_states(states: np.ndarray, method: str) -> np.ndarray:

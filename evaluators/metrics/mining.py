@@ -29,7 +29,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evaluators.errors import EngineUnavailableError, UsageError
+from evaluators.errors import UsageError
+from evaluators.knn import (
+    Neighbours,
+    cuda_available,
+    knn_faiss,
+    knn_numpy,
+    knn_torch,
+    merge_cols,
+    tidy,
+    topk_rows,
+)
 from evaluators.metrics.vectors import normalize
 
 MARGINS = ("ratio", "distance", "absolute")
@@ -37,19 +47,6 @@ RETRIEVALS = ("forward", "backward", "intersection", "max")
 BACKENDS = ("auto", "numpy", "torch", "faiss")
 #: Neighbourhood size of the margin (Artetxe & Schwenk 2019, Sec. 3.1: k = 4).
 DEFAULT_K = 4
-
-
-@dataclass(frozen=True)
-class Neighbours:
-    """The k nearest neighbours of every query row.
-
-    Attributes:
-        sims: ``(n, k)`` cosine similarities, descending per row.
-        idx: ``(n, k)`` indices into the searched corpus.
-    """
-
-    sims: np.ndarray
-    idx: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -102,127 +99,10 @@ def _prf(threshold: float, tp: int, n_pred: int, n_gold: int) -> MiningScore:
 
 # --------------------------------------------------------------------------- kNN
 
-
-def _topk_rows(s: np.ndarray, k: int, probe: int = 4096) -> tuple[np.ndarray, np.ndarray]:
-    """Exact top-k of each row of ``s`` (ties by column index), without a full partition.
-
-    A lower bound of each row's k-th value is taken from the first ``probe``
-    columns (all columns when there are fewer); only entries at or above it are sorted.
-    """
-    c, m = s.shape
-    probe = max(probe, k)
-    bound = -np.partition(-s[:, :probe], k - 1, axis=1)[:, k - 1]
-    # flatnonzero on the flat mask is ~20x faster than 2-D nonzero
-    rows, cols = np.divmod(np.flatnonzero(s >= bound[:, None]), m)
-    vals = s[rows, cols]
-    order = np.lexsort((cols, -vals, rows))
-    counts = np.bincount(rows, minlength=c)
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    take = (starts[:, None] + np.arange(k)[None, :]).ravel()
-    pick = order[take]
-    return vals[pick].reshape(c, k), cols[pick].reshape(c, k).astype(np.int64)
-
-
-def _merge_cols(
-    s: np.ndarray, offset: int, best_sims: np.ndarray, best_idx: np.ndarray, k: int, probe: int = 256
-) -> None:
-    """Merge chunk ``s`` (rows ``offset..``) into the running column top-k, in place.
-
-    Only chunk entries at or above a lower bound of each column's current k-th
-    value (the running one, or one taken from the chunk's first ``probe`` rows)
-    are sorted, so after the first chunks little work remains.
-    """
-    c, m = s.shape
-    bound = best_sims[:, k - 1]
-    if c >= k and np.isneginf(bound).any():
-        head = s[: max(k, min(probe, c))]
-        probe_bound = -np.partition(-head, k - 1, axis=0)[k - 1]
-        bound = np.maximum(bound, probe_bound)
-    rows, cols = np.divmod(np.flatnonzero(s >= bound[None, :]), m)
-    if len(cols) == 0:
-        return
-    # merge only the columns this chunk can change
-    touched = np.unique(cols)
-    t = len(touched)
-    vals = s[rows, cols]
-    all_cols = np.concatenate((np.repeat(np.arange(t), k), np.searchsorted(touched, cols)))
-    all_vals = np.concatenate((best_sims[touched].ravel(), vals))
-    all_idx = np.concatenate((best_idx[touched].ravel(), rows.astype(np.int64) + offset))
-    # placeholders (-inf, index -1) sort last among equal columns
-    order = np.lexsort((np.where(all_idx < 0, np.iinfo(np.int64).max, all_idx), -all_vals, all_cols))
-    counts = np.bincount(all_cols, minlength=t)
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    pick = order[(starts[:, None] + np.arange(k)[None, :]).ravel()]
-    best_sims[touched] = all_vals[pick].reshape(t, k)
-    best_idx[touched] = all_idx[pick].reshape(t, k)
-
-
-def _knn_numpy(x: np.ndarray, y: np.ndarray, kf: int, kb: int, chunk: int) -> tuple[Neighbours, Neighbours]:
-    n, m = len(x), len(y)
-    f_sims = np.empty((n, kf), np.float32)
-    f_idx = np.empty((n, kf), np.int64)
-    b_sims = np.full((m, kb), -np.inf, np.float32)
-    b_idx = np.full((m, kb), -1, np.int64)
-    for start in range(0, n, chunk):
-        s = x[start : start + chunk] @ y.T
-        f_sims[start : start + len(s)], f_idx[start : start + len(s)] = _topk_rows(s, kf)
-        _merge_cols(s, start, b_sims, b_idx, kb)
-    return Neighbours(f_sims, f_idx), Neighbours(b_sims, b_idx)
-
-
-def _knn_torch(x: np.ndarray, y: np.ndarray, kf: int, kb: int, chunk: int, device: str | None):
-    import torch
-
-    dev = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
-    X, Y = torch.from_numpy(x).to(dev), torch.from_numpy(y).to(dev)
-    n, m = len(x), len(y)
-    f_sims, f_idx = [], []
-    b_sims = torch.full((kb, m), float("-inf"), device=dev)
-    b_idx = torch.full((kb, m), -1, dtype=torch.int64, device=dev)
-    for start in range(0, n, chunk):
-        s = X[start : start + chunk] @ Y.T
-        v, i = torch.topk(s, kf, dim=1)
-        f_sims.append(v.cpu())
-        f_idx.append(i.cpu())
-        v, i = torch.topk(s, min(kb, len(s)), dim=0)
-        v = torch.cat((b_sims, v))
-        i = torch.cat((b_idx, i + start))
-        top = torch.topk(v, kb, dim=0)
-        b_sims, b_idx = top.values, torch.gather(i, 0, top.indices)
-    fwd = Neighbours(torch.cat(f_sims).numpy(), torch.cat(f_idx).numpy().astype(np.int64))
-    bwd = Neighbours(b_sims.T.contiguous().cpu().numpy(), b_idx.T.contiguous().cpu().numpy().astype(np.int64))
-    return _tidy(fwd), _tidy(bwd)
-
-
-def _knn_faiss(x: np.ndarray, y: np.ndarray, kf: int, kb: int, approximate: bool):
-    try:
-        import faiss
-    except ImportError as err:
-        raise EngineUnavailableError("--faiss needs the faiss-cpu package; install it with 'pip install faiss-cpu'.") from err
-
-    def index(data: np.ndarray):
-        d = data.shape[1]
-        if approximate:
-            # HNSW, M=32, efSearch=128: standard settings (Johnson et al., faiss wiki); not exact.
-            idx = faiss.IndexHNSWFlat(d, 32, faiss.METRIC_INNER_PRODUCT)
-            idx.hnsw.efSearch = 128
-        else:
-            idx = faiss.IndexFlatIP(d)
-        idx.add(np.ascontiguousarray(data))
-        return idx
-
-    fs, fi = index(y).search(np.ascontiguousarray(x), kf)
-    bs, bi = index(x).search(np.ascontiguousarray(y), kb)
-    return _tidy(Neighbours(fs, fi.astype(np.int64))), _tidy(Neighbours(bs, bi.astype(np.int64)))
-
-
-def _tidy(nb: Neighbours) -> Neighbours:
-    """Re-order each row by (similarity desc, index asc) so every backend agrees on ties."""
-    order = np.lexsort((nb.idx, -nb.sims), axis=1)
-    return Neighbours(
-        np.take_along_axis(nb.sims, order, axis=1).astype(np.float32),
-        np.take_along_axis(nb.idx, order, axis=1),
-    )
+# The engines live in evaluators.knn (adapters); these names stay for existing callers.
+_topk_rows = topk_rows
+_merge_cols = merge_cols
+_tidy = tidy
 
 
 def knn_both(
@@ -231,16 +111,21 @@ def knn_both(
     k: int = DEFAULT_K,
     *,
     backend: str = "auto",
-    approximate: bool = False,
-    chunk_size: int = 2048,
+    approximate: bool | str = False,
+    chunk_size: int | None = None,
     device: str | None = None,
+    workers: int | None = None,
 ) -> tuple[Neighbours, Neighbours]:
     """Return the k nearest neighbours of ``x`` in ``y`` and of ``y`` in ``x`` (cosine).
 
-    Exact unless ``approximate`` (faiss HNSW). ``numpy`` makes one pass of chunked
-    matrix products serving both directions; ``torch`` does the same on a GPU;
-    ``faiss`` uses ``IndexFlatIP`` (two searches). ``auto`` is ``torch`` when a
-    CUDA device is present, else ``numpy``. ``k`` is capped at the corpus size.
+    Exact unless ``approximate`` (faiss: ``True``/``"hnsw"`` or ``"ivf"``). ``numpy``
+    makes one pass of blocked matrix products serving both directions, on
+    ``workers`` threads, with blocks sized so that memory stays bounded (never an
+    ``n x m`` matrix; :func:`evaluators.knn.knn_numpy`); ``torch`` does the same on
+    a GPU; ``faiss`` uses ``IndexFlatIP`` (two searches). ``auto`` is ``torch`` when
+    a CUDA device is present, else ``numpy``. ``chunk_size`` is the rows per block
+    (default: from the memory budget for numpy, 2048 for torch). ``k`` is capped
+    at the corpus size.
 
     >>> x = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     >>> y = np.array([[0.9, 0.1], [0.1, 0.9]])
@@ -265,20 +150,12 @@ def knn_both(
         raise UsageError("Approximate search is only offered through faiss; pass --faiss with --approximate.")
     kf, kb = min(k, len(y)), min(k, len(x))
     if backend == "auto":
-        backend = "torch" if _cuda() else "numpy"
+        backend = "torch" if cuda_available() else "numpy"
     if backend == "faiss":
-        return _knn_faiss(x, y, kf, kb, approximate)
+        return knn_faiss(x, y, kf, kb, approximate)
     if backend == "torch":
-        return _knn_torch(x, y, kf, kb, chunk_size, device)
-    return _knn_numpy(x, y, kf, kb, chunk_size)
-
-
-def _cuda() -> bool:
-    try:
-        import torch
-    except ImportError:
-        return False
-    return bool(torch.cuda.is_available())
+        return knn_torch(x, y, kf, kb, chunk_size or 2048, device)
+    return knn_numpy(x, y, kf, kb, block_rows=chunk_size, workers=workers)
 
 
 # ------------------------------------------------------------------ margins
@@ -392,8 +269,8 @@ def mine(
     margin: str = "ratio",
     retrieval: str = "max",
     backend: str = "auto",
-    approximate: bool = False,
-    chunk_size: int = 2048,
+    approximate: bool | str = False,
+    chunk_size: int | None = None,
 ) -> Candidates:
     """Embeddings in, scored candidate pairs out (kNN -> margins -> retrieval).
 

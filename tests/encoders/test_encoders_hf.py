@@ -239,7 +239,7 @@ def test_error_unknown_role_and_pooling(tiny_bert):
     enc = HFEncoder(tiny_bert, use_cache=False)
     with pytest.raises(UsageError, match=r"^Unknown role 'question'; use 'query', 'passage' or leave it unset\.$"):
         enc.sentence_embeddings(["cat"], role="question")
-    with pytest.raises(UsageError, match=r"^Unknown pooling 'max'; choose one of mean, cls, model\.$"):
+    with pytest.raises(UsageError, match=r"^Unknown pooling 'max'; choose one of mean, cls, model, mean_content\.$"):
         enc.sentence_embeddings(["cat"], pooling="max")
 
 

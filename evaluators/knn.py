@@ -1,0 +1,296 @@
+"""k-nearest-neighbour engines (adapters over numpy, torch and faiss) for the pure mining metrics.
+
+Every engine answers the same question: the ``kf`` nearest rows of ``y`` for each
+row of ``x`` and the ``kb`` nearest rows of ``x`` for each row of ``y``, by inner
+product (the callers pass unit vectors, so it is cosine). Exact engines order
+each neighbour list by (similarity desc, index asc), so they agree on ties.
+
+``numpy`` (exact, the CPU default)
+    Blocked: ``x`` is cut into row blocks whose similarity block ``(rows, m)``
+    fits a memory budget, so no ``n x m`` matrix ever exists and peak memory
+    is ``O(workers x rows x m)`` plus the inputs. Each block serves both
+    directions: its rows' top-k is final at once, its columns are merged into
+    a running top-k. The blocks are spread over ``workers`` threads, each
+    running a single-threaded BLAS product and then its own selection and
+    merge (numpy releases the GIL in both), so the selection work that used
+    to leave cores idle while one thread sorted overlaps other blocks'
+    products. Each worker keeps its own running column top-k; they are merged
+    at the end (top-k of a union is the top-k of the partial top-ks).
+``torch``
+    The same blocked pass with ``torch.topk`` (for a CUDA device; unverified on GPU).
+``faiss``
+    ``IndexFlatIP`` (exact, two searches) or, with ``approximate``, HNSW
+    (M = 32, efSearch = 128) or IVF (``sqrt(n)``-ish lists, nprobe 16) for
+    corpora of tens of millions; approximate results are not exact, and the
+    mining benchmark prints their recall against the exact engine.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from evaluators.errors import EngineUnavailableError, UsageError
+
+#: Bytes the similarity blocks of all workers may use together (plus the masks the selection builds).
+DEFAULT_BLOCK_BUDGET = 512 * 1024**2
+#: Bytes per similarity entry while a block is alive: float32 value + bool mask + slack for the selection.
+_BYTES_PER_ENTRY = 6
+APPROXIMATE_INDEXES = ("hnsw", "ivf")
+
+
+@dataclass(frozen=True)
+class Neighbours:
+    """The k nearest neighbours of every query row.
+
+    Attributes:
+        sims: ``(n, k)`` cosine similarities, descending per row.
+        idx: ``(n, k)`` indices into the searched corpus.
+    """
+
+    sims: np.ndarray
+    idx: np.ndarray
+
+
+def tidy(nb: Neighbours) -> Neighbours:
+    """Re-order each row by (similarity desc, index asc) so every backend agrees on ties."""
+    order = np.lexsort((nb.idx, -nb.sims), axis=1)
+    return Neighbours(
+        np.take_along_axis(nb.sims, order, axis=1).astype(np.float32),
+        np.take_along_axis(nb.idx, order, axis=1),
+    )
+
+
+# --------------------------------------------------------------------------- numpy
+
+
+def topk_rows(s: np.ndarray, k: int, probe: int = 4096) -> tuple[np.ndarray, np.ndarray]:
+    """Exact top-k of each row of ``s`` (ties by column index), without a full partition.
+
+    A lower bound of each row's k-th value is taken from the first ``probe``
+    columns (all columns when there are fewer); only entries at or above it are sorted.
+    """
+    c, m = s.shape
+    probe = max(probe, k)
+    bound = -np.partition(-s[:, :probe], k - 1, axis=1)[:, k - 1]
+    # flatnonzero on the flat mask is ~20x faster than 2-D nonzero
+    rows, cols = np.divmod(np.flatnonzero(s >= bound[:, None]), m)
+    vals = s[rows, cols]
+    order = np.lexsort((cols, -vals, rows))
+    counts = np.bincount(rows, minlength=c)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    take = (starts[:, None] + np.arange(k)[None, :]).ravel()
+    pick = order[take]
+    return vals[pick].reshape(c, k), cols[pick].reshape(c, k).astype(np.int64)
+
+
+def merge_cols(
+    s: np.ndarray, offset: int, best_sims: np.ndarray, best_idx: np.ndarray, k: int, probe: int = 256
+) -> None:
+    """Merge chunk ``s`` (rows ``offset..``) into the running column top-k, in place.
+
+    Only chunk entries at or above a lower bound of each column's current k-th
+    value (the running one, or one taken from the chunk's first ``probe`` rows)
+    are sorted, so after the first chunks little work remains.
+    """
+    c, m = s.shape
+    bound = best_sims[:, k - 1]
+    if c >= k and np.isneginf(bound).any():
+        head = s[: max(k, min(probe, c))]
+        probe_bound = -np.partition(-head, k - 1, axis=0)[k - 1]
+        bound = np.maximum(bound, probe_bound)
+    rows, cols = np.divmod(np.flatnonzero(s >= bound[None, :]), m)
+    if len(cols) == 0:
+        return
+    # merge only the columns this chunk can change
+    touched = np.unique(cols)
+    t = len(touched)
+    vals = s[rows, cols]
+    all_cols = np.concatenate((np.repeat(np.arange(t), k), np.searchsorted(touched, cols)))
+    all_vals = np.concatenate((best_sims[touched].ravel(), vals))
+    all_idx = np.concatenate((best_idx[touched].ravel(), rows.astype(np.int64) + offset))
+    pick = _topk_groups(all_cols, all_vals, all_idx, t, k)
+    best_sims[touched] = all_vals[pick].reshape(t, k)
+    best_idx[touched] = all_idx[pick].reshape(t, k)
+
+
+def _topk_groups(groups: np.ndarray, vals: np.ndarray, idx: np.ndarray, n_groups: int, k: int) -> np.ndarray:
+    """Positions of the k best (value desc, index asc; placeholders ``-1`` last) of each group."""
+    order = np.lexsort((np.where(idx < 0, np.iinfo(np.int64).max, idx), -vals, groups))
+    counts = np.bincount(groups, minlength=n_groups)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    return order[(starts[:, None] + np.arange(k)[None, :]).ravel()]
+
+
+def blas_threads() -> int:
+    """Return how many threads the BLAS would use (threadpoolctl; else ``OMP_NUM_THREADS`` or the CPU count)."""
+    try:
+        from threadpoolctl import threadpool_info
+
+        counts = [p["num_threads"] for p in threadpool_info() if p.get("user_api") == "blas"]
+        if counts:
+            return max(1, max(counts))
+    except Exception:  # noqa: BLE001 - threadpoolctl is optional; any failure means "ask the OS"
+        pass
+    env = os.environ.get("OMP_NUM_THREADS", "")
+    return int(env) if env.isdigit() and int(env) > 0 else max(1, len(os.sched_getaffinity(0)))
+
+
+def block_rows_for(m: int, workers: int, budget: int = DEFAULT_BLOCK_BUDGET) -> int:
+    """Rows per similarity block so that ``workers`` blocks of ``(rows, m)`` fit ``budget`` bytes.
+
+    >>> block_rows_for(100_000, 2), block_rows_for(1_000_000, 2), block_rows_for(1_000, 1)
+    (447, 64, 4096)
+    """
+    rows = budget // max(1, workers * m * _BYTES_PER_ENTRY)
+    return int(min(4096, max(64, rows)))
+
+
+def knn_numpy(
+    x: np.ndarray,
+    y: np.ndarray,
+    kf: int,
+    kb: int,
+    *,
+    block_rows: int | None = None,
+    workers: int | None = None,
+    budget: int = DEFAULT_BLOCK_BUDGET,
+) -> tuple[Neighbours, Neighbours]:
+    """Exact blocked kNN in both directions on the CPU (see the module docstring).
+
+    Args:
+        x: ``(n, d)`` float32 queries (unit rows).
+        y: ``(m, d)`` float32 corpus (unit rows).
+        kf: neighbours of each ``x`` row in ``y`` (``<= m``).
+        kb: neighbours of each ``y`` row in ``x`` (``<= n``).
+        block_rows: rows of ``x`` per block (default: from ``budget``).
+        workers: threads (default: the BLAS thread count).
+        budget: bytes all live similarity blocks may take together.
+    """
+    n, m = len(x), len(y)
+    workers = int(workers or blas_threads())
+    rows = int(block_rows or block_rows_for(m, workers, budget))
+    starts = list(range(0, n, rows))
+    workers = max(1, min(workers, len(starts)))
+    f_sims = np.empty((n, kf), np.float32)
+    f_idx = np.empty((n, kf), np.int64)
+    states = [(np.full((m, kb), -np.inf, np.float32), np.full((m, kb), -1, np.int64)) for _ in range(workers)]
+    lock = threading.Lock()
+    queue = iter(starts)
+
+    def work(w: int) -> None:
+        b_sims, b_idx = states[w]
+        while True:
+            with lock:
+                start = next(queue, None)
+            if start is None:
+                return
+            s = x[start : start + rows] @ y.T
+            f_sims[start : start + len(s)], f_idx[start : start + len(s)] = topk_rows(s, kf)
+            merge_cols(s, start, b_sims, b_idx, kb)
+            del s
+
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # without it the BLAS threads cannot be pinned: run one worker
+        workers = 1
+    if workers == 1:
+        work(0)
+    else:
+
+        # one BLAS thread per worker: the workers, not the BLAS, use the cores
+        with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
+            for future in [pool.submit(work, w) for w in range(workers)]:
+                future.result()
+    if workers == 1:
+        b_sims, b_idx = states[0]
+    else:
+        vals = np.concatenate([st[0] for st in states], axis=1)
+        idx = np.concatenate([st[1] for st in states], axis=1)
+        width = vals.shape[1]
+        groups = np.repeat(np.arange(m), width)
+        pick = _topk_groups(groups, vals.ravel(), idx.ravel(), m, kb)
+        b_sims = vals.ravel()[pick].reshape(m, kb)
+        b_idx = idx.ravel()[pick].reshape(m, kb)
+    return Neighbours(f_sims, f_idx), Neighbours(b_sims, b_idx)
+
+
+# --------------------------------------------------------------------------- torch
+
+
+def knn_torch(x: np.ndarray, y: np.ndarray, kf: int, kb: int, chunk: int, device: str | None):
+    """Blocked kNN with ``torch.topk`` (CUDA when present; unverified on GPU)."""
+    import torch
+
+    dev = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    X, Y = torch.from_numpy(x).to(dev), torch.from_numpy(y).to(dev)
+    m = len(y)
+    f_sims, f_idx = [], []
+    b_sims = torch.full((kb, m), float("-inf"), device=dev)
+    b_idx = torch.full((kb, m), -1, dtype=torch.int64, device=dev)
+    for start in range(0, len(x), chunk):
+        s = X[start : start + chunk] @ Y.T
+        v, i = torch.topk(s, kf, dim=1)
+        f_sims.append(v.cpu())
+        f_idx.append(i.cpu())
+        v, i = torch.topk(s, min(kb, len(s)), dim=0)
+        v = torch.cat((b_sims, v))
+        i = torch.cat((b_idx, i + start))
+        top = torch.topk(v, kb, dim=0)
+        b_sims, b_idx = top.values, torch.gather(i, 0, top.indices)
+    fwd = Neighbours(torch.cat(f_sims).numpy(), torch.cat(f_idx).numpy().astype(np.int64))
+    bwd = Neighbours(b_sims.T.contiguous().cpu().numpy(), b_idx.T.contiguous().cpu().numpy().astype(np.int64))
+    return tidy(fwd), tidy(bwd)
+
+
+# --------------------------------------------------------------------------- faiss
+
+
+def faiss_index(data: np.ndarray, approximate: bool | str = False):
+    """Build a faiss inner-product index over ``data``: flat (exact), ``hnsw`` or ``ivf``.
+
+    ``approximate=True`` means HNSW. Raises :class:`EngineUnavailableError` without faiss.
+    """
+    try:
+        import faiss
+    except ImportError as err:
+        raise EngineUnavailableError("--faiss needs the faiss-cpu package; install it with 'pip install faiss-cpu'.") from err
+    kind = "hnsw" if approximate is True else (approximate or "flat")
+    if kind not in ("flat", *APPROXIMATE_INDEXES):
+        raise UsageError(f"Unknown approximate index {kind!r}; choose one of {', '.join(APPROXIMATE_INDEXES)}.")
+    d = data.shape[1]
+    data = np.ascontiguousarray(data, dtype=np.float32)
+    if kind == "hnsw":
+        # HNSW, M=32, efSearch=128: standard settings (Johnson et al., faiss wiki); not exact.
+        idx = faiss.IndexHNSWFlat(d, 32, faiss.METRIC_INNER_PRODUCT)
+        idx.hnsw.efSearch = 128
+    elif kind == "ivf":
+        # IVF-Flat with ~4 sqrt(n) lists and nprobe 16 (faiss wiki "Guidelines to choose an index").
+        nlist = int(max(1, min(len(data) // 39, 4 * np.sqrt(len(data)))))
+        idx = faiss.index_factory(d, f"IVF{nlist},Flat", faiss.METRIC_INNER_PRODUCT)  # owns its quantizer
+        idx.train(data)
+        faiss.extract_index_ivf(idx).nprobe = min(16, nlist)
+    else:
+        idx = faiss.IndexFlatIP(d)
+    idx.add(data)
+    return idx
+
+
+def knn_faiss(x: np.ndarray, y: np.ndarray, kf: int, kb: int, approximate: bool | str = False):
+    """Neighbours both ways with faiss (exact flat index, or an approximate one)."""
+    fs, fi = faiss_index(y, approximate).search(np.ascontiguousarray(x), kf)
+    bs, bi = faiss_index(x, approximate).search(np.ascontiguousarray(y), kb)
+    return tidy(Neighbours(fs, fi.astype(np.int64))), tidy(Neighbours(bs, bi.astype(np.int64)))
+
+
+def cuda_available() -> bool:
+    """Return whether torch sees a CUDA device (False without torch)."""
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())

@@ -1,0 +1,139 @@
+"""The bounded float16 embedding cache: agreement with float32, LRU cap, bit-identical hits, info/clear."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from evaluators.encoders.cache import (
+    EmbeddingCache,
+    cache_clear,
+    cache_info,
+    compact,
+    format_cache_info,
+    pack,
+    parse_size,
+    unpack,
+)
+from evaluators.encoders.hf import HFEncoder
+from evaluators.errors import UsageError
+
+TEXTS = ["the cat sat on the mat", "hello world", "the cat", "unbelievable hello", "cat sat", "the mat hello"]
+
+
+def _spans(texts):
+    return [[(m.start(), m.end()) for m in re.finditer(r"\S+", t)] for t in texts]
+
+
+def test_float16_agreement_with_float32(tiny_bert, tmp_path):
+    exact = HFEncoder(tiny_bert, use_cache=False)
+    cached = HFEncoder(tiny_bert, cache_dir=tmp_path)
+    a = exact.word_vectors(TEXTS, _spans(TEXTS), None).vectors
+    b = cached.word_vectors(TEXTS, _spans(TEXTS), None).vectors
+    assert not np.array_equal(a, b)  # the cache really stores float16
+    # documented bounds: relative error <= 2**-11 per component, cosine > 0.99999
+    assert np.all(np.abs(a - b) <= np.abs(a) * 2.0**-11 + 1e-7)
+    cos = (a * b).sum(-1) / np.linalg.norm(a, axis=-1) / np.linalg.norm(b, axis=-1)
+    assert cos.min() > 0.99999
+
+
+def test_a_hit_is_bit_identical_to_what_the_writing_run_returned(tiny_bert, tmp_path):
+    first = HFEncoder(tiny_bert, batch_size=3, cache_dir=tmp_path)
+    wv = first.word_vectors(TEXTS, _spans(TEXTS), None)
+    sent = first.embed_sentences(TEXTS, layers=[0, -1], poolings=["mean", "cls"])
+    again = HFEncoder(tiny_bert, batch_size=3, cache_dir=tmp_path)
+    np.testing.assert_array_equal(again.word_vectors(TEXTS, _spans(TEXTS), None).vectors, wv.vectors)
+    grid = again.embed_sentences(TEXTS, layers=[0, -1], poolings=["mean", "cls"])
+    for key, matrix in sent.items():
+        np.testing.assert_array_equal(grid[key], matrix)
+    assert again.forward_calls == 0
+    stats = again.cache_stats()
+    assert stats.hit_rate == 1.0 and stats.misses == 0 and "100% hits" in stats.line()
+    # another batch size pads differently, so it is another entry (the key includes it)
+    other = HFEncoder(tiny_bert, batch_size=32, cache_dir=tmp_path)
+    other.word_vectors(TEXTS, _spans(TEXTS), None)
+    assert other.forward_calls == 1 and other.cache_stats().hits == 0
+
+
+def test_truncation_survives_the_cache(tmp_path, tiny_builders):
+    path = tiny_builders["bert"](tmp_path / "short", max_length=8)
+    text = "the cat sat on the mat hello world"
+    spans = _spans([text])
+    first = HFEncoder(path, cache_dir=tmp_path / "c").word_vectors([text], spans, [0])
+    hit = HFEncoder(path, cache_dir=tmp_path / "c")
+    second = hit.word_vectors([text], spans, [0])
+    assert hit.forward_calls == 0
+    assert second.truncated_texts == first.truncated_texts == 1
+    assert second.found.tolist() == first.found.tolist() == [True] * 6 + [False] * 2
+
+
+@pytest.mark.slow
+def test_small_run_writes_under_50_kb_per_sentence(tiny_bert, tmp_path):
+    enc = HFEncoder(tiny_bert, cache_dir=tmp_path)
+    texts = [f"{t} {i}" for i, t in enumerate(TEXTS * 10)]
+    enc.word_vectors(texts, [s[:2] for s in _spans(texts)], None)
+    enc.embed_sentences(texts, layers=[0, 1, 2], poolings=["mean", "cls"])
+    stats = enc.cache_stats()
+    assert 0 < stats.written_bytes / len(texts) < 50_000
+    assert stats.size_bytes == stats.written_bytes
+
+
+def test_lru_eviction_keeps_the_cache_under_its_cap(tmp_path, monkeypatch):
+    import evaluators.encoders.cache as cache_mod
+
+    monkeypatch.setattr(cache_mod, "_TOUCH_NS", 0)  # every read refreshes (normally: once a minute)
+    row = np.ones(256, np.float32)
+    entry = len(pack(row)) + 16  # payload + 16-byte key digest
+    cache = EmbeddingCache(tmp_path, "m", "r", max_bytes=10 * entry)
+    cache.put_many((f"k{i:03d}", pack(row)) for i in range(8))
+    cache.get_many(["k000"])  # recently used: survives
+    cache.put_many((f"k{i:03d}", pack(row)) for i in range(8, 12))
+    stats = cache.stats()
+    assert stats.size_bytes <= 10 * entry and stats.evicted == 2
+    kept = cache.get_many([f"k{i:03d}" for i in range(12)])
+    assert "k000" in kept and "k001" not in kept and "k002" not in kept and "k011" in kept
+
+
+def test_cap_from_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("XLBENCH_CACHE_MAX", "3M")
+    assert EmbeddingCache(tmp_path, "m", "r").max_bytes == 3 * 1024**2
+    assert parse_size("1.5k") == 1536
+    with pytest.raises(UsageError, match="is not a size"):
+        parse_size("lots")
+
+
+def test_pack_round_trip_and_large_values():
+    a = np.array([[0.1, -2.5, np.nan]], np.float32)
+    back, flags = unpack(pack(a, flags=1))
+    assert flags == 1 and np.array_equal(back, compact(a), equal_nan=True)
+    big = np.array([1e6, 1.0], np.float32)  # beyond float16: stored as float32, exactly
+    assert np.array_equal(unpack(pack(big))[0][0], big)
+    assert len(pack(np.zeros(384, np.float32))) == 12 + 2 * 384
+
+
+def test_info_and_clear(tiny_bert, tmp_path):
+    enc = HFEncoder(tiny_bert, cache_dir=tmp_path)
+    enc.sentence_embeddings(TEXTS)
+    enc._cache.close()
+    (tmp_path / "old@v1.sqlite").write_bytes(b"x" * 10)
+    info = cache_info(tmp_path)
+    assert info["models"][0]["entries"] == len(TEXTS) and info["size_bytes"] > 0
+    assert info["stale_v1_files"] == [str(tmp_path / "old@v1.sqlite")]
+    assert "entries" in format_cache_info(info)
+    assert cache_clear(tmp_path) > 0
+    assert cache_info(tmp_path)["models"] == [] and not list(tmp_path.glob("*.sqlite"))
+
+
+def test_cli_cache_info_and_clear(tiny_bert, tmp_path, monkeypatch, capsys):
+    from builders.cli import main
+
+    monkeypatch.setenv("XLBENCH_CACHE", str(tmp_path))
+    HFEncoder(tiny_bert).sentence_embeddings(TEXTS[:2])
+    assert main(["cache", "info"]) == 0
+    out = capsys.readouterr().out
+    assert "2 entries" in out and "of cap 2.0 GB" in out
+    assert main(["cache", "clear"]) == 0
+    assert "freed" in capsys.readouterr().out
+    assert cache_info()["models"] == []
