@@ -56,9 +56,8 @@ FORBIDDEN_IN_PURE = (
 #: Known violations that a pending move removes (module -> forbidden imports it still has).
 #: The test below fails when an entry is no longer needed, so this list can only shrink.
 KNOWN: dict[str, set[str]] = {
-    # GPU scoring and the faiss/torch kNN engines: moving to an adapter (issue 17, "perf").
+    # CSLS's optional GPU scoring: moves behind the kNN adapter (evaluators/knn.py).
     "evaluators.metrics.csls": {"torch"},
-    "evaluators.metrics.mining": {"torch", "faiss"},
     # The one Pharaoh codec sits in alignio beside its file readers; the codec moves to a pure module.
     "builders.cbd.logic": {"evaluators.alignio"},
     # is_word is a pure regex test kept with the tokenisers in builders/adapters/tokenize.py.
