@@ -60,8 +60,6 @@ KNOWN: dict[str, set[str]] = {
     "evaluators.metrics.csls": {"torch"},
     # The one Pharaoh codec sits in alignio beside its file readers; the codec moves to a pure module.
     "builders.cbd.logic": {"evaluators.alignio"},
-    # is_word is a pure regex test kept with the tokenisers in builders/adapters/tokenize.py.
-    "builders.silver.logic": {"builders.adapters"},
 }
 
 
@@ -108,7 +106,7 @@ def _files(*folders: str) -> list[Path]:
 def _pure_files() -> list[Path]:
     pure = _files("evaluators/metrics", "evaluators/schema")
     for family in sorted(p for p in (REPO / "builders").iterdir() if (p / "spec.py").is_file()):
-        pure += sorted(family.glob("logic*.py"))
+        pure += sorted(family.glob("logic*.py")) + sorted(family.glob("tokenize.py"))
         if (family / "logic").is_dir():
             pure += _files(str((family / "logic").relative_to(REPO)))
     alee = REPO / "builders" / "alee"

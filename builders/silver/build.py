@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from builders.adapters.tokenize import SCHEMES, Tokenizer, is_word, substitute
 from builders.base import BuildResult, file_input, progress
 from builders.silver import logic, spec
+from builders.silver.tokenize import SCHEMES, Tokenizer, substitute
 from evaluators.errors import InputFileError, UsageError
 from evaluators.schema import silver as S
 from evaluators.schema.langs import pair_config, resolve_pair
@@ -254,54 +254,20 @@ def read_sentences(path: str) -> list[tuple[str, str]]:
     return out
 
 
-def select(
-    items: list[tuple[str, str]],
-    tokenizer: Tokenizer,
-    max_sentences: int | None,
-    min_words: int | None,
-    max_words: int | None,
-    rng: np.random.Generator | None,
-) -> list[tuple[str, str]]:
-    """Keep sentences within the word bounds, then at most ``max_sentences`` (sampled with ``rng``, order kept).
-
-    >>> tok = Tokenizer()
-    >>> items = [("0", "a b c"), ("1", "a b"), ("2", "a b c d e"), ("3", "x y z .")]
-    >>> select(items, tok, None, 3, 4, None)
-    [('0', 'a b c'), ('3', 'x y z .')]
-    >>> select(items, tok, 2, None, None, None)
-    [('0', 'a b c'), ('1', 'a b')]
-    """
-    def n_words(text: str) -> int:
-        return sum(1 for w in tokenizer.tokenize(text) if is_word(w))
-
-    kept = [
-        (i, t)
-        for i, t in items
-        if (min_words is None or n_words(t) >= min_words) and (max_words is None or n_words(t) <= max_words)
-    ]
-    if max_sentences is not None and len(kept) > max_sentences:
-        if rng is None:
-            kept = kept[:max_sentences]
-        else:
-            picked = sorted(rng.choice(len(kept), size=max_sentences, replace=False).tolist())
-            kept = [kept[i] for i in picked]
-    return kept
-
-
 def _source(args: spec.Params, src_lang: str, tokenizer: Tokenizer) -> tuple[list[tuple[str, str]], InputRecord, str]:
     if args.src and args.small_src:
         raise UsageError("Pass either --src (Silver_Large) or --small-src (Silver_Small), not both; build them separately.")
     path = args.small_src or args.src
     if path:
         items = read_sentences(path)
-        items = select(items, tokenizer, args.max_sentences, args.min_words, args.max_words, None)
+        items = logic.select(items, tokenizer, args.max_sentences, args.min_words, args.max_words, None)
         subset = spec.SMALL if args.small_src else spec.LARGE
         return items, file_input("small_src" if args.small_src else "src", path), subset
     from builders.adapters import bible
 
     translation = bible.translation_for(src_lang)
     verses = [(f"{b}:{c}:{v}", text) for (b, c, v), text in bible.verses(translation)]
-    items = select(
+    items = logic.select(
         verses,
         tokenizer,
         spec.DEFAULT_MAX_SENTENCES if args.max_sentences is None else args.max_sentences,
