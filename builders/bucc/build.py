@@ -255,7 +255,7 @@ def _official(args: spec.Params, bucc_dir: str, src: str, tgt: str) -> BuildResu
     if not splits:
         raise UsageError(f"{args.bucc_dir!r} has only {', '.join(found)} files; need a sample, training or test split.")
     if "train" in splits and "test" in splits:
-        splits["test"], dropped = _drop_shared(splits["train"], splits["test"])
+        splits["test"], dropped = logic.drop_shared(splits["train"], splits["test"])
         counts["dropped"] = dropped
         if any(dropped.values()):
             notes.append(
@@ -277,17 +277,3 @@ def _official(args: spec.Params, bucc_dir: str, src: str, tgt: str) -> BuildResu
         name="xlbench-bucc-official",
         params=args,
     )
-
-
-def _drop_shared(train: logic.Split, test: logic.Split) -> tuple[logic.Split, dict[str, int]]:
-    texts = {t for _, t in train.src} | {t for _, t in train.tgt}
-    bad = {i for i, t in test.src + test.tgt if t in texts}
-    kept = logic.Split(
-        [(i, t) for i, t in test.src if i not in bad],
-        [(i, t) for i, t in test.tgt if i not in bad],
-        [(s, t) for s, t in test.gold if s not in bad and t not in bad],
-    )
-    return kept, {
-        "test_sentences_sharing_text_with_train": len(bad),
-        "test_gold_pairs_dropped": len(test.gold) - len(kept.gold),
-    }

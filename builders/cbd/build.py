@@ -230,7 +230,7 @@ def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
         for k, v in c.items():
             stage[k] = stage.get(k, 0) + v
     max_pairs = args.max_pairs or None
-    table2 = {"dictionary": _judge(records, gold, lex)}
+    table2 = {"dictionary": logic.judge(records, gold, lex)}
     kept, sel = logic.select(records, rng, args.avoid_repetition, max_pairs)
     tables = {config: {"test": kept}}
     counts = {
@@ -247,7 +247,7 @@ def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
     if args.aligner != "none":
         al_records, al_counts, al_inputs = _aligner_split(args, src, tgt, numbered)
         inputs += al_inputs
-        table2[args.aligner] = _judge(al_records, gold, lex)
+        table2[args.aligner] = logic.judge(al_records, gold, lex)
         al_kept, al_sel = logic.select(al_records, rng, args.avoid_repetition, max_pairs)
         tables[config]["aligner"] = al_kept
         counts["aligner"] = {
@@ -368,13 +368,3 @@ def _extract_chunks(chunks, lex, workers: int):
     with get_context("fork").Pool(workers) as pool:
         yield from pool.imap(_extract_one, chunks, chunksize=1)
     _LEX = None
-
-
-def _judge(records: list[dict], gold, lex) -> dict:
-    if gold is not None:
-        p = logic.gold_precision(records, gold)
-        against = "gold alignments"
-    else:
-        p = logic.dictionary_precision(records, lex)
-        against = "dictionary"
-    return {"pairs": len(records), **p.to_dict(), "against": against}

@@ -635,3 +635,19 @@ def dictionary_precision(records: Sequence[dict], lex: Lexicon) -> Precision:
         if b in lex.fwd.get(a, ()):
             correct += 1
     return Precision(correct, len(records), len(records))
+
+
+def judge(records: Sequence[dict], gold: Mapping[int, Iterable[tuple[int, int]]] | None, lex: Lexicon) -> dict:
+    """Return Table 2's precision row of ``records``: against gold alignments when given, else the dictionary.
+
+    >>> recs = [make_record(0, "cat", "chat", (0, 3), (0, 4), "x")]
+    >>> judge(recs, None, build_lexicon([("cat", "chat")]))
+    {'pairs': 1, 'correct': 1, 'judged': 1, 'total': 1, 'precision': 1.0, 'against': 'dictionary'}
+    """
+    if gold is not None:
+        p = gold_precision(records, gold)
+        against = "gold alignments"
+    else:
+        p = dictionary_precision(records, lex)
+        against = "dictionary"
+    return {"pairs": len(records), **p.to_dict(), "against": against}
