@@ -276,7 +276,7 @@ def test_full_pipeline_wiring_with_fake_amr_models(tmp_path, monkeypatch, capsys
 
 
 def test_sentence_smith_foils_are_recorded_as_such(tmp_path, inputs):
-    from builders.alee.foil_types import SENTENCE_SMITH
+    from builders.alee.logic.foil_types import SENTENCE_SMITH
 
     foils, tsv = inputs
     smith = tmp_path / "smith.csv"

@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 import penman
 
-from builders.alee.edits import apply_edit
-from builders.alee.nli_filter import LABELS, NliDecision, decide
-from builders.alee.paragraphs import edit_paragraph
+from builders.alee.logic.edits import apply_edit
+from builders.alee.logic.nli_filter import LABELS, NliDecision, decide
+from builders.alee.logic.paragraphs import edit_paragraph
 from evaluators.errors import EngineUnavailableError
 from evaluators.schema import alee as S
 
@@ -135,7 +135,7 @@ def sentence_foils(
         ``(foils, failures, parse_failures)``: ``(sentence, type) -> SentenceFoil``,
         ``(sentence, type) -> failure stage:reason`` and ``sentence -> parse failure reason``.
     """
-    from builders.alee.edits import edit_of
+    from builders.alee.logic.edits import edit_of
 
     if stages.parse is None or stages.generate is None:
         raise EngineUnavailableError("AMR foils need a parse and a generate stage; none was configured (pass --foils to skip AMR).")
@@ -199,7 +199,7 @@ def generate_candidates(
     """Run the full English pipeline on ``(source_id, text)`` items.
 
     A one-sentence item gives a sentence-level foil; a multi-sentence item a
-    paragraph foil by :func:`~builders.alee.paragraphs.edit_paragraph`
+    paragraph foil by :func:`~builders.alee.logic.paragraphs.edit_paragraph`
     (sentence i from 0, validated at sentence and paragraph level).
     """
     counts = Counts(types)

@@ -22,7 +22,7 @@ import penman
 from penman.graph import Graph
 from penman.layout import Pop
 
-from builders.alee.discourse import DISCOURSE_FRAMES
+from builders.alee.logic.discourse import DISCOURSE_FRAMES
 from builders.alee.spec import (
     FRAME_RE,
     NEW_FRAME_SENSE,
@@ -142,7 +142,7 @@ def negate_polarity(g: Graph, rng: np.random.Generator, lexicon: Lexicon | None 
     """PN: add ``:polarity -`` to one PropBank-frame predicate that has no polarity.
 
     AMR special frames (``have-rel-role-91``) are not PropBank predicates and
-    discourse frames (``contrast-01`` for "but", :mod:`builders.alee.discourse`)
+    discourse frames (``contrast-01`` for "but", :mod:`builders.alee.logic.discourse`)
     are no events: both are left alone.
 
     >>> g = penman.decode("(w / want-01 :ARG0 (b / boy) :ARG1 (g / go-02 :ARG0 b :polarity -))")
