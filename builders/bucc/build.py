@@ -83,7 +83,7 @@ def _tables(config: str, splits: dict[str, logic.Split], gold_present: dict[str,
             gold[name] = gold_rows
     tables = {config: main}
     if gold:
-        tables[f"{config}-{schema.SCHEMA.tables[1].suffix}"] = gold
+        tables[schema.gold_config(config)] = gold
     return tables
 
 

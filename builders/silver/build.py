@@ -378,8 +378,8 @@ def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
     log.info("silver: built in %.1fs", time.perf_counter() - t0)
     pair = pair_config(src_lang, tgt_lang)
     main_suffix, details_suffix = spec.CONFIG_SUFFIX[subset]
-    main_config = f"{pair}-{main_suffix}" if main_suffix else pair
-    tables = {main_config: {"test": out.rows}, f"{pair}-{details_suffix}": {"test": out.details}}
+    main_config = S.SCHEMA.config_name(pair, main_suffix)
+    tables = {main_config: {"test": out.rows}, S.SCHEMA.config_name(pair, details_suffix): {"test": out.details}}
     exports = export_files(out, args.export, main_config) if args.export else {}
     counts = dict(out.counts)
     # Cache hits, forward passes (they depend on the batch size) and timings differ between

@@ -65,9 +65,26 @@ class FamilySchema:
         """The main table (its config is the bare pair)."""
         return self.tables[0]
 
-    def config_name(self, subset: str, table: TableSchema | None = None) -> str:
-        """Return the config name of ``subset`` (a pair or language) for ``table``."""
+    def table(self, suffix: str) -> TableSchema:
+        """Return the table whose configs end in ``-<suffix>`` (``""``: the main table).
+
+        Raises:
+            SchemaError: the family has no such table.
+        """
+        for table in self.tables:
+            if table.suffix == suffix:
+                return table
+        known = ", ".join(repr(t.suffix) for t in self.tables)
+        raise SchemaError(f"Family {self.name!r} has no table with suffix {suffix!r}; its tables: {known}.")
+
+    def config_name(self, subset: str, table: TableSchema | str | None = None) -> str:
+        """Return the config name of ``subset`` (a pair or language) for ``table`` (a table or its suffix).
+
+        The one place config names are made: ``<pair>`` for the main table, ``<pair>-<suffix>`` for the others.
+        """
         languages(subset)
+        if isinstance(table, str):
+            table = self.table(table)
         table = table or self.main
         return f"{subset}-{table.suffix}" if table.suffix else subset
 

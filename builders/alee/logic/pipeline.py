@@ -26,6 +26,7 @@ from builders.alee.logic.nli_filter import LABELS, NliDecision, decide
 from builders.alee.logic.paragraphs import edit_paragraph
 from evaluators.errors import EngineUnavailableError
 from evaluators.schema import alee as S
+from evaluators.schema.langs import pair_config
 
 #: Table 2 stages, in order.
 STAGES = ("sources", "parsed", "edited", "generated", "nli_kept")
@@ -360,7 +361,7 @@ def pair(
             rows.append(_row(c, lang, tgt))
         counts[lang] = {"paired": len(rows), "no_translation": missing}
         if rows:
-            tables[f"{english}-{lang}"] = {"test": rows}
+            tables[S.SCHEMA.config_name(pair_config(english, lang))] = {"test": rows}
     return tables, counts
 
 
