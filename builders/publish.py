@@ -147,6 +147,7 @@ def stable_manifest(data: dict[str, Any]) -> dict[str, Any]:
     >>> stable_manifest({"version": "1.0.0", "started_at": "t", "changelog": [], "run": {"cached": 3}})
     {'version': '1.0.0'}
     """
+    shared: Any
     try:
         from evaluators.schema.meta import stable_manifest as shared
     except ImportError:  # until the shared definition lands, the same rule locally
@@ -384,7 +385,8 @@ def publish(folder: str, repo_id: str, private: bool = False, dry_run: bool = Fa
             client.create_repo(repo_id, private)
             parent = state.main if state else None
             if parent is None:
-                parent = client.state(repo_id).main
+                fresh = client.state(repo_id)  # None only if the repo vanished since create_repo
+                parent = fresh.main if fresh else None
             sha = client.commit(repo_id, adds, deletes, message, changes, parent)
         try:
             out["verified"] = verify(client, repo_id, sha, sha, report)

@@ -47,6 +47,17 @@ class DatasetRef:
     path: str | None = None
     name: str | None = None
 
+    @property
+    def folder(self) -> Path:
+        """The local folder of a ``local`` reference.
+
+        Raises:
+            SchemaError: the reference is not a local folder.
+        """
+        if self.path is None:
+            raise SchemaError(f"{self.id} is a {self.source} dataset, not a local folder.")
+        return Path(self.path)
+
     def to_dict(self) -> dict:
         """Return the dict stored in results JSON."""
         return asdict(self)

@@ -23,6 +23,7 @@ import shutil
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from evaluators.cache_dir import xlbench_cache_root
 from evaluators.errors import EngineUnavailableError, UsageError
@@ -456,7 +457,9 @@ class WordNetSubstitutes:
         if found is None:
             return []
         pos, lemma, synsets = found
-        antonyms, cohyponyms, synonyms = {}, {}, {}
+        antonyms: dict[str, Any] = {}
+        cohyponyms: dict[str, Any] = {}
+        synonyms: dict[str, Any] = {}
         for synset in synsets[: self.senses]:
             own = [lm for lm in synset.lemmas() if lm.name().lower() == lemma]
             for lm in own:

@@ -24,6 +24,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -165,7 +166,7 @@ def build_lexicon(
     (['house', 'new york'], frozenset({'haus'}), ['new'], {'too_long': 1, 'not_a_word': 1})
     """
     fwd: dict[str, set[str]] = {}
-    read, dropped = 0, Counter()
+    read, dropped = 0, Counter[str]()
 
     def ok(key: str, nospace: bool) -> str | None:
         if not key:
@@ -189,7 +190,7 @@ def build_lexicon(
     for a, bs in fwd.items():
         for b in bs:
             bwd.setdefault(b, set()).add(a)
-    counts = {
+    counts: dict[str, Any] = {
         "in": read,
         "kept": sum(len(v) for v in fwd.values()),
         "dropped": dict(dropped),
@@ -288,7 +289,7 @@ def _folder(case: bool, accents: bool):
     return _FOLDERS[(case, accents)]
 
 
-def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
+def _overlaps(a: tuple[int, int] | Unit, b: tuple[int, int] | Unit) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
 
