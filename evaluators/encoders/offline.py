@@ -196,7 +196,7 @@ def _charsmap(norm_map: dict[int, tuple[int, ...]]) -> bytes:
             hard_vocab_limit=False,
             minloglevel=2,
         )
-        proto = sentencepiece_model_pb2.ModelProto()
+        proto = sentencepiece_model_pb2.ModelProto()  # type: ignore[attr-defined]  # generated protobuf code
         proto.ParseFromString((Path(tmp) / "m.model").read_bytes())
         return proto.normalizer_spec.precompiled_charsmap
 

@@ -34,6 +34,7 @@ import os
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from evaluators.alignio import (
     detect_base,
@@ -322,7 +323,7 @@ def _pos_tagger():
 
 
 def _bins(counts: Counter, words: set[str]) -> dict[str, set[str]]:
-    out = {freq_bin_label(lo, hi): set() for lo, hi in FREQ_BINS}
+    out: dict[str, set[str]] = {freq_bin_label(lo, hi): set() for lo, hi in FREQ_BINS}
     for w in words:
         c = counts.get(w, 0)
         for lo, hi in FREQ_BINS:
@@ -340,10 +341,11 @@ def score(data, model, args: Params, rng) -> Scores:
     seed = seed_of(rng)  # the aligners take an integer seed: --seed itself
     pairs = [parse_pair(p) for p in args.pair]
     configs = configurations(args)
+    progress_bar: Any
     try:
-        from tqdm import tqdm
+        from tqdm import tqdm as progress_bar
     except ImportError:  # pragma: no cover
-        tqdm = None
+        progress_bar = None
 
     entries, corr_entries, notes = [], [], []
     scatter, sweep_curves = {}, {}
@@ -389,8 +391,8 @@ def score(data, model, args: Params, rng) -> Scores:
         sil_src_l = all_src[:n_sil]
         gold_src_l = all_src[n_sil : n_sil + n_gold]
         iterator = (
-            tqdm(configs, desc=f"aligners {spec['name']}", file=__import__("sys").stderr)
-            if tqdm
+            progress_bar(configs, desc=f"aligners {spec['name']}", file=__import__("sys").stderr)
+            if progress_bar
             else configs
         )
         per_pair = []
@@ -479,12 +481,13 @@ def score(data, model, args: Params, rng) -> Scores:
         if gold:
             entry = {"subset": spec["name"]}
             for key, group in (("tokenizer", "tokenizer"), ("sweep", "sweep"), ("all", None)):
-                chosen = [(s, g) for c, s, g in per_pair if group is None or group in c["groups"]]
+                # With gold every config has a gold score (g is never None here).
+                chosen = [(s, g) for c, s, g in per_pair if g is not None and (group is None or group in c["groups"])]
                 r = correlation([s.f1 for s, _ in chosen], [g.f1 for _, g in chosen])
                 entry[f"pearson_r_{key}"] = r
                 entry[f"n_configs_{key}"] = len(chosen)
             corr_entries.append(entry)
-            scatter[spec["name"]] = [(config_label(c), s.f1, g.f1) for c, s, g in per_pair]
+            scatter[spec["name"]] = [(config_label(c), s.f1, g.f1) for c, s, g in per_pair if g is not None]
         sweep_curves[spec["name"]] = [
             (c["vocab"], s.f1, g.f1 if g else None)
             for c, s, g in per_pair
@@ -530,7 +533,7 @@ def plot(scores: Scores, params: Params, data, model, prefix: Path, rng) -> list
     for pair in sorted({f["subset"] for f in freq_tables}):
         rows = [f for f in freq_tables if f["subset"] == pair]
         groups = [freq_bin_label(lo, hi) for lo, hi in FREQ_BINS]
-        series = {}
+        series: dict[str, Any] = {}
         for f in rows:
             series.setdefault(f"{f['method']} {f['data']}", {})[f["bin"]] = f["f1"] if f["n_sure"] else None
         artifacts.append(

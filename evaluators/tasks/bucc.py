@@ -97,7 +97,7 @@ def signature_extra(values: dict) -> dict:
             "threshold": values.get("threshold_used")}
 
 
-def _threshold_from(path: str, params: Params, model_id: str) -> float:
+def _threshold_from(path: str, params: Params, model_id: str | None) -> float:
     p = Path(path)
     if not p.is_file():
         raise InputFileError(f"--threshold-from {path!r} does not exist; pass a result JSON of 'xlbench eval bucc'.")

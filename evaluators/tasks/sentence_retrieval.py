@@ -12,6 +12,7 @@ import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -114,7 +115,7 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         tgt = [pairs[i][1] for i in pick]
         entries = []
         for layer in layer_ids:
-            entry = {"subset": config, "layer": layer, "n": n}
+            entry: dict[str, Any] = {"subset": config, "layer": layer, "n": n}
             for pooling in ("mean", "cls"):
                 a = model.sentence_embeddings(src, pooling=pooling, layer=layer)
                 b = model.sentence_embeddings(tgt, pooling=pooling, layer=layer)

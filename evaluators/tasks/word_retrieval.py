@@ -15,6 +15,7 @@ import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -168,8 +169,8 @@ class StaticVectors:
         out = np.full((1, len(items), dim), np.nan, dtype=np.float32)
         found = np.zeros(len(items), dtype=bool)
         for i, toks in enumerate(items):
-            vecs = [table.get(t, table.get(t.lower())) for t in toks]
-            vecs = [v for v in vecs if v is not None and len(v) == dim]
+            looked_up = [table.get(t, table.get(t.lower())) for t in toks]
+            vecs = [v for v in looked_up if v is not None and len(v) == dim]
             if vecs:
                 out[0, i] = np.mean(vecs, axis=0)
                 found[i] = True
@@ -320,7 +321,7 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         entries = []
         for layer in layer_ids:
             d = per_layer[layer]
-            entry = {"subset": config, "layer": layer, "n": int(len(samples[0])), "repeats": repeats}
+            entry: dict[str, Any] = {"subset": config, "layer": layer, "n": int(len(samples[0])), "repeats": repeats}
             for name, values in d.items():
                 entry[name], entry[name + "_std"] = _stats(values)
             entry["s_weak"] = (entry["s_weak_src_tgt"] + entry["s_weak_tgt_src"]) / 2
