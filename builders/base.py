@@ -22,7 +22,6 @@ from typing import Any, TypeAlias, TypeVar
 
 import pyarrow as pa
 
-from evaluators.hashing import sha256_file  # noqa: F401 - re-exported: builders import it from here
 from evaluators.schema.meta import InputRecord, ModelRecord
 
 Rows: TypeAlias = Sequence[Mapping[str, Any]] | pa.Table

@@ -186,7 +186,7 @@ def check_repo_id(repo_id: str) -> str:
 # -- local content ------------------------------------------------------------------------------
 def _local_oids(report: FolderReport) -> dict[str, str]:
     """Return ``path -> sha256`` of the folder's parquet files (what the Hub reports for LFS files)."""
-    from builders.base import sha256_file
+    from evaluators.hashing import sha256_file
 
     return {p: sha256_file(report.folder / p) for p in report.files if p.endswith(".parquet")}
 

@@ -101,8 +101,20 @@ def sha256_tree(
     >>> sha256_tree(d, [d / "a.txt"]) == sha256_tree(d, [d / "a.txt"], end_marker=True)
     False
     """
-    base = Path(root)
     digest = hashlib.sha256()
+    update_tree(digest, root, files, end_marker=end_marker)
+    return digest.hexdigest()
+
+
+def update_tree(
+    digest: hashlib._Hash,
+    root: str | os.PathLike,
+    files: Iterable[str | os.PathLike],
+    *,
+    end_marker: bool = False,
+) -> None:
+    """Feed ``files`` of ``root`` into ``digest`` in the layout of :func:`sha256_tree` (for digests with a header)."""
+    base = Path(root)
     for file in map(Path, files):
         if not file.is_file():
             continue
@@ -110,4 +122,3 @@ def sha256_tree(
         _update_from(digest, file)
         if end_marker:
             digest.update(b"\0")
-    return digest.hexdigest()

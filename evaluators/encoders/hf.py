@@ -16,7 +16,6 @@ as in E5's own ``average_pool``).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -41,6 +40,7 @@ from evaluators.errors import (
     UsageError,
     truncate,
 )
+from evaluators.hashing import sha256_tree
 
 #: Prompt prefixes of the E5 family (Wang et al. 2022, "Text Embeddings by Weakly-Supervised
 #: Contrastive Pre-training", model card: "query: " / "passage: ").
@@ -62,14 +62,8 @@ def folder_hash(path: str | os.PathLike) -> str:
     True
     """
     root = Path(path)
-    digest = hashlib.sha256()
-    for file in sorted(p for p in root.rglob("*") if p.is_file() and not (_SKIP_HASH & set(p.parts))):
-        digest.update(str(file.relative_to(root)).encode("utf-8") + b"\0")
-        with open(file, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
-        digest.update(b"\0")
-    return digest.hexdigest()
+    files = sorted(p for p in root.rglob("*") if p.is_file() and not (_SKIP_HASH & set(p.parts)))
+    return sha256_tree(root, files, end_marker=True)
 
 
 def clean_offsets(text: str, tokens: Sequence[str], offsets: np.ndarray) -> np.ndarray:

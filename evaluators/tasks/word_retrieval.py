@@ -10,7 +10,6 @@ cosine histograms at one layer (Fig. 5).
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import re
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ import numpy as np
 
 from evaluators.encoders.base import WordVectors
 from evaluators.errors import InputFileError, UsageError
+from evaluators.hashing import sha256_file
 from evaluators.metrics import csls
 from evaluators.task import Scores, TaskMetadata, param
 
@@ -132,11 +132,7 @@ class StaticVectors:
         self.path = Path(path)
         if not self.path.is_file():
             raise InputFileError(f"Static vector file {path!r} does not exist; pass a fastText .vec file.")
-        digest = hashlib.sha256()
-        with self.path.open("rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
-        self.revision = digest.hexdigest()
+        self.revision = sha256_file(self.path)
         self.model_id = f"static:{self.path.name}"
 
     def _load(self, words: set[str]) -> dict[str, np.ndarray]:
