@@ -19,9 +19,11 @@ ARGS ?=
 ENV := env LANG=C.UTF-8 LC_ALL=C.UTF-8 PYTHONHASHSEED=0
 XL := $(ENV) $(VENV)/bin/xlbench
 STAMP := $(VENV)/.xlbench-setup
-# Debian packages behind the offline defaults: Apertium MT, FreeDict dictionaries, WordNet.
+# Debian packages behind the offline defaults: Apertium MT, FreeDict dictionaries, WordNet;
+# chromium for the report tests (headless, from disk).
 DEBIAN_PKGS := apertium-eng-spa apertium-eng-cat apertium-en-gl dict-freedict-eng-deu dict-freedict-deu-eng \
-	dict-freedict-eng-spa dict-freedict-eng-fra dict-freedict-eng-rus wordnet-base wordnet-sense-index
+	dict-freedict-eng-spa dict-freedict-eng-fra dict-freedict-eng-rus wordnet-base wordnet-sense-index \
+	chromium
 
 .PHONY: help setup test test-network lint bench demo clean \
 	build-cbd build-silver build-alee build-bucc eval-word-retrieval eval-sentence-retrieval \

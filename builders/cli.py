@@ -51,7 +51,8 @@ def _add_build_parsers(sub: argparse._SubParsersAction, only: str | None = None)
         )
         module.add_arguments(p)
         p.add_argument("--out", default=None, help="output folder (default: out/<family>-<languages>)")
-        p.add_argument("--version", dest="ds_version", default="1.0.0", help="semantic version of this build (default 1.0.0)")
+        version = getattr(module, "DEFAULT_VERSION", "1.0.0")  # a builder whose output changed bumps its own default
+        p.add_argument("--version", dest="ds_version", default=version, help=f"semantic version of this build (default {version})")
         p.add_argument("--seed", type=int, default=13, help="random seed (default 13)")
         p.add_argument("--overwrite", action="store_true", help="replace an existing output folder")
         p.add_argument("--changelog", default=None, help="one line for the card's changelog (what changed in this version)")
@@ -112,7 +113,8 @@ def run_build(args: argparse.Namespace) -> int:
         nondeterministic=sorted(result.nondeterministic),
         counts=result.counts,
         run={**result.run, "seconds": round(time.perf_counter() - t0, 1)},
-        changelog=[{"version": args.ds_version, "date": started[:10], "changes": args.changelog or "first release"}],
+        changelog=[{"version": args.ds_version, "date": started[:10],
+                    "changes": args.changelog or getattr(args._build_module, "CHANGELOG", {}).get(args.ds_version, "first release")}],
         started_at=started,
         finished_at=utc_now(),
     )
@@ -175,6 +177,10 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         add_cache_parser(sub)
     else:
         sub.add_parser("cache", help="embedding cache: size, hit counts, clear (xlbench cache info|clear)")
+    # report, compare, export: argparse only here, their work is imported when they run
+    from evaluators.report.cli import add_parsers as add_report_parsers
+
+    add_report_parsers(sub)
     lst = sub.add_parser("list", help="list dataset families, evaluators, models and offline engines")
     lst.add_argument("--markdown", action="store_true", help="print the registries as Markdown tables (for README/docs)")
     lst.set_defaults(command="list")
@@ -231,6 +237,8 @@ def main(argv: list[str] | None = None) -> int:
             return run_eval(args)
         if args.command == "list":
             return run_list(args.markdown)
+        if hasattr(args, "_report_run"):
+            return args._report_run(args)
         if hasattr(args, "_hub_run"):
             return args._hub_run(args)
         raise UsageError(f"Unknown command {args.command!r}; run 'xlbench --help'.")

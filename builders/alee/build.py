@@ -31,6 +31,35 @@ EPILOG = """examples:
 """
 log = logging.getLogger("xlbench")
 
+#: Default ``--version`` of alee builds: 1.1.0 changed the ``perturbation`` values of Sentence Smith foils.
+DEFAULT_VERSION = "1.1.0"
+#: Default changelog line per version (``--changelog`` overrides it).
+CHANGELOG = {
+    "1.0.0": "first release",
+    "1.1.0": "Sentence Smith foils carry honest perturbation labels: RS -> RS-leafswap (it swaps two arbitrary "
+    "leaf names), HS -> HS-or-synonym (it falls back to synonyms); PN and AR unchanged (issue #16)",
+}
+#: alee type (as read from a foils file) -> Sentence Smith's own ``modification_type`` name.
+_SENTENCE_SMITH_NAME = {"PN": "polarity_negation", "RS": "rs", "AR": "antonym", "HS": "hypernym"}
+
+
+def relabel(kept, generator: str) -> dict[str, str]:
+    """Give foils made by ``generator`` their honest labels in place; return ``read type -> label`` where they differ.
+
+    Sentence Smith's RS and HS do not meet alee's definitions
+    (:mod:`builders.alee.foil_types`); its PN and AR do and keep their names.
+    Foils of an unknown generator keep the types their file states.
+    """
+    if generator != foil_types.SENTENCE_SMITH:
+        return {}
+    changed: dict[str, str] = {}
+    for c in kept:
+        label = foil_types.honest_label(_SENTENCE_SMITH_NAME[c.perturbation], generator)
+        if label != c.perturbation:
+            changed[c.perturbation] = label
+            c.perturbation = label
+    return dict(sorted(changed.items()))
+
 
 def _csv(value: str) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
@@ -176,6 +205,7 @@ def run(raw: argparse.Namespace | Params) -> BuildResult:
     stages = pipeline.Stages(split=lambda text: split_sentences(text, args.splitter), nli=nli_fn, decide=thresholds)
     skipped_types: dict[str, int] = {}
     foil_generator = None
+    relabelled: dict[str, str] = {}
     if args.foils:
         from builders.adapters.alee_inputs import read_foils
 
@@ -187,6 +217,7 @@ def run(raw: argparse.Namespace | Params) -> BuildResult:
         kept, counts = pipeline.filter_given_foils(items, stages, args.types)
         models.insert(0, ModelRecord("foils", Path(args.foils).name, inputs[0].sha256[:12]))
         foil_generator = foil_types.generator_of(args.foils)
+        relabelled = relabel(kept, foil_generator)
     else:
         from builders.adapters.amr import AmrGenerator, AmrParser
 
@@ -210,6 +241,8 @@ def run(raw: argparse.Namespace | Params) -> BuildResult:
         manifest_counts["excluded_types"] = skipped_types
     if args.foils:
         manifest_counts["foil_generator"] = foil_generator
+        # Counts stay under the types the file claims; the rows carry the honest labels.
+        manifest_counts["relabelled"] = relabelled
     nli_note = (
         "NLI filter SKIPPED (--no-nli): foils were not validated by NLI in this build; nli_* columns are NaN."
         if args.no_nli
@@ -217,8 +250,12 @@ def run(raw: argparse.Namespace | Params) -> BuildResult:
         f"{' (disabled)' if args.keep_bidirectional else ''} or P(entailment) > {args.entail_threshold} in either direction."
     )
     construction = (
-        [f"Foils read from {Path(args.foils).name} (made elsewhere; parse/edit/generate not run here); types mapped to PN/RS/AR/HS"
-         + (f", excluded: {skipped_types}" if skipped_types else "") + "."]
+        [f"Foils read from {Path(args.foils).name} (made elsewhere by {foil_generator}; parse/edit/generate not run here); "
+         "types mapped to PN/RS/AR/HS" + (f", excluded: {skipped_types}" if skipped_types else "")
+         + (", then relabelled as what the generator's edits are: "
+            + ", ".join(f"{a} -> {b}" for a, b in relabelled.items())
+            + " (only PN and AR meet alee's definitions; TACC's main score then averages every type present)"
+            if relabelled else "") + "."]
         if args.foils
         else [
             "English sources split into sentences (multi-sentence sources are paragraphs).",
@@ -240,6 +277,8 @@ def run(raw: argparse.Namespace | Params) -> BuildResult:
         "langs": langs,
         "types": list(args.types),
         "source": "foils" if args.foils else "amr-pipeline",
+        "foil_generator": foil_generator if args.foils else "xlbench amr-pipeline",
+        "labels": sorted({c.perturbation for c in kept}),
         "nli": "skipped" if args.no_nli else args.nli_model,
         "entail_threshold": None if args.no_nli else args.entail_threshold,
         "reject_bidirectional": None if args.no_nli else not args.keep_bidirectional,

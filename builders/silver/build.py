@@ -87,6 +87,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub.add_argument("--mlm", default="bert-large-cased", help="masked LM for --substitutes mlm (default bert-large-cased)")
     sub.add_argument("--mlm-revision", default=None, help="Hub revision of the masked LM")
     sub.add_argument("--mlm-batch-size", type=int, default=64, help="masked sentences per forward pass (default 64)")
+    sub.add_argument(
+        "--mlm-search",
+        type=int,
+        default=spec.MLM_SEARCH,
+        help=f"--substitutes mlm: top predictions read per word (default {spec.MLM_SEARCH}, the authors')",
+    )
+    sub.add_argument(
+        "--no-count-original",
+        action="store_true",
+        help="--substitutes mlm: do not let the original word, when predicted, take one of the alternatives' places "
+        "(the authors count it, so a word often has one alternative fewer)",
+    )
+    sub.add_argument(
+        "--no-substitute-punctuation",
+        action="store_true",
+        help="never substitute (so never align) punctuation tokens (the authors substitute and align them)",
+    )
     sub.add_argument("--wordnet-senses", type=int, default=2, help="most frequent senses searched by --substitutes wordnet")
     sub.add_argument("--no-closed-class", action="store_true", help="wordnet: do not substitute function words from the built-in table")
     rule = parser.add_argument_group("decision rule")
@@ -290,7 +307,13 @@ def _generator(args: spec.Params, src_lang: str) -> spec.SubstituteGenerator:
         return WordNetSubstitutes(senses=args.wordnet_senses, closed_class=not args.no_closed_class)
     from builders.adapters.mlm import MLMSubstitutes
 
-    gen = MLMSubstitutes(args.mlm, revision=args.mlm_revision, batch_size=args.mlm_batch_size)
+    gen = MLMSubstitutes(
+        args.mlm,
+        revision=args.mlm_revision,
+        batch_size=args.mlm_batch_size,
+        search=args.mlm_search,
+        count_original=not args.no_count_original,
+    )
     gen.load()  # fail before reading the corpus when the model is not available
     return gen
 
@@ -371,6 +394,7 @@ def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
             min_valid=args.min_valid,
             max_targets=args.max_targets,
             src_tokenizer=src_tokenizer,
+            punctuation=not args.no_substitute_punctuation,
         )
     finally:
         if cache is not None:
@@ -399,7 +423,11 @@ def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
         "tokenizer": tokenizer.signature,
         "src_tokenizer": src_tokenizer.signature,
         "sentences": len(items),
+        "substitute_punctuation": not args.no_substitute_punctuation,
     }
+    if args.substitutes == "mlm":
+        parameters["mlm_search"] = args.mlm_search
+        parameters["count_original"] = not args.no_count_original
     if generator.name == "wordnet":
         parameters["wordnet_senses"] = args.wordnet_senses
         parameters["closed_class"] = not args.no_closed_class
@@ -424,6 +452,17 @@ def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
         )
         for step in spec.CONSTRUCTION
     ]
+    construction.append(
+        "Punctuation tokens are substituted and aligned like words (the authors' choice)."
+        if not args.no_substitute_punctuation
+        else "Punctuation tokens are never substituted, so never aligned (--no-substitute-punctuation)."
+    )
+    if args.substitutes == "mlm":
+        construction.append(
+            f"The masked LM's top {args.mlm_search} predictions are read per word; the original word, when predicted, "
+            + ("takes one of the alternatives' places (the authors' code)." if not args.no_count_original
+               else "is skipped without taking a place (--no-count-original).")
+        )
     limitations = list(spec.LIMITATIONS)
     if engine.online:
         limitations.append(

@@ -27,6 +27,8 @@ MIN_VALID = logic.MIN_VALID
 MAX_TARGETS = logic.MAX_TARGETS
 
 SUBSTITUTES = ("wordnet", "mlm")
+#: Top masked-LM predictions read per word (the authors': 10; see builders.adapters.mlm).
+MLM_SEARCH = 10
 
 
 class SubstituteGenerator(Protocol):
@@ -108,6 +110,9 @@ class Params:
     mlm: str = "bert-large-cased"
     mlm_revision: str | None = None
     mlm_batch_size: int = field(default=64, metadata=_NOSIG)
+    mlm_search: int = MLM_SEARCH
+    no_count_original: bool = False
+    no_substitute_punctuation: bool = False
     wordnet_senses: int = 2
     no_closed_class: bool = False
     alternatives: int = field(default=N_ALTERNATIVES, metadata={"key": "alternatives"})

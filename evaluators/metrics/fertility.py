@@ -80,14 +80,34 @@ def paper_fertility(
     >>> r.languages, r.fertility, r.models, round(r.spearman, 3)
     (('de', 'fr', 'ja'), (2.5, 1.5, 4.0), (2, 2, 1), -1.0)
     """
-    langs, fert, mean, n_models = [], [], [], []
+    fertility = {}
     for lang in sorted(texts_by_lang):
-        values = [by_lang[lang] for by_lang in tacc_by_model.values() if lang in by_lang and by_lang[lang] is not None]
         texts = list(dict.fromkeys(texts_by_lang[lang]))
-        if not values or not texts:
+        if texts and any(lang in by_lang and by_lang[lang] is not None for by_lang in tacc_by_model.values()):
+            fertility[lang] = median_subtokens(tokenize, texts)
+    return fertility_against_mean_tacc(fertility, tacc_by_model, tokenizer)
+
+
+def fertility_against_mean_tacc(
+    fertility: Mapping[str, float], tacc_by_model: Mapping[str, Mapping[str, float]], tokenizer: str = PAPER_TOKENIZER,
+) -> FertilityAnalysis:
+    """The second half of :func:`paper_fertility`: fertility already measured with one tokenizer, per language.
+
+    A grid of results stores each language's fertility (the same for every model:
+    one tokenizer) and each model's TACC; this averages the TACC over the models
+    and correlates.
+
+    >>> r = fertility_against_mean_tacc({"de": 2.5, "fr": 1.5, "ja": 4.0}, {"m1": {"de": 0.8, "fr": 0.9, "ja": 0.5}})
+    >>> r.mean_tacc, r.spearman
+    ((0.8, 0.9, 0.5), -1.0)
+    """
+    langs, fert, mean, n_models = [], [], [], []
+    for lang in sorted(fertility):
+        values = [by_lang[lang] for by_lang in tacc_by_model.values() if lang in by_lang and by_lang[lang] is not None]
+        if not values:
             continue
         langs.append(lang)
-        fert.append(median_subtokens(tokenize, texts))
+        fert.append(float(fertility[lang]))
         mean.append(float(np.mean(values)))
         n_models.append(len(values))
     corr = correlate(fert, mean)

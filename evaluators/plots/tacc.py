@@ -32,3 +32,20 @@ def fertility_scatter(
     ax.legend(fontsize=7)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     return save_figure(fig, path)
+
+
+def paper_fertility_scatter(analysis, path: str | os.PathLike, n_models: int) -> Path:
+    """Plot the paper's analysis: one tokenizer's fertility against TACC averaged over ``n_models`` models."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    rho = "n/a" if analysis.spearman is None else f"{analysis.spearman:.2f}"
+    ax.scatter(analysis.fertility, analysis.mean_tacc, label=f"mean over {n_models} models (ρ={rho})")
+    for lang, x, y in zip(analysis.languages, analysis.fertility, analysis.mean_tacc):
+        ax.annotate(lang.split("_")[0], (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel(f"median subtokens per target sentence ({analysis.tokenizer})", fontsize=8)
+    ax.set_ylabel("TACC averaged over models")
+    ax.set_title("Fertility vs triplet accuracy (the paper's definition)")
+    ax.legend(fontsize=7)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    return save_figure(fig, path)

@@ -13,7 +13,7 @@ LANG = "lang"
 EN_ORIG = "en_orig"
 EN_FOIL = "en_foil"
 TARGET_ORIG = "target_orig"
-#: One of PERTURBATIONS.
+#: One of PERTURBATIONS, or (foils made by another generator) one of OTHER_PERTURBATIONS.
 PERTURBATION = "perturbation"
 #: "sentence" or "paragraph".
 LEVEL = "level"
@@ -25,6 +25,21 @@ EDIT = "edit"
 
 #: Polarity negation, role swap, antonym, hypernym (alee paper, Table 1).
 PERTURBATIONS = ("PN", "RS", "AR", "HS")
+#: Honest labels of other generators' edits that do not meet alee's definitions
+#: (builders/alee/foil_types.py): Sentence Smith's leaf-name swap and its hypernym
+#: edit that falls back to a synonym.
+OTHER_PERTURBATIONS = ("RS-leafswap", "HS-or-synonym")
+#: Every value the ``perturbation`` column may hold.
+LABELS = PERTURBATIONS + OTHER_PERTURBATIONS
+
+
+def is_alee_type(label: str) -> bool:
+    """Whether a perturbation label is one of alee's own four (pooled into Macro-TACC).
+
+    >>> is_alee_type("PN"), is_alee_type("RS-leafswap")
+    (True, False)
+    """
+    return label in PERTURBATIONS
 _NLI = {"entailment": Value("float32"), "neutral": Value("float32"), "contradiction": Value("float32")}
 
 FEATURES = Features(

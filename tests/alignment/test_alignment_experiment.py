@@ -21,6 +21,13 @@ TOY = [
     ("a blue house", "une maison bleue", "0-0 1-2 2-1"),
 ]
 
+EXTRA = [
+    (" ".join(w for w in (d, a, n) if w), " ".join(w for w in (fd, fn, fa) if w))
+    for d, fd in (("the", "la"), ("a", "une"))
+    for n, fn in (("house", "maison"), ("car", "voiture"))
+    for a, fa in (("", ""), ("red", "rouge"), ("blue", "bleue"))
+]
+
 
 def _fixture(tmp_path):
     silver = tmp_path / "silver"
@@ -46,9 +53,11 @@ def _fixture(tmp_path):
         ),
         encoding="utf-8",
     )
+    # Extra text: every determiner/adjective/noun combination, five times; the seven evaluation pairs
+    # among them and all repeats are dropped when training per setting (12 x 5 - 5 kept = 55 per setting).
     train_s, train_t = tmp_path / "train.src", tmp_path / "train.tgt"
-    train_s.write_text("".join(f"{s}\n" for s, _, _ in TOY * 5), encoding="utf-8")
-    train_t.write_text("".join(f"{t}\n" for _, t, _ in TOY * 5), encoding="utf-8")
+    train_s.write_text("".join(f"{s}\n" for s, _ in EXTRA * 5), encoding="utf-8")
+    train_t.write_text("".join(f"{t}\n" for _, t in EXTRA * 5), encoding="utf-8")
     return silver, gt, gl, train_s, train_t
 
 
@@ -73,6 +82,8 @@ def test_aligners_experiment_end_to_end(tmp_path, capsys):
             "40",
             "--sweep",
             "30",
+            "--sweep-tokenizer",
+            "bpe",
             "--out",
             str(out),
             "--json",
@@ -90,15 +101,27 @@ def test_aligners_experiment_end_to_end(tmp_path, capsys):
     corr = data["scores"]["correlation"][0]
     for key, group in (("tokenizer", "tokenizer"), ("sweep", "sweep"), ("all", None)):
         chosen = [e for e in data["scores"]["test"] if group is None or group in e["groups"]]
-        r = pearson([e["silver_f1"] for e in chosen], [e["gold_f1"] for e in chosen])
-        assert corr[f"pearson_r_{key}"] == (None if r != r else r)
         assert corr[f"n_configs_{key}"] == len(chosen)
+        if len(chosen) < 3:  # r over two points is always ±1: never reported, never the main score
+            assert corr[f"pearson_r_{key}"] is None and corr[f"spearman_rho_{key}"] is None
+        else:
+            r = pearson([e["silver_f1"] for e in chosen], [e["gold_f1"] for e in chosen])
+            assert corr[f"pearson_r_{key}"] == (None if r != r else pytest.approx(r))
     assert (corr["n_configs_tokenizer"], corr["n_configs_sweep"], corr["n_configs_all"]) == (
         2,
         2,
         3,
     )
-    assert data["dataset"]["pairs"][0]["gold_base"] == 1
+    assert data["main_score"] is None and "only from 3 configurations on" in " ".join(data["notes"])
+    info = data["dataset"]["pairs"][0]
+    assert info["gold_base"] == 1
+    # One aligner per setting, each on its 7 sentences + the 5 new extra pairs (the paper's training).
+    assert info["training"] == {s: {"lines": 12, "extra": 5, "dropped_duplicates": 55} for s in ("silver", "gold")}
+    assert data["parameters"]["training"] == "per-setting" and data["parameters"]["dedup"] is True
+    assert "|train:per-setting|dedup:yes|boot:1000|" in data["signature"]
+    # Each F1 carries its bootstrap spread; perfect on every sentence, so no spread at all.
+    assert (word["silver_f1_std"], word["silver_f1_low"], word["silver_f1_high"]) == (0.0, 1.0, 1.0)
+    assert "bootstrap resamples" in " ".join(data["notes"])
     assert {f["bin"] for f in data["scores"]["frequency"]} >= {"1", "2-5", "6-20"}
     if _pos_tagger() is None:
         assert "part-of-speech breakdown skipped" in " ".join(data["notes"])
@@ -168,7 +191,7 @@ def test_input_file_errors(tmp_path, capsys):
         eval_main([*base, "--pair", f"silver={silver}", "--train-text", str(ts), str(short), *out])
         == 2
     )
-    assert "differ in length (35 vs 1 lines)" in capsys.readouterr().err
+    assert "differ in length (60 vs 1 lines)" in capsys.readouterr().err
     gl.write_text("1-1\n", encoding="utf-8")
     assert (
         eval_main([*base, "--pair", f"silver={silver},gold_text={gt},gold_links={gl}", *out]) == 2

@@ -137,3 +137,54 @@ def test_wordnet_needs_an_english_source(tmp_path, monkeypatch, capsys, syntheti
     assert capsys.readouterr().err.startswith(
         "error: --substitutes wordnet works for English sources only, got deu_Latn; use --substitutes mlm"
     )
+
+
+def test_no_substitute_punctuation_leaves_punctuation_unaligned(tmp_path, synthetic, fake_adapters, capsys):
+    src = _src_file(tmp_path, synthetic)
+    builds = {}
+    for name, extra in (("default", []), ("nopunct", ["--no-substitute-punctuation"])):
+        out = tmp_path / name
+        code = main(["build", "silver", "--lang", "eng-spa", "--src", str(src), "--out", str(out), "--no-mt-cache", *extra])
+        assert code == 0, capsys.readouterr().err
+        builds[name] = (json.loads((out / "manifest.json").read_text()),
+                        load_dataset(str(out), "eng_Latn-spa_Latn", split="test"))
+    (m_default, rows_default), (m_off, rows_off) = builds["default"], builds["nopunct"]
+    assert m_default["parameters"]["substitute_punctuation"] is True
+    assert m_off["parameters"]["substitute_punctuation"] is False
+    assert m_off["build_signature"] != m_default["build_signature"]
+    # Default: the five final '.' are substituted (tried) like words; with the option they are skipped unread.
+    n_punct = len(synthetic["cases"])
+    assert m_default["counts"]["words"]["in"] == m_off["counts"]["words"]["in"] + n_punct == 24
+    assert (m_default["counts"]["tokens"]["punctuation"], m_off["counts"]["tokens"]["punctuation"]) == (0, n_punct)
+    # The toy engine never lets '.' be aligned, so the links themselves agree.
+    assert rows_off["sure"] == rows_default["sure"]
+
+
+def test_mlm_search_and_count_original_reach_the_generator(tmp_path, monkeypatch):
+    import builders.adapters.mlm as mlm
+
+    seen = {}
+
+    class Recorder:
+        def __init__(self, name, **kwargs):
+            seen.update(kwargs, name=name)
+
+        def load(self):
+            return self
+
+    monkeypatch.setattr(mlm, "MLMSubstitutes", Recorder)
+    parser = argparse.ArgumentParser()
+    silver_build.add_arguments(parser)
+    args = parser.parse_args(["--lang", "eng-spa", "--substitutes", "mlm"])
+    silver_build._generator(silver_build.spec.Params.from_args(args), "eng_Latn")
+    assert (seen["search"], seen["count_original"]) == (mlm.SEARCH, mlm.COUNT_ORIGINAL) == (10, True)
+    args = parser.parse_args(["--lang", "eng-spa", "--substitutes", "mlm", "--mlm-search", "50", "--no-count-original"])
+    params = silver_build.spec.Params.from_args(args)
+    silver_build._generator(params, "eng_Latn")
+    assert (seen["search"], seen["count_original"]) == (50, False)
+    # Both are parameters of the build (manifest + signature hash), not speed settings.
+    from builders.base import signature_params
+
+    sig = signature_params(params)
+    assert (sig["mlm_search"], sig["no_count_original"], sig["no_substitute_punctuation"]) == (50, True, False)
+    assert silver_build.spec.MLM_SEARCH == mlm.SEARCH

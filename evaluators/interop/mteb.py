@@ -1,0 +1,387 @@
+"""mteb interoperability: export xlbench results in mteb's format, and run xlbench data in ``mteb.evaluate``.
+
+Export (:func:`export_results`, ``xlbench export mteb RESULTS_DIR --out DIR``)
+writes ``DIR/results/<model with / as __>/<revision>/<task>.json`` plus a
+``model_meta.json``, the layout of mteb's results repository and ``ResultCache``.
+One task file per xlbench result; one score entry per subset; layers (and
+alignment methods) become subsets (``eng_Latn-deu_Latn.layer8``); only the split
+that is the score is written (``test``: BUCC's ``train`` split only learns the
+threshold); ``languages`` holds mteb's ``deu-Latn`` codes. Per subset, mteb's
+``main_score`` equals the xlbench entry's score. mteb's task-level score is the
+*mean over subsets*, so for per-layer evaluators it is the mean over layers, not
+xlbench's best-layer main score.
+
+Reverse direction (:func:`bucc_task`, :func:`cbd_task`): an xlbench BUCC-style
+folder or a contextual-dictionary (cbd) folder exposed as an mteb
+``AbsTaskBitextMining``. Mind the metric: mteb's bitext ``f1`` is the
+*support-weighted classification F1* of "nearest target index == gold index" over
+the gold source sentences only (sklearn ``f1_score(average="weighted")``), with
+no threshold and no distractor sources; it is close to top-1 retrieval accuracy.
+xlbench's ``bucc_f1`` mines pairs from *all* sources and targets with a ratio-margin
+score and a threshold learned on train, and scores the mined set against gold
+pairs (precision = correct mined / mined, recall = correct mined / gold), so false
+positives from distractor sources lower it. The two numbers are not comparable.
+
+mteb is imported lazily; :func:`export_results` needs only the standard library.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from evaluators.errors import OutputError, UsageError
+from evaluators.report.records import Record, load_records
+
+#: mteb release whose result format the export follows (also the pinned test extra).
+MTEB_FORMAT_VERSION = "2.26.24"
+
+
+def to_mteb_lang(code: str) -> str:
+    """Return mteb's language code for an xlbench one.
+
+    >>> to_mteb_lang("deu_Latn")
+    'deu-Latn'
+    """
+    return code.replace("_", "-")
+
+
+def languages_of(subset: str) -> list[str]:
+    """Return the mteb ``languages`` of a subset: each ``xxx_Scrp`` code in it, as ``xxx-Scrp``.
+
+    >>> languages_of("deu_Latn-eng_Latn/test"), languages_of("all")
+    (['deu-Latn', 'eng-Latn'], [])
+    """
+    return [to_mteb_lang(c) for c in re.findall(r"[a-z]{3}_[A-Z][a-z]{3}", str(subset))]
+
+
+def task_name(data: dict[str, Any]) -> str:
+    """Return the mteb task name of a result: ``xlbench-<evaluator>-<dataset>``.
+
+    >>> task_name({"evaluator": "bucc", "dataset": {"id": "/tmp/out/bucc-deu", "source": "local"}})
+    'xlbench-bucc-bucc-deu'
+    """
+    ds = data.get("dataset") or {}
+    name = str(ds.get("id") or "dataset")
+    if ds.get("source") == "local" or name.startswith("/"):
+        name = Path(name).name
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", f"xlbench-{data.get('evaluator', 'unknown')}-{name.split('/')[-1]}")
+
+
+def _clean(v: Any) -> Any:
+    if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
+        return None
+    return v
+
+
+def _metrics(entry: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for k, v in entry.items():
+        if k in ("subset", "main_score", "layer", "method"):
+            continue
+        if isinstance(v, (int, float, str, bool)) or v is None:
+            out[k] = _clean(v)
+    return out
+
+
+def _entry(subset: str, main: float | None, metrics: dict[str, Any], languages_from: str) -> dict[str, Any] | None:
+    if main is None or (isinstance(main, float) and math.isnan(main)):
+        return None
+    return {**metrics, "main_score": float(main), "hf_subset": subset, "languages": languages_of(languages_from)}
+
+
+def mteb_scores(data: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+    """Convert one xlbench result's scores into ``(split, entries)`` in mteb's shape (pure).
+
+    Raises:
+        UsageError: the evaluator has no mteb mapping.
+    """
+    ev = data.get("evaluator")
+    scores = data.get("scores") or {}
+    entries: list[dict[str, Any] | None] = []
+    if ev in ("word-retrieval", "sentence-retrieval", "embedding-aligner"):
+        split = "test"
+        for e in scores.get(split, []):
+            sub = str(e.get("subset"))
+            name = f"{sub}.layer{e.get('layer')}" + (f".{e['method']}" if e.get("method") else "")
+            main = e.get("main_score", e.get("f1"))
+            entries.append(_entry(name, main, _metrics(e), sub))
+    elif ev == "bucc":
+        split = "test"  # the train split only learns the threshold
+        for e in scores.get(split, []):
+            entries.append(_entry(str(e.get("subset")), e.get("bucc_f1", e.get("main_score")), _metrics(e), str(e.get("subset"))))
+    elif ev == "bitext-retrieval":
+        split = next(iter(scores), "test")
+        for e in scores.get(split, []):
+            sub = str(e.get("subset"))
+            entries.append(_entry(sub.partition("/")[0], e.get("main_score"), _metrics(e), sub))
+    elif ev == "tacc":
+        split = "test"
+        by_lang: dict[str, dict[str, Any]] = {}
+        for e in scores.get(split, []):
+            if e.get("lang") in (None, "all"):
+                continue  # mteb averages the languages itself
+            slot = by_lang.setdefault(str(e.get("subset")), {})
+            if e.get("group") == "macro":
+                slot["main"] = e.get("tacc")
+                slot.update({k: _clean(v) for k, v in e.items() if k in ("n", "correct", "ties", "wrong", "fertility")})
+            elif e.get("group") in ("perturbation", "length", "level"):
+                slot[f"tacc_{e.get('key')}"] = _clean(e.get("tacc"))
+        for sub, slot in sorted(by_lang.items()):
+            main = slot.pop("main", None)
+            entries.append(_entry(sub, main, slot, sub))
+    elif ev == "aligners":
+        split = "test"
+        for e in scores.get(split, []):
+            sub = str(e.get("subset"))
+            entries.append(_entry(f"{sub}.{e.get('config')}", e.get("gold_f1"), _metrics(e), sub))
+    else:
+        raise UsageError(f"Evaluator {ev!r} has no mteb export; exportable: word-retrieval, sentence-retrieval, "
+                         "embedding-aligner, bucc, bitext-retrieval, tacc, aligners.")
+    return split, [e for e in entries if e is not None]
+
+
+def task_result(data: dict[str, Any], mteb_version: str = MTEB_FORMAT_VERSION) -> dict[str, Any]:
+    """Return the mteb ``TaskResult`` JSON object of one xlbench result (pure).
+
+    Raises:
+        UsageError: the evaluator has no mteb mapping or no subset has a score.
+    """
+    split, entries = mteb_scores(data)
+    if not entries:
+        raise UsageError(f"The {data.get('evaluator')} result has no scored subset to export.")
+    stamp = data.get("timestamp")
+    date = None
+    if stamp:
+        try:
+            date = _dt.datetime.fromisoformat(str(stamp)).timestamp()
+        except ValueError:
+            date = None
+    return {
+        "dataset_revision": str((data.get("dataset") or {}).get("revision") or "unresolved"),
+        "task_name": task_name(data),
+        "mteb_version": mteb_version,
+        "scores": {split: entries},
+        "evaluation_time": data.get("wall_time_s"),
+        "kg_co2_emissions": None,
+        "date": date,
+        "xlbench_signature": data.get("signature"),
+    }
+
+
+def _model_dir(model: dict[str, Any]) -> tuple[str, str]:
+    name = str(model.get("id") or "model").replace("/", "__")
+    rev = str(model.get("revision") or "no_revision_available")
+    return re.sub(r"[^A-Za-z0-9_.@=+-]+", "_", name), re.sub(r"[^A-Za-z0-9_.@=+-]+", "_", rev)
+
+
+def export_results(folders: list[str | os.PathLike], out: str | os.PathLike) -> list[Path]:
+    """Write every exportable result under ``folders`` as mteb result files under ``out``.
+
+    Results of evaluators without an mteb mapping are skipped. The files are written
+    into a temporary folder first and moved into ``out`` only when all succeeded.
+
+    Returns:
+        The task files written.
+
+    Raises:
+        InputFileError: no result found.
+        UsageError: no result could be exported, or ``out`` is a file.
+        OutputError: ``out`` cannot be written.
+    """
+    records: list[Record] = load_records(list(folders))
+    target = Path(out)
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"--out {str(target)!r} is a file; pass a folder for the mteb results.")
+    written: list[tuple[Path, dict[str, Any], dict[str, Any]]] = []
+    for r in records:
+        try:
+            obj = task_result(r.data)
+        except UsageError:
+            continue
+        mdir, rdir = _model_dir(r.model)
+        written.append((Path("results") / mdir / rdir / f"{obj['task_name']}.json", obj, r.model))
+    if not written:
+        raise UsageError("None of the results can be exported to mteb (no supported evaluator with a scored subset).")
+    names = [w[0] for w in written]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise UsageError(f"Two results map to the same mteb file {sorted(dup)[0].as_posix()!r} (same model, revision, "
+                         "evaluator and dataset name); export them into separate folders.")
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=target, prefix=".tmp-export-"))
+        for rel, obj, model in written:
+            path = tmp / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(obj, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            # mteb's placeholder for an unknown revision: its DataFrame drops rows whose revision is None
+            meta = {"name": str(model.get("id") or "model"), "revision": model.get("revision") or "no_revision_available",
+                    "framework": ["xlbench"], "loader": None}
+            (path.parent / "model_meta.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+        for rel, _, _ in written:
+            dest = target / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(tmp / rel, dest)
+            meta = tmp / rel.parent / "model_meta.json"
+            if meta.exists():  # shared by the model's task files: moved with the first one
+                os.replace(meta, dest.parent / "model_meta.json")
+        shutil.rmtree(tmp, ignore_errors=True)
+    except OSError as err:
+        raise OutputError(f"Cannot write mteb results to {str(target)!r} ({err.strerror}); pass a writable --out.") from err
+    return [target / rel for rel, _, _ in written]
+
+
+# ---------------------------------------------------------------------------- xlbench data as mteb tasks
+
+
+def _bitext_task(name: str, description: str, revision: str, subsets: dict[str, Any], split: str):
+    """Build an ``AbsTaskBitextMining`` instance over in-memory ``subset -> {sentence1, sentence2, gold}``."""
+    from mteb.abstasks.task_metadata import TaskMetadata
+    from mteb.abstasks.text.bitext_mining import AbsTaskBitextMining
+
+    langs = {sub: languages_of(sub) for sub in subsets}
+    metadata = TaskMetadata(
+        name=name,
+        dataset={"path": name, "revision": revision},
+        description=description,
+        reference="https://github.com/xlbench/xlbench",
+        type="BitextMining",
+        category="t2t",
+        modalities=["text"],
+        eval_splits=[split],
+        eval_langs=langs,
+        main_score="f1",
+        date=None,
+        domains=None,
+        task_subtypes=None,
+        license=None,
+        annotations_creators=None,
+        dialect=None,
+        sample_creation=None,
+        bibtex_citation="",
+    )
+    data = {sub: {split: d} for sub, d in subsets.items()}
+
+    class XlbenchBitextMining(AbsTaskBitextMining):
+        """An xlbench dataset as an mteb bitext-mining task (data already in memory)."""
+
+        def load_data(self, **kwargs: Any) -> None:  # noqa: D102 - mteb API
+            self.dataset = data
+            self.data_loaded = True
+
+    XlbenchBitextMining.metadata = metadata
+    XlbenchBitextMining.__name__ = re.sub(r"\W", "_", name)
+    return XlbenchBitextMining()
+
+
+def bucc_task(dataset: str, split: str = "test", revision: str | None = None):
+    """Expose an xlbench BUCC-style dataset as an mteb bitext-mining task (BUCC.v2 layout).
+
+    ``sentence1`` holds the source side of each gold pair, ``sentence2`` every target
+    sentence of the split (gold and distractors), ``gold`` the ``(i, j)`` index pairs,
+    as mteb's BUCC.v2 does. mteb then scores nearest-neighbour retrieval of the gold
+    sources; see the module docstring for how that differs from ``bucc_f1``.
+
+    Raises:
+        SchemaError: the folder is not a bucc dataset or lacks the split.
+    """
+    from evaluators.data import family_of, list_configs, load_split, resolve
+    from evaluators.schema import bucc as schema
+
+    ref = resolve(dataset, revision)
+    family_of(ref, "bucc")
+    subsets = {}
+    for config in sorted(c for c in list_configs(ref) if not c.endswith("-gold")):
+        rows = load_split(ref, config, split)
+        gold = load_split(ref, f"{config}-gold", split)
+        src = {r[schema.ID]: r[schema.TEXT] for r in rows if r[schema.SIDE] == "src"}
+        tgt_ids = [r[schema.ID] for r in rows if r[schema.SIDE] == "tgt"]
+        tgt_text = [r[schema.TEXT] for r in rows if r[schema.SIDE] == "tgt"]
+        index = {t: j for j, t in enumerate(tgt_ids)}
+        pairs = [(g[schema.SRC_ID], g[schema.TGT_ID]) for g in gold]
+        subsets[config] = {
+            "sentence1": [src[s] for s, _ in pairs],
+            "sentence2": tgt_text,
+            "gold": [(i, index[t]) for i, (_, t) in enumerate(pairs)],
+        }
+    return _bitext_task(f"xlbench-bucc-{Path(ref.id).name}", "xlbench BUCC-style mining split (gold sources vs all targets).",
+                        ref.revision, subsets, split)
+
+
+def cbd_task(dataset: str, split: str = "test", revision: str | None = None):
+    """Expose the distinct sentence pairs of an xlbench cbd dataset as an mteb bitext-mining task.
+
+    Raises:
+        SchemaError: the folder is not a cbd dataset or lacks the split.
+    """
+    from evaluators.data import family_of, list_configs, load_split, resolve
+    from evaluators.schema import cbd as schema
+
+    ref = resolve(dataset, revision)
+    family_of(ref, "cbd")
+    subsets = {}
+    for config in sorted(list_configs(ref)):
+        rows = load_split(ref, config, split)
+        seen: dict[str, str] = {}
+        for r in rows:
+            seen.setdefault(r[schema.SRC_SENTENCE], r[schema.TGT_SENTENCE])
+        from datasets import Dataset
+
+        # a Dataset, not a dict: without a gold column mteb takes len(split) as the number of pairs
+        subsets[config] = Dataset.from_dict({"sentence1": list(seen), "sentence2": list(seen.values())})
+    return _bitext_task(f"xlbench-cbd-{Path(ref.id).name}", "xlbench contextual-dictionary sentence pairs (line i translates line i).",
+                        ref.revision, subsets, split)
+
+
+class MtebEncoder:
+    """Wrap an xlbench encoder (``load_encoder`` spec) for ``mteb.evaluate``.
+
+    Sentence embeddings come from ``Encoder.sentence_embeddings`` with the given
+    pooling and layer; mteb computes the cosine similarity.
+    """
+
+    def __init__(self, spec: str, pooling: str = "model", layer: int = -1, **options: Any) -> None:
+        from mteb.models.model_meta import ModelMeta
+
+        from evaluators.encoders import load_encoder
+
+        self.encoder = load_encoder(spec, **options)
+        self.pooling, self.layer = pooling, layer
+        self.mteb_model_meta = ModelMeta(
+            loader=None, name=self.encoder.model_id if "/" in self.encoder.model_id else f"xlbench/{self.encoder.model_id}",
+            revision=str(self.encoder.revision), release_date=None, languages=None, n_parameters=None,
+            memory_usage_mb=None, max_tokens=None, embed_dim=None, license=None, open_weights=None,
+            public_training_code=None, public_training_data=None, framework=[], similarity_fn_name="cosine",
+            use_instructions=False, training_datasets=None,
+        )
+
+    def encode(self, inputs, *, task_metadata=None, hf_split=None, hf_subset=None, prompt_type=None, **kwargs):
+        """Encode the texts of an mteb dataloader."""
+        import numpy as np
+
+        texts: list[str] = []
+        for batch in inputs:
+            texts.extend(batch["text"])
+        if not texts:
+            return np.zeros((0, 1), dtype=np.float32)
+        return self.encoder.sentence_embeddings(texts, pooling=self.pooling, layer=self.layer)
+
+    def similarity(self, embeddings1, embeddings2):
+        """Cosine similarity matrix (mteb's helper)."""
+        from mteb.similarity_functions import cos_sim
+
+        return cos_sim(embeddings1, embeddings2)
+
+    def similarity_pairwise(self, embeddings1, embeddings2):
+        """Pairwise cosine similarity (mteb's helper)."""
+        from mteb.similarity_functions import pairwise_cos_sim
+
+        return pairwise_cos_sim(embeddings1, embeddings2)

@@ -1,0 +1,182 @@
+"""Pure HTML builders: every function returns a string; nothing is read or written here.
+
+The pages are self-contained: CSS and the sorting script are inline, links are
+relative, so the site opens from disk and can be published as it is.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from evaluators.report.views import BuccRow, DatasetRef, Leaderboard, ModelRef
+
+CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1b1b1b;background:#fff}
+header{background:#12355b;color:#fff;padding:10px 20px}header a{color:#fff;margin-right:16px;text-decoration:none}
+header a.current{text-decoration:underline}main{padding:10px 20px 40px;max-width:1200px}
+h1{font-size:22px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ddd}h3{font-size:15px}
+table{border-collapse:collapse;margin:8px 0 16px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}
+th{background:#f2f4f7;cursor:pointer;user-select:none;vertical-align:bottom}th:first-child,td:first-child{text-align:left}
+th.sorted-asc::after{content:" \\25B2"}th.sorted-desc::after{content:" \\25BC"}
+td a{color:#0b57a4;text-decoration:none}td a:hover{text-decoration:underline}.ci{color:#666;font-size:12px}
+.best{font-weight:bold}.note{color:#555;font-size:13px}.fig{display:inline-block;margin:6px 14px 14px 0;vertical-align:top}
+.fig img{max-width:520px;border:1px solid #eee}.fig .links{font-size:12px}code{font-size:12px}
+"""
+
+#: Sortable tables: click a header; ``#sort=<table id>:<column>:<asc|desc>`` sorts on load (used by the
+#: browser test); errors are counted on ``body[data-js-errors]``, readiness on ``body[data-js-ready]``,
+#: loaded images as ``body[data-images]="<loaded>/<total>"``.
+JS = """
+(function(){
+var errors=0;window.addEventListener('error',function(){errors+=1;document.body.setAttribute('data-js-errors',String(errors));});
+function key(td){if(!td)return null;var v=td.getAttribute('data-sort-value');if(v===null||v==='')return null;
+var f=parseFloat(v);return isNaN(f)?v.toLowerCase():f;}
+function sortTable(table,col,dir){var body=table.tBodies[0];var rows=Array.prototype.slice.call(body.rows);
+rows.sort(function(a,b){var x=key(a.cells[col]),y=key(b.cells[col]);if(x===null&&y===null)return 0;if(x===null)return 1;if(y===null)return -1;
+var c=(typeof x===typeof y)?(x<y?-1:x>y?1:0):String(x).localeCompare(String(y));return dir==='asc'?c:-c;});
+rows.forEach(function(r){body.appendChild(r);});
+Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,i){th.classList.remove('sorted-asc','sorted-desc');
+if(i===col)th.classList.add(dir==='asc'?'sorted-asc':'sorted-desc');});table.setAttribute('data-sorted',col+':'+dir);}
+window.xlbenchSort=function(id,col,dir){var t=document.getElementById(id);if(t)sortTable(t,col,dir);};
+document.querySelectorAll('table[data-sortable]').forEach(function(table){
+Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,i){th.addEventListener('click',function(){
+var cur=table.getAttribute('data-sorted');var dir=(cur===i+':desc')?'asc':'desc';if(i===0&&cur!==i+':asc')dir='asc';sortTable(table,i,dir);});});});
+var m=/#sort=([^:]+):(\\d+):(asc|desc)/.exec(window.location.hash);if(m)window.xlbenchSort(m[1],parseInt(m[2],10),m[3]);
+document.body.setAttribute('data-js-ready','1');
+window.addEventListener('load',function(){var imgs=document.images,ok=0;for(var i=0;i<imgs.length;i++){if(imgs[i].complete&&imgs[i].naturalWidth>0)ok+=1;}
+document.body.setAttribute('data-images',ok+'/'+imgs.length);});
+})();
+"""
+
+
+def fmt(v: float | None, digits: int = 3) -> str:
+    """Format a score for a page.
+
+    >>> fmt(0.51234), fmt(None)
+    ('0.512', '–')
+    """
+    return "–" if v is None else f"{v:.{digits}f}"
+
+
+def page(title: str, body: str, nav: list[tuple[str, str]], current: str) -> str:
+    """Return a complete HTML page with the inline CSS and script."""
+    cur = ' class="current"'
+    links = "".join(f'<a href="{escape(href)}"{cur if href == current else ""}>{escape(label)}</a>' for label, href in nav)
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        f"<title>{escape(title)}</title><style>{CSS}</style></head>\n"
+        f"<body><header><strong>xlbench</strong> &nbsp; {links}</header><main>\n<h1>{escape(title)}</h1>\n{body}\n</main>"
+        f"<script>{JS}</script></body></html>\n"
+    )
+
+
+def leaderboard_table(lb: Leaderboard, table_id: str) -> str:
+    """A sortable models x columns table; each number links to its result JSON, its signature in the tooltip."""
+    best: dict[str, float] = {}
+    for _, cells in lb.rows:
+        for key, cell in cells.items():
+            if cell.score is not None:
+                best[key] = max(best.get(key, cell.score), cell.score)
+    head = "<th data-col=\"0\">model</th>" + "".join(
+        f'<th data-col="{i + 1}" title="{escape(c.score_name)}">{escape(c.evaluator)}<br><small>{escape(c.dataset)}'
+        f"<br>{escape(c.languages)}</small></th>"
+        for i, c in enumerate(lb.columns)
+    )
+    body = []
+    for model, cells in lb.rows:
+        tds = [f'<td data-sort-value="{escape(model)}">{escape(model)}</td>']
+        for c in lb.columns:
+            cell = cells.get(c.key)
+            if cell is None:
+                tds.append('<td data-sort-value=""></td>')
+                continue
+            ci = ""
+            if cell.ci is not None:
+                ci = f' <span class="ci">[{fmt(cell.ci[0])}, {fmt(cell.ci[1])}]</span>'
+            cls = ' class="best"' if cell.score is not None and cell.score == best.get(c.key) else ""
+            value = "" if cell.score is None else repr(cell.score)
+            tds.append(
+                f'<td data-sort-value="{value}"{cls}><a href="{escape(cell.href)}" title="{escape(cell.signature)}">'
+                f"{fmt(cell.score)}</a>{ci}</td>"
+            )
+        body.append("<tr>" + "".join(tds) + "</tr>")
+    return (
+        f'<table id="{escape(table_id)}" class="leaderboard" data-sortable="true" data-family="{escape(lb.family)}">'
+        f"<thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(body) + "\n</tbody></table>"
+    )
+
+
+def figure(stem: str, caption: str, folder: str = "plots") -> str:
+    """An image (PNG) with links to its PNG and SVG files."""
+    return (
+        f'<figure class="fig"><img src="{folder}/{escape(stem)}.png" alt="{escape(caption)}" data-plot="{escape(stem)}">'
+        f'<figcaption>{escape(caption)} <span class="links">(<a href="{folder}/{escape(stem)}.png">PNG</a>, '
+        f'<a href="{folder}/{escape(stem)}.svg">SVG</a>)</span></figcaption></figure>'
+    )
+
+
+def bucc_table(rows: list[BuccRow], table_id: str) -> str:
+    """BUCC precision/recall/F1 at the train-learned threshold, and the oracle labelled as such."""
+    head = ["model", "dataset", "languages", "precision", "recall", "F1", "threshold (learned on train)",
+            "oracle F1 (threshold tuned on test)", "oracle threshold"]
+    ths = "".join(f'<th data-col="{i}">{escape(h)}</th>' for i, h in enumerate(head))
+    out = []
+    for r in rows:
+        nums = [r.precision, r.recall, r.f1, r.threshold, r.oracle_f1, r.oracle_threshold]
+        cells = [f'<td data-sort-value="{escape(r.model)}">{escape(r.model)}</td>',
+                 f'<td data-sort-value="{escape(r.dataset)}">{escape(r.dataset)}</td>',
+                 f'<td data-sort-value="{escape(r.subset)}">{escape(r.subset)}</td>']
+        for i, v in enumerate(nums):
+            text = fmt(v, 4 if i in (3, 5) else 3)
+            if i == 2:
+                text = f'<a href="{escape(r.href)}">{text}</a>'
+            cells.append(f'<td data-sort-value="{"" if v is None else repr(v)}">{text}</td>')
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    note = ('<p class="note">The score is F1 at the margin threshold learned on the train split. The oracle F1 '
+            "uses the threshold that is best on the test split itself: an upper bound for the threshold choice, "
+            "not a comparable score.</p>")
+    return (f'<table id="{escape(table_id)}" data-sortable="true"><thead><tr>{ths}</tr></thead><tbody>\n'
+            + "\n".join(out) + "\n</tbody></table>" + note)
+
+
+def provenance_tables(datasets: list[DatasetRef], models: list[ModelRef]) -> str:
+    """Every dataset (id, version, revision, card) and model (id, revision) behind the numbers."""
+    drows = []
+    for d in datasets:
+        card = f'<a href="{escape(d.card)}">card</a>' if d.card else "–"
+        drows.append(
+            f'<tr><td data-sort-value="{escape(d.id)}"><code>{escape(d.id)}</code></td><td data-sort-value="{escape(d.version)}">'
+            f'{escape(d.version)}</td><td data-sort-value="{escape(d.revision)}"><code>{escape(d.revision)}</code></td>'
+            f'<td data-sort-value="{escape(d.source)}">{escape(d.source or "–")}</td><td data-sort-value="">{card}</td>'
+            f'<td data-sort-value="{escape(", ".join(d.evaluators))}">{escape(", ".join(d.evaluators))}</td></tr>'
+        )
+    mrows = []
+    for m in models:
+        ident = f'<a href="{escape(m.link)}"><code>{escape(m.id)}</code></a>' if m.link else f"<code>{escape(m.id)}</code>"
+        mrows.append(
+            f'<tr><td data-sort-value="{escape(m.id)}">{ident}</td><td data-sort-value="{escape(m.revision)}"><code>'
+            f'{escape(m.revision)}</code></td><td data-sort-value="{escape(m.spec)}"><code>{escape(m.spec or "–")}</code></td>'
+            f'<td data-sort-value="{escape(", ".join(m.evaluators))}">{escape(", ".join(m.evaluators))}</td></tr>'
+        )
+    dh = "".join(f'<th data-col="{i}">{h}</th>' for i, h in enumerate(["dataset", "version", "resolved revision", "source", "card", "evaluators"]))
+    mh = "".join(f'<th data-col="{i}">{h}</th>' for i, h in enumerate(["model", "revision", "spec", "evaluators"]))
+    return (
+        f'<h2>Datasets</h2><table id="prov-datasets" data-sortable="true"><thead><tr>{dh}</tr></thead><tbody>\n'
+        + "\n".join(drows) + "\n</tbody></table>"
+        + f'<h2>Models</h2><table id="prov-models" data-sortable="true"><thead><tr>{mh}</tr></thead><tbody>\n'
+        + "\n".join(mrows) + "\n</tbody></table>"
+    )
+
+
+def errors_table(title: str, rows: list[dict], table_id: str) -> str:
+    """The most confident wrong items of one result (from its per-item predictions)."""
+    head = "".join(f'<th data-col="{i}">{h}</th>' for i, h in enumerate(["item", "subset", "retrieved", "score", "tie"]))
+    body = "".join(
+        f'<tr><td data-sort-value="{escape(str(r["item_id"]))}">{escape(str(r["item_id"]))}</td>'
+        f'<td data-sort-value="{escape(str(r["subset"]))}">{escape(str(r["subset"]))}</td>'
+        f'<td data-sort-value="{escape(str(r["retrieved"]))}">{escape(str(r["retrieved"]))}</td>'
+        f'<td data-sort-value="{r["score"]!r}">{fmt(r["score"], 4)}</td><td data-sort-value="{int(bool(r["tie"]))}">{"yes" if r["tie"] else ""}</td></tr>'
+        for r in rows
+    )
+    return f'<h3>{escape(title)}</h3><table id="{escape(table_id)}" data-sortable="true"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'

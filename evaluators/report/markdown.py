@@ -1,0 +1,56 @@
+"""Pure Markdown summary: leaderboards, BUCC table, provenance (for a paper appendix or a README)."""
+
+from __future__ import annotations
+
+from evaluators.report.html import fmt
+from evaluators.report.views import BuccRow, DatasetRef, Leaderboard, ModelRef
+from evaluators.results import markdown_table
+
+
+def _cell(cell) -> str:
+    if cell is None:
+        return ""
+    text = f"[{fmt(cell.score)}]({cell.href})"
+    if cell.ci is not None:
+        text += f" [{fmt(cell.ci[0])}, {fmt(cell.ci[1])}]"
+    return text
+
+
+def summary(leaderboards: list[Leaderboard], bucc: list[BuccRow], datasets: list[DatasetRef],
+            models: list[ModelRef], figures: list[tuple[str, str]]) -> str:
+    """Return the whole Markdown report.
+
+    Args:
+        leaderboards: one per family.
+        bucc: BUCC precision/recall/F1 rows.
+        datasets: provenance of the datasets.
+        models: provenance of the models.
+        figures: ``(png path, caption)`` pairs to embed.
+    """
+    parts = ["# xlbench report", ""]
+    for lb in leaderboards:
+        parts += [f"## {lb.title}", ""]
+        headers = ["model"] + [f"{c.evaluator} · {c.dataset} · {c.languages}" for c in lb.columns]
+        rows = [[model] + [_cell(cells.get(c.key)) for c in lb.columns] for model, cells in lb.rows]
+        parts += [markdown_table(headers, rows), ""]
+        names = sorted({f"{c.evaluator}: {c.score_name}" for c in lb.columns})
+        parts += ["Main scores: " + "; ".join(names) + ".", ""]
+    if bucc:
+        parts += ["## BUCC precision / recall / F1", ""]
+        rows = [[b.model, b.dataset, b.subset, fmt(b.precision), fmt(b.recall), fmt(b.f1), fmt(b.threshold, 4),
+                 fmt(b.oracle_f1)] for b in bucc]
+        parts += [markdown_table(["model", "dataset", "languages", "precision", "recall", "F1",
+                                  "threshold (learned on train)", "oracle F1 (threshold tuned on test)"], rows), "",
+                  "The oracle F1 picks the threshold on the test split itself: an upper bound, not a score.", ""]
+    if figures:
+        parts += ["## Figures", ""]
+        parts += [f"![{cap}]({png})" for png, cap in figures]
+        parts.append("")
+    parts += ["## Provenance", ""]
+    parts += [markdown_table(["dataset", "version", "resolved revision", "card", "evaluators"],
+                             [[f"`{d.id}`", d.version, f"`{d.revision}`", f"[card]({d.card})" if d.card else "",
+                               ", ".join(d.evaluators)] for d in datasets]), ""]
+    parts += [markdown_table(["model", "revision", "spec", "evaluators"],
+                             [[f"`{m.id}`", f"`{m.revision}`", f"`{m.spec}`" if m.spec else "", ", ".join(m.evaluators)]
+                              for m in models]), ""]
+    return "\n".join(parts)

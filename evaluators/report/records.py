@@ -1,0 +1,153 @@
+"""Read result JSONs into plain records the pages and plots are built from.
+
+Readers are tolerant: unknown keys are ignored, missing optional ones become
+``None``; a file that is not an xlbench result (no ``scores``/``signature``) is
+skipped, a file that is not JSON raises.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evaluators.errors import InputFileError
+
+#: Evaluator -> dataset family, for results whose ``dataset`` has no ``family``.
+FAMILY_OF_EVALUATOR: dict[str, str] = {
+    "word-retrieval": "cbd",
+    "sentence-retrieval": "cbd",
+    "bucc": "bucc",
+    "bitext-retrieval": "bucc",
+    "tacc": "alee",
+    "alignment": "silver",
+    "aligners": "silver",
+    "embedding-aligner": "silver",
+}
+#: Families in page order, with their titles.
+FAMILY_TITLES: dict[str, str] = {
+    "cbd": "Contextual bilingual dictionaries (word and sentence retrieval)",
+    "bucc": "BUCC-style bitext mining and retrieval",
+    "alee": "alee: translation accuracy on foil triplets (TACC)",
+    "silver": "Word alignment (SilverAlign silver and gold)",
+}
+
+
+@dataclass(frozen=True)
+class Record:
+    """One result file.
+
+    Attributes:
+        path: where the JSON was read.
+        rel: its path relative to the results folder it came from (kept in the site).
+        data: the whole JSON object.
+    """
+
+    path: Path
+    rel: str
+    data: dict[str, Any] = field(repr=False)
+
+    @property
+    def evaluator(self) -> str:
+        """The evaluator name."""
+        return str(self.data.get("evaluator", "unknown"))
+
+    @property
+    def family(self) -> str:
+        """The dataset family (``cbd``, ``bucc``, ``alee``, ``silver`` or ``other``)."""
+        fam = (self.data.get("dataset") or {}).get("family")
+        return str(fam or FAMILY_OF_EVALUATOR.get(self.evaluator, "other"))
+
+    @property
+    def dataset(self) -> dict[str, Any]:
+        """The dataset block."""
+        return self.data.get("dataset") or {}
+
+    @property
+    def model(self) -> dict[str, Any]:
+        """The model block."""
+        return self.data.get("model") or {}
+
+    @property
+    def dataset_label(self) -> str:
+        """Short dataset name: the Hub id, or the last part of a local path, with its version."""
+        ds = self.dataset
+        name = str(ds.get("id") or "dataset")
+        if ds.get("source") == "local" or name.startswith("/"):
+            name = Path(name).name
+        version = ds.get("version")
+        return f"{name} v{version}" if version else name
+
+    @property
+    def model_label(self) -> str:
+        """Model id with a short revision."""
+        m = self.model
+        rev = m.get("revision")
+        return f"{m.get('id', 'model')}@{str(rev)[:12]}" if rev else str(m.get("id", "model"))
+
+    @property
+    def main_score(self) -> float | None:
+        """The main score, ``None`` if absent or not a number."""
+        return _num(self.data.get("main_score"))
+
+    @property
+    def signature(self) -> str:
+        """The result's signature."""
+        return str(self.data.get("signature", ""))
+
+    def entries(self, split: str | None = None) -> list[dict[str, Any]]:
+        """Score entries of one split (default: every split, each tagged with ``_split``)."""
+        scores = self.data.get("scores") or {}
+        if split is not None:
+            return [e for e in scores.get(split, []) if isinstance(e, dict)]
+        return [{**e, "_split": s} for s, es in scores.items() for e in es if isinstance(e, dict)]
+
+    def main_ci(self) -> tuple[float, float, float] | None:
+        """The main score's interval ``(low, high, level)`` if the result carries one.
+
+        Looked up on the result itself (``ci_low``/``ci_high``/``ci_level``), else on
+        the entry whose ``main_score`` equals the result's main score.
+        """
+        for holder in [self.data, *[e for e in self.entries() if _num(e.get("main_score")) == self.main_score]]:
+            low, high = _num(holder.get("ci_low")), _num(holder.get("ci_high"))
+            if low is not None and high is not None:
+                return low, high, _num(holder.get("ci_level")) or 0.95
+        return None
+
+
+def _num(v: Any) -> float | None:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    return None if math.isnan(v) else float(v)
+
+
+def load_records(folders: list[str | os.PathLike]) -> list[Record]:
+    """Read every result JSON under the given folders (recursively), sorted by path.
+
+    Raises:
+        InputFileError: a folder is missing, a ``.json`` file is not JSON, or no result was found.
+    """
+    out: list[Record] = []
+    names = [Path(f).resolve().name for f in folders]
+    for i, folder in enumerate(folders):
+        root = Path(folder)
+        # results/<folder name>/... in the site; a number keeps two folders of one name apart
+        prefix = (names[i] if names.count(names[i]) == 1 else f"{i + 1}-{names[i]}") if len(folders) > 1 else ""
+        if not root.is_dir():
+            raise InputFileError(f"Results folder {str(root)!r} does not exist; pass the --out folder of an xlbench eval run.")
+        for path in sorted(root.rglob("*.json")):
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+                raise InputFileError(f"{str(path)!r} is not a readable JSON file ({err}); remove it or fix it.") from err
+            if isinstance(data, dict) and "scores" in data and "signature" in data and "evaluator" in data:
+                rel = path.relative_to(root).as_posix()
+                out.append(Record(path, f"{prefix}/{rel}" if prefix else rel, data))
+    if not out:
+        raise InputFileError(
+            f"No xlbench result JSON found under {', '.join(repr(str(f)) for f in folders)}; pass the --out folder of an xlbench eval run."
+        )
+    return out

@@ -1,0 +1,431 @@
+"""Pure shaping of result records into what the pages show: tables, series, heatmaps.
+
+No file, plot or HTML code here; :mod:`evaluators.report.html`,
+:mod:`evaluators.report.markdown` and :mod:`evaluators.report.plots` render these.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from evaluators.report.records import FAMILY_TITLES, Record, _num
+
+
+def lang_name(code: str) -> str:
+    """Return a language's English name, or the code itself when it is not a known code.
+
+    >>> lang_name("deu_Latn"), lang_name("xx")
+    ('German', 'xx')
+    """
+    from evaluators.errors import LangCodeError
+    from evaluators.schema.langs import language_name
+
+    try:
+        return language_name(code)
+    except (LangCodeError, KeyError):
+        return code
+
+
+def subset_name(subset: str) -> str:
+    """Name a subset in words: a pair becomes "English→German", a split suffix goes in brackets.
+
+    >>> subset_name("eng_Latn-deu_Latn"), subset_name("deu_Latn-eng_Latn/test"), subset_name("fra_Latn")
+    ('English→German', 'German→English (test)', 'French')
+    >>> subset_name("all")
+    'all'
+    """
+    text, _, suffix = str(subset).partition("/")
+    parts = text.split("-")
+    if len(parts) == 2 and all("_" in p for p in parts):
+        name = f"{lang_name(parts[0])}→{lang_name(parts[1])}"
+    elif "_" in text and "-" not in text:
+        name = lang_name(text)
+    else:
+        name = text
+    return f"{name} ({suffix})" if suffix else name
+
+
+def _pair_directions(subset: str) -> tuple[str, str]:
+    """Return the two direction names of a pair subset.
+
+    >>> _pair_directions("eng_Latn-deu_Latn")
+    ('English→German', 'German→English')
+    """
+    text = str(subset).partition("/")[0]
+    parts = text.split("-")
+    if len(parts) == 2:
+        a, b = lang_name(parts[0]), lang_name(parts[1])
+        return f"{a}→{b}", f"{b}→{a}"
+    return "source→target", "target→source"
+
+
+def languages_label(record: Record) -> str:
+    """The languages a result covers, in words ("English→German", "3 pairs")."""
+    subsets = sorted({str(e.get("subset")) for e in record.entries() if e.get("subset") not in (None, "all")})
+    subsets = [s.partition("/")[0] for s in subsets]
+    subsets = sorted(set(subsets))
+    if not subsets:
+        return "all"
+    if len(subsets) <= 2:
+        return ", ".join(subset_name(s) for s in subsets)
+    return f"{len(subsets)} language pairs"
+
+
+# ---------------------------------------------------------------------------- leaderboard
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One leaderboard number."""
+
+    score: float | None
+    href: str
+    signature: str
+    ci: tuple[float, float, float] | None = None
+
+
+@dataclass(frozen=True)
+class Column:
+    """One leaderboard column: an evaluator on a dataset and its languages."""
+
+    key: str
+    evaluator: str
+    dataset: str
+    languages: str
+    score_name: str
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """Models (rows) x evaluator/dataset/languages (columns) for one family."""
+
+    family: str
+    title: str
+    columns: list[Column]
+    rows: list[tuple[str, dict[str, Cell]]]
+
+
+def leaderboards(records: list[Record], href_of: dict[str, str]) -> list[Leaderboard]:
+    """Build one leaderboard per family, models sorted by their mean main score (best first).
+
+    Args:
+        records: the results.
+        href_of: ``record.rel -> link`` to the copy of each result JSON in the site.
+    """
+    out = []
+    families = sorted({r.family for r in records}, key=lambda f: (list(FAMILY_TITLES).index(f) if f in FAMILY_TITLES else 99, f))
+    for fam in families:
+        recs = [r for r in records if r.family == fam]
+        columns: dict[str, Column] = {}
+        rows: dict[str, dict[str, Cell]] = {}
+        for r in recs:
+            langs = languages_label(r)
+            key = f"{r.evaluator}|{r.dataset_label}|{langs}"
+            columns.setdefault(key, Column(key, r.evaluator, r.dataset_label, langs, str(r.data.get("main_score_name", "main score"))))
+            rows.setdefault(r.model_label, {})[key] = Cell(r.main_score, href_of.get(r.rel, r.rel), r.signature, r.main_ci())
+        cols = sorted(columns.values(), key=lambda c: (c.evaluator, c.dataset, c.languages))
+
+        def mean_score(item: tuple[str, dict[str, Cell]]) -> float:
+            vals = [c.score for c in item[1].values() if c.score is not None]
+            return -sum(vals) / len(vals) if vals else math.inf
+
+        ordered = sorted(rows.items(), key=lambda it: (mean_score(it), it[0]))
+        out.append(Leaderboard(fam, FAMILY_TITLES.get(fam, fam), cols, ordered))
+    return out
+
+
+# ---------------------------------------------------------------------------- layer curves
+
+#: Evaluator -> (per-direction keys, y label, how a direction is named, chance rule).
+LAYER_METRICS: dict[str, tuple[tuple[str, ...], str]] = {
+    "word-retrieval": (("s_weak_src_tgt", "s_weak_tgt_src"), "word retrieval accuracy (S_weak, CSLS)"),
+    "sentence-retrieval": (("acc_mean_src_tgt", "acc_mean_tgt_src"), "sentence retrieval accuracy (mean pooling)"),
+    "embedding-aligner": (("f1",), "alignment F1 (silver)"),
+}
+
+
+@dataclass(frozen=True)
+class Series:
+    """One line of a per-layer plot."""
+
+    model: str
+    style: str  # direction or method: one line style each
+    layers: list[int]
+    values: list[float]
+
+
+@dataclass(frozen=True)
+class LayerPlot:
+    """Several models' per-layer curves on one dataset and language pair."""
+
+    evaluator: str
+    dataset: str
+    subset: str
+    title: str
+    ylabel: str
+    series: list[Series]
+    chance: float | None
+
+
+def _chance(evaluator: str, entries: list[dict[str, Any]]) -> float | None:
+    for e in entries:
+        c = _num(e.get("chance"))
+        if c is not None:
+            return c
+    if evaluator in ("word-retrieval", "sentence-retrieval"):
+        # one correct answer among n candidates
+        ns = [_num(e.get("n")) for e in entries if _num(e.get("n"))]
+        return 1.0 / min(ns) if ns else None
+    return None
+
+
+def layer_plots(records: list[Record]) -> list[LayerPlot]:
+    """Per-layer curves: one plot per (evaluator, dataset, subset), every model overlaid."""
+    groups: dict[tuple[str, str, str], list[tuple[Record, list[dict[str, Any]]]]] = {}
+    for r in records:
+        if r.evaluator not in LAYER_METRICS:
+            continue
+        by_subset: dict[str, list[dict[str, Any]]] = {}
+        for e in r.entries("test") or r.entries():
+            if "layer" in e and isinstance(e.get("layer"), int):
+                by_subset.setdefault(str(e.get("subset", "all")), []).append(e)
+        for subset, es in by_subset.items():
+            groups.setdefault((r.evaluator, r.dataset_label, subset), []).append((r, es))
+    plots = []
+    for (ev, ds, subset), items in sorted(groups.items()):
+        keys, ylabel = LAYER_METRICS[ev]
+        series = []
+        for r, es in sorted(items, key=lambda it: it[0].model_label):
+            if ev == "embedding-aligner":
+                for method in sorted({str(e.get("method", "")) for e in es}):
+                    pts = sorted((e["layer"], _num(e.get("f1"))) for e in es if str(e.get("method", "")) == method)
+                    pts = [(x, y) for x, y in pts if y is not None]
+                    if pts:
+                        series.append(Series(r.model_label, method or "f1", [p[0] for p in pts], [p[1] for p in pts]))
+                continue
+            names = _pair_directions(subset)
+            for key, name in zip(keys, names):
+                pts = sorted((e["layer"], _num(e.get(key))) for e in es)
+                pts = [(x, y) for x, y in pts if y is not None]
+                if pts:
+                    series.append(Series(r.model_label, name, [p[0] for p in pts], [p[1] for p in pts]))
+        if series:
+            chance = _chance(ev, [e for _, es in items for e in es])
+            plots.append(LayerPlot(ev, ds, subset, f"{ev} · {ds} · {subset_name(subset)}", ylabel, series, chance))
+    return plots
+
+
+# ---------------------------------------------------------------------------- heatmaps
+
+
+@dataclass(frozen=True)
+class Heatmap:
+    """Rows (languages, perturbations, length bins) x models."""
+
+    name: str
+    title: str
+    metric: str
+    rows: list[str]
+    cols: list[str]
+    values: list[list[float | None]] = field(repr=False)
+
+
+def _matrix(cells: dict[tuple[str, str], float | None]) -> tuple[list[str], list[str], list[list[float | None]]]:
+    rows = sorted({k[0] for k in cells})
+    cols = sorted({k[1] for k in cells})
+    return rows, cols, [[cells.get((r, c)) for c in cols] for r in rows]
+
+
+#: TACC groups drawn as heatmaps, in order, and how their keys sort.
+_TACC_GROUPS = {"perturbation": ["PN", "RS", "AR", "HS"], "length": ["short", "medium", "long"]}
+
+
+def heatmaps(records: list[Record]) -> list[Heatmap]:
+    """Language x model heatmaps for bitext retrieval, BUCC mining and TACC (per perturbation, per length bin)."""
+    out: list[Heatmap] = []
+    by_ds: dict[tuple[str, str], list[Record]] = {}
+    for r in records:
+        by_ds.setdefault((r.evaluator, r.dataset_label), []).append(r)
+    for (ev, ds), recs in sorted(by_ds.items()):
+        if ev == "bitext-retrieval":
+            cells = {(subset_name(str(e.get("subset"))), r.model_label): _num(e.get("main_score")) for r in recs for e in r.entries()}
+            out.append(Heatmap(f"{ev}__{ds}", f"Bitext retrieval · {ds}", "top-1 accuracy (cosine, both directions)", *_matrix(cells)))
+        elif ev == "bucc":
+            cells = {(subset_name(str(e.get("subset"))), r.model_label): _num(e.get("bucc_f1", e.get("main_score"))) for r in recs for e in r.entries("test")}
+            if cells:
+                out.append(Heatmap(f"{ev}__{ds}", f"BUCC mining · {ds} (test, threshold learned on train)", "F1", *_matrix(cells)))
+        elif ev == "tacc":
+            for group, order in _TACC_GROUPS.items():
+                cells = {}
+                for r in recs:
+                    for e in r.entries("test"):
+                        if e.get("group") != group:
+                            continue
+                        lang = str(e.get("lang", e.get("subset")))
+                        label = "all languages" if lang == "all" else lang_name(lang)
+                        key = str(e.get("key"))
+                        rank = order.index(key) if key in order else len(order)
+                        cells[(f"{label} · {rank}:{key}", r.model_label)] = _num(e.get("tacc", e.get("main_score")))
+                if cells:
+                    rows, cols, vals = _matrix(cells)
+                    rows = [row.split(" · ")[0] + " · " + row.split(":", 1)[1] for row in rows]
+                    out.append(Heatmap(f"{ev}__{ds}__{group}", f"TACC per {group} · {ds}", "TACC", rows, cols, vals))
+    return out
+
+
+# ---------------------------------------------------------------------------- BUCC and aligners
+
+
+@dataclass(frozen=True)
+class BuccRow:
+    """Precision/recall/F1 of one model on one BUCC subset, with the train-learned threshold and the oracle."""
+
+    model: str
+    dataset: str
+    subset: str
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    threshold: float | None
+    threshold_source: str
+    oracle_f1: float | None
+    oracle_threshold: float | None
+    href: str
+
+
+def bucc_rows(records: list[Record], href_of: dict[str, str]) -> list[BuccRow]:
+    """One row per BUCC result and test subset."""
+    rows = []
+    for r in records:
+        if r.evaluator != "bucc":
+            continue
+        for e in r.entries("test"):
+            rows.append(BuccRow(
+                r.model_label, r.dataset_label, subset_name(str(e.get("subset"))), _num(e.get("precision")),
+                _num(e.get("recall")), _num(e.get("bucc_f1")), _num(e.get("threshold")),
+                str(e.get("threshold_source", "")), _num(e.get("oracle_f1")), _num(e.get("oracle_threshold")),
+                href_of.get(r.rel, r.rel),
+            ))
+    return sorted(rows, key=lambda b: (b.dataset, b.subset, -(b.f1 or 0.0), b.model))
+
+
+@dataclass(frozen=True)
+class Scatter:
+    """Silver F1 against gold F1 over aligner configurations."""
+
+    title: str
+    subset: str
+    labels: list[str]
+    silver: list[float]
+    gold: list[float]
+    pearson_r: float | None
+
+
+def pearson(xs: list[float], ys: list[float]) -> float | None:
+    """Pearson correlation; ``None`` with fewer than two points or no variance.
+
+    >>> pearson([1, 2, 3], [2, 4, 7]) > 0.99
+    True
+    >>> pearson([1, 1], [2, 3]) is None
+    True
+    """
+    n = len(xs)
+    if n < 2:
+        return None
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    syy = sum((y - my) ** 2 for y in ys)
+    if sxx == 0 or syy == 0:
+        return None
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / math.sqrt(sxx * syy)
+
+
+def scatters(records: list[Record]) -> list[Scatter]:
+    """Silver-vs-gold scatters of the ``aligners`` evaluator, one per language pair."""
+    out = []
+    for r in records:
+        if r.evaluator != "aligners":
+            continue
+        by_subset: dict[str, list[dict[str, Any]]] = {}
+        for e in r.entries("test"):
+            if _num(e.get("silver_f1")) is not None and _num(e.get("gold_f1")) is not None:
+                by_subset.setdefault(str(e.get("subset")), []).append(e)
+        for subset, es in sorted(by_subset.items()):
+            xs = [float(e["silver_f1"]) for e in es]
+            ys = [float(e["gold_f1"]) for e in es]
+            out.append(Scatter(f"Silver vs gold F1 · {subset_name(subset)} · {r.dataset_label}", subset,
+                               [str(e.get("config", i)) for i, e in enumerate(es)], xs, ys, pearson(xs, ys)))
+    return out
+
+
+# ---------------------------------------------------------------------------- provenance
+
+
+@dataclass(frozen=True)
+class DatasetRef:
+    """A dataset behind some numbers."""
+
+    id: str
+    version: str
+    revision: str
+    source: str
+    card: str | None
+    evaluators: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    """A model behind some numbers."""
+
+    id: str
+    revision: str
+    spec: str
+    link: str | None
+    evaluators: tuple[str, ...]
+
+
+def _datasets_of(r: Record) -> list[dict[str, Any]]:
+    ds = r.dataset
+    return [p for p in ds.get("pairs", []) if isinstance(p, dict)] or [ds]
+
+
+def card_link(ds: dict[str, Any]) -> str | None:
+    """The dataset card: the Hub page at the resolved revision, or the local folder's README.md.
+
+    >>> card_link({"id": "xlbench/cbd", "source": "hub", "revision": "ab12"})
+    'https://huggingface.co/datasets/xlbench/cbd/blob/ab12/README.md'
+    >>> card_link({"id": "/tmp/x", "source": "local"}) is None
+    True
+    """
+    ident, source = str(ds.get("id", "")), ds.get("source")
+    if source == "hub" or (source is None and ident.count("/") == 1 and not ident.startswith(("/", "."))):
+        return f"https://huggingface.co/datasets/{ident}/blob/{ds.get('revision') or 'main'}/README.md"
+    return None
+
+
+def provenance(records: list[Record]) -> tuple[list[DatasetRef], list[ModelRef]]:
+    """Every distinct dataset (id, version, revision) and model (id, revision) with the evaluators that used it."""
+    dsets: dict[tuple[str, str, str], set[str]] = {}
+    dmeta: dict[tuple[str, str, str], dict[str, Any]] = {}
+    models: dict[tuple[str, str], set[str]] = {}
+    mmeta: dict[tuple[str, str], dict[str, Any]] = {}
+    for r in records:
+        for ds in _datasets_of(r):
+            key = (str(ds.get("id", "")), str(ds.get("version") or "unversioned"), str(ds.get("revision") or "unresolved"))
+            dsets.setdefault(key, set()).add(r.evaluator)
+            dmeta[key] = ds
+        m = r.model
+        key = (str(m.get("id", "")), str(m.get("revision") or "unknown"))
+        models.setdefault(key, set()).add(r.evaluator)
+        mmeta[key] = m
+    drefs = [DatasetRef(k[0], k[1], k[2], str(dmeta[k].get("source") or ("local" if k[0].startswith("/") else "")),
+                        card_link(dmeta[k]), tuple(sorted(v))) for k, v in sorted(dsets.items())]
+    mrefs = []
+    for k, v in sorted(models.items()):
+        ident = k[0]
+        link = (f"https://huggingface.co/{ident}/tree/{k[1]}" if ident.count("/") == 1 and not ident.startswith(("xlbench/", "/", "static:"))
+                else None)
+        mrefs.append(ModelRef(ident, k[1], str(mmeta[k].get("spec") or ""), link, tuple(sorted(v))))
+    return drefs, mrefs
