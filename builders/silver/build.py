@@ -302,7 +302,7 @@ def _generator(args: spec.Params, src_lang: str) -> spec.SubstituteGenerator:
                 f"--substitutes wordnet works for English sources only, got {src_lang}; "
                 f"use --substitutes mlm --mlm <a masked LM for that language>."
             )
-        from builders.adapters.wordnet import WordNetSubstitutes
+        from builders.silver.substitutes import WordNetSubstitutes
 
         return WordNetSubstitutes(senses=args.wordnet_senses, closed_class=not args.no_closed_class)
     from builders.adapters.mlm import MLMSubstitutes
@@ -503,7 +503,8 @@ def _engine_inputs(engine, generator) -> list[InputRecord]:
 
         out.append(pin(f"mt:{engine.name}", files, role="tool", citation="Forcada et al. (2011). Apertium: a free/open-source "
                        "platform for rule-based machine translation. Machine Translation 25(2): 127-144."))
-    from builders.adapters.wordnet import WordNetSubstitutes, wordnet_input
+    from builders.adapters.wordnet import wordnet_input
+    from builders.silver.substitutes import WordNetSubstitutes
 
     if isinstance(generator, WordNetSubstitutes):
         out.append(wordnet_input(generator._source))

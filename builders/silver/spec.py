@@ -34,7 +34,7 @@ MLM_SEARCH = 10
 class SubstituteGenerator(Protocol):
     """What SilverAlign needs from a substitute generator (WordNet or a masked LM).
 
-    Implementations: :class:`builders.adapters.wordnet.WordNetSubstitutes`,
+    Implementations: :class:`builders.silver.substitutes.WordNetSubstitutes`,
     :class:`builders.adapters.mlm.MLMSubstitutes`.
     """
 
