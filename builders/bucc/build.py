@@ -189,24 +189,7 @@ def _bible_pools(src: str, tgt: str, rng: np.random.Generator):
 
 
 def _limitations(bible: bool) -> list[str]:
-    out = [
-        "Constructed corpora are not real comparable corpora: distractors are unrelated to the gold sentences "
-        "except by topic, whereas BUCC distractors come from the same Wikipedia/news documents.",
-        "Near-duplicates survive: only exact (whitespace-normalised) duplicates are removed, so a distractor can "
-        "be a close paraphrase of a gold sentence's translation (e.g. synoptic Gospel parallels vs. "
-        "Old Testament quotations).",
-    ]
-    out.append(
-        "Small builds give coarse scores: with 50 gold pairs per split (the default) one pair is 2 points of "
-        "recall; build with --gold-pairs 1000 for steadier numbers."
-    )
-    if bible:
-        out.append(
-            "Bible verses are archaic, formulaic and sometimes several sentences long; scores do not transfer "
-            "to modern news or Wikipedia text. There is no public-domain Chinese Bible in the offline corpus, "
-            "so cmn-eng cannot be built offline."
-        )
-    return out
+    return [*spec.LIMITATIONS, *([spec.LIMITATIONS_BIBLE] if bible else [])]
 
 
 def _official(args: spec.Params, bucc_dir: str, src: str, tgt: str) -> BuildResult:

@@ -58,3 +58,20 @@ class Params:
         from builders.base import params_from
 
         return params_from(cls, args)
+
+#: Card limitations of constructed builds (the card's "Limitations" section).
+LIMITATIONS = (
+    "Constructed corpora are not real comparable corpora: distractors are unrelated to the gold sentences "
+    "except by topic, whereas BUCC distractors come from the same Wikipedia/news documents.",
+    "Near-duplicates survive: only exact (whitespace-normalised) duplicates are removed, so a distractor can "
+    "be a close paraphrase of a gold sentence's translation (e.g. synoptic Gospel parallels vs. "
+    "Old Testament quotations).",
+    "Small builds give coarse scores: with 50 gold pairs per split (the default) one pair is 2 points of "
+    "recall; build with --gold-pairs 1000 for steadier numbers.",
+)
+#: Added when the corpus is the offline Bible default.
+LIMITATIONS_BIBLE = (
+    "Bible verses are archaic, formulaic and sometimes several sentences long; scores do not transfer "
+    "to modern news or Wikipedia text. There is no public-domain Chinese Bible in the offline corpus, "
+    "so cmn-eng cannot be built offline."
+)
