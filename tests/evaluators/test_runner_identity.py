@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import build_cbd
+from runner_fixtures import build_cbd
 
 from builders.cli import main
 from evaluators.dsref import content_id, stable_manifest
