@@ -47,7 +47,7 @@ def relabel(kept, generator: str) -> dict[str, str]:
     """Give foils made by ``generator`` their honest labels in place; return ``read type -> label`` where they differ.
 
     Sentence Smith's RS and HS do not meet alee's definitions
-    (:mod:`builders.alee.foil_types`); its PN and AR do and keep their names.
+    (:mod:`builders.alee.logic.foil_types`); its PN and AR do and keep their names.
     Foils of an unknown generator keep the types their file states.
     """
     if generator != foil_types.SENTENCE_SMITH:
