@@ -301,9 +301,9 @@ SMITH_DE = {
 def test_sentence_smith_rows_carry_honest_labels(tmp_path):
     """A committed file in Sentence Smith's format: its RS and HS become RS-leafswap and HS-or-synonym."""
     import pyarrow.parquet as pq
-    from builders.alee.logic.foil_types import SENTENCE_SMITH, meets_alee
 
     from builders.alee.build import CHANGELOG, DEFAULT_VERSION
+    from builders.alee.logic.foil_types import SENTENCE_SMITH, meets_alee
     from evaluators.schema import alee as S
 
     tsv = tmp_path / "de.tsv"
