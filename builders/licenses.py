@@ -154,9 +154,12 @@ def derive(inputs: Sequence[tuple[str, str]]) -> Derived:
     names = tuple(name for name, _ in inputs)
     if not inputs:
         return Derived(UNKNOWN, names)
-    spelled = [(name, known(spdx)) for name, spdx in inputs]
-    if any(s is None for _, s in spelled):
-        return Derived(UNKNOWN, names)
+    spelled: list[tuple[str, str]] = []
+    for name, spdx in inputs:
+        spelled_spdx = known(spdx)
+        if spelled_spdx is None:
+            return Derived(UNKNOWN, names)
+        spelled.append((name, spelled_spdx))
     allowed = frozenset(ORDER)
     seen: list[tuple[str, str]] = []
     for name, spdx in spelled:

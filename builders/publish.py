@@ -147,6 +147,7 @@ def stable_manifest(data: dict[str, Any]) -> dict[str, Any]:
     >>> stable_manifest({"version": "1.0.0", "started_at": "t", "changelog": [], "run": {"cached": 3}})
     {'version': '1.0.0'}
     """
+    shared: Any
     try:
         from evaluators.schema.meta import stable_manifest as shared
     except ImportError:  # until the shared definition lands, the same rule locally
@@ -185,7 +186,7 @@ def check_repo_id(repo_id: str) -> str:
 # -- local content ------------------------------------------------------------------------------
 def _local_oids(report: FolderReport) -> dict[str, str]:
     """Return ``path -> sha256`` of the folder's parquet files (what the Hub reports for LFS files)."""
-    from builders.base import sha256_file
+    from evaluators.hashing import sha256_file
 
     return {p: sha256_file(report.folder / p) for p in report.files if p.endswith(".parquet")}
 
@@ -384,7 +385,8 @@ def publish(folder: str, repo_id: str, private: bool = False, dry_run: bool = Fa
             client.create_repo(repo_id, private)
             parent = state.main if state else None
             if parent is None:
-                parent = client.state(repo_id).main
+                fresh = client.state(repo_id)  # None only if the repo vanished since create_repo
+                parent = fresh.main if fresh else None
             sha = client.commit(repo_id, adds, deletes, message, changes, parent)
         try:
             out["verified"] = verify(client, repo_id, sha, sha, report)

@@ -123,7 +123,7 @@ def _read_manifest(root: Path) -> Manifest:
     return manifest
 
 
-def _card_splits(card: dict[str, Any]) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, int]]]:
+def _card_splits(card: dict[str, Any]) -> tuple[dict[str, dict[str, str]], dict[str, dict[Any, Any]]]:
     """Return ``config -> split -> path`` from ``configs`` and ``config -> split -> num_examples``."""
     files: dict[str, dict[str, str]] = {}
     for cfg in card.get("configs") or []:
@@ -137,7 +137,8 @@ def _card_splits(card: dict[str, Any]) -> tuple[dict[str, dict[str, str]], dict[
             if not isinstance(entry, dict) or not isinstance(entry.get("path"), str) or "split" not in entry:
                 raise _fail(f"README.md: config {cfg['config_name']} has a data_files entry without split/path.")
             files[cfg["config_name"]][entry["split"]] = entry["path"]
-    counts: dict[str, dict[str, int]] = {}
+    # Values as the card's YAML has them (a hand-edited card may lack a name or a count).
+    counts: dict[str, dict[Any, Any]] = {}
     for info in card.get("dataset_info") or []:
         if isinstance(info, dict) and "config_name" in info:
             counts[info["config_name"]] = {

@@ -12,15 +12,13 @@ once; these functions remain for callers that hold a :class:`DatasetRef`.
 
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
 
 from evaluators.cardio import read_card
 from evaluators.dsref import DatasetRef, configs_of, content_id, read_card_yaml
 from evaluators.errors import SchemaError
 
-__all__ = ["DatasetRef", "family_of", "folder_hash", "list_configs", "load_split", "manifest_of", "read_card_yaml", "resolve"]
+__all__ = ["DatasetRef", "family_of", "folder_hash", "list_configs", "load_split", "read_card_yaml", "resolve"]
 
 
 def folder_hash(folder: str | os.PathLike) -> str:
@@ -45,7 +43,7 @@ def _source(ref: DatasetRef):
     from evaluators.source import HubSource, LocalSource
 
     if ref.source == "local":
-        return LocalSource(ref, read_card(ref.path))
+        return LocalSource(ref, read_card(ref.folder))
     from evaluators import hub
 
     return HubSource(ref, hub.read_card(ref))
@@ -63,7 +61,7 @@ def load_split(ref: DatasetRef, config: str, split: str):
 def list_configs(ref: DatasetRef) -> dict[str, list[str]]:
     """Return ``config -> splits`` from the pinned card."""
     if ref.source == "local":
-        return configs_of(read_card(ref.path))
+        return configs_of(read_card(ref.folder))
     from evaluators import hub
 
     return configs_of(hub.read_card(ref))
@@ -80,11 +78,3 @@ def family_of(ref: DatasetRef, expected: str):
     if ref.family and ref.family != expected:
         raise SchemaError(f"{ref.id} is a {ref.family!r} dataset but this evaluator needs a {expected!r} dataset.")
     return get_family(expected)
-
-
-def manifest_of(ref: DatasetRef) -> dict | None:
-    """Return the dataset's manifest (local folders only), or ``None``."""
-    if ref.source != "local":
-        return None
-    path = Path(ref.path) / "manifest.json"
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None

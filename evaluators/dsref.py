@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluators.errors import SchemaError
+from evaluators.hashing import update_tree
 
 #: Manifest keys that describe one build run, not the data: they are left out of the content id.
 VOLATILE_MANIFEST_KEYS = frozenset({"started_at", "finished_at", "created_at", "created", "started", "finished",
@@ -46,6 +47,17 @@ class DatasetRef:
     family: str | None
     path: str | None = None
     name: str | None = None
+
+    @property
+    def folder(self) -> Path:
+        """The local folder of a ``local`` reference.
+
+        Raises:
+            SchemaError: the reference is not a local folder.
+        """
+        if self.path is None:
+            raise SchemaError(f"{self.id} is a {self.source} dataset, not a local folder.")
+        return Path(self.path)
 
     def to_dict(self) -> dict:
         """Return the dict stored in results JSON."""
@@ -117,9 +129,5 @@ def content_id(folder: str | os.PathLike) -> str:
             raise SchemaError(f"{manifest} is not valid JSON ({err.msg}); rebuild the dataset.") from err
         digest.update(b"manifest.json\0")
         digest.update(json.dumps(stable_manifest(data), sort_keys=True, ensure_ascii=False).encode("utf-8"))
-    for path in sorted((root / "data").rglob("*.parquet")):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
-        with path.open("rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(chunk)
+    update_tree(digest, root, sorted((root / "data").rglob("*.parquet")))
     return digest.hexdigest()

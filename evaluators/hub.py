@@ -36,7 +36,7 @@ def is_sha(revision: str | None) -> bool:
     >>> is_sha("0123456789abcdef0123456789abcdef01234567"), is_sha("v1.0.0"), is_sha(None)
     (True, False, False)
     """
-    return bool(revision) and bool(_SHA.match(revision))
+    return revision is not None and bool(_SHA.match(revision))
 
 
 def newest_version_tag(tags: list[str]) -> str | None:
@@ -97,8 +97,9 @@ def resolve_with_card(repo_id: str, revision: str | None) -> tuple[DatasetRef, d
     """Like :func:`resolve`, also returning the parsed card (read once)."""
     from huggingface_hub import HfApi
 
+    sha: str | None
     if offline():
-        if not is_sha(revision):
+        if revision is None or not is_sha(revision):
             raise RevisionError(
                 f"HF_HUB_OFFLINE is set and revision {revision or 'main'!r} of {repo_id} is not a full commit sha; "
                 f"offline, datasets may silently load another cached version, so pass --revision <40-char sha>."
@@ -106,6 +107,8 @@ def resolve_with_card(repo_id: str, revision: str | None) -> tuple[DatasetRef, d
         sha = revision
     else:
         sha = _read(lambda: HfApi().dataset_info(repo_id, revision=revision).sha, repo_id, revision)
+        if not sha:
+            raise RevisionError(f"The Hub gave no commit sha for {repo_id}@{revision or 'main'}; pass --revision <40-char sha>.")
         try:
             newest = _superseded(repo_id, sha)
         except Exception:  # the warning is a courtesy: never fail a run because refs could not be listed

@@ -31,6 +31,7 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -264,6 +265,7 @@ def faiss_index(data: np.ndarray, approximate: bool | str = False):
         raise UsageError(f"Unknown approximate index {kind!r}; choose one of {', '.join(APPROXIMATE_INDEXES)}.")
     d = data.shape[1]
     data = np.ascontiguousarray(data, dtype=np.float32)
+    idx: Any  # a faiss index: HNSW, IVF or flat
     if kind == "hnsw":
         # HNSW, M=32, efSearch=128: standard settings (Johnson et al., faiss wiki); not exact.
         idx = faiss.IndexHNSWFlat(d, 32, faiss.METRIC_INNER_PRODUCT)

@@ -50,6 +50,7 @@ import os
 import platform
 import re
 import tempfile
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -267,7 +268,7 @@ def load_results(folder: str | os.PathLike):
     return pl.DataFrame(rows, infer_schema_length=None)
 
 
-def markdown_table(headers: list[str], rows: list[list[object]], floatfmt: str = "{:.4f}") -> str:
+def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[object]], floatfmt: str = "{:.4f}") -> str:
     """Render a GitHub Markdown table.
 
     >>> print(markdown_table(["layer", "acc"], [[0, 0.5], [1, 0.75]]))

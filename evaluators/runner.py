@@ -496,6 +496,8 @@ def _plot_grid(module: ModuleType, results: list[EvalResult], options: RunOption
     """Draw the evaluator's across-models plot per dataset and list it in every result it shows."""
     import numpy as np
 
+    if not options.out:  # the caller checks; results without a folder have nowhere to list plots
+        return
     by_dataset: dict[str, list[EvalResult]] = {}
     for r in results:
         by_dataset.setdefault(f"{r.dataset.get('id')}@{(r.dataset.get('revision') or 'local')[:12]}", []).append(r)

@@ -95,7 +95,7 @@ class LocalSource(DatasetSource):
         """Return ``manifest.json`` of the folder, or ``None``."""
         import json
 
-        path = Path(self.ref.path) / "manifest.json"
+        path = self.ref.folder / "manifest.json"
         return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
     def _load(self, config: str, split: str):

@@ -14,6 +14,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from evaluators.errors import EngineUnavailableError
 
@@ -122,7 +123,7 @@ class AmrParser:
         self.folder = model_dir("parse", path)
         self.model_id = self.folder.resolve().name
         self.revision = model_revision(self.folder)
-        kwargs = {"batch_size": batch_size}
+        kwargs: dict[str, Any] = {"batch_size": batch_size}
         if device:
             kwargs["device"] = device
         self.model = load_amrlib_model("parse", self.folder, **kwargs)
@@ -156,7 +157,7 @@ class AmrGenerator:
         self.folder = model_dir("generate", path)
         self.model_id = self.folder.resolve().name
         self.revision = model_revision(self.folder)
-        kwargs = {"batch_size": batch_size}
+        kwargs: dict[str, Any] = {"batch_size": batch_size}
         if device:
             kwargs["device"] = device
         self.model = load_amrlib_model("generate", self.folder, **kwargs)

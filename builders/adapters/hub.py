@@ -203,7 +203,7 @@ class HubClient:
         action = "uploading the commit"
         attempt = 1
         while True:
-            ops = [CommitOperationDelete(path_in_repo=p) for p in sorted(deletes)]
+            ops: list[CommitOperationAdd | CommitOperationDelete] = [CommitOperationDelete(path_in_repo=p) for p in sorted(deletes)]
             ops += [CommitOperationAdd(path_in_repo=p, path_or_fileobj=src) for p, src in sorted(adds.items())]
             try:
                 with self.errors(action, repo_id):

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from builders.adapters.tokenize import is_word, substitute
+from builders.silver.tokenize import is_word, substitute
 from evaluators.errors import EngineUnavailableError, UsageError, truncate
 
 #: The paper's masked language model.

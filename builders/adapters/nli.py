@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from builders.alee.nli_filter import CONTRADICTION, ENTAILMENT, LABELS, NEUTRAL
+from builders.alee.logic.nli_filter import CONTRADICTION, ENTAILMENT, LABELS, NEUTRAL
 from evaluators.errors import EngineUnavailableError
 
 

@@ -18,7 +18,6 @@ are cached per process. :func:`pin` turns a set of files into an
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import re
 import shutil
@@ -31,6 +30,7 @@ from importlib import metadata
 from pathlib import Path
 
 from evaluators.errors import InputFileError
+from evaluators.hashing import sha256_file_size
 from evaluators.schema.meta import FileRecord, InputRecord, files_digest
 
 #: Debian copyright short names (DEP-5) -> SPDX ids.
@@ -77,27 +77,6 @@ class Origin:
     license: str
 
 
-def sha256_file(path: str | os.PathLike) -> tuple[str, int]:
-    """Return ``(sha256 hex, size in bytes)`` of a file.
-
-    Raises:
-        InputFileError: the file does not exist or cannot be read.
-    """
-    p = Path(path)
-    if not p.is_file():
-        raise InputFileError(f"Input file {str(p)!r} does not exist; check the path.")
-    digest = hashlib.sha256()
-    size = 0
-    try:
-        with p.open("rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(chunk)
-                size += len(chunk)
-    except OSError as err:
-        raise InputFileError(f"Cannot read {str(p)!r} ({err.strerror}); check its permissions.") from err
-    return digest.hexdigest(), size
-
-
 def file_record(path: str | os.PathLike) -> FileRecord:
     """Hash one file into a :class:`FileRecord` (absolute path).
 
@@ -112,7 +91,7 @@ def file_record(path: str | os.PathLike) -> FileRecord:
     # A file modified in the last seconds is hashed afresh: a second edit within the
     # filesystem's timestamp granularity would keep (size, mtime) ("racy git").
     if st is None or not p.is_file() or time.time() - st.st_mtime < 2.0:
-        sha, size = sha256_file(p)  # raises the clear message when missing
+        sha, size = sha256_file_size(p)  # raises the clear message when missing
     else:
         sha, size = _cached_sha256(os.path.realpath(p), st.st_size, st.st_mtime_ns, st.st_ino)
     return FileRecord(str(p.absolute()), sha, size)
@@ -120,7 +99,7 @@ def file_record(path: str | os.PathLike) -> FileRecord:
 
 @functools.lru_cache(maxsize=1024)
 def _cached_sha256(real: str, size: int, mtime_ns: int, inode: int) -> tuple[str, int]:
-    return sha256_file(real)
+    return sha256_file_size(real)
 
 
 # --- Debian --------------------------------------------------------------------------------
@@ -233,7 +212,7 @@ def debian_license(package: str, hint: str | None = None, doc_root: str = "/usr/
 
 @functools.lru_cache(maxsize=1)
 def _top_level_distributions() -> dict[str, list[str]]:
-    return metadata.packages_distributions()
+    return dict(metadata.packages_distributions())
 
 
 @functools.lru_cache(maxsize=4096)
@@ -259,7 +238,8 @@ def pypi_license(dist: str) -> str:
         meta = metadata.metadata(dist)
     except metadata.PackageNotFoundError:
         return "unknown"
-    candidates = [meta.get("License-Expression"), meta.get("License")]
+    # The first value of each header (PackageMetadata's protocol has get_all, not get).
+    candidates = [(meta.get_all(key) or [None])[0] for key in ("License-Expression", "License")]
     candidates += [c.split("::")[-1] for c in meta.get_all("Classifier") or [] if c.startswith("License ::")]
     for value in candidates:
         if not value:
@@ -269,8 +249,9 @@ def pypi_license(dist: str) -> str:
             return PYPI_SPDX[key]
         from builders.licenses import known
 
-        if known(value.strip()):
-            return known(value.strip())
+        spelled = known(value.strip())
+        if spelled:
+            return spelled
     return "unknown"
 
 

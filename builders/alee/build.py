@@ -1,7 +1,7 @@
 """``xlbench build alee``: AMR-edited English foils, NLI-validated, paired with any language.
 
 English sentences of a parallel corpus are parsed to AMR (amrlib), edited once
-per perturbation (PN/RS/AR/HS, :mod:`builders.alee.edits`), generated back to
+per perturbation (PN/RS/AR/HS, :mod:`builders.alee.logic.edits`), generated back to
 English, filtered by NLI in both directions and paired with the untouched
 target-language translation of the original. English is processed once; the
 kept foils are reused for every target language. ``--foils`` starts from foils
@@ -14,8 +14,8 @@ import argparse
 import logging
 from pathlib import Path
 
-from builders.alee import foil_types
-from builders.alee.spec import DEFAULT_NLI_MODEL, ENTAIL_THRESHOLD, PERTURBATIONS
+from builders.alee.logic import foil_types
+from builders.alee.spec import DEFAULT_NLI_MODEL, ENTAIL_THRESHOLD, PERTURBATIONS, Params
 from builders.base import BuildResult, file_input
 from evaluators.errors import UsageError
 from evaluators.schema.langs import iso3, resolve_lang
@@ -47,7 +47,7 @@ def relabel(kept, generator: str) -> dict[str, str]:
     """Give foils made by ``generator`` their honest labels in place; return ``read type -> label`` where they differ.
 
     Sentence Smith's RS and HS do not meet alee's definitions
-    (:mod:`builders.alee.foil_types`); its PN and AR do and keep their names.
+    (:mod:`builders.alee.logic.foil_types`); its PN and AR do and keep their names.
     Foils of an unknown generator keep the types their file states.
     """
     if generator != foil_types.SENTENCE_SMITH:
@@ -105,7 +105,7 @@ def _lang_value(spec: str, option: str) -> tuple[str, str]:
     return resolve_lang(lang.strip()), rest.strip()
 
 
-def read_corpora(args: argparse.Namespace, langs: list[str]):
+def read_corpora(args: Params, langs: list[str]):
     """Return ``(English sources in order, {lang: {English: target}}, inputs)`` from the corpus options."""
     from builders.adapters.parallel import read_parallel
 
@@ -120,7 +120,7 @@ def read_corpora(args: argparse.Namespace, langs: list[str]):
             english.append(en)
 
     if args.pawsx:
-        from builders.alee.inputs import read_pawsx
+        from builders.adapters.alee_inputs import read_pawsx
 
         en, maps, files = read_pawsx(args.pawsx, langs)
         english += en
@@ -161,14 +161,12 @@ def read_corpora(args: argparse.Namespace, langs: list[str]):
     return list(dict.fromkeys(english)), targets, inputs
 
 
-def run(args: argparse.Namespace) -> BuildResult:
-    """Build the alee dataset (see the module docstring); ``args``: :class:`builders.alee.spec.Params` or a namespace."""
-    from builders.alee.spec import Params
-
-    args = Params.from_args(args)
+def run(raw: argparse.Namespace | Params) -> BuildResult:
+    """Build the alee dataset (see the module docstring); ``raw``: :class:`builders.alee.spec.Params` or a namespace."""
+    args = Params.from_args(raw)
     from builders.adapters.sentences import split_sentences
-    from builders.alee import pipeline
-    from builders.alee.nli_filter import decide
+    from builders.alee.logic import pipeline
+    from builders.alee.logic.nli_filter import decide
 
     langs = [resolve_lang(x) for x in args.langs]
     if "eng_Latn" in langs:
@@ -209,7 +207,7 @@ def run(args: argparse.Namespace) -> BuildResult:
     foil_generator = None
     relabelled: dict[str, str] = {}
     if args.foils:
-        from builders.alee.inputs import read_foils
+        from builders.adapters.alee_inputs import read_foils
 
         items, skipped = read_foils(args.foils)
         skipped_types = dict(skipped)
@@ -230,7 +228,7 @@ def run(args: argparse.Namespace) -> BuildResult:
         stages.generate = lambda graphs: [(g.text, g.clipped, g.reason) for g in generator.generate(graphs)]
         if {"AR", "HS"} & set(args.types):
             from builders.adapters.wordnet import wordnet_input
-            from builders.alee.lexicon import load_lexicon
+            from builders.adapters.wordnet_lexicon import load_lexicon
 
             stages.lexicon = load_lexicon()
             models.append(ModelRecord("wordnet", "wordnet", stages.lexicon.revision))

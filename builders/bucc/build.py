@@ -64,12 +64,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 
-def run(args: argparse.Namespace) -> BuildResult:
-    """Build the tables of one pair; ``args``: :class:`builders.bucc.spec.Params` or a namespace."""
-    args = spec.Params.from_args(args)
+def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
+    """Build the tables of one pair; ``raw``: :class:`builders.bucc.spec.Params` or a namespace."""
+    args = spec.Params.from_args(raw)
     src, tgt = resolve_pair(args.lang)
     if args.bucc_dir:
-        return _official(args, src, tgt)
+        return _official(args, args.bucc_dir, src, tgt)
     return _constructed(args, src, tgt)
 
 
@@ -83,11 +83,11 @@ def _tables(config: str, splits: dict[str, logic.Split], gold_present: dict[str,
             gold[name] = gold_rows
     tables = {config: main}
     if gold:
-        tables[f"{config}-{schema.SCHEMA.tables[1].suffix}"] = gold
+        tables[schema.gold_config(config)] = gold
     return tables
 
 
-def _constructed(args: argparse.Namespace, src: str, tgt: str) -> BuildResult:
+def _constructed(args: spec.Params, src: str, tgt: str) -> BuildResult:
     from builders.adapters import parallel
 
     rng = np.random.default_rng(args.seed)
@@ -107,7 +107,7 @@ def _constructed(args: argparse.Namespace, src: str, tgt: str) -> BuildResult:
         mask = [i in candidates for i in range(len(pairs))]
         pools = logic.partition_parallel(pairs, mask, rng)
         source = "parallel files"
-        if args.src_mono:
+        if args.src_mono and args.tgt_mono:  # both or neither, checked above
             src_lines = parallel.read_lines(args.src_mono)
             tgt_lines = parallel.read_lines(args.tgt_mono)
             inputs += [file_input("src-mono", args.src_mono), file_input("tgt-mono", args.tgt_mono)]
@@ -189,27 +189,10 @@ def _bible_pools(src: str, tgt: str, rng: np.random.Generator):
 
 
 def _limitations(bible: bool) -> list[str]:
-    out = [
-        "Constructed corpora are not real comparable corpora: distractors are unrelated to the gold sentences "
-        "except by topic, whereas BUCC distractors come from the same Wikipedia/news documents.",
-        "Near-duplicates survive: only exact (whitespace-normalised) duplicates are removed, so a distractor can "
-        "be a close paraphrase of a gold sentence's translation (e.g. synoptic Gospel parallels vs. "
-        "Old Testament quotations).",
-    ]
-    out.append(
-        "Small builds give coarse scores: with 50 gold pairs per split (the default) one pair is 2 points of "
-        "recall; build with --gold-pairs 1000 for steadier numbers."
-    )
-    if bible:
-        out.append(
-            "Bible verses are archaic, formulaic and sometimes several sentences long; scores do not transfer "
-            "to modern news or Wikipedia text. There is no public-domain Chinese Bible in the offline corpus, "
-            "so cmn-eng cannot be built offline."
-        )
-    return out
+    return [*spec.LIMITATIONS, *([spec.LIMITATIONS_BIBLE] if bible else [])]
 
 
-def _official(args: argparse.Namespace, src: str, tgt: str) -> BuildResult:
+def _official(args: spec.Params, bucc_dir: str, src: str, tgt: str) -> BuildResult:
     from builders.adapters import bucc_files
 
     if args.parallel or args.src_mono or args.tgt_mono:
@@ -219,7 +202,7 @@ def _official(args: argparse.Namespace, src: str, tgt: str) -> BuildResult:
         other = tgt if src == "eng_Latn" else src
         raise LangCodeError(f"Official BUCC pairs are xx-en; pass --lang {iso3(other)}-eng (got target {tgt}).")
     xx = to_card_language(src)
-    found = bucc_files.read_official(args.bucc_dir, xx)
+    found = bucc_files.read_official(bucc_dir, xx)
     mapping = dict(spec.OFFICIAL_SPLITS)
     notes = []
     if "training" not in found and "sample" in found:
@@ -255,7 +238,7 @@ def _official(args: argparse.Namespace, src: str, tgt: str) -> BuildResult:
     if not splits:
         raise UsageError(f"{args.bucc_dir!r} has only {', '.join(found)} files; need a sample, training or test split.")
     if "train" in splits and "test" in splits:
-        splits["test"], dropped = _drop_shared(splits["train"], splits["test"])
+        splits["test"], dropped = logic.drop_shared(splits["train"], splits["test"])
         counts["dropped"] = dropped
         if any(dropped.values()):
             notes.append(
@@ -277,17 +260,3 @@ def _official(args: argparse.Namespace, src: str, tgt: str) -> BuildResult:
         name="xlbench-bucc-official",
         params=args,
     )
-
-
-def _drop_shared(train: logic.Split, test: logic.Split) -> tuple[logic.Split, dict[str, int]]:
-    texts = {t for _, t in train.src} | {t for _, t in train.tgt}
-    bad = {i for i, t in test.src + test.tgt if t in texts}
-    kept = logic.Split(
-        [(i, t) for i, t in test.src if i not in bad],
-        [(i, t) for i, t in test.tgt if i not in bad],
-        [(s, t) for s, t in test.gold if s not in bad and t not in bad],
-    )
-    return kept, {
-        "test_sentences_sharing_text_with_train": len(bad),
-        "test_gold_pairs_dropped": len(test.gold) - len(kept.gold),
-    }

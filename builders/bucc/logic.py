@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -130,7 +131,7 @@ def partition_parallel(pairs: Sequence[Pair], gold_mask: Sequence[bool], rng: np
     return Pools(gold, src_pool, tgt_pool, dropped)
 
 
-def dedup(texts: Sequence[str], exclude: set[str] = frozenset()) -> list[str]:
+def dedup(texts: Sequence[str], exclude: AbstractSet[str] = frozenset()) -> list[str]:
     """Return whitespace-normalised, non-empty texts in first-seen order, each once, none in ``exclude``.
 
     >>> dedup([" a  b", "c", "a b", "", "d"], exclude={"d"})
@@ -297,3 +298,28 @@ def split_rows(split: Split) -> tuple[list[dict[str, str]], list[dict[str, str]]
     main += [{schema.ID: i, schema.SIDE: "tgt", schema.TEXT: t} for i, t in split.tgt]
     gold = [{schema.SRC_ID: s, schema.TGT_ID: t} for s, t in split.gold]
     return main, gold
+
+
+def drop_shared(train: Split, test: Split) -> tuple[Split, dict[str, int]]:
+    """Drop the test sentences whose text also occurs in train (either side), and gold pairs that lose a side.
+
+    Official BUCC train and test files share some sentences; a shared text would let a
+    threshold learned on train leak into test.
+
+    >>> train = Split([("s1", "a")], [("t1", "b")], [("s1", "t1")])
+    >>> test = Split([("s2", "a"), ("s3", "c")], [("t3", "d")], [("s2", "t3"), ("s3", "t3")])
+    >>> kept, counts = drop_shared(train, test)
+    >>> kept.src, kept.gold, counts["test_gold_pairs_dropped"]
+    ([('s3', 'c')], [('s3', 't3')], 1)
+    """
+    texts = {t for _, t in train.src} | {t for _, t in train.tgt}
+    bad = {i for i, t in test.src + test.tgt if t in texts}
+    kept = Split(
+        [(i, t) for i, t in test.src if i not in bad],
+        [(i, t) for i, t in test.tgt if i not in bad],
+        [(s, t) for s, t in test.gold if s not in bad and t not in bad],
+    )
+    return kept, {
+        "test_sentences_sharing_text_with_train": len(bad),
+        "test_gold_pairs_dropped": len(test.gold) - len(kept.gold),
+    }

@@ -101,7 +101,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 
-def _check_args(args: argparse.Namespace) -> None:
+def _check_args(args: spec.Params) -> None:
     if args.tsv and (args.src_file or args.tgt_file):
         raise UsageError("Pass either --tsv or --src-file/--tgt-file, not both.")
     if bool(args.src_file) != bool(args.tgt_file):
@@ -178,7 +178,7 @@ def _read_gold(path: str, pairs, one_based: bool) -> dict[int, frozenset]:
     return gold
 
 
-def _aligner_split(args, src, tgt, numbered, lex):
+def _aligner_split(args: spec.Params, src: str, tgt: str, numbered):
     from evaluators.aligners import align
 
     src_ns, tgt_ns = script(src) in NO_SPACE_SCRIPTS, script(tgt) in NO_SPACE_SCRIPTS
@@ -205,13 +205,13 @@ def _aligner_split(args, src, tgt, numbered, lex):
     return records, counts, inputs
 
 
-def run(args: argparse.Namespace) -> BuildResult:
+def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
     """Build one pair's contextual dictionary (and the aligner baseline).
 
-    ``args``: a :class:`builders.cbd.spec.Params` (or an argparse namespace, converted to one).
+    ``raw``: a :class:`builders.cbd.spec.Params` (or an argparse namespace, converted to one).
     """
-    backend = engine_from_args(args)  # --engine flags (or XLBENCH_ENGINE): how to run, not a build parameter
-    args = spec.Params.from_args(args)
+    backend = engine_from_args(raw)  # --engine flags (or XLBENCH_ENGINE): how to run, not a build parameter
+    args = spec.Params.from_args(raw)
     _check_args(args)
     src, tgt = resolve_pair(args.lang)
     config = pair_config(src, tgt)
@@ -220,9 +220,10 @@ def run(args: argparse.Namespace) -> BuildResult:
     if args.max_sentences:
         pairs = pairs[: args.max_sentences]
         corpus_desc += f", first {len(pairs)} pairs"
-    gold = _read_gold(args.gold, pairs, args.gold_one_based) if args.gold else None
-    if gold is not None:
-        inputs.append(file_input("gold-alignments", args.gold))
+    gold_path = args.gold
+    gold = _read_gold(gold_path, pairs, args.gold_one_based) if gold_path else None
+    if gold is not None and gold_path:
+        inputs.append(file_input("gold-alignments", gold_path))
     sources = _dictionaries(args, src, tgt)
     entries = [e for s in sources for e in s.entries]
     if args.reverse_dict:
@@ -259,7 +260,7 @@ def run(args: argparse.Namespace) -> BuildResult:
         for k, v in c.items():
             stage[k] = stage.get(k, 0) + v
     max_pairs = args.max_pairs or None
-    table2 = {"dictionary": _judge(records, gold, lex)}
+    table2 = {"dictionary": logic.judge(records, gold, lex)}
     kept, sel = logic.select(records, rng, args.avoid_repetition, max_pairs, accents=args.fold_accents)
     tables = {config: {"test": kept}}
     counts = {
@@ -274,9 +275,9 @@ def run(args: argparse.Namespace) -> BuildResult:
         "selection": {"in": sel["in"], "kept": sel["kept"], "dropped": {"repetition": sel["repetition"], "sampling": sel["sampling"]}},
     }
     if args.aligner != "none":
-        al_records, al_counts, al_inputs = _aligner_split(args, src, tgt, numbered, lex)
+        al_records, al_counts, al_inputs = _aligner_split(args, src, tgt, numbered)
         inputs += al_inputs
-        table2[args.aligner] = _judge(al_records, gold, lex)
+        table2[args.aligner] = logic.judge(al_records, gold, lex)
         al_kept, al_sel = logic.select(al_records, rng, args.avoid_repetition, max_pairs, accents=args.fold_accents)
         tables[config]["aligner"] = al_kept
         counts["aligner"] = {
@@ -376,10 +377,11 @@ def run(args: argparse.Namespace) -> BuildResult:
     )
 
 
-_LEX = None
+_LEX: logic.Lexicon | None = None
 
 
 def _extract_one(chunk):
+    assert _LEX is not None, "set by _extract_chunks before the workers fork"
     return logic.extract(chunk, _LEX)
 
 
@@ -396,13 +398,3 @@ def _extract_chunks(chunks, lex, workers: int):
     with get_context("fork").Pool(workers) as pool:
         yield from pool.imap(_extract_one, chunks, chunksize=1)
     _LEX = None
-
-
-def _judge(records: list[dict], gold, lex) -> dict:
-    if gold is not None:
-        p = logic.gold_precision(records, gold)
-        against = "gold alignments"
-    else:
-        p = logic.dictionary_precision(records, lex)
-        against = "dictionary"
-    return {"pairs": len(records), **p.to_dict(), "against": against}

@@ -24,6 +24,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -165,7 +166,7 @@ def build_lexicon(
     (['house', 'new york'], frozenset({'haus'}), ['new'], {'too_long': 1, 'not_a_word': 1})
     """
     fwd: dict[str, set[str]] = {}
-    read, dropped = 0, Counter()
+    read, dropped = 0, Counter[str]()
 
     def ok(key: str, nospace: bool) -> str | None:
         if not key:
@@ -189,7 +190,7 @@ def build_lexicon(
     for a, bs in fwd.items():
         for b in bs:
             bwd.setdefault(b, set()).add(a)
-    counts = {
+    counts: dict[str, Any] = {
         "in": read,
         "kept": sum(len(v) for v in fwd.values()),
         "dropped": dict(dropped),
@@ -288,7 +289,7 @@ def _folder(case: bool, accents: bool):
     return _FOLDERS[(case, accents)]
 
 
-def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
+def _overlaps(a: tuple[int, int] | Unit, b: tuple[int, int] | Unit) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
 
@@ -635,3 +636,19 @@ def dictionary_precision(records: Sequence[dict], lex: Lexicon) -> Precision:
         if b in lex.fwd.get(a, ()):
             correct += 1
     return Precision(correct, len(records), len(records))
+
+
+def judge(records: Sequence[dict], gold: Mapping[int, Iterable[tuple[int, int]]] | None, lex: Lexicon) -> dict:
+    """Return Table 2's precision row of ``records``: against gold alignments when given, else the dictionary.
+
+    >>> recs = [make_record(0, "cat", "chat", (0, 3), (0, 4), "x")]
+    >>> judge(recs, None, build_lexicon([("cat", "chat")]))
+    {'pairs': 1, 'correct': 1, 'judged': 1, 'total': 1, 'precision': 1.0, 'against': 'dictionary'}
+    """
+    if gold is not None:
+        p = gold_precision(records, gold)
+        against = "gold alignments"
+    else:
+        p = dictionary_precision(records, lex)
+        against = "dictionary"
+    return {"pairs": len(records), **p.to_dict(), "against": against}

@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from builders.adapters.tokenize import SCHEMES, Tokenizer, is_word, substitute
 from builders.base import BuildResult, file_input, progress
 from builders.silver import logic, spec
+from builders.silver.tokenize import SCHEMES, Tokenizer, substitute
 from evaluators.engine import engine_from_args
 from evaluators.errors import InputFileError, UsageError
 from evaluators.schema import silver as S
@@ -148,7 +148,7 @@ class SilverOutput:
 def build_silver(
     items: Sequence[tuple[str, str]],
     tokenizer: Tokenizer,
-    generator,
+    generator: spec.SubstituteGenerator,
     translate: Callable[[list[str]], list[str]],
     k: int = spec.N_ALTERNATIVES,
     min_valid: int = spec.MIN_VALID,
@@ -162,7 +162,7 @@ def build_silver(
     Args:
         items: source sentences with unique ids.
         tokenizer: tokenisation of the translations (and of the source unless ``src_tokenizer``).
-        generator: has ``batch(texts, spans, positions, k)`` (WordNet or MLM substitutes).
+        generator: a :class:`~builders.silver.spec.SubstituteGenerator` (WordNet or MLM substitutes).
         translate: ``list[str] -> list[str]`` (a :class:`~builders.adapters.mt.CachedTranslator`'s
             ``translate``); called once per source sentence with the sentence and its alternatives.
         k: alternatives per word.
@@ -197,11 +197,11 @@ def build_silver(
             by_pos = dict(zip(pos, alts))
             decisions = []
             for j, word in enumerate(src_tokens):
-                words = by_pos.get(j)
-                if words is None:
+                offered = by_pos.get(j)
+                if offered is None:
                     decision, words, alt_tr = logic.not_a_word(), [], []
                 else:
-                    words = list(words[:k])
+                    words = list(offered[:k])
                     alt_tr = translations[cursor : cursor + len(words)]
                     cursor += len(words)
                     n_words += 1
@@ -276,56 +276,22 @@ def read_sentences(path: str) -> list[tuple[str, str]]:
     return out
 
 
-def select(
-    items: list[tuple[str, str]],
-    tokenizer: Tokenizer,
-    max_sentences: int | None,
-    min_words: int | None,
-    max_words: int | None,
-    rng: np.random.Generator | None,
-) -> list[tuple[str, str]]:
-    """Keep sentences within the word bounds, then at most ``max_sentences`` (sampled with ``rng``, order kept).
-
-    >>> tok = Tokenizer()
-    >>> items = [("0", "a b c"), ("1", "a b"), ("2", "a b c d e"), ("3", "x y z .")]
-    >>> select(items, tok, None, 3, 4, None)
-    [('0', 'a b c'), ('3', 'x y z .')]
-    >>> select(items, tok, 2, None, None, None)
-    [('0', 'a b c'), ('1', 'a b')]
-    """
-    def n_words(text: str) -> int:
-        return sum(1 for w in tokenizer.tokenize(text) if is_word(w))
-
-    kept = [
-        (i, t)
-        for i, t in items
-        if (min_words is None or n_words(t) >= min_words) and (max_words is None or n_words(t) <= max_words)
-    ]
-    if max_sentences is not None and len(kept) > max_sentences:
-        if rng is None:
-            kept = kept[:max_sentences]
-        else:
-            picked = sorted(rng.choice(len(kept), size=max_sentences, replace=False).tolist())
-            kept = [kept[i] for i in picked]
-    return kept
-
-
-def _source(args: argparse.Namespace, src_lang: str, tokenizer: Tokenizer) -> tuple[list[tuple[str, str]], InputRecord, str]:
+def _source(args: spec.Params, src_lang: str, tokenizer: Tokenizer) -> tuple[list[tuple[str, str]], InputRecord, str]:
     if args.src and args.small_src:
         raise UsageError("Pass either --src (Silver_Large) or --small-src (Silver_Small), not both; build them separately.")
     if args.max_sentences is not None and args.max_sentences < 1:
         raise UsageError(f"--max-sentences must be at least 1, got {args.max_sentences}; leave it out to use every sentence.")
-    if args.small_src or args.src:
-        path = args.small_src or args.src
+    path = args.small_src or args.src
+    if path:
         items = read_sentences(path)
-        items = select(items, tokenizer, args.max_sentences, args.min_words, args.max_words, None)
+        items = logic.select(items, tokenizer, args.max_sentences, args.min_words, args.max_words, None)
         subset = spec.SMALL if args.small_src else spec.LARGE
         return items, file_input("small_src" if args.small_src else "src", path), subset
     from builders.adapters import bible
 
     translation = bible.translation_for(src_lang)
     verses = [(f"{b}:{c}:{v}", text) for (b, c, v), text in bible.verses(translation)]
-    items = select(
+    items = logic.select(
         verses,
         tokenizer,
         spec.DEFAULT_MAX_SENTENCES if args.max_sentences is None else args.max_sentences,
@@ -336,14 +302,14 @@ def _source(args: argparse.Namespace, src_lang: str, tokenizer: Tokenizer) -> tu
     return items, bible.input_record(translation), spec.LARGE
 
 
-def _generator(args: argparse.Namespace, src_lang: str):
+def _generator(args: spec.Params, src_lang: str) -> spec.SubstituteGenerator:
     if args.substitutes == "wordnet":
         if src_lang != "eng_Latn":
             raise UsageError(
                 f"--substitutes wordnet works for English sources only, got {src_lang}; "
                 f"use --substitutes mlm --mlm <a masked LM for that language>."
             )
-        from builders.adapters.wordnet import WordNetSubstitutes
+        from builders.silver.substitutes import WordNetSubstitutes
 
         return WordNetSubstitutes(senses=args.wordnet_senses, closed_class=not args.no_closed_class)
     from builders.adapters.mlm import MLMSubstitutes
@@ -395,11 +361,11 @@ def export_files(out: SilverOutput, directory: str, config: str) -> dict[str, st
     return stage_exports(directory, {f"{config}.{ext}": text for ext, text in lines.items()}, "--export")
 
 
-def run(args: argparse.Namespace) -> BuildResult:
-    """Build SilverAlign silver alignments for ``--lang``; ``args``: :class:`builders.silver.spec.Params` or a namespace."""
-    backend = engine_from_args(args)  # --engine flags (or XLBENCH_ENGINE): how to run, not a build parameter
-    mt_store = getattr(args, "mt_store", None)
-    args = spec.Params.from_args(args)
+def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
+    """Build SilverAlign silver alignments for ``--lang``; ``raw``: :class:`builders.silver.spec.Params` or a namespace."""
+    backend = engine_from_args(raw)  # --engine flags (or XLBENCH_ENGINE): how to run, not a build parameter
+    mt_store = getattr(raw, "mt_store", None)
+    args = spec.Params.from_args(raw)
     from builders.adapters import mt as mt_adapter
     from evaluators.cache_dir import xlbench_cache_root
 
@@ -450,8 +416,8 @@ def run(args: argparse.Namespace) -> BuildResult:
     log.info("silver: built in %.1fs", time.perf_counter() - t0)
     pair = pair_config(src_lang, tgt_lang)
     main_suffix, details_suffix = spec.CONFIG_SUFFIX[subset]
-    main_config = f"{pair}-{main_suffix}" if main_suffix else pair
-    tables = {main_config: {"test": out.rows}, f"{pair}-{details_suffix}": {"test": out.details}}
+    main_config = S.SCHEMA.config_name(pair, main_suffix)
+    tables = {main_config: {"test": out.rows}, S.SCHEMA.config_name(pair, details_suffix): {"test": out.details}}
     exports = export_files(out, args.export, main_config) if args.export else {}
     counts = dict(out.counts)
     # Cache hits, forward passes (they depend on the batch size) and timings differ between
@@ -551,7 +517,8 @@ def _engine_inputs(engine, generator) -> list[InputRecord]:
 
         out.append(pin(f"mt:{engine.name}", files, role="tool", citation="Forcada et al. (2011). Apertium: a free/open-source "
                        "platform for rule-based machine translation. Machine Translation 25(2): 127-144."))
-    from builders.adapters.wordnet import WordNetSubstitutes, wordnet_input
+    from builders.adapters.wordnet import wordnet_input
+    from builders.silver.substitutes import WordNetSubstitutes
 
     if isinstance(generator, WordNetSubstitutes):
         out.append(wordnet_input(generator._source))

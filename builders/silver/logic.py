@@ -23,6 +23,10 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
+from builders.silver.tokenize import Tokenizer, is_word
+
 #: Alternatives per source word and how many must be valid: "at least 4 of 5" (the paper, §3).
 N_ALTERNATIVES = 5
 MIN_VALID = 4
@@ -128,8 +132,6 @@ def substitution_positions(tokens: Sequence[str], punctuation: bool = SUBSTITUTE
     >>> substitution_positions(["I", "love", "pizza", "."]), substitution_positions(["I", "love", "."], False)
     ([0, 1, 2, 3], [0, 1])
     """
-    from builders.adapters.tokenize import is_word
-
     return [j for j, tok in enumerate(tokens) if tok.strip() and (punctuation or is_word(tok))]
 
 
@@ -169,3 +171,37 @@ def to_pharaoh(links: Sequence[Sequence[int]]) -> str:
     '0-2 3-1'
     """
     return " ".join(f"{i}-{j}" for i, j in links)
+
+
+def select(
+    items: list[tuple[str, str]],
+    tokenizer: Tokenizer,
+    max_sentences: int | None,
+    min_words: int | None,
+    max_words: int | None,
+    rng: np.random.Generator | None,
+) -> list[tuple[str, str]]:
+    """Keep sentences within the word bounds, then at most ``max_sentences`` (sampled with ``rng``, order kept).
+
+    >>> tok = Tokenizer()
+    >>> items = [("0", "a b c"), ("1", "a b"), ("2", "a b c d e"), ("3", "x y z .")]
+    >>> select(items, tok, None, 3, 4, None)
+    [('0', 'a b c'), ('3', 'x y z .')]
+    >>> select(items, tok, 2, None, None, None)
+    [('0', 'a b c'), ('1', 'a b')]
+    """
+    def n_words(text: str) -> int:
+        return sum(1 for w in tokenizer.tokenize(text) if is_word(w))
+
+    kept = [
+        (i, t)
+        for i, t in items
+        if (min_words is None or n_words(t) >= min_words) and (max_words is None or n_words(t) <= max_words)
+    ]
+    if max_sentences is not None and len(kept) > max_sentences:
+        if rng is None:
+            kept = kept[:max_sentences]
+        else:
+            picked = sorted(rng.choice(len(kept), size=max_sentences, replace=False).tolist())
+            kept = [kept[i] for i in picked]
+    return kept

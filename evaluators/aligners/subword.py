@@ -81,6 +81,7 @@ def train_segmenter(kind: str, sentences: Iterable[Sequence[str]], vocab_size: i
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
     corpus = [" ".join(s) for s in sentences]
+    trainer: trainers.Trainer
     if kind == "bpe":
         tok = Tokenizer(models.BPE(unk_token="[UNK]"))
         trainer = trainers.BpeTrainer(

@@ -11,7 +11,7 @@ covers (lost to truncation) is reported as not found and never filled in.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -172,6 +172,10 @@ def pool_spans(
 
 class TokenEncoderMixin:
     """Generic ``word_vectors`` on top of ``token_states``, for adapters to reuse."""
+
+    #: Provided by the adapter that mixes this in (see :class:`Encoder`).
+    num_layers: int
+    token_states: Callable[..., list[TokenStates]]
 
     def embed_sentences(self, texts, layers=(-1,), poolings=("model",), role=None):  # noqa: D102 - see embed_sentences
         return embed_sentences_by_loop(self, texts, layers, poolings, role)

@@ -43,6 +43,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -370,7 +371,7 @@ def cache_info(folder: str | os.PathLike | None = None) -> dict:
     """
     root = Path(folder).expanduser() if folder else default_embedding_dir()
     path = root / DB_NAME
-    info = {"path": str(path), "exists": path.is_file(), "max_bytes": cache_max_bytes(), "size_bytes": 0, "models": []}
+    info: dict[str, Any] = {"path": str(path), "exists": path.is_file(), "max_bytes": cache_max_bytes(), "size_bytes": 0, "models": []}
     stale = sorted(str(p) for p in root.glob("*.sqlite") if p.name != DB_NAME) if root.is_dir() else []
     info["stale_v1_files"] = stale
     info["file_bytes"] = sum(p.stat().st_size for p in root.glob(DB_NAME + "*") if p.is_file()) if root.is_dir() else 0

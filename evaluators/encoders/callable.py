@@ -39,7 +39,7 @@ class SentenceEncoder:
         self,
         fn: Callable,
         model_id: str,
-        revision: str,
+        revision: str | None,
         *,
         batch_size: int = 32,
         cache_dir: str | None = None,
@@ -57,7 +57,8 @@ class SentenceEncoder:
             self._takes_role = "role" in inspect.signature(fn).parameters
         except (TypeError, ValueError):
             self._takes_role = False
-        self._cache = EmbeddingCache(cache_dir, model_id, revision) if use_cache else None
+        # Without a revision nothing identifies the model: never cache its vectors.
+        self._cache = EmbeddingCache(cache_dir, model_id, revision) if use_cache and revision is not None else None
 
     def token_states(self, texts: Sequence[str], layers: Sequence[int]) -> list[TokenStates]:
         """Refuse: this model gives sentence embeddings only."""
@@ -126,7 +127,7 @@ class SentenceEncoder:
                 result[t] = row
                 if self._cache is not None:
                     new_items.append((make_key("sent", t, **params), pack(row)))
-        if new_items:
+        if new_items and self._cache is not None:
             self._cache.put_many(new_items)
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)

@@ -16,11 +16,11 @@ as in E5's own ``average_pool``).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -40,6 +40,7 @@ from evaluators.errors import (
     UsageError,
     truncate,
 )
+from evaluators.hashing import sha256_tree
 
 #: Prompt prefixes of the E5 family (Wang et al. 2022, "Text Embeddings by Weakly-Supervised
 #: Contrastive Pre-training", model card: "query: " / "passage: ").
@@ -61,14 +62,8 @@ def folder_hash(path: str | os.PathLike) -> str:
     True
     """
     root = Path(path)
-    digest = hashlib.sha256()
-    for file in sorted(p for p in root.rglob("*") if p.is_file() and not (_SKIP_HASH & set(p.parts))):
-        digest.update(str(file.relative_to(root)).encode("utf-8") + b"\0")
-        with open(file, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
-        digest.update(b"\0")
-    return digest.hexdigest()
+    files = sorted(p for p in root.rglob("*") if p.is_file() and not (_SKIP_HASH & set(p.parts)))
+    return sha256_tree(root, files, end_marker=True)
 
 
 def clean_offsets(text: str, tokens: Sequence[str], offsets: np.ndarray) -> np.ndarray:
@@ -170,7 +165,7 @@ class HFEncoder(TokenEncoderMixin):
                 "(a sentence-transformers folder takes st:<path>)."
             )
         source = str(local) if is_local else name
-        kwargs = {"trust_remote_code": bool(trust_remote_code)}
+        kwargs: dict[str, Any] = {"trust_remote_code": bool(trust_remote_code)}
         if not is_local:
             kwargs["revision"] = revision
             if hub_cache_dir:
@@ -240,7 +235,7 @@ class HFEncoder(TokenEncoderMixin):
         self.prefixes = dict(prefixes)
         self.default_pooling = "mean"
         #: applied to a batch of pooled vectors for pooling="model" (sentence-transformers Dense/Normalize)
-        self._model_head = None
+        self._model_head: Callable[[np.ndarray], np.ndarray] | None = None
         self.forward_calls = 0
         self.truncated_total = 0
         self._cache = EmbeddingCache(cache_dir, self.model_id, self.revision) if use_cache else None
@@ -249,7 +244,7 @@ class HFEncoder(TokenEncoderMixin):
     def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
         """Return the model's subword tokens of each text (no special tokens, no truncation)."""
         enc = self.tokenizer(list(texts), add_special_tokens=False)
-        return [self.tokenizer.convert_ids_to_tokens(ids) for ids in enc["input_ids"]]
+        return [list(self.tokenizer.convert_ids_to_tokens(ids)) for ids in enc["input_ids"]]
 
     def _prefix(self, role: str | None) -> str:
         if role is None:
@@ -435,7 +430,7 @@ class HFEncoder(TokenEncoderMixin):
         for item in todo:
             need.setdefault(item[0], []).append(item[1])
         todo_texts = list(need)
-        new_items = []
+        new_items: list[tuple[Any, Any]] = []
         for i, hidden, rec in self._forward(todo_texts, layer_ids, prefix):
             text = todo_texts[i]
             content = rec["content"]
@@ -456,10 +451,10 @@ class HFEncoder(TokenEncoderMixin):
                 pos = starts[first[(text, sp)]]
                 vectors[:, pos : pos + len(sp)] = v
                 found[pos : pos + len(sp)] = f
-            if len(new_items) >= 4096:  # bounded memory for the pending writes too
+            if len(new_items) >= 4096 and self._cache is not None:  # bounded memory for the pending writes too
                 self._cache.put_many(new_items)
                 new_items = []
-        if new_items:
+        if new_items and self._cache is not None:
             self._cache.put_many(new_items)
         truncated = 0
         for k, (t, sp) in enumerate(zip(texts, spans)):
@@ -516,9 +511,9 @@ class HFEncoder(TokenEncoderMixin):
             return f"model:{self.default_pooling}" if head is not None else self.default_pooling
 
         params = self._key_params(prefix)
-        keys = {c: {} for c in combos}
+        keys: dict[tuple[int, str], dict[str, Any]] = {c: {} for c in combos}
         missing = {c: list(unique) for c in combos}
-        results: dict[tuple[int, str], np.ndarray | None] = {c: None for c in combos}
+        results: dict[tuple[int, str], Any] = {c: None for c in combos}  # every entry is set below
         cached: dict[tuple[int, str], dict[str, np.ndarray]] = {c: {} for c in combos}
         if self._cache is not None and unique:
             for c in combos:
@@ -586,7 +581,7 @@ class HFEncoder(TokenEncoderMixin):
     @property
     def dim(self) -> int:
         """Width of the hidden states."""
-        return int(getattr(self.config, "hidden_size", None) or getattr(self.config, "d_model", 0))
+        return int(getattr(self.config, "hidden_size", None) or getattr(self.config, "d_model", 0) or 0)
 
     @property
     def model_dim(self) -> int:

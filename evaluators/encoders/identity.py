@@ -135,7 +135,7 @@ def identify(encoder: Any, spec: str, revision: str | None = None) -> ModelIdent
     name = getattr(encoder, "model_id", None) or spec
     folder = getattr(encoder, "weights_dir", None)
     digest = weights_digest(folder) if folder else None
-    if digest is not None:
+    if digest is not None and folder:
         model_id = folder_model_name(folder)
         if revision:
             return ModelIdentity(model_id, revision, "user", spec, name)

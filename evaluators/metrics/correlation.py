@@ -50,7 +50,7 @@ def _pearson(x: np.ndarray, y: np.ndarray) -> float | None:
     return float(dx @ dy) / math.sqrt(sxx * syy)
 
 
-def average_ranks(values: Sequence[float]) -> np.ndarray:
+def average_ranks(values: Sequence[float] | np.ndarray) -> np.ndarray:
     """Ranks 1..n, tied values sharing the mean of their ranks.
 
     >>> average_ranks([0.3, 0.1, 0.3, 0.2]).tolist()

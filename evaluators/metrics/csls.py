@@ -37,7 +37,9 @@ chunks (never ``n × n`` at once), with torch on a GPU when one is present, nump
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+import numpy
 import numpy as np
 
 from evaluators.errors import UsageError
@@ -86,7 +88,7 @@ class _Backend:
         part = np.partition(sims, sims.shape[1] - k, axis=1)[:, sims.shape[1] - k :]
         return part.mean(axis=1)
 
-    def topk_values(self, sims, k: int) -> np.ndarray:
+    def topk_values(self, sims, k: int) -> numpy.ndarray:
         """The ``k`` largest values of each row, unordered, as a numpy ``(rows, k)`` array."""
         if self.torch:
             return self.np(self.torch.topk(sims, k, dim=1).values)
@@ -154,7 +156,7 @@ class _Similarities:
     def __init__(self, un: np.ndarray, vn: np.ndarray, be: _Backend, chunk: int, cache_bytes: int):
         self.be, self.chunk = be, chunk
         self.t = {"u": be.to(un), "v": be.to(vn)}
-        self.full: dict[str, object] = {}
+        self.full: dict[str, Any] = {}  # numpy arrays or torch tensors
         n, m = len(un), len(vn)
         if 4 * (n * n + n * m + m * m) <= cache_bytes:
             for name in ("uu", "uv", "vv"):

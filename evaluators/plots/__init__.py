@@ -4,19 +4,23 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
+
+from evaluators.optional import require
 
 
-def pyplot():
-    """Return ``matplotlib.pyplot`` on the non-interactive Agg backend."""
-    import matplotlib
+def pyplot() -> Any:
+    """Return ``matplotlib.pyplot`` on the non-interactive Agg backend.
 
+    Raises:
+        EngineUnavailableError: matplotlib is missing (it ships in the ``plots`` extra).
+    """
+    matplotlib = require("matplotlib", feature="--plot", extra="plots")
     matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
-    return plt
+    return require("matplotlib.pyplot", feature="--plot", extra="plots")
 
 
-def save_figure(fig, path: str | os.PathLike) -> Path:
+def save_figure(fig: Any, path: str | os.PathLike) -> Path:
     """Lay out ``fig``, write it to ``path`` as a 120-dpi PNG, close it and return the path."""
     fig.tight_layout()
     path = Path(path)

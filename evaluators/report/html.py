@@ -75,9 +75,9 @@ def leaderboard_table(lb: Leaderboard, table_id: str) -> str:
     """A sortable models x columns table; each number links to its result JSON, its signature in the tooltip."""
     best: dict[str, float] = {}
     for _, cells in lb.rows:
-        for key, cell in cells.items():
-            if cell.score is not None:
-                best[key] = max(best.get(key, cell.score), cell.score)
+        for key, given in cells.items():
+            if given.score is not None:
+                best[key] = max(best.get(key, given.score), given.score)
     head = "<th data-col=\"0\">model</th>" + "".join(
         f'<th data-col="{i + 1}" title="{escape(c.score_name)}">{escape(c.evaluator)}<br><small>{escape(c.dataset)}'
         f"<br>{escape(c.languages)}</small></th>"

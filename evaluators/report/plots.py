@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from evaluators.report.views import Heatmap, LayerPlot, Scatter
 
@@ -79,7 +80,7 @@ def layer_plot(plot: LayerPlot, folder: Path) -> str:
     """Draw per-layer curves (models overlaid, chance dashed); return the file stem."""
     plt = _plt()
     colours = _colours([s.model for s in plot.series])
-    styles = {st: LINESTYLES[i % len(LINESTYLES)] for i, st in enumerate(dict.fromkeys(s.style for s in plot.series))}
+    styles: dict[str, Any] = {st: LINESTYLES[i % len(LINESTYLES)] for i, st in enumerate(dict.fromkeys(s.style for s in plot.series))}
     fig, ax = plt.subplots(figsize=(COLUMN_WIDTH_IN, 2.4))
     from matplotlib.lines import Line2D
 

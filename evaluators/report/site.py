@@ -147,9 +147,9 @@ def _write(records: list[Record], site: Path, fmt: str) -> str:
         if figs.get(lb.family):
             parts.append("<h2>Figures</h2>")
             parts += [html.figure(stem, cap) for stem, cap in figs[lb.family]]
-        for i, (r, rows) in enumerate(worst.get(lb.family, [])):
-            if rows:
-                parts.append(html.errors_table(f"Most confident errors · {r.evaluator} · {r.model_label}", rows, f"errors-{i}"))
+        for i, (r, err_rows) in enumerate(worst.get(lb.family, [])):
+            if err_rows:
+                parts.append(html.errors_table(f"Most confident errors · {r.evaluator} · {r.model_label}", err_rows, f"errors-{i}"))
         title = FAMILY_TITLES.get(lb.family, lb.family)
         (site / f"{lb.family}.html").write_text(html.page(title, "\n".join(parts), nav, f"{lb.family}.html"), encoding="utf-8")
     (site / "provenance.html").write_text(

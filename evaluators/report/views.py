@@ -176,7 +176,7 @@ def _chance(evaluator: str, entries: list[dict[str, Any]]) -> float | None:
             return c
     if evaluator in ("word-retrieval", "sentence-retrieval"):
         # one correct answer among n candidates
-        ns = [_num(e.get("n")) for e in entries if _num(e.get("n"))]
+        ns = [n for n in (_num(e.get("n")) for e in entries) if n]
         return 1.0 / min(ns) if ns else None
     return None
 
@@ -200,15 +200,15 @@ def layer_plots(records: list[Record]) -> list[LayerPlot]:
         for r, es in sorted(items, key=lambda it: it[0].model_label):
             if ev == "embedding-aligner":
                 for method in sorted({str(e.get("method", "")) for e in es}):
-                    pts = sorted((e["layer"], _num(e.get("f1"))) for e in es if str(e.get("method", "")) == method)
-                    pts = [(x, y) for x, y in pts if y is not None]
+                    raw = sorted((e["layer"], _num(e.get("f1"))) for e in es if str(e.get("method", "")) == method)
+                    pts = [(x, y) for x, y in raw if y is not None]
                     if pts:
                         series.append(Series(r.model_label, method or "f1", [p[0] for p in pts], [p[1] for p in pts]))
                 continue
             names = _pair_directions(subset)
             for key, name in zip(keys, names):
-                pts = sorted((e["layer"], _num(e.get(key))) for e in es)
-                pts = [(x, y) for x, y in pts if y is not None]
+                raw = sorted((e["layer"], _num(e.get(key))) for e in es)
+                pts = [(x, y) for x, y in raw if y is not None]
                 if pts:
                     series.append(Series(r.model_label, name, [p[0] for p in pts], [p[1] for p in pts]))
         if series:
@@ -417,9 +417,9 @@ def provenance(records: list[Record]) -> tuple[list[DatasetRef], list[ModelRef]]
             dsets.setdefault(key, set()).add(r.evaluator)
             dmeta[key] = ds
         m = r.model
-        key = (str(m.get("id", "")), str(m.get("revision") or "unknown"))
-        models.setdefault(key, set()).add(r.evaluator)
-        mmeta[key] = m
+        mkey = (str(m.get("id", "")), str(m.get("revision") or "unknown"))
+        models.setdefault(mkey, set()).add(r.evaluator)
+        mmeta[mkey] = m
     drefs = [DatasetRef(k[0], k[1], k[2], str(dmeta[k].get("source") or ("local" if k[0].startswith("/") else "")),
                         card_link(dmeta[k]), tuple(sorted(v))) for k, v in sorted(dsets.items())]
     mrefs = []

@@ -26,7 +26,7 @@ EDIT = "edit"
 #: Polarity negation, role swap, antonym, hypernym (alee paper, Table 1).
 PERTURBATIONS = ("PN", "RS", "AR", "HS")
 #: Honest labels of other generators' edits that do not meet alee's definitions
-#: (builders/alee/foil_types.py): Sentence Smith's leaf-name swap and its hypernym
+#: (builders/alee/logic/foil_types.py): Sentence Smith's leaf-name swap and its hypernym
 #: edit that falls back to a synonym.
 OTHER_PERTURBATIONS = ("RS-leafswap", "HS-or-synonym")
 #: Every value the ``perturbation`` column may hold.
@@ -72,5 +72,4 @@ SCHEMA = FamilySchema(
     task_categories=("sentence-similarity",),
     tags=("minimal-pairs", "amr", "cross-lingual", "xlbench"),
     citation=CITATION,
-    subset_kind="lang",
 )

@@ -9,7 +9,7 @@ per language pair. The main table's config is the pair itself
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pyarrow as pa
 from datasets import Features
@@ -50,8 +50,6 @@ class FamilySchema:
         task_categories: Hub task categories for the card.
         tags: Hub tags for the card.
         citation: BibTeX of the seed paper.
-        subset_kind: ``"pair"`` when configs are language pairs, ``"lang"`` when
-            single languages are allowed too (alee's English-only config).
     """
 
     name: str
@@ -61,17 +59,32 @@ class FamilySchema:
     tags: tuple[str, ...] = ()
     citation: str = ""
     disjoint_column: str | None = None
-    subset_kind: str = "pair"
-    extra: Mapping[str, object] = field(default_factory=dict)
 
     @property
     def main(self) -> TableSchema:
         """The main table (its config is the bare pair)."""
         return self.tables[0]
 
-    def config_name(self, subset: str, table: TableSchema | None = None) -> str:
-        """Return the config name of ``subset`` (a pair or language) for ``table``."""
+    def table(self, suffix: str) -> TableSchema:
+        """Return the table whose configs end in ``-<suffix>`` (``""``: the main table).
+
+        Raises:
+            SchemaError: the family has no such table.
+        """
+        for table in self.tables:
+            if table.suffix == suffix:
+                return table
+        known = ", ".join(repr(t.suffix) for t in self.tables)
+        raise SchemaError(f"Family {self.name!r} has no table with suffix {suffix!r}; its tables: {known}.")
+
+    def config_name(self, subset: str, table: TableSchema | str | None = None) -> str:
+        """Return the config name of ``subset`` (a pair or language) for ``table`` (a table or its suffix).
+
+        The one place config names are made: ``<pair>`` for the main table, ``<pair>-<suffix>`` for the others.
+        """
         languages(subset)
+        if isinstance(table, str):
+            table = self.table(table)
         table = table or self.main
         return f"{subset}-{table.suffix}" if table.suffix else subset
 

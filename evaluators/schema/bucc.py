@@ -39,3 +39,14 @@ SCHEMA = FamilySchema(
     citation=CITATION,
     disjoint_column=TEXT,
 )
+#: Suffix of the gold table's configs (``<pair>-gold``).
+GOLD = SCHEMA.tables[1].suffix
+
+
+def gold_config(pair: str) -> str:
+    """Return the config of ``pair``'s gold pairs.
+
+    >>> gold_config("deu_Latn-eng_Latn")
+    'deu_Latn-eng_Latn-gold'
+    """
+    return SCHEMA.config_name(pair, GOLD)

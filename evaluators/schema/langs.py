@@ -215,7 +215,7 @@ def resolve_lang(code: str) -> str:
     raw = code.strip()
     match = _TAG_RE.match(raw)
     base = _base_iso3(match.group(1)) if match else None
-    if base is None:
+    if match is None or base is None:
         head = re.split(r"[-_]", raw, maxsplit=1)[0]
         raise LangCodeError(
             f"Unknown language code {raw!r}: use ISO 639-3 (+ ISO 15924 script) such as "

@@ -1,7 +1,6 @@
 """Dataset metadata and the build manifest.
 
-:class:`DatasetMeta` is what a card says about a version; :class:`Manifest` is
-the full record of how a folder was built (``manifest.json``), written so that
+:class:`Manifest` is the full record of how a folder was built (``manifest.json``), written so that
 two builds with the same inputs, parameters and seed differ only in the keys
 :func:`stable_manifest` drops (timestamps, git commit, the ``run`` section).
 
@@ -261,17 +260,3 @@ class Manifest:
         data["models"] = [ModelRecord(**m) for m in data.get("models", [])]
         return cls(**data)
 
-
-@dataclass(frozen=True)
-class DatasetMeta:
-    """What the card states about one dataset version."""
-
-    name: str
-    family: str
-    version: str
-    license: str
-    langs: tuple[str, ...]
-    build_signature: str
-    hub_repo: str | None = None
-    hub_revision: str | None = None
-    superseded_by: str | None = None

@@ -10,6 +10,7 @@ is aligned in the reference count; on by default with ``--dataset``).
 from __future__ import annotations
 
 import argparse
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from evaluators.alignio import (
     resolve_base,
 )
 from evaluators.errors import InputFileError, UsageError
+from evaluators.hashing import sha256_file_or_none
 from evaluators.metrics.alignment import AlignmentScore, score_alignments
 from evaluators.task import Scores, TaskMetadata, param
 
@@ -169,15 +171,9 @@ def truncate_keys(d: dict) -> str:
     return ", ".join(keys[:3]) + (", ..." if len(keys) > 3 else "")
 
 
-def file_sha256(path: str) -> str | None:
+def file_sha256(path: str | os.PathLike | None) -> str | None:
     """Return the sha256 of a file (the revision of a reference or prediction file), or None if unreadable."""
-    import hashlib
-
-    try:
-        with open(path, "rb") as fh:
-            return hashlib.sha256(fh.read()).hexdigest()
-    except OSError:
-        return None
+    return sha256_file_or_none(path) if path else None
 
 
 def _gold_from_dataset(data, args) -> tuple[AlignmentFile, list[int], list[int], dict, str]:
@@ -231,6 +227,7 @@ def evaluate_files(args: Params, data=None) -> tuple[AlignmentScore, dict]:
         order_keys = list(gold_raw.keys)
         gold_base_req = "0"  # the dataset contract is 0-based
     else:
+        assert args.gold, "checked above"
         gold_raw = read_alignments(args.gold, args.gold_format)
         ds_info = {
             "id": args.gold,
@@ -323,7 +320,7 @@ def score(data, model, params: Params, rng) -> Scores:
         notes=notes,
         effective={k: v for k, v in used.items() if not k.endswith("_reason")},
         dataset=ds_info,
-        model={"id": Path(params.pred).name, "revision": file_sha256(params.pred), "revision_source": "encoder",
+        model={"id": Path(params.pred or "").name, "revision": file_sha256(params.pred), "revision_source": "encoder",
                "path": params.pred},
         items=items,
     )

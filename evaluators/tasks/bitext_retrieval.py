@@ -119,11 +119,11 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         available = data.configs()
         configs = [params.config] if params.config else data.main_configs("bucc")
         for config in configs:
-            if config not in available or params.split not in available.get(f"{config}-gold", []):
+            if config not in available or params.split not in available.get(schema.gold_config(config), []):
                 raise SchemaError(f"{data.id} has no gold pairs for {config}/{params.split}; choose another --config/--split.")
             rows = data.load(config, params.split)
             text = {r[schema.ID]: r[schema.TEXT] for r in rows}
-            gold = data.load(f"{config}-gold", params.split)
+            gold = data.load(schema.gold_config(config), params.split)
             pairs = [(text[g[schema.SRC_ID]], text[g[schema.TGT_ID]]) for g in gold]
             subsets.append((f"{config}/{params.split}", [s for s, _ in pairs], [t for _, t in pairs]))
             pair_ids[subsets[-1][0]] = [f"{g[schema.SRC_ID]}|{g[schema.TGT_ID]}" for g in gold]

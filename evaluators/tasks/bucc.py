@@ -97,7 +97,7 @@ def signature_extra(values: dict) -> dict:
             "threshold": values.get("threshold_used")}
 
 
-def _threshold_from(path: str, params: Params, model_id: str) -> float:
+def _threshold_from(path: str, params: Params, model_id: str | None) -> float:
     p = Path(path)
     if not p.is_file():
         raise InputFileError(f"--threshold-from {path!r} does not exist; pass a result JSON of 'xlbench eval bucc'.")
@@ -161,7 +161,7 @@ def _read(source, config: str, split: str, have_gold: bool):
         raise SchemaError(f"{config}/{split} has {len(src)} source and {len(tgt)} target sentences; both sides are needed.")
     gold = None
     if have_gold:
-        g = source.load(f"{config}-gold", split)
+        g = source.load(schema.gold_config(config), split)
         gold = [(r[schema.SRC_ID], r[schema.TGT_ID]) for r in g]
         src_ids, tgt_ids = {i for i, _ in src}, {i for i, _ in tgt}
         for s, t in gold:
@@ -190,6 +190,8 @@ def _entry(config: str, split: str, s: mining.MiningScore, source: str, n_src: i
 
 def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
     """Score one model on a bucc dataset."""
+    from evaluators.schema import bucc as schema  # lazy: the family schemas import datasets
+
     available = data.configs()
     mains = data.main_configs(NAME)
     if params.config:
@@ -220,7 +222,7 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
 
     for config in mains:
         splits = available[config]
-        gold_splits = set(available.get(f"{config}-gold", []))
+        gold_splits = set(available.get(schema.gold_config(config), []))
         mined: dict[str, tuple] = {}
         ids: dict[str, tuple[list, list]] = {}
         for split in splits:

@@ -115,7 +115,7 @@ def word_vectors_by_sentence(
 def align_sentences(src_vecs, tgt_vecs, layer_pos: int, method: str) -> list[set[tuple[int, int]]]:
     """Extract links for every sentence pair at one layer position."""
     fn = EXTRACTORS[method]
-    out = []
+    out: list[set[tuple[int, int]]] = []
     for s, t in zip(src_vecs, tgt_vecs):
         if s.shape[1] == 0 or t.shape[1] == 0:
             out.append(set())
@@ -143,7 +143,9 @@ def _load(data, args: Params) -> dict:
         return loaded
     if not args.links:
         raise UsageError("--text needs --links (the gold alignment of those sentences).")
-    loaded = load_gold({"gold_text": args.text, "gold_links": args.links, "gold_reversed": "1" if args.reverse else "0"})
+    gold = load_gold({"gold_text": args.text, "gold_links": args.links, "gold_reversed": "1" if args.reverse else "0"})
+    assert gold is not None, "gold_text is set, so load_gold reads it"
+    loaded = gold
     from evaluators.tasks.alignment import file_sha256
 
     loaded["source"] = {"id": args.text, "source": "file", "revision": file_sha256(args.links), "version": None}

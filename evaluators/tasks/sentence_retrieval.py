@@ -18,6 +18,7 @@ import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -171,7 +172,7 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         entries = []
         per_layer_items: dict[int, list[dict]] = {}
         for layer in layer_ids:
-            entry = {"subset": config, "layer": layer, "n": n}
+            entry: dict[str, Any] = {"subset": config, "layer": layer, "n": n}
             for pooling in poolings:
                 vecs = emb[(layer, ENCODER_POOLING[pooling])]
                 a, b = vecs[:n], vecs[n:]

@@ -129,7 +129,7 @@ def signature_extra(values: dict) -> dict:
 
 
 def aggregate(
-    rows: Sequence[Mapping[str, Any]], outcomes: Sequence[int], length_cut: tuple[float, float] | None = None
+    rows: Sequence[Mapping[str, Any]], outcomes: Sequence[int] | np.ndarray, length_cut: tuple[float, float] | None = None
 ) -> dict[str, Any]:
     """Group triplet outcomes by language, perturbation, length bin and level.
 
@@ -427,7 +427,7 @@ def fertility_tokenizer_name(spec: str) -> str:
 def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
     """Score one model on every cross-lingual config of an alee dataset."""
     configs = pick_configs(list(data.configs()), params.config)
-    rows = read_rows(data, configs)
+    rows: list[Mapping[str, Any]] = list(read_rows(data, configs))
     effective: dict[str, Any] = {"configs": configs}
     if params.sample is not None:
         from evaluators.schema import alee as S

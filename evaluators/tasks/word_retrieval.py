@@ -15,16 +15,17 @@ drawn from the vectors the scoring computed (nothing is encoded again).
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from evaluators.encoders.base import WordVectors
 from evaluators.errors import InputFileError, UsageError
+from evaluators.hashing import sha256_file
 from evaluators.metrics import csls
 from evaluators.task import Scores, TaskMetadata, param
 
@@ -152,11 +153,7 @@ class StaticVectors:
         self.path = Path(path)
         if not self.path.is_file():
             raise InputFileError(f"Static vector file {path!r} does not exist; pass a fastText .vec file.")
-        digest = hashlib.sha256()
-        with self.path.open("rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
-        self.revision = digest.hexdigest()
+        self.revision = sha256_file(self.path)
         self.model_id = f"static:{self.path.name}"
 
     def _load(self, words: set[str]) -> dict[str, np.ndarray]:
@@ -189,8 +186,8 @@ class StaticVectors:
         out = np.full((1, len(items), dim), np.nan, dtype=np.float32)
         found = np.zeros(len(items), dtype=bool)
         for i, toks in enumerate(items):
-            vecs = [table.get(t, table.get(t.lower())) for t in toks]
-            vecs = [v for v in vecs if v is not None and len(v) == dim]
+            looked_up = [table.get(t, table.get(t.lower())) for t in toks]
+            vecs = [v for v in looked_up if v is not None and len(v) == dim]
             if vecs:
                 out[0, i] = np.mean(vecs, axis=0)
                 found[i] = True
@@ -367,7 +364,7 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         entries = []
         for layer in layer_ids:
             d = per_layer[layer]
-            entry = {"subset": config, "layer": layer, "n": int(len(samples[0])), "repeats": repeats}
+            entry: dict[str, Any] = {"subset": config, "layer": layer, "n": int(len(samples[0])), "repeats": repeats}
             for name in ("s_weak_src_tgt", "s_weak_tgt_src", "s_strong_src_tgt", "s_strong_tgt_src"):
                 entry[name], entry[name + "_std"] = _stats(d[name])
             entry["s_weak"] = (entry["s_weak_src_tgt"] + entry["s_weak_tgt_src"]) / 2

@@ -276,7 +276,7 @@ def test_full_pipeline_wiring_with_fake_amr_models(tmp_path, monkeypatch, capsys
 
 
 def test_sentence_smith_foils_are_recorded_as_such(tmp_path, inputs):
-    from builders.alee.foil_types import SENTENCE_SMITH
+    from builders.alee.logic.foil_types import SENTENCE_SMITH
 
     foils, tsv = inputs
     smith = tmp_path / "smith.csv"
@@ -303,7 +303,7 @@ def test_sentence_smith_rows_carry_honest_labels(tmp_path):
     import pyarrow.parquet as pq
 
     from builders.alee.build import CHANGELOG, DEFAULT_VERSION
-    from builders.alee.foil_types import SENTENCE_SMITH, meets_alee
+    from builders.alee.logic.foil_types import SENTENCE_SMITH, meets_alee
     from evaluators.schema import alee as S
 
     tsv = tmp_path / "de.tsv"

@@ -13,7 +13,7 @@ import numpy as np
 import penman
 import pytest
 
-from builders.alee.edits import (
+from builders.alee.logic.edits import (
     RULES,
     Edit,
     admissible,
@@ -300,7 +300,7 @@ def test_little_prince_edit_statistics(shared_data):
 
 
 def test_discourse_frames_are_not_edited_but_may_swap_roles():
-    from builders.alee.edits import is_eventive_frame, lexical_slots
+    from builders.alee.logic.edits import is_eventive_frame, lexical_slots
 
     g = penman.decode("(c / cause-01 :ARG0 (r / rain-01) :ARG1 (w / wet-01 :ARG1 (s / street)))")
     for seed in range(10):
@@ -350,7 +350,7 @@ def _little_prince(shared_data):
 
 
 def test_real_little_prince_pn_never_negates_a_connective(shared_data):
-    from builders.alee.discourse import DISCOURSE_FRAMES
+    from builders.alee.logic.discourse import DISCOURSE_FRAMES
 
     graphs = _little_prince(shared_data)
     with_connective = [g for g in graphs if any(t[2] in DISCOURSE_FRAMES for t in g.instances())]
@@ -367,7 +367,7 @@ def test_real_little_prince_pn_never_negates_a_connective(shared_data):
 def test_real_little_prince_adverbs_with_wordnet(shared_data):
     graphs = _little_prince(shared_data)
     try:
-        from builders.alee.lexicon import load_lexicon
+        from builders.adapters.wordnet_lexicon import load_lexicon
 
         lex = load_lexicon()
     except Exception as err:  # noqa: BLE001 - WordNet not installed here
@@ -394,7 +394,7 @@ def test_sentence_smith_labels_are_honest_on_the_real_csv(shared_data):
     import csv
     from collections import Counter
 
-    from builders.alee.foil_types import honest_label, meets_alee
+    from builders.alee.logic.foil_types import honest_label, meets_alee
 
     path = shared_data / "sentence_smith_paws" / "paws_samples_1737x6.csv"
     if not path.exists():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from builders.alee.lexicon import WordNetLexicon
+from builders.adapters.wordnet_lexicon import WordNetLexicon
 
 
 class Lemma:
@@ -64,7 +64,7 @@ def test_lemma_antonyms_of_that_lemma_only():
 
 def test_real_wordnet():
     try:
-        from builders.alee.lexicon import load_lexicon
+        from builders.adapters.wordnet_lexicon import load_lexicon
 
         lex = load_lexicon()
     except Exception as err:  # noqa: BLE001 - any missing piece of the system WordNet

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from builders.alee.nli_filter import decide, predicted
+from builders.alee.logic.nli_filter import decide, predicted
 from evaluators.errors import EngineUnavailableError
 
 

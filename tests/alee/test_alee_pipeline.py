@@ -7,9 +7,15 @@ import math
 import penman
 import pytest
 
-from builders.alee.nli_filter import decide
-from builders.alee.paragraphs import edit_paragraph
-from builders.alee.pipeline import Stages, filter_given_foils, generate_candidates, pair, table2
+from builders.alee.logic.nli_filter import decide
+from builders.alee.logic.paragraphs import edit_paragraph
+from builders.alee.logic.pipeline import (
+    Stages,
+    filter_given_foils,
+    generate_candidates,
+    pair,
+    table2,
+)
 
 
 def stages_of(results):

@@ -11,7 +11,7 @@ import pytest
 from evaluators.errors import UsageError
 from evaluators.metrics import mining as M
 
-_REF = Path(__file__).resolve().parents[2] / "bench" / "mining_reference.py"
+_REF = Path(__file__).resolve().parents[1] / "oracles" / "mining_reference.py"
 _spec = importlib.util.spec_from_file_location("bucc_mining_reference", _REF)
 ref = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(ref)

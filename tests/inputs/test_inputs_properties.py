@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from builders.adapters import bucc_files, dictionaries
-from builders.alee.inputs import read_foils
+from builders.adapters.alee_inputs import read_foils
 from builders.cbd import logic as cbd_logic
 from evaluators import alignio, cardio
 from evaluators.encoders.spec import parse_model_spec

@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 
 from builders.adapters import bucc_files, dictionaries, mt
-from builders.alee.inputs import read_foils
+from builders.adapters.alee_inputs import read_foils
 from evaluators import alignio, cardio, textio
 from evaluators.encoders.spec import parse_model_spec
 from evaluators.errors import (

@@ -228,7 +228,7 @@ def test_missing_wordnet_message(tmp_path):
 
 @needs_wordnet
 def test_wordnet_substitutes():
-    from builders.adapters.wordnet import WordNetSubstitutes
+    from builders.silver.substitutes import WordNetSubstitutes
 
     gen = WordNetSubstitutes()
     assert gen.substitutes("love", 5) == ["hate", "prefer", "cotton", "enjoy"]  # antonym first
@@ -281,7 +281,7 @@ def test_wordnet_inflected_substitutes_on_real_sentences_are_attested(shared_dat
     # Every inflected alternative for the words of real Silver_Small sentences must lemmatise
     # back through lemminflect's dictionary (the reverse lookup, independent of the forward check).
     lemminflect = pytest.importorskip("lemminflect")
-    from builders.adapters.wordnet import WordNetSubstitutes
+    from builders.silver.substitutes import WordNetSubstitutes
 
     path = shared_data / "silveralign_small" / "eng_fra" / "parallel.txt"
     if not path.exists():

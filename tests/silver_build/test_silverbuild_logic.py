@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from builders.adapters.mt import CachedTranslator, TranslationCache
-from builders.adapters.tokenize import Tokenizer
 from builders.silver import logic
-from builders.silver.build import build_silver, select
+from builders.silver.build import build_silver
+from builders.silver.logic import select
+from builders.silver.tokenize import Tokenizer
 
 BASE = ["Amo", "la", "pizza", "."]
 
@@ -238,8 +239,8 @@ def test_stateful_engine_cold_and_resumed_builds_are_identical(tmp_path, synthet
 
 def test_real_silver_small_aligns_punctuation_which_default_positions_cover(shared_data):
     # The authors' released silver sets link punctuation; xlbench's default substitutes it so it can.
-    from builders.adapters.tokenize import is_word
     from builders.silver import logic
+    from builders.silver.tokenize import is_word
 
     folder = shared_data / "silveralign_small" / "eng_deu"
     if not (folder / "gold.txt").exists():

@@ -22,7 +22,7 @@ import penman
 from penman.graph import Graph
 from penman.layout import Pop
 
-from builders.alee.discourse import DISCOURSE_FRAMES
+from builders.alee.logic.discourse import DISCOURSE_FRAMES
 from builders.alee.spec import (
     FRAME_RE,
     NEW_FRAME_SENSE,
@@ -135,14 +135,16 @@ def is_propbank_frame(concept: str | None) -> bool:
     >>> is_propbank_frame("see-01"), is_propbank_frame("have-rel-role-91"), is_propbank_frame("boy")
     (True, False, False)
     """
-    return bool(concept) and bool(FRAME_RE.match(concept)) and not SPECIAL_FRAME_RE.search(concept)
+    if not concept:
+        return False
+    return bool(FRAME_RE.match(concept)) and not SPECIAL_FRAME_RE.search(concept)
 
 
 def negate_polarity(g: Graph, rng: np.random.Generator, lexicon: Lexicon | None = None) -> Graph | None:
     """PN: add ``:polarity -`` to one PropBank-frame predicate that has no polarity.
 
     AMR special frames (``have-rel-role-91``) are not PropBank predicates and
-    discourse frames (``contrast-01`` for "but", :mod:`builders.alee.discourse`)
+    discourse frames (``contrast-01`` for "but", :mod:`builders.alee.logic.discourse`)
     are no events: both are left alone.
 
     >>> g = penman.decode("(w / want-01 :ARG0 (b / boy) :ARG1 (g / go-02 :ARG0 b :polarity -))")
@@ -226,7 +228,7 @@ def lexical_slots(g: Graph) -> list[tuple[tuple, str, str, str | None]]:
             out.append((t, m.group("lemma"), "frame", m.group("sense")))
         elif concept.isalpha() and concept.islower():
             role = incoming.get(t[0])
-            kind = {":mod": "mod", ":manner": "manner"}.get(role, "adverbial" if role in ADVERBIAL_ROLES else "word")
+            kind = {":mod": "mod", ":manner": "manner"}.get(role or "", "adverbial" if role in ADVERBIAL_ROLES else "word")
             out.append((t, concept, kind, None))
     return out
 
@@ -300,7 +302,7 @@ def _replace_concept(
     return _rebuild(g, {inst: (inst[0], ":instance", concept)}, None, edit)
 
 
-def replace_antonym(g: Graph, rng: np.random.Generator, lexicon: Lexicon) -> Graph | None:
+def replace_antonym(g: Graph, rng: np.random.Generator, lexicon: Lexicon | None) -> Graph | None:
     """AR: replace one concept by a lemma antonym of the same part of speech.
 
     A frame keeps a frame suffix (the new lemma's first sense, ``-01``).
@@ -313,10 +315,12 @@ def replace_antonym(g: Graph, rng: np.random.Generator, lexicon: Lexicon) -> Gra
     # ::alee-edit AR i: increase-02 -> decrease-01
     (i / decrease-01 :ARG1 (p / price))
     """
+    if lexicon is None:  # needs WordNet; the pipeline records these as edit:no-lexicon
+        return None
     return _replace_concept(g, rng, lexicon, "AR", "antonyms", ANTONYM_POS)
 
 
-def replace_hypernym(g: Graph, rng: np.random.Generator, lexicon: Lexicon) -> Graph | None:
+def replace_hypernym(g: Graph, rng: np.random.Generator, lexicon: Lexicon | None) -> Graph | None:
     """HS: replace one concept by a WordNet hypernym (penguin -> bird); never a synonym.
 
     >>> class Lex:
@@ -327,10 +331,12 @@ def replace_hypernym(g: Graph, rng: np.random.Generator, lexicon: Lexicon) -> Gr
     # ::alee-edit HS p: penguin -> seabird
     (s / swim-01 :ARG0 (p / seabird))
     """
+    if lexicon is None:  # needs WordNet; the pipeline records these as edit:no-lexicon
+        return None
     return _replace_concept(g, rng, lexicon, "HS", "hypernyms", HYPERNYM_POS)
 
 
-Rule = Callable[[Graph, np.random.Generator, Lexicon], "Graph | None"]
+Rule = Callable[[Graph, np.random.Generator, "Lexicon | None"], "Graph | None"]
 
 #: perturbation -> rule (the rule table is data).
 RULES: dict[str, Rule] = {

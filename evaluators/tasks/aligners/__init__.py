@@ -39,29 +39,34 @@ A pair is given as comma-separated ``key=value`` fields::
 from __future__ import annotations
 
 import argparse
-import os
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
+from typing import Any
 
-from evaluators.alignio import (
-    detect_base,
-    open_lines,
-    read_alignments,
-    read_parallel_text,
-    resolve_base,
-    shift,
-)
-from evaluators.errors import InputFileError, UsageError
-from evaluators.metrics.aligner_corpus import PAPER_SWEEP_TOKENIZER, setting_corpus
-from evaluators.metrics.alignment import (
-    FREQ_BINS,
-    freq_bin_label,
-    restrict_source,
-    score_alignments,
-)
-from evaluators.metrics.correlation import MIN_N, bootstrap_f1, correlate, sentence_counts
+from evaluators.errors import UsageError
+from evaluators.metrics.aligner_corpus import PAPER_SWEEP_TOKENIZER
+from evaluators.metrics.alignment import restrict_source, score_alignments
+from evaluators.metrics.correlation import MIN_N, correlate, sentence_counts
 from evaluators.task import Scores, TaskMetadata, param, seed_of
+from evaluators.tasks.aligners.analyses import (
+    _bins,
+    _pos_tagger,
+    _spread,
+    correlation,
+    training_corpora,
+)
+from evaluators.tasks.aligners.grid import config_label, configurations
+from evaluators.tasks.aligners.loaders import _read_extra, _read_lines, load_gold, load_silver
+from evaluators.tasks.aligners.plots import plot
+from evaluators.tasks.aligners.spec import PAIR_KEYS, parse_pair
+
+# The task is a package: spec parsing, loaders, the grid, analyses and plots live apart;
+# these names stay importable from here (the runner reads TASK, Params, score, plot).
+__all__ = [
+    "BOOTSTRAP_STREAM", "PAIR_KEYS", "TASK", "Params", "_bins", "_pos_tagger", "_read_extra", "_read_lines", "_spread",
+    "config_label", "configurations", "correlation", "load_gold", "load_silver", "parse_pair", "plot", "score",
+    "signature_extra", "training_corpora",
+]
 
 TASK = TaskMetadata(
     name="aligners",
@@ -143,260 +148,6 @@ def signature_extra(values: dict) -> dict:
     return {"silver": "partial", "avg": "micro", "corr-min-n": MIN_N}
 
 
-PAIR_KEYS = (
-    "name",
-    "silver",
-    "dataset",
-    "config",
-    "gold_text",
-    "gold_links",
-    "gold_reversed",
-    "train_src",
-    "train_tgt",
-)
-
-
-def parse_pair(spec: str) -> dict[str, str]:
-    """Parse a ``--pair`` spec of ``key=value`` fields.
-
-    >>> parse_pair("name=eng-fra,silver=/d/eng_fra")["silver"]
-    '/d/eng_fra'
-
-    Raises:
-        UsageError: unknown key, missing ``=``, or neither ``silver`` nor ``dataset``.
-    """
-    out: dict[str, str] = {}
-    for field in spec.split(","):
-        key, eq, value = field.partition("=")
-        key = key.strip()
-        if not eq or key not in PAIR_KEYS:
-            raise UsageError(
-                f"Bad --pair field {field!r}; use comma-separated key=value with keys {', '.join(PAIR_KEYS)}."
-            )
-        out[key] = value.strip()
-    if "silver" not in out and "dataset" not in out:
-        raise UsageError(
-            f"--pair {spec!r} needs silver=<SilverAlign folder> or dataset=<built silver dataset>."
-        )
-    if ("gold_text" in out) != ("gold_links" in out):
-        raise UsageError(f"--pair {spec!r} needs both gold_text and gold_links (or neither).")
-    if ("train_src" in out) != ("train_tgt" in out):
-        raise UsageError(f"--pair {spec!r} needs both train_src and train_tgt (or neither).")
-    out.setdefault("name", Path(out.get("silver") or out["dataset"]).name)
-    return out
-
-
-def _read_lines(path: str) -> list[list[str]]:
-    return [ln.split() for ln in open_lines(path, "training text")]
-
-
-def load_silver(spec: dict) -> dict:
-    """Load a pair's silver sentences and links (0-based)."""
-    if "dataset" in spec or "source" in spec:
-        from evaluators.schema import silver
-        from evaluators.source import open_source
-
-        data = spec.get("source") or open_source(spec["dataset"])
-        schema = data.check_family("silver")
-        configs = [c for c in data.configs() if "details" not in schema.split_config(c)[1].suffix]
-        config = spec.get("config") or (configs[0] if len(configs) == 1 else None)
-        if config is None:
-            raise UsageError(
-                f"{data.id} has several configs ({', '.join(configs)}); add config=<pair> to --pair."
-            )
-        ds = data.load(config, "test")
-        ref = data.ref
-        sure = [{(int(a), int(b)) for a, b in x} for x in ds[silver.SURE]]
-        possible = [{(int(a), int(b)) for a, b in x} | s for x, s in zip(ds[silver.POSSIBLE], sure)]
-        return {
-            "src": list(ds[silver.SRC_TOKENS]),
-            "tgt": list(ds[silver.TGT_TOKENS]),
-            "sure": sure,
-            "possible": possible,
-            "source": {
-                "id": ref.id,
-                "revision": ref.revision,
-                "version": ref.version,
-                "config": config,
-            },
-        }
-    folder = Path(spec["silver"])
-    src, tgt = read_parallel_text(folder / "parallel.txt")
-    links = read_alignments(folder / "gold.txt", "id")
-    base, _ = detect_base(
-        links.possible,
-        [len(src[int(k)]) for k in links.keys],
-        [len(tgt[int(k)]) for k in links.keys],
-    )
-    links = shift(links, base)
-    by_key = links.as_dict()
-    sure = [by_key.get(str(n), (set(), set()))[0] for n in range(len(src))]
-    possible = [by_key.get(str(n), (set(), set()))[1] for n in range(len(src))]
-    from evaluators.tasks.alignment import file_sha256
-
-    return {
-        "src": src,
-        "tgt": tgt,
-        "sure": sure,
-        "possible": possible,
-        "source": {
-            "id": str(folder),
-            "revision": file_sha256(str(folder / "gold.txt")),
-            "version": None,
-        },
-    }
-
-
-def load_gold(spec: dict) -> dict | None:
-    """Load a pair's gold sentences and links (0-based, reversed when asked)."""
-    if "gold_text" not in spec:
-        return None
-    src, tgt = read_parallel_text(spec["gold_text"])
-    links = read_alignments(spec["gold_links"])
-    if links.fmt == "pharaoh" and len(links.keys) != len(src):
-        raise InputFileError(
-            f"{spec['gold_links']} has {len(links.keys)} lines but {spec['gold_text']} has {len(src)} sentence pairs."
-        )
-    if not all(k.isdigit() and int(k) < len(src) for k in links.keys):
-        raise InputFileError(
-            f"{spec['gold_links']} has sentence ids that are not line numbers of {spec['gold_text']}; "
-            f"use one Pharaoh line per sentence pair."
-        )
-    keyed = {k: n for n, k in enumerate(links.keys)}
-    lens_s = [len(src[int(k)]) for k in links.keys]
-    lens_t = [len(tgt[int(k)]) for k in links.keys]
-    links, base, reason = resolve_base(links, "auto", lens_s, lens_t, what=f"the gold file {str(spec['gold_links'])!r}")
-    sure = [links.sure[keyed[str(n)]] if str(n) in keyed else set() for n in range(len(src))]
-    possible = [
-        links.possible[keyed[str(n)]] if str(n) in keyed else set() for n in range(len(src))
-    ]
-    if spec.get("gold_reversed", "0") in ("1", "yes", "true"):
-        src, tgt = tgt, src
-        sure = [{(j, i) for i, j in s} for s in sure]
-        possible = [{(j, i) for i, j in p} for p in possible]
-    return {
-        "src": src,
-        "tgt": tgt,
-        "sure": sure,
-        "possible": possible,
-        "base": base,
-        "base_reason": reason,
-    }
-
-
-def configurations(args) -> list[dict]:
-    """Return the (method, tokenizer, vocab, group) configurations, deduplicated, in run order."""
-    out: list[dict] = []
-    seen = set()
-
-    def add(method, tok, vocab, group):
-        vocab = None if tok == "word" else vocab
-        key = (method, tok, vocab)
-        if key in seen:
-            for c in out:
-                if (c["method"], c["tokenizer"], c["vocab"]) == key:
-                    c["groups"].append(group)
-            return
-        seen.add(key)
-        out.append({"method": method, "tokenizer": tok, "vocab": vocab, "groups": [group]})
-
-    for m in args.methods:
-        add(m, "word", None, "aligner")
-    for tok in args.tokenizers:
-        add(args.tokenizer_method, tok, args.vocab_size, "tokenizer")
-    for v in args.sweep:
-        add(args.tokenizer_method, args.sweep_tokenizer, v, "sweep")
-    if args.sweep:
-        add(args.tokenizer_method, args.sweep_tokenizer, args.vocab_size, "sweep")
-    return out
-
-
-def config_label(c: dict) -> str:
-    """Short label of a configuration.
-
-    >>> config_label({"method": "eflomal", "tokenizer": "bpe", "vocab": 8000})
-    'eflomal/bpe-8000'
-    """
-    return f"{c['method']}/{c['tokenizer']}" + (f"-{c['vocab']}" if c["vocab"] else "")
-
-
-def correlation(xs: list[float], ys: list[float]) -> float | None:
-    """Pearson r from :data:`MIN_N` points on, ``None`` (JSON null) below or where it is undefined.
-
-    >>> round(correlation([0.1, 0.2, 0.4], [0.5, 0.6, 0.8]), 6)
-    1.0
-    >>> correlation([0.1, 0.2], [0.3, 0.1]) is None
-    True
-    """
-    return correlate(xs, ys, min_n=MIN_N).pearson
-
-
-def _pos_tagger():
-    try:
-        import nltk
-
-        nltk.pos_tag(["test"])
-        return nltk.pos_tag
-    except LookupError:
-        return None
-    except ImportError:
-        return None
-
-
-def _bins(counts: Counter, words: set[str]) -> dict[str, set[str]]:
-    out = {freq_bin_label(lo, hi): set() for lo, hi in FREQ_BINS}
-    for w in words:
-        c = counts.get(w, 0)
-        for lo, hi in FREQ_BINS:
-            if c >= lo and (hi is None or c <= hi):
-                out[freq_bin_label(lo, hi)].add(w)
-    return out
-
-
-def _read_extra(spec: dict, args: Params) -> tuple[list[list[str]], list[list[str]]]:
-    train_src, train_tgt = [], []
-    files = list(args.train_text or ())
-    if "train_src" in spec:
-        files.append((spec["train_src"], spec["train_tgt"]))
-    for fs, ft in files:
-        s, t = _read_lines(fs), _read_lines(ft)
-        if len(s) != len(t):
-            raise InputFileError(
-                f"Training files {fs!r} and {ft!r} differ in length ({len(s)} vs {len(t)} lines)."
-            )
-        train_src += s
-        train_tgt += t
-    if args.max_train is not None:
-        train_src, train_tgt = train_src[: args.max_train], train_tgt[: args.max_train]
-    return train_src, train_tgt
-
-
-def training_corpora(silver: dict, gold: dict | None, extra_src, extra_tgt, args: Params) -> tuple[dict, dict]:
-    """Return the aligner training corpora and, per setting, ``(corpus name, first line)`` of its sentences.
-
-    ``per-setting``: a ``silver`` and a ``gold`` corpus, each its setting's sentences
-    then the de-duplicated extra text; ``joint``: one corpus, silver then gold then extra text.
-    """
-    settings = [("silver", silver)] + ([("gold", gold)] if gold else [])
-    if args.training == "per-setting":
-        corpora = {
-            name: setting_corpus(d["src"], d["tgt"], extra_src, extra_tgt, dedup=args.dedup, lowercase=args.lowercase)
-            for name, d in settings
-        }
-        return corpora, {name: (name, 0) for name, _ in settings}
-    src = silver["src"] + (gold["src"] if gold else [])
-    tgt = silver["tgt"] + (gold["tgt"] if gold else [])
-    corpora = {"joint": setting_corpus(src, tgt, extra_src, extra_tgt, dedup=args.dedup, lowercase=args.lowercase)}
-    return corpora, {"silver": ("joint", 0), **({"gold": ("joint", len(silver["src"]))} if gold else {})}
-
-
-def _spread(prefix: str, counts, boot_rng, resamples: int) -> dict:
-    if not resamples or not len(counts):
-        return {}
-    sp = bootstrap_f1(counts, boot_rng, resamples)
-    return {f"{prefix}_f1_std": sp.std, f"{prefix}_f1_low": sp.low, f"{prefix}_f1_high": sp.high}
-
-
 def score(data, model, args: Params, rng) -> Scores:
     """Run every configuration on every pair (``args``: the parameters; the seed is drawn from ``rng``)."""
     import numpy as np
@@ -410,10 +161,11 @@ def score(data, model, args: Params, rng) -> Scores:
     boot_rng = np.random.default_rng([seed, BOOTSTRAP_STREAM])
     pairs = [parse_pair(p) for p in args.pair]
     configs = configurations(args)
+    progress_bar: Any
     try:
-        from tqdm import tqdm
+        from tqdm import tqdm as progress_bar
     except ImportError:  # pragma: no cover
-        tqdm = None
+        progress_bar = None
 
     entries, corr_entries, notes, items = [], [], [], []
     scatter, sweep_curves = {}, {}
@@ -452,8 +204,8 @@ def score(data, model, args: Params, rng) -> Scores:
         sil_src_l = lines("silver", n_sil)
         gold_src_l = lines("gold", n_gold) if gold else []
         iterator = (
-            tqdm(configs, desc=f"aligners {spec['name']}", file=__import__("sys").stderr)
-            if tqdm
+            progress_bar(configs, desc=f"aligners {spec['name']}", file=__import__("sys").stderr)
+            if progress_bar
             else configs
         )
         per_pair = []
@@ -545,18 +297,19 @@ def score(data, model, args: Params, rng) -> Scores:
         if gold:
             entry = {"subset": spec["name"]}
             for key, group in (("tokenizer", "tokenizer"), ("sweep", "sweep"), ("all", None)):
-                chosen = [(s, g) for c, s, g in per_pair if group is None or group in c["groups"]]
+                # With gold every config has a gold score (g is never None here).
+                chosen = [(s, g) for c, s, g in per_pair if g is not None and (group is None or group in c["groups"])]
                 corr = correlate([s.f1 for s, _ in chosen], [g.f1 for _, g in chosen], min_n=MIN_N)
                 entry[f"pearson_r_{key}"] = corr.pearson
                 entry[f"spearman_rho_{key}"] = corr.spearman
                 entry[f"n_configs_{key}"] = corr.n
             corr_entries.append(entry)
-            scatter[spec["name"]] = [(config_label(c), s.f1, g.f1) for c, s, g in per_pair]
+            scatter[spec["name"]] = [(config_label(c), s.f1, g.f1) for c, s, g in per_pair if g is not None]
             # Items of the main score: the tokenizer configurations whose silver and gold F1 it correlates.
             main_pair = entry["pearson_r_tokenizer"] is not None
             items += [{"item_id": config_label(c), "subset": spec["name"], "correct": True, "score": g.f1,
                        "retrieved": "", "tie": False, "main": main_pair and "tokenizer" in c["groups"],
-                       "x": s.f1, "y": g.f1, "method": c["method"]} for c, s, g in per_pair]
+                       "x": s.f1, "y": g.f1, "method": c["method"]} for c, s, g in per_pair if g is not None]
         sweep_curves[spec["name"]] = [
             (c["vocab"], s.f1, g.f1 if g else None)
             for c, s, g in per_pair
@@ -603,32 +356,3 @@ def score(data, model, args: Params, rng) -> Scores:
         plot_data=(scatter, sweep_curves, freq_tables),
         items=items or None,
     )
-
-
-def plot(scores: Scores, params: Params, data, model, prefix: Path, rng) -> list[str]:
-    """Silver-vs-gold scatter, vocabulary sweep, F1 by source-word frequency per pair."""
-    from evaluators.plots import alignment as aplots
-
-    scatter, sweep_curves, freq_tables = scores.plot_data
-    os.makedirs(prefix.parent, exist_ok=True)
-    artifacts = []
-    if scatter:
-        artifacts.append(aplots.silver_vs_gold(scatter, Path(f"{prefix}__silver_vs_gold.png")))
-    if any(sweep_curves.values()):
-        artifacts.append(aplots.sweep(sweep_curves, Path(f"{prefix}__vocab_sweep.png"), params.sweep_tokenizer))
-    for pair in sorted({f["subset"] for f in freq_tables}):
-        rows = [f for f in freq_tables if f["subset"] == pair]
-        groups = [freq_bin_label(lo, hi) for lo, hi in FREQ_BINS]
-        series = {}
-        for f in rows:
-            series.setdefault(f"{f['method']} {f['data']}", {})[f["bin"]] = f["f1"] if f["n_sure"] else None
-        artifacts.append(
-            aplots.breakdown(
-                groups,
-                {k: [v.get(g) for g in groups] for k, v in series.items()},
-                Path(f"{prefix}__freq_{pair}.png"),
-                f"{pair}: F1 by source-word frequency",
-                "frequency of the source word in the aligner's training text",
-            )
-        )
-    return artifacts

@@ -50,7 +50,7 @@ def predicted(probs: Mapping[str, float]) -> str:
         # A two-label model (entailment / not entailment): entailment wins above 0.5.
         (label, p), = known.items()
         return label if p > 0.5 else "not-" + label
-    return max(known, key=known.get)
+    return max(known, key=lambda label: known[label])
 
 
 def decide(

@@ -92,7 +92,7 @@ def read_foils(path: str | os.PathLike) -> tuple[list[tuple[str, str, str, str]]
             f"Foils file {str(p)!r} has columns {header[:6]}; expected a header with en_orig, en_foil, type "
             f"(or Sentence Smith's original_sentence, modified_sentence, modification_type)."
         )
-    out, skipped = [], Counter()
+    out, skipped = [], Counter[str]()
     for i, fields in enumerate(rows[1:]):
         if not any(f.strip() for f in fields):
             continue

@@ -21,10 +21,12 @@ from typing import Any
 import numpy as np
 import penman
 
-from builders.alee.edits import apply_edit
-from builders.alee.nli_filter import LABELS, NliDecision, decide
-from builders.alee.paragraphs import edit_paragraph
+from builders.alee.logic.edits import apply_edit
+from builders.alee.logic.nli_filter import LABELS, NliDecision, decide
+from builders.alee.logic.paragraphs import edit_paragraph
+from evaluators.errors import EngineUnavailableError
 from evaluators.schema import alee as S
+from evaluators.schema.langs import pair_config
 
 #: Table 2 stages, in order.
 STAGES = ("sources", "parsed", "edited", "generated", "nli_kept")
@@ -134,8 +136,10 @@ def sentence_foils(
         ``(foils, failures, parse_failures)``: ``(sentence, type) -> SentenceFoil``,
         ``(sentence, type) -> failure stage:reason`` and ``sentence -> parse failure reason``.
     """
-    from builders.alee.edits import edit_of
+    from builders.alee.logic.edits import edit_of
 
+    if stages.parse is None or stages.generate is None:
+        raise EngineUnavailableError("AMR foils need a parse and a generate stage; none was configured (pass --foils to skip AMR).")
     unique = list(dict.fromkeys(sentences))
     parsed = stages.parse(unique) if unique else []
     graphs: dict[str, penman.Graph] = {}
@@ -196,7 +200,7 @@ def generate_candidates(
     """Run the full English pipeline on ``(source_id, text)`` items.
 
     A one-sentence item gives a sentence-level foil; a multi-sentence item a
-    paragraph foil by :func:`~builders.alee.paragraphs.edit_paragraph`
+    paragraph foil by :func:`~builders.alee.logic.paragraphs.edit_paragraph`
     (sentence i from 0, validated at sentence and paragraph level).
     """
     counts = Counts(types)
@@ -291,7 +295,7 @@ def filter_given_foils(
         level = "paragraph" if len(stages.split(orig)) > 1 else "sentence"
         cands.append(Candidate(id=f"{iid}-{t}", en_orig=orig, perturbation=t, level=level, en_foil=foil,
                                edit="external foil"))
-    checked = run_nli(stages, [c.en_orig for c in cands], [c.en_foil for c in cands])
+    checked = run_nli(stages, [c.en_orig for c in cands], [foil for _, _, foil, _ in items])
     kept = []
     for c, (fwd, bwd, decision) in zip(cands, checked):
         c.nli_orig_foil, c.nli_foil_orig = fwd, bwd
@@ -357,7 +361,7 @@ def pair(
             rows.append(_row(c, lang, tgt))
         counts[lang] = {"paired": len(rows), "no_translation": missing}
         if rows:
-            tables[f"{english}-{lang}"] = {"test": rows}
+            tables[S.SCHEMA.config_name(pair_config(english, lang))] = {"test": rows}
     return tables, counts
 
 

@@ -1,0 +1,73 @@
+"""The MT engine protocol and the offline check every engine module shares."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+from collections.abc import Sequence
+from typing import Protocol
+
+log = logging.getLogger("xlbench.mt")
+
+
+class MTEngine(Protocol):
+    """What every MT engine offers (read-only: engines compute some of these as properties)."""
+
+    @property
+    def name(self) -> str:
+        """Engine name used in cache keys and manifests (``apertium:eng-spa``, ``google``)."""
+        ...
+
+    @property
+    def version(self) -> str:
+        """Pins the engine's behaviour (package + data versions); part of the cache key."""
+        ...
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        """Canonical ``(src, tgt)`` languages."""
+        ...
+
+    @property
+    def online(self) -> bool:
+        """True for engines that need the internet."""
+        ...
+
+    def translate_batch(self, texts: Sequence[str]) -> list[str]:
+        """Translate ``texts`` in order; one output per input."""
+        ...
+
+
+
+# --- offline detection ---------------------------------------------------------------
+
+
+def is_offline(host: str = "translate.google.com", port: int = 443, timeout: float = 1.5) -> bool:
+    """Return True when online engines cannot be reached.
+
+    ``XLBENCH_OFFLINE=1`` or ``HF_HUB_OFFLINE=1`` force offline without touching
+    the network; otherwise one DNS lookup and TCP connect with a short timeout.
+    """
+    if os.environ.get("XLBENCH_OFFLINE", "") in ("1", "true", "yes") or os.environ.get("HF_HUB_OFFLINE", "") in (
+        "1",
+        "true",
+        "yes",
+    ):
+        return True
+    import threading
+
+    result = {"offline": True}
+
+    def probe() -> None:
+        try:
+            with socket.create_connection((host, port), timeout=timeout):
+                result["offline"] = False
+        except OSError:
+            pass
+
+    # DNS lookups ignore the socket timeout, so the probe runs in a daemon thread we stop waiting for.
+    thread = threading.Thread(target=probe, daemon=True)
+    thread.start()
+    thread.join(2 * timeout)
+    return result["offline"]

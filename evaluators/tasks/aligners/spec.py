@@ -1,0 +1,49 @@
+"""Parsing of ``--pair`` specifications (``name=...,silver=DIR,gold_text=F,...``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from evaluators.errors import UsageError
+
+PAIR_KEYS = (
+    "name",
+    "silver",
+    "dataset",
+    "config",
+    "gold_text",
+    "gold_links",
+    "gold_reversed",
+    "train_src",
+    "train_tgt",
+)
+
+
+def parse_pair(spec: str) -> dict[str, str]:
+    """Parse a ``--pair`` spec of ``key=value`` fields.
+
+    >>> parse_pair("name=eng-fra,silver=/d/eng_fra")["silver"]
+    '/d/eng_fra'
+
+    Raises:
+        UsageError: unknown key, missing ``=``, or neither ``silver`` nor ``dataset``.
+    """
+    out: dict[str, str] = {}
+    for field in spec.split(","):
+        key, eq, value = field.partition("=")
+        key = key.strip()
+        if not eq or key not in PAIR_KEYS:
+            raise UsageError(
+                f"Bad --pair field {field!r}; use comma-separated key=value with keys {', '.join(PAIR_KEYS)}."
+            )
+        out[key] = value.strip()
+    if "silver" not in out and "dataset" not in out:
+        raise UsageError(
+            f"--pair {spec!r} needs silver=<SilverAlign folder> or dataset=<built silver dataset>."
+        )
+    if ("gold_text" in out) != ("gold_links" in out):
+        raise UsageError(f"--pair {spec!r} needs both gold_text and gold_links (or neither).")
+    if ("train_src" in out) != ("train_tgt" in out):
+        raise UsageError(f"--pair {spec!r} needs both train_src and train_tgt (or neither).")
+    out.setdefault("name", Path(out.get("silver") or out["dataset"]).name)
+    return out
