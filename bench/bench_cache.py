@@ -31,7 +31,9 @@ from bench_memory import build_model, sentences  # noqa: E402
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--n", type=int, default=300)
     ap.add_argument("--grid-n", type=int, default=64)
     args = ap.parse_args()
@@ -58,13 +60,19 @@ def main() -> int:
         enc._cache.close()
         again._cache.close()  # folds the write-ahead log into the file
         file_bytes = sum(p.stat().st_size for p in cache.glob("*"))
-        print(f"[1] {args.n} sentences, 1 word each x 13 layers + 13 layers x 2 poolings per sentence:")
-        print(f"    wrote {first.written_bytes / args.n / 1024:.1f} KB payload per sentence "
-              f"({file_bytes / args.n / 1024:.1f} KB of SQLite file per sentence; target < 50 KB; "
-              f"float16, {first.entries} entries)")
+        print(
+            f"[1] {args.n} sentences, 1 word each x 13 layers + 13 layers x 2 poolings per sentence:"
+        )
+        print(
+            f"    wrote {first.written_bytes / args.n / 1024:.1f} KB payload per sentence "
+            f"({file_bytes / args.n / 1024:.1f} KB of SQLite file per sentence; target < 50 KB; "
+            f"float16, {first.entries} entries)"
+        )
         print(f"    second run: {second.line()}")
-        print(f"    encode {cold:.1f} s vs cache hit {warm:.2f} s ({cold / max(warm, 1e-9):.0f}x); forward passes on the hit: "
-              f"{again.forward_calls}")
+        print(
+            f"    encode {cold:.1f} s vs cache hit {warm:.2f} s ({cold / max(warm, 1e-9):.0f}x); forward passes on the hit: "
+            f"{again.forward_calls}"
+        )
         grid_texts = texts[: args.grid_n]
         off = HFEncoder(model, use_cache=False, device="cpu")
         t0 = time.perf_counter()
@@ -75,11 +83,18 @@ def main() -> int:
         same = True
         for layer in layers:
             for pooling in ("mean", "cls"):
-                same &= bool((loop.sentence_embeddings(grid_texts, pooling=pooling, layer=layer) == one[(layer, pooling)]).all())
+                same &= bool(
+                    (
+                        loop.sentence_embeddings(grid_texts, pooling=pooling, layer=layer)
+                        == one[(layer, pooling)]
+                    ).all()
+                )
         t_loop = time.perf_counter() - t0
-        print(f"[2] {len(grid_texts)} sentences x 26 (layer, pooling): one pass {t_one:.1f} s ({calls_one} forward calls) vs "
-              f"one call per pair {t_loop:.1f} s ({loop.forward_calls} forward calls): {t_loop / t_one:.1f}x; "
-              f"identical vectors: {same}")
+        print(
+            f"[2] {len(grid_texts)} sentences x 26 (layer, pooling): one pass {t_one:.1f} s ({calls_one} forward calls) vs "
+            f"one call per pair {t_loop:.1f} s ({loop.forward_calls} forward calls): {t_loop / t_one:.1f}x; "
+            f"identical vectors: {same}"
+        )
     return 0
 
 

@@ -77,7 +77,9 @@ def synthetic(n_pairs: int, seed: int = 0, vocab: int = 50_000, length: int = 20
 
 def _work(chunk):
     records, counts = logic.extract(chunk, _LEX)
-    return [(r["sent_id"], r["src_start"], r["src_end"], r["tgt_start"], r["tgt_end"]) for r in records], counts
+    return [
+        (r["sent_id"], r["src_start"], r["src_end"], r["tgt_start"], r["tgt_end"]) for r in records
+    ], counts
 
 
 def run_python(pairs, lex, workers: int, chunk: int = 10_000):
@@ -111,7 +113,13 @@ def run_polars(pairs, entries, batch: int = 100_000):
     kept = 0
     for start in range(0, len(pairs), batch):
         part = pairs[start : start + batch]
-        df = pl.DataFrame({"sent_id": [p[0] for p in part], "src": [p[1] for p in part], "tgt": [p[2] for p in part]})
+        df = pl.DataFrame(
+            {
+                "sent_id": [p[0] for p in part],
+                "src": [p[1] for p in part],
+                "tgt": [p[2] for p in part],
+            }
+        )
 
         def tokens(col, name, df=df):
             return (
@@ -124,7 +132,8 @@ def run_polars(pairs, entries, batch: int = 100_000):
         t = tokens("tgt", "t_key")
         edges = s.join(dic, on="s_key").join(t, on=["sent_id", "t_key"])
         edges = edges.with_columns(
-            pl.len().over(["sent_id", "s_key_pos"]).alias("n_s"), pl.len().over(["sent_id", "t_key_pos"]).alias("n_t")
+            pl.len().over(["sent_id", "s_key_pos"]).alias("n_s"),
+            pl.len().over(["sent_id", "t_key_pos"]).alias("n_t"),
         )
         kept += edges.filter((pl.col("n_s") == 1) & (pl.col("n_t") == 1)).height
     return kept
@@ -144,10 +153,16 @@ def peak_mib() -> float:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--pairs", type=int, default=1_000_000)
-    ap.add_argument("--distinct", type=int, default=100_000,
-                    help="distinct synthetic pairs, repeated up to --pairs (generation is slower than extraction)")
+    ap.add_argument(
+        "--distinct",
+        type=int,
+        default=100_000,
+        help="distinct synthetic pairs, repeated up to --pairs (generation is slower than extraction)",
+    )
     ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--impl", choices=["python", "polars", "both"], default="both")
     args = ap.parse_args()
@@ -155,11 +170,16 @@ def main() -> None:
     base, entries = synthetic(min(args.distinct, args.pairs))
     pairs = [(i, base[i % len(base)][1], base[i % len(base)][2]) for i in range(args.pairs)]
     t1 = time.perf_counter()
-    print(f"generated {len(pairs):,} pairs ({len(base):,} distinct), {len(entries):,} dictionary entries in {t1 - t0:.1f}s",
-          flush=True)
+    print(
+        f"generated {len(pairs):,} pairs ({len(base):,} distinct), {len(entries):,} dictionary entries in {t1 - t0:.1f}s",
+        flush=True,
+    )
     lex = logic.build_lexicon(entries)
     t2 = time.perf_counter()
-    print(f"lexicon: {lex.counts['source_keys']:,} source keys in {t2 - t1:.1f}s; peak RSS so far {peak_mib():.0f} MiB", flush=True)
+    print(
+        f"lexicon: {lex.counts['source_keys']:,} source keys in {t2 - t1:.1f}s; peak RSS so far {peak_mib():.0f} MiB",
+        flush=True,
+    )
     if args.impl in ("python", "both"):
         t, c = time.perf_counter(), cpu_s()
         kept, counts = run_python(pairs, lex, args.workers)
@@ -167,7 +187,10 @@ def main() -> None:
         print(
             f"python ({args.workers} worker(s)): {kept:,} pairs kept from {counts['source_units']:,} dictionary units "
             f"in {dt:.1f}s = {len(pairs) / dt:,.0f} sentence pairs/s; dropped "
-            + ", ".join(f"{k}={counts[k]:,}" for k in ("no_candidate", "ambiguous_source", "ambiguous_target", "overlap"))
+            + ", ".join(
+                f"{k}={counts[k]:,}"
+                for k in ("no_candidate", "ambiguous_source", "ambiguous_target", "overlap")
+            )
             + f"; CPU {dc:.1f}s; peak RSS (parent + largest child) {peak_mib():.0f} MiB; load average {os.getloadavg()[0]:.1f}",
             flush=True,
         )
@@ -175,8 +198,11 @@ def main() -> None:
         t, c = time.perf_counter(), cpu_s()
         kept = run_polars(pairs, entries)
         dt, dc = time.perf_counter() - t, cpu_s() - c
-        print(f"polars (one-word entries only, no offsets): {kept:,} pairs in {dt:.1f}s = {len(pairs) / dt:,.0f} sentence pairs/s; "
-              f"CPU {dc:.1f}s; peak RSS {peak_mib():.0f} MiB; load average {os.getloadavg()[0]:.1f}", flush=True)
+        print(
+            f"polars (one-word entries only, no offsets): {kept:,} pairs in {dt:.1f}s = {len(pairs) / dt:,.0f} sentence pairs/s; "
+            f"CPU {dc:.1f}s; peak RSS {peak_mib():.0f} MiB; load average {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

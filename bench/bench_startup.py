@@ -22,7 +22,14 @@ COMMANDS = {
     "xlbench --help": [sys.executable, "-m", "builders", "--help"],
     "xlbench list": [sys.executable, "-m", "builders", "list"],
     "xlbench eval --help": [sys.executable, "-m", "builders", "eval", "--help"],
-    "xlbench eval word-retrieval --help": [sys.executable, "-m", "builders", "eval", "word-retrieval", "--help"],
+    "xlbench eval word-retrieval --help": [
+        sys.executable,
+        "-m",
+        "builders",
+        "eval",
+        "word-retrieval",
+        "--help",
+    ],
 }
 
 
@@ -32,7 +39,14 @@ def median_wall(argv: list[str], runs: int = RUNS) -> float:
     times = []
     for _ in range(runs):
         t0 = time.perf_counter()
-        subprocess.run(argv, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        subprocess.run(
+            argv,
+            cwd=REPO,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=True,
+        )
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
 

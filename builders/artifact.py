@@ -31,7 +31,12 @@ from evaluators.schema.base import check_unique, to_arrow
 from evaluators.schema.meta import Manifest
 
 log = logging.getLogger("xlbench.build")
-_PARQUET_OPTS = {"compression": "zstd", "compression_level": 9, "use_dictionary": True, "write_statistics": True}
+_PARQUET_OPTS = {
+    "compression": "zstd",
+    "compression_level": 9,
+    "use_dictionary": True,
+    "write_statistics": True,
+}
 
 
 def check_output(out: str | os.PathLike, overwrite: bool) -> Path:
@@ -42,9 +47,13 @@ def check_output(out: str | os.PathLike, overwrite: bool) -> Path:
     """
     path = Path(out).expanduser()
     if path.exists() and not overwrite:
-        raise OutputError(f"Output folder {str(path)!r} already exists; pass --overwrite or choose another --out.")
+        raise OutputError(
+            f"Output folder {str(path)!r} already exists; pass --overwrite or choose another --out."
+        )
     if path.exists() and not path.is_dir():
-        raise OutputError(f"Output path {str(path)!r} is a file, not a folder; choose another --out.")
+        raise OutputError(
+            f"Output path {str(path)!r} is a file, not a folder; choose another --out."
+        )
     parent = path.parent
     probe = parent
     while not probe.exists():
@@ -67,7 +76,9 @@ def prepare_tables(family: FamilySchema, result: BuildResult) -> dict[str, dict[
             or a disjoint column shared between splits.
     """
     if not result.tables or not any(result.tables.values()):
-        raise SchemaError("The build produced no rows; check the inputs (empty corpus or no matches).")
+        raise SchemaError(
+            "The build produced no rows; check the inputs (empty corpus or no matches)."
+        )
     out: dict[str, dict[str, pa.Table]] = {}
     for config, splits in sorted(result.tables.items()):
         _, table = family.split_config(config)
@@ -80,7 +91,9 @@ def prepare_tables(family: FamilySchema, result: BuildResult) -> dict[str, dict[
             check_unique(data, table, where)
             out[config][split] = data
         if not any(t.num_rows for t in out[config].values()):
-            raise SchemaError(f"Config {config} is empty; drop it or check why every item was filtered out.")
+            raise SchemaError(
+                f"Config {config} is empty; drop it or check why every item was filtered out."
+            )
         if family.disjoint_column and table is family.main:
             check_disjoint(out[config], family.disjoint_column, config)
     return out
@@ -120,7 +133,9 @@ def write_dataset(
     """
     final = check_output(out, overwrite)
     tables = prepare_tables(family, result)
-    manifest.configs = {c: {s: t.num_rows for s, t in splits.items()} for c, splits in tables.items()}
+    manifest.configs = {
+        c: {s: t.num_rows for s, t in splits.items()} for c, splits in tables.items()
+    }
     final.parent.mkdir(parents=True, exist_ok=True)
     clean_stale(final.parent, stale_prefixes(final.name))
     tmp = make_temp_dir(f".{final.name}.tmp-", final.parent)
@@ -141,7 +156,14 @@ def write_dataset(
         fault_point("manifest")
         (tmp / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
         card = render_card(
-            family, manifest, stats, result.license, result.construction, result.limitations, repo_id, tables=tables
+            family,
+            manifest,
+            stats,
+            result.license,
+            result.construction,
+            result.limitations,
+            repo_id,
+            tables=tables,
         )
         fault_point("card")
         (tmp / "README.md").write_text(card, encoding="utf-8")
@@ -151,7 +173,9 @@ def write_dataset(
     except OSError as err:
         shutil.rmtree(tmp, ignore_errors=True)
         _drop_exports(result.exports)
-        raise OutputError(f"Cannot write {str(final)!r} ({err.strerror}); choose a writable --out.") from err
+        raise OutputError(
+            f"Cannot write {str(final)!r} ({err.strerror}); choose a writable --out."
+        ) from err
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         _drop_exports(result.exports)
@@ -160,7 +184,9 @@ def write_dataset(
     return final
 
 
-def stage_exports(directory: str | os.PathLike, files: dict[str, str], option: str) -> dict[str, str]:
+def stage_exports(
+    directory: str | os.PathLike, files: dict[str, str], option: str
+) -> dict[str, str]:
     """Write side files (``name -> text``) into a temporary folder beside ``directory``; return ``final -> staged``.
 
     :func:`write_dataset` moves them into ``directory`` after the dataset
@@ -179,7 +205,9 @@ def stage_exports(directory: str | os.PathLike, files: dict[str, str], option: s
             (staging / name).write_text(text, encoding="utf-8")
             out[str(folder / name)] = str(staging / name)
     except OSError as err:
-        raise OutputError(f"Cannot write the export to {str(folder)!r} ({err.strerror}); choose a writable {option}.") from err
+        raise OutputError(
+            f"Cannot write the export to {str(folder)!r} ({err.strerror}); choose a writable {option}."
+        ) from err
     return out
 
 

@@ -136,7 +136,13 @@ def key_params(params: Any) -> dict[str, str]:
         # ``key_omit``: the values left out (default: unset ones); a flag on by default spells out ``false``.
         omit = f.metadata.get("key_omit", (None, False, (), ""))
         if label and value not in omit:
-            out[label] = ",".join(map(str, value)) if isinstance(value, tuple) else str(value).lower() if isinstance(value, bool) else str(value)
+            out[label] = (
+                ",".join(map(str, value))
+                if isinstance(value, tuple)
+                else str(value).lower()
+                if isinstance(value, bool)
+                else str(value)
+            )
     return out
 
 

@@ -30,15 +30,25 @@ from evaluators.schema.meta import Manifest
 
 CARDS_DIR = Path(__file__).resolve().parent.parent / "cards"
 _SIZE_BINS = [
-    (1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
-    (10_000_000, "1M<n<10M"), (100_000_000, "10M<n<100M"), (1_000_000_000, "100M<n<1B"),
+    (1_000, "n<1K"),
+    (10_000, "1K<n<10K"),
+    (100_000, "10K<n<100K"),
+    (1_000_000, "100K<n<1M"),
+    (10_000_000, "1M<n<10M"),
+    (100_000_000, "10M<n<100M"),
+    (1_000_000_000, "100M<n<1B"),
 ]
 #: Values the Hub accepts for the enumerated card fields (huggingface_hub's DatasetCardData docs).
 HUB_CHOICES: dict[str, frozenset[str]] = {
-    "annotations_creators": frozenset({"found", "crowdsourced", "expert-generated", "machine-generated", "no-annotation", "other"}),
-    "language_creators": frozenset({"found", "crowdsourced", "expert-generated", "machine-generated", "other"}),
+    "annotations_creators": frozenset(
+        {"found", "crowdsourced", "expert-generated", "machine-generated", "no-annotation", "other"}
+    ),
+    "language_creators": frozenset(
+        {"found", "crowdsourced", "expert-generated", "machine-generated", "other"}
+    ),
     "multilinguality": frozenset({"monolingual", "multilingual", "translation", "other"}),
-    "size_categories": frozenset(label for _, label in _SIZE_BINS) | {"1B<n<10B", "10B<n<100B", "100B<n<1T", "n>1T", "other"},
+    "size_categories": frozenset(label for _, label in _SIZE_BINS)
+    | {"1B<n<10B", "10B<n<100B", "100B<n<1T", "n>1T", "other"},
 }
 #: Longest string shown in a data-instance example (AMR graphs and paragraphs are cut).
 EXAMPLE_MAX_CHARS = 300
@@ -86,7 +96,10 @@ def feature_yaml(feature: Any) -> dict[str, Any]:
     if isinstance(feature, Value):
         return {"dtype": feature.dtype}
     if isinstance(feature, ClassLabel):
-        return {"dtype": "int64", "class_label": {"names": {i: n for i, n in enumerate(feature.names)}}}
+        return {
+            "dtype": "int64",
+            "class_label": {"names": {i: n for i, n in enumerate(feature.names)}},
+        }
     if isinstance(feature, (List, LargeList)):
         inner = feature_yaml(feature.feature)
         # A list of a plain dtype is written as the bare dtype name (the Hub's shorthand).
@@ -98,7 +111,9 @@ def feature_yaml(feature: Any) -> dict[str, Any]:
         return out
     if isinstance(feature, Mapping):
         return {"struct": features_yaml(feature)}
-    raise SchemaError(f"Cannot write the card type of feature {feature!r}; add it to builders/card.py:feature_yaml.")
+    raise SchemaError(
+        f"Cannot write the card type of feature {feature!r}; add it to builders/card.py:feature_yaml."
+    )
 
 
 def features_yaml(features: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -130,7 +145,14 @@ def type_name(feature: Any) -> str:
         for key in ("list", "large_list"):
             if key in s:
                 return f"list[{show(s[key])}]"
-        return "struct{" + ", ".join(f"{f['name']}: {show({k: v for k, v in f.items() if k != 'name'})}" for f in s["struct"]) + "}"
+        return (
+            "struct{"
+            + ", ".join(
+                f"{f['name']}: {show({k: v for k, v in f.items() if k != 'name'})}"
+                for f in s["struct"]
+            )
+            + "}"
+        )
 
     return show(spec)
 
@@ -276,7 +298,9 @@ def multilinguality(subsets: list[str]) -> list[str]:
     return out or ["monolingual"]
 
 
-def _main_rows(family: FamilySchema, stats: Mapping[str, Mapping[str, Mapping[str, int]]]) -> dict[str, dict[str, int]]:
+def _main_rows(
+    family: FamilySchema, stats: Mapping[str, Mapping[str, Mapping[str, int]]]
+) -> dict[str, dict[str, int]]:
     """``subset -> split -> rows`` of the main table's configs only (auxiliary tables excluded)."""
     out: dict[str, dict[str, int]] = {}
     for config, splits in stats.items():
@@ -292,7 +316,13 @@ def _license_block(manifest: Manifest, license_id: str) -> dict[str, Any]:
     Older manifests have none: then only the card's license id is known.
     """
     lic = getattr(manifest, "license", None)
-    out: dict[str, Any] = {"spdx": license_id, "hub": license_id, "derived": None, "derived_from": [], "override_reason": None}
+    out: dict[str, Any] = {
+        "spdx": license_id,
+        "hub": license_id,
+        "derived": None,
+        "derived_from": [],
+        "override_reason": None,
+    }
     if isinstance(lic, Mapping):
         out.update({k: v for k, v in lic.items() if v is not None})
         out["derived_from"] = list(out.get("derived_from") or [])
@@ -326,7 +356,9 @@ def card_data(
             subsets.append(subset)
         entry: dict[str, Any] = {
             "config_name": config,
-            "data_files": [{"split": s, "path": split_file(config, s)} for s in sorted(stats[config])],
+            "data_files": [
+                {"split": s, "path": split_file(config, s)} for s in sorted(stats[config])
+            ],
         }
         if i == 0:
             entry["default"] = True
@@ -336,7 +368,11 @@ def card_data(
                 "config_name": config,
                 "features": features_yaml(table.features),
                 "splits": [
-                    {"name": s, "num_bytes": int(v["num_bytes"]), "num_examples": int(v["num_examples"])}
+                    {
+                        "name": s,
+                        "num_bytes": int(v["num_bytes"]),
+                        "num_examples": int(v["num_examples"]),
+                    }
                     for s, v in sorted(stats[config].items())
                 ],
                 "download_size": int(sum(v.get("file_bytes", 0) for v in stats[config].values())),
@@ -346,8 +382,13 @@ def card_data(
     hub_langs, canon = _card_languages(subsets)
     main_total = sum(sum(s.values()) for s in _main_rows(family, stats).values())
     source = list(meta.get("source_datasets") or ["original"])
-    if any(citation_key(f"{_field(i, 'name', '')} {_field(i, 'origin', '')}") == "yang2019pawsx" for i in manifest.inputs):
-        source = [s for s in source if s != "original"] + ["extended|google-research-datasets/paws-x"]
+    if any(
+        citation_key(f"{_field(i, 'name', '')} {_field(i, 'origin', '')}") == "yang2019pawsx"
+        for i in manifest.inputs
+    ):
+        source = [s for s in source if s != "original"] + [
+            "extended|google-research-datasets/paws-x"
+        ]
     nondet = list(getattr(manifest, "nondeterministic", None) or [])
     papers = [k for k in meta.get("papers") or [] if k in bibliography()]
     return DatasetCardData(
@@ -382,7 +423,9 @@ def _arxiv_ids(keys: list[str]) -> list[str]:
     out = []
     for key in keys:
         entry = bibliography()[key]
-        match = re.search(r"eprint\s*=\s*\{(\d{4}\.\d{4,5})\}", entry) or re.search(r"arXiv:(\d{4}\.\d{4,5})", entry)
+        match = re.search(r"eprint\s*=\s*\{(\d{4}\.\d{4,5})\}", entry) or re.search(
+            r"arXiv:(\d{4}\.\d{4,5})", entry
+        )
         if match:
             out.append(match.group(1))
     return out
@@ -461,19 +504,26 @@ def field_tables(family: FamilySchema) -> list[dict[str, Any]]:
     for table in family.tables:
         # Silver's small tables share the columns (and meanings) of their large counterparts.
         key = table.suffix
-        doc = meanings.get(key) or meanings.get(key.replace("small-", "").replace("small", "")) or {}
+        doc = (
+            meanings.get(key) or meanings.get(key.replace("small-", "").replace("small", "")) or {}
+        )
         out.append(
             {
                 "title": "main table" if not table.suffix else f"`-{table.suffix}` configs",
                 "description": table.description,
-                "fields": [{"name": n, "type": type_name(f), "meaning": doc.get(n, "")} for n, f in table.features.items()],
+                "fields": [
+                    {"name": n, "type": type_name(f), "meaning": doc.get(n, "")}
+                    for n, f in table.features.items()
+                ],
             }
         )
     return out
 
 
 def _examples_and_stats(
-    family: FamilySchema, stats: dict[str, dict[str, dict[str, int]]], tables: Mapping[str, Mapping[str, pa.Table]] | None
+    family: FamilySchema,
+    stats: dict[str, dict[str, dict[str, int]]],
+    tables: Mapping[str, Mapping[str, pa.Table]] | None,
 ) -> tuple[list[dict[str, str]], list[dict[str, Any]]]:
     """One example per config (first row of its example split) and per-config/split statistics."""
     examples: list[dict[str, str]] = []
@@ -488,10 +538,14 @@ def _examples_and_stats(
         split = _example_split(family, config, stats)
         text = example_row(rows[config].get(split, []))
         if not text:  # the example split is empty: show the first split that has rows
-            split, text = next(((s, example_row(r)) for s, r in sorted(rows[config].items()) if r), (split, ""))
+            split, text = next(
+                ((s, example_row(r)) for s, r in sorted(rows[config].items()) if r), (split, "")
+            )
         examples.append({"config": config, "split": split, "json": text})
         main = rows.get(family.config_name(subset)) if table is not family.main else None
-        for split_name, figures in card_stats.config_stats(family.name, table.suffix, rows[config], main).items():
+        for split_name, figures in card_stats.config_stats(
+            family.name, table.suffix, rows[config], main
+        ).items():
             statistics.append({"config": config, "split": split_name, "figures": figures})
     return examples, statistics
 
@@ -535,7 +589,9 @@ def render_card(
         subset, table = family.split_config(config)
         names = " → ".join(language_name(lang) for lang in languages(subset))
         for split, v in sorted(stats[config].items()):
-            rows.append({"config": config, "languages": names, "split": split, "rows": v["num_examples"]})
+            rows.append(
+                {"config": config, "languages": names, "split": split, "rows": v["num_examples"]}
+            )
     examples, statistics = _examples_and_stats(family, stats, tables)
     per_lang = card_stats.pairs_per_language(_main_rows(family, stats))
     bib = bibliography()
@@ -543,7 +599,15 @@ def render_card(
     meta = family_meta(family.name)
     paper_keys = [k for k in meta.get("papers") or [] if k in bib]
     own = {r["citation"]: r["bibtex"] for r in inputs if r["bibtex"]}
-    cite_keys = list(dict.fromkeys([*paper_keys, "xlbench", *(r["citation"] for r in inputs if r["citation"] in bib or r["citation"] in own)]))
+    cite_keys = list(
+        dict.fromkeys(
+            [
+                *paper_keys,
+                "xlbench",
+                *(r["citation"] for r in inputs if r["citation"] in bib or r["citation"] in own),
+            ]
+        )
+    )
     body = env.get_template("dataset.md.j2").render(
         family=family,
         manifest=manifest,
@@ -553,7 +617,10 @@ def render_card(
         field_tables=field_tables(family),
         examples=examples,
         statistics=statistics,
-        per_language=[{"code": c, "name": language_name(c), "iso": iso3(c), "rows": n} for c, n in per_lang.items()],
+        per_language=[
+            {"code": c, "name": language_name(c), "iso": iso3(c), "rows": n}
+            for c, n in per_lang.items()
+        ],
         construction=construction,
         limitations=limitations,
         repo_id=repo_id or f"<org>/{manifest.name}",
@@ -606,27 +673,41 @@ def check_card(text: str) -> dict[str, Any]:
     try:
         card = DatasetCard(text)
     except (ValueError, yaml.YAMLError) as err:
-        raise SchemaError(f"README.md: the card's YAML front matter does not parse ({err}).") from err
+        raise SchemaError(
+            f"README.md: the card's YAML front matter does not parse ({err})."
+        ) from err
     data = card.data.to_dict()
     if not data:
-        raise SchemaError("README.md has no YAML metadata; rebuild the folder with 'xlbench build'.")
+        raise SchemaError(
+            "README.md has no YAML metadata; rebuild the folder with 'xlbench build'."
+        )
     again = DatasetCard(str(card)).data.to_dict()
     if again != data:
-        raise SchemaError("README.md: the card metadata changes when huggingface_hub re-serialises it.")
+        raise SchemaError(
+            "README.md: the card metadata changes when huggingface_hub re-serialises it."
+        )
     for key, allowed in HUB_CHOICES.items():
         values = data.get(key)
         values = [values] if isinstance(values, str) else list(values or [])
         if not values:
-            raise SchemaError(f"README.md: '{key}' is missing; the Hub expects one of {sorted(allowed)}.")
+            raise SchemaError(
+                f"README.md: '{key}' is missing; the Hub expects one of {sorted(allowed)}."
+            )
         bad = [v for v in values if v not in allowed]
         if bad:
-            raise SchemaError(f"README.md: {key} {bad} is not one of the Hub's values {sorted(allowed)}.")
+            raise SchemaError(
+                f"README.md: {key} {bad} is not one of the Hub's values {sorted(allowed)}."
+            )
     for value in data.get("source_datasets") or []:
         if not (value in ("original", "extended") or str(value).startswith("extended|")):
-            raise SchemaError(f"README.md: source_datasets value {value!r} must be 'original', 'extended' or 'extended|<dataset>'.")
+            raise SchemaError(
+                f"README.md: source_datasets value {value!r} must be 'original', 'extended' or 'extended|<dataset>'."
+            )
     _check_languages(data.get("language"))
     if not isinstance(data.get("license"), (str, list)) or not data.get("license"):
-        raise SchemaError("README.md: 'license' is missing; the Hub needs a license id such as cc-by-4.0.")
+        raise SchemaError(
+            "README.md: 'license' is missing; the Hub needs a license id such as cc-by-4.0."
+        )
     _check_configs(data)
     return data
 
@@ -635,9 +716,15 @@ def _check_languages(codes: Any) -> None:
     import langcodes
 
     if not isinstance(codes, list) or not codes:
-        raise SchemaError("README.md: 'language' must be a non-empty list of ISO 639-1/639-3 codes.")
+        raise SchemaError(
+            "README.md: 'language' must be a non-empty list of ISO 639-1/639-3 codes."
+        )
     for code in codes:
-        if not isinstance(code, str) or not re.fullmatch(r"[a-z]{2,3}", code) or not langcodes.tag_is_valid(code):
+        if (
+            not isinstance(code, str)
+            or not re.fullmatch(r"[a-z]{2,3}", code)
+            or not langcodes.tag_is_valid(code)
+        ):
             raise SchemaError(f"README.md: language {code!r} is not an ISO 639-1 or 639-3 code.")
 
 
@@ -653,9 +740,13 @@ def _check_configs(data: Mapping[str, Any]) -> None:
         configs = MetadataConfigs.from_dataset_card_data(card_data_obj)
         infos = DatasetInfosDict.from_dataset_card_data(card_data_obj)
     except (TypeError, ValueError, KeyError) as err:
-        raise SchemaError(f"README.md: configs/dataset_info do not read back with datasets ({err}).") from err
+        raise SchemaError(
+            f"README.md: configs/dataset_info do not read back with datasets ({err})."
+        ) from err
     if set(configs) != set(infos):
-        raise SchemaError(f"README.md: configs {sorted(configs)} and dataset_info {sorted(infos)} list different configs.")
+        raise SchemaError(
+            f"README.md: configs {sorted(configs)} and dataset_info {sorted(infos)} list different configs."
+        )
     for name, info in infos.items():
         if not isinstance(info.features, Features) or not info.features:
             raise SchemaError(f"README.md: dataset_info of config {name} has no features.")
@@ -673,17 +764,29 @@ def check_card_body(text: str, family: FamilySchema, configs: list[str]) -> None
         SchemaError: the first missing part, naming it.
     """
     body = text.split("\n---\n", 1)[-1]
-    for section in ("## Dataset structure", "### Data instances", "### Statistics", "## License", "## Citation"):
+    for section in (
+        "## Dataset structure",
+        "### Data instances",
+        "### Statistics",
+        "## License",
+        "## Citation",
+    ):
         if section not in body:
-            raise SchemaError(f"README.md has no '{section}' section; rebuild the folder with 'xlbench build'.")
+            raise SchemaError(
+                f"README.md has no '{section}' section; rebuild the folder with 'xlbench build'."
+            )
     for table in family.tables:
         for column in table.features:
             if not re.search(rf"^\| `{re.escape(column)}` \| `[^`]+` \| \S", body, flags=re.M):
-                raise SchemaError(f"README.md: the field table has no type and meaning for column {column!r}.")
+                raise SchemaError(
+                    f"README.md: the field table has no type and meaning for column {column!r}."
+                )
     instances = body.split("### Data instances", 1)[1].split("### Statistics", 1)[0]
     stats_part = body.split("### Statistics", 1)[1].split("\n## ", 1)[0]
     for config in configs:
-        if not re.search(rf"^`{re.escape(config)}` / `\w+`:\n\n```json\n\{{", instances, flags=re.M):
+        if not re.search(
+            rf"^`{re.escape(config)}` / `\w+`:\n\n```json\n\{{", instances, flags=re.M
+        ):
             raise SchemaError(f"README.md: no data-instance example for config {config}.")
         if f"| `{config}` |" not in stats_part:
             raise SchemaError(f"README.md: no statistics for config {config}.")

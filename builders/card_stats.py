@@ -57,7 +57,10 @@ def top_counts(values: Iterable[str], n: int = 6) -> str:
     >>> top_counts(["b", "a", "b", "c", "b", "a"])
     'b 3, a 2, c 1'
     """
-    return ", ".join(f"{v or '(empty)'} {c}" for v, c in sorted(Counter(values).items(), key=lambda kv: (-kv[1], kv[0]))[:n])
+    return ", ".join(
+        f"{v or '(empty)'} {c}"
+        for v, c in sorted(Counter(values).items(), key=lambda kv: (-kv[1], kv[0]))[:n]
+    )
 
 
 def cbd_stats(rows: Sequence[Row]) -> dict[str, Any]:
@@ -82,8 +85,12 @@ def cbd_stats(rows: Sequence[Row]) -> dict[str, Any]:
         "sentence pairs": len(sentences),
         "distinct word pairs": len({(r["src_word"], r["tgt_word"]) for r in rows}),
         "pairs per sentence": summary(per_sentence.values()),
-        "source sentence length (words)": summary(words(r["src_sentence"]) for r in sentences.values()),
-        "target sentence length (words)": summary(words(r["tgt_sentence"]) for r in sentences.values()),
+        "source sentence length (words)": summary(
+            words(r["src_sentence"]) for r in sentences.values()
+        ),
+        "target sentence length (words)": summary(
+            words(r["tgt_sentence"]) for r in sentences.values()
+        ),
     }
 
 
@@ -140,7 +147,9 @@ def alee_stats(rows: Sequence[Row]) -> dict[str, Any]:
         "triplets per edit type": top_counts((r["perturbation"] for r in rows), n=10),
         "levels": top_counts(r["level"] for r in rows),
         "English original length (words)": summary(words(r["en_orig"]) for r in rows),
-        "foil − original length (words)": summary(abs(words(r["en_foil"]) - words(r["en_orig"])) for r in rows),
+        "foil − original length (words)": summary(
+            abs(words(r["en_foil"]) - words(r["en_orig"])) for r in rows
+        ),
         "translation length (words)": summary(words(t) for t in targets),
     }
 
@@ -157,8 +166,12 @@ def bucc_stats(rows: Sequence[Row]) -> dict[str, Any]:
     return {
         "sentences (src / tgt)": f"{sides['src']} / {sides['tgt']}",
         "duplicated texts": sum(c - 1 for c in texts.values() if c > 1),
-        "src sentence length (words)": summary(words(r["text"]) for r in rows if r["side"] == "src"),
-        "tgt sentence length (words)": summary(words(r["text"]) for r in rows if r["side"] == "tgt"),
+        "src sentence length (words)": summary(
+            words(r["text"]) for r in rows if r["side"] == "src"
+        ),
+        "tgt sentence length (words)": summary(
+            words(r["text"]) for r in rows if r["side"] == "tgt"
+        ),
     }
 
 
@@ -171,11 +184,18 @@ def bucc_gold_stats(rows: Sequence[Row], sentences: Sequence[Row] = ()) -> dict[
     out: dict[str, Any] = {"gold pairs": len(rows)}
     if sentences:
         sides = Counter(r["side"] for r in sentences)
-        out["parallel fraction (src / tgt)"] = f"{share(len(rows), sides['src'])} / {share(len(rows), sides['tgt'])}"
+        out["parallel fraction (src / tgt)"] = (
+            f"{share(len(rows), sides['src'])} / {share(len(rows), sides['tgt'])}"
+        )
     return out
 
 
-def config_stats(family: str, suffix: str, splits: Mapping[str, Sequence[Row]], main: Mapping[str, Sequence[Row]] | None = None) -> dict[str, dict[str, Any]]:
+def config_stats(
+    family: str,
+    suffix: str,
+    splits: Mapping[str, Sequence[Row]],
+    main: Mapping[str, Sequence[Row]] | None = None,
+) -> dict[str, dict[str, Any]]:
     """Return ``split -> {statistic: value}`` for one config of a family.
 
     Args:
@@ -192,11 +212,17 @@ def config_stats(family: str, suffix: str, splits: Mapping[str, Sequence[Row]], 
         if family == "cbd":
             out[split] = cbd_stats(rows)
         elif family == "silver":
-            out[split] = silver_details_stats(rows) if suffix.endswith("details") else silver_stats(rows)
+            out[split] = (
+                silver_details_stats(rows) if suffix.endswith("details") else silver_stats(rows)
+            )
         elif family == "alee":
             out[split] = alee_stats(rows)
         elif family == "bucc":
-            out[split] = bucc_gold_stats(rows, (main or {}).get(split, ())) if suffix == "gold" else bucc_stats(rows)
+            out[split] = (
+                bucc_gold_stats(rows, (main or {}).get(split, ()))
+                if suffix == "gold"
+                else bucc_stats(rows)
+            )
         else:
             out[split] = {"rows": len(rows)}
     return out

@@ -51,17 +51,36 @@ def _add_build_parsers(sub: argparse._SubParsersAction, only: str | None = None)
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         module.add_arguments(p)
-        p.add_argument("--out", default=None, help="output folder (default: out/<family>-<languages>)")
-        version = getattr(module, "DEFAULT_VERSION", "1.0.0")  # a builder whose output changed bumps its own default
-        p.add_argument("--version", dest="ds_version", default=version, help=f"semantic version of this build (default {version})")
+        p.add_argument(
+            "--out", default=None, help="output folder (default: out/<family>-<languages>)"
+        )
+        version = getattr(
+            module, "DEFAULT_VERSION", "1.0.0"
+        )  # a builder whose output changed bumps its own default
+        p.add_argument(
+            "--version",
+            dest="ds_version",
+            default=version,
+            help=f"semantic version of this build (default {version})",
+        )
         p.add_argument("--seed", type=int, default=13, help="random seed (default 13)")
         p.add_argument("--overwrite", action="store_true", help="replace an existing output folder")
-        p.add_argument("--changelog", default=None, help="one line for the card's changelog (what changed in this version)")
         p.add_argument(
-            "--license", dest="license", default=None,
+            "--changelog",
+            default=None,
+            help="one line for the card's changelog (what changed in this version)",
+        )
+        p.add_argument(
+            "--license",
+            dest="license",
+            default=None,
             help="license of the produced data (SPDX id), overriding the one derived from the inputs; needs --license-reason",
         )
-        p.add_argument("--license-reason", default=None, help="why --license applies instead of the inputs' license (goes on the card)")
+        p.add_argument(
+            "--license-reason",
+            default=None,
+            help="why --license applies instead of the inputs' license (goes on the card)",
+        )
         p.set_defaults(_build_module=module, _family=name)
 
 
@@ -87,7 +106,9 @@ def run_build(args: argparse.Namespace) -> int:
     from evaluators.schema.meta import Manifest, check_version
 
     check_version(args.ds_version)
-    license_block([], getattr(args, "license", None), getattr(args, "license_reason", None))  # flags checked before any work
+    license_block(
+        [], getattr(args, "license", None), getattr(args, "license_reason", None)
+    )  # flags checked before any work
     args.out = args.out or default_out(args)
     check_output(args.out, args.overwrite)
     family = get_family(args._family)
@@ -95,7 +116,9 @@ def run_build(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     result: BuildResult = args._build_module.run(args)
     data_inputs = [(i.name, i.license) for i in result.inputs if i.role == "data"]
-    license_info = license_block(data_inputs, getattr(args, "license", None), getattr(args, "license_reason", None))
+    license_info = license_block(
+        data_inputs, getattr(args, "license", None), getattr(args, "license_reason", None)
+    )
     result.license = license_info["hub"]
     manifest = Manifest(
         name=result.name or f"xlbench-{family.name}",
@@ -114,14 +137,24 @@ def run_build(args: argparse.Namespace) -> int:
         nondeterministic=sorted(result.nondeterministic),
         counts=result.counts,
         run={**result.run, "seconds": round(time.perf_counter() - t0, 1)},
-        changelog=[{"version": args.ds_version, "date": started[:10],
-                    "changes": args.changelog or getattr(args._build_module, "CHANGELOG", {}).get(args.ds_version, "first release")}],
+        changelog=[
+            {
+                "version": args.ds_version,
+                "date": started[:10],
+                "changes": args.changelog
+                or getattr(args._build_module, "CHANGELOG", {}).get(
+                    args.ds_version, "first release"
+                ),
+            }
+        ],
         started_at=started,
         finished_at=utc_now(),
     )
     path = write_dataset(args.out, family, result, manifest, overwrite=args.overwrite)
     total = sum(sum(v.values()) for v in manifest.configs.values())
-    print(f"built {path} ({total} rows in {len(manifest.configs)} configs, {time.perf_counter() - t0:.1f}s)")
+    print(
+        f"built {path} ({total} rows in {len(manifest.configs)} configs, {time.perf_counter() - t0:.1f}s)"
+    )
     for config, splits in sorted(manifest.configs.items()):
         print(f"  {config}: " + ", ".join(f"{s}={n}" for s, n in sorted(splits.items())))
     return 0
@@ -159,31 +192,50 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"xlbench {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    build = sub.add_parser("build", help="build a dataset folder", description="Build a versioned dataset folder.")
+    build = sub.add_parser(
+        "build", help="build a dataset folder", description="Build a versioned dataset folder."
+    )
     build_sub = build.add_subparsers(dest="family", required=True, metavar="FAMILY")
     if not lazy or command == "build":
         _add_build_parsers(build_sub, only=(target or "") if lazy else None)
-    ev = sub.add_parser("eval", help="score models on datasets", description="Score models on datasets with one evaluator.")
+    ev = sub.add_parser(
+        "eval",
+        help="score models on datasets",
+        description="Score models on datasets with one evaluator.",
+    )
     ev_sub = ev.add_subparsers(dest="evaluator", required=True, metavar="EVALUATOR")
     if not lazy or command == "eval":
         add_eval_parsers(ev_sub, only=(target or "") if lazy else None)
     if not lazy or command not in ("build", "eval", "list", None):
         _add_hub_parsers(sub)
     else:  # listed by name only, so that `xlbench --help` stays fast
-        sub.add_parser("validate", help="check a built dataset folder against its family's contract")
-        sub.add_parser("publish", help="publish a dataset folder to the Hub (one commit, tag v<version>, verified)")
+        sub.add_parser(
+            "validate", help="check a built dataset folder against its family's contract"
+        )
+        sub.add_parser(
+            "publish",
+            help="publish a dataset folder to the Hub (one commit, tag v<version>, verified)",
+        )
     if not lazy or command == "cache":
         from evaluators.encoders.cache import add_cache_parser
 
         add_cache_parser(sub)
     else:
-        sub.add_parser("cache", help="embedding cache: size, hit counts, clear (xlbench cache info|clear)")
+        sub.add_parser(
+            "cache", help="embedding cache: size, hit counts, clear (xlbench cache info|clear)"
+        )
     # report, compare, export: argparse only here, their work is imported when they run
     from evaluators.report.cli import add_parsers as add_report_parsers
 
     add_report_parsers(sub)
-    lst = sub.add_parser("list", help="list dataset families, evaluators, models and offline engines")
-    lst.add_argument("--markdown", action="store_true", help="print the registries as Markdown tables (for README/docs)")
+    lst = sub.add_parser(
+        "list", help="list dataset families, evaluators, models and offline engines"
+    )
+    lst.add_argument(
+        "--markdown",
+        action="store_true",
+        help="print the registries as Markdown tables (for README/docs)",
+    )
     lst.set_defaults(command="list")
     return parser
 
@@ -194,13 +246,20 @@ def registry_markdown() -> str:
     from evaluators.encoders import ENCODERS
     from evaluators.tasks import TASKS
 
-    return "\n\n".join([
-        "# Registries\n\nGenerated by `xlbench list --markdown`; do not edit by hand.",
-        "## Dataset families\n\n" + family_table(),
-        "## Builders (`xlbench build`)\n\n" + BUILDERS.markdown(("family", "what")),
-        "## Evaluators (`xlbench eval`)\n\n" + TASKS.markdown(("evaluator", "what", "dataset family"), ("family",)),
-        "## Models (`--model`)\n\n" + ENCODERS.markdown(("kind", "what", "spec"), ("form",)),
-    ]) + "\n"
+    return (
+        "\n\n".join(
+            [
+                "# Registries\n\nGenerated by `xlbench list --markdown`; do not edit by hand.",
+                "## Dataset families\n\n" + family_table(),
+                "## Builders (`xlbench build`)\n\n" + BUILDERS.markdown(("family", "what")),
+                "## Evaluators (`xlbench eval`)\n\n"
+                + TASKS.markdown(("evaluator", "what", "dataset family"), ("family",)),
+                "## Models (`--model`)\n\n"
+                + ENCODERS.markdown(("kind", "what", "spec"), ("form",)),
+            ]
+        )
+        + "\n"
+    )
 
 
 def run_list(markdown: bool = False) -> int:

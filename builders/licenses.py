@@ -64,10 +64,23 @@ OUTBOUND: dict[str, frozenset[str]] = {
     "BSD-3-Clause": _from("MIT"),
     WORDNET: _from("MIT"),
     # Apache-2.0's patent clause is incompatible with GPLv2 (FSF).
-    "Apache-2.0": _from("Apache-2.0", ("LGPL-2.1-or-later", "LGPL-2.1-only", "GPL-2.0-or-later", "GPL-2.0-only")),
-    "CC-BY-3.0": frozenset({"CC-BY-3.0", "CC-BY-4.0", "CC-BY-SA-3.0", "CC-BY-SA-4.0", "CC-BY-NC-4.0", "CC-BY-NC-SA-4.0"}),
+    "Apache-2.0": _from(
+        "Apache-2.0", ("LGPL-2.1-or-later", "LGPL-2.1-only", "GPL-2.0-or-later", "GPL-2.0-only")
+    ),
+    "CC-BY-3.0": frozenset(
+        {
+            "CC-BY-3.0",
+            "CC-BY-4.0",
+            "CC-BY-SA-3.0",
+            "CC-BY-SA-4.0",
+            "CC-BY-NC-4.0",
+            "CC-BY-NC-SA-4.0",
+        }
+    ),
     # CC BY 4.0 is compatible with GPLv3 (FSF's list).
-    "CC-BY-4.0": frozenset({"CC-BY-4.0", "CC-BY-SA-4.0", "ODbL-1.0", "CC-BY-NC-4.0", "CC-BY-NC-SA-4.0", *_GPL3}),
+    "CC-BY-4.0": frozenset(
+        {"CC-BY-4.0", "CC-BY-SA-4.0", "ODbL-1.0", "CC-BY-NC-4.0", "CC-BY-NC-SA-4.0", *_GPL3}
+    ),
     "ODC-By-1.0": frozenset({"ODC-By-1.0", "ODbL-1.0"}),
     "CC-BY-SA-3.0": frozenset({"CC-BY-SA-3.0", "CC-BY-SA-4.0"}),
     # CC BY-SA 4.0 -> GPLv3 is a declared one-way compatibility (Creative Commons, 2015).
@@ -196,9 +209,13 @@ def license_block(
             incompatible inputs without an override.
     """
     if override and not (reason and reason.strip()):
-        raise UsageError("--license needs --license-reason '...' (why the inputs' license does not apply); it goes on the card.")
+        raise UsageError(
+            "--license needs --license-reason '...' (why the inputs' license does not apply); it goes on the card."
+        )
     if reason and not override:
-        raise UsageError("--license-reason explains --license; pass --license X too, or drop the reason.")
+        raise UsageError(
+            "--license-reason explains --license; pass --license X too, or drop the reason."
+        )
     try:
         derived = derive(inputs)
     except UsageError:

@@ -89,7 +89,9 @@ def version_tags(tags: dict[str, str]) -> list[str]:
     return sorted((t for t in tags if re.fullmatch(r"v\d+\.\d+\.\d+", t)), key=version_key)
 
 
-def merge_changelog(local: list[dict[str, Any]], remote: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def merge_changelog(
+    local: list[dict[str, Any]], remote: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     """Return the changelog of a new version: the local entries plus older remote ones, newest first.
 
     A version's own entry always comes from the folder being published; the
@@ -130,7 +132,9 @@ def replace_section(text: str, title: str, body: str) -> str:
     head = f"\n## {title}\n"
     start = text.find(head)
     if start < 0:
-        raise SchemaError(f"The card has no '## {title}' section; rebuild the folder with 'xlbench build'.")
+        raise SchemaError(
+            f"The card has no '## {title}' section; rebuild the folder with 'xlbench build'."
+        )
     start += len(head)
     end = text.find("\n## ", start)
     end = len(text) if end < 0 else end + 1
@@ -154,7 +158,9 @@ def stable_manifest(data: dict[str, Any]) -> dict[str, Any]:
         shared = None
     if shared is not None:
         data = shared(data)
-    return {k: v for k, v in data.items() if k not in VOLATILE_KEYS and k not in ("changelog", "run")}
+    return {
+        k: v for k, v in data.items() if k not in VOLATILE_KEYS and k not in ("changelog", "run")
+    }
 
 
 def card_without_changelog(text: str) -> str:
@@ -191,13 +197,21 @@ def _local_oids(report: FolderReport) -> dict[str, str]:
     return {p: sha256_file(report.folder / p) for p in report.files if p.endswith(".parquet")}
 
 
-def _prepare(report: FolderReport, repo_id: str, remote_manifest: dict | None, staging: Path) -> tuple[dict[str, Any], str, dict]:
+def _prepare(
+    report: FolderReport, repo_id: str, remote_manifest: dict | None, staging: Path
+) -> tuple[dict[str, Any], str, dict]:
     """Write the card and manifest to upload into ``staging``; return (adds, changelog line, manifest dict)."""
     manifest = report.manifest
     rows = sum(sum(s.values()) for s in report.configs.values())
     local = [dict(e) for e in manifest.changelog]
     if not any(e.get("version") == manifest.version for e in local):
-        local.append({"version": manifest.version, "date": time.strftime("%Y-%m-%d", time.gmtime()), "changes": "no changelog line given"})
+        local.append(
+            {
+                "version": manifest.version,
+                "date": time.strftime("%Y-%m-%d", time.gmtime()),
+                "changes": "no changelog line given",
+            }
+        )
     for e in local:
         if e.get("version") == manifest.version:
             e.setdefault("rows", rows)
@@ -233,10 +247,16 @@ def _same_version_content(client, repo_id: str, tag_sha: str, report: FolderRepo
         if local.get(p) != remote_parquet.get(p):
             diffs.append(p)
     text = client.read_text(repo_id, MANIFEST, tag_sha)
-    if text is None or stable_manifest(json.loads(text)) != stable_manifest(report.manifest.to_dict()):
+    if text is None or stable_manifest(json.loads(text)) != stable_manifest(
+        report.manifest.to_dict()
+    ):
         diffs.append(MANIFEST)
     card = client.read_text(repo_id, CARD, tag_sha)
-    mine = (report.folder / CARD).read_text(encoding="utf-8").replace(f"<org>/{report.manifest.name}", repo_id)
+    mine = (
+        (report.folder / CARD)
+        .read_text(encoding="utf-8")
+        .replace(f"<org>/{report.manifest.name}", repo_id)
+    )
     if card is None or card_without_changelog(card) != card_without_changelog(mine):
         diffs.append(CARD)
     return diffs
@@ -278,7 +298,13 @@ def clean_publish_temps() -> list[Path]:
 
 
 # -- publish ------------------------------------------------------------------------------------
-def publish(folder: str, repo_id: str, private: bool = False, dry_run: bool = False, token: str | None = None) -> dict[str, Any]:
+def publish(
+    folder: str,
+    repo_id: str,
+    private: bool = False,
+    dry_run: bool = False,
+    token: str | None = None,
+) -> dict[str, Any]:
     """Publish a built folder as a tagged version; return the JSON-ready report.
 
     The protocol never leaves a version tag on content that was not loaded
@@ -303,7 +329,9 @@ def publish(folder: str, repo_id: str, private: bool = False, dry_run: bool = Fa
     version, tag = report.version, f"v{report.version}"
     token = token or find_token()
     if token is None and not dry_run:
-        raise UsageError("No Hugging Face token: set HF_TOKEN or run 'hf auth login' before publishing.")
+        raise UsageError(
+            "No Hugging Face token: set HF_TOKEN or run 'hf auth login' before publishing."
+        )
     clean_publish_temps()
     client = HubClient(token)
     out: dict[str, Any] = {
@@ -323,18 +351,26 @@ def publish(folder: str, repo_id: str, private: bool = False, dry_run: bool = Fa
         if diffs:
             raise _immutable(repo_id, tag, tags[tag], diffs)
         if dry_run:
-            out.update(status="dry-run", commit=tags[tag], message=f"{tag} is already published with the same content; would load it back and verify it.")
+            out.update(
+                status="dry-run",
+                commit=tags[tag],
+                message=f"{tag} is already published with the same content; would load it back and verify it.",
+            )
             return out
         try:
             out["verified"] = verify(client, repo_id, tag, tags[tag], report)
         except RemoteError as err:
             # the tag is someone's published version: report, never withdraw it here
-            raise RemoteError(_instead(
-                str(err), f"{tag} exists with the same files but did not load back correctly, so it is NOT reported "
-                f"as published: check the repo on the Hub, then run the same command again."
-            )) from None
+            raise RemoteError(
+                _instead(
+                    str(err),
+                    f"{tag} exists with the same files but did not load back correctly, so it is NOT reported "
+                    f"as published: check the repo on the Hub, then run the same command again.",
+                )
+            ) from None
         out.update(
-            status="unchanged", commit=tags[tag],
+            status="unchanged",
+            commit=tags[tag],
             message=f"{tag} is already published with the same content (loaded back and verified now); nothing to do.",
         )
         return out
@@ -359,7 +395,9 @@ def publish(folder: str, repo_id: str, private: bool = False, dry_run: bool = Fa
             remote_files = client.files(repo_id, state.main)
             deletes = sorted(p for p in remote_files if p.startswith("data/") and p not in adds)
             # an earlier run committed exactly this (and then failed to verify or tag): reuse that commit
-            if (remote_manifest or {}).get("version") == version and client.holds(repo_id, state.main, adds, deletes):
+            if (remote_manifest or {}).get("version") == version and client.holds(
+                repo_id, state.main, adds, deletes
+            ):
                 landed = state.main
         message = f"Publish {report.name} {tag}"
         out.update(
@@ -377,7 +415,11 @@ def publish(folder: str, repo_id: str, private: bool = False, dry_run: bool = Fa
             out.update(status="dry-run", message=plan)
             return out
         if landed:
-            log.warning("%s: main already holds this content at %s (an earlier run committed it); verifying and tagging it", repo_id, landed[:12])
+            log.warning(
+                "%s: main already holds this content at %s (an earlier run committed it); verifying and tagging it",
+                repo_id,
+                landed[:12],
+            )
             sha = landed
             out["previous"] = None
             out["resumed"] = True
@@ -391,17 +433,23 @@ def publish(folder: str, repo_id: str, private: bool = False, dry_run: bool = Fa
         try:
             out["verified"] = verify(client, repo_id, sha, sha, report)
         except RemoteError as err:
-            raise RemoteError(_instead(
-                str(err), f"main holds commit {sha[:12]} but it was NOT tagged {tag}, so run the same command again "
-                f"to verify and tag it."
-            )) from None
+            raise RemoteError(
+                _instead(
+                    str(err),
+                    f"main holds commit {sha[:12]} but it was NOT tagged {tag}, so run the same command again "
+                    f"to verify and tag it.",
+                )
+            ) from None
         try:
             client.tag(repo_id, tag, sha, f"{report.name} {tag}: {changes}")
             resolved = client.resolve(repo_id, tag)
         except RemoteError as err:
-            raise RemoteError(_instead(
-                str(err), f"commit {sha[:12]} on main is verified but not tagged {tag} yet, so run the same command again to tag it."
-            )) from None
+            raise RemoteError(
+                _instead(
+                    str(err),
+                    f"commit {sha[:12]} on main is verified but not tagged {tag} yet, so run the same command again to tag it.",
+                )
+            ) from None
         if resolved != sha:
             from evaluators.errors import RevisionError
 
@@ -409,7 +457,11 @@ def publish(folder: str, repo_id: str, private: bool = False, dry_run: bool = Fa
                 f"{repo_id}: tag {tag} resolves to {resolved[:12]}, not the verified commit {sha[:12]}; another publish "
                 f"ran at the same time, so check the repo before retrying."
             )
-        out.update(status="published", commit=sha, message=f"published {repo_id} {tag} at commit {sha} (verified).")
+        out.update(
+            status="published",
+            commit=sha,
+            message=f"published {repo_id} {tag} at commit {sha} (verified).",
+        )
         return out
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -425,7 +477,9 @@ def verify(client, repo_id: str, revision: str, sha: str, report: FolderReport) 
 
     resolved = client.resolve(repo_id, revision)
     if resolved != sha:
-        raise RemoteError(f"{repo_id}: {revision} resolves to {resolved[:12]}, not {sha[:12]}; check for a concurrent publish.")
+        raise RemoteError(
+            f"{repo_id}: {revision} resolves to {resolved[:12]}, not {sha[:12]}; check for a concurrent publish."
+        )
     where = revision if revision != sha else sha[:12]
     checked: dict[str, Any] = {}
     cache = make_temp_dir("xlbench-verify-")
@@ -434,7 +488,9 @@ def verify(client, repo_id: str, revision: str, sha: str, report: FolderReport) 
             fault_hook("verify")
             loaded = client.load_config(repo_id, config, sha, str(cache))
             if sorted(loaded) != sorted(splits):
-                raise RemoteError(f"{repo_id}@{where} config {config}: splits {sorted(loaded)} loaded back, expected {sorted(splits)}.")
+                raise RemoteError(
+                    f"{repo_id}@{where} config {config}: splits {sorted(loaded)} loaded back, expected {sorted(splits)}."
+                )
             for split, rows in sorted(splits.items()):
                 table = loaded[split].with_format("arrow")[:]
                 digest = table_digest(table)
@@ -465,7 +521,10 @@ def run_validate(args: argparse.Namespace) -> int:
     """``xlbench validate``: print the folder summary; failures raise ValidationError (exit 1)."""
     report = validate_folder(args.folder)
     _print_json({"status": "ok", **report.summary()})
-    print(f"ok: {report.folder} ({report.family} v{report.version}, {len(report.configs)} configs)", file=sys.stderr)
+    print(
+        f"ok: {report.folder} ({report.family} v{report.version}, {len(report.configs)} configs)",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -484,7 +543,9 @@ def run_publish(args: argparse.Namespace) -> int:
         )
     token = find_token()
     try:
-        result = publish(args.folder, args.repo, private=args.private, dry_run=args.dry_run, token=token)
+        result = publish(
+            args.folder, args.repo, private=args.private, dry_run=args.dry_run, token=token
+        )
     except XlbenchError as err:
         # belt and braces: no message leaves this function with the token in it
         raise type(err)(scrub(str(err), token)) from None
@@ -513,9 +574,15 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("folder", help="a folder written by 'xlbench build'")
     p.add_argument("--repo", required=True, help="dataset repo id, org/name (created if missing)")
-    p.add_argument("--private", action="store_true", help="create the repo as private (ignored if it exists)")
-    p.add_argument("--dry-run", action="store_true", help="validate and show the plan; upload nothing")
-    p.add_argument("--yes", action="store_true", help="confirm publishing (required unless --dry-run)")
+    p.add_argument(
+        "--private", action="store_true", help="create the repo as private (ignored if it exists)"
+    )
+    p.add_argument(
+        "--dry-run", action="store_true", help="validate and show the plan; upload nothing"
+    )
+    p.add_argument(
+        "--yes", action="store_true", help="confirm publishing (required unless --dry-run)"
+    )
     p.set_defaults(_hub_run=run_publish)
 
 

@@ -109,7 +109,9 @@ def _read_manifest(root: Path) -> Manifest:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as err:
-        raise _fail(f"manifest.json does not parse as JSON ({err.msg}, line {err.lineno}); rebuild the folder.") from err
+        raise _fail(
+            f"manifest.json does not parse as JSON ({err.msg}, line {err.lineno}); rebuild the folder."
+        ) from err
     if not isinstance(data, dict):
         raise _fail("manifest.json is not a JSON object; rebuild the folder.")
     try:
@@ -123,7 +125,9 @@ def _read_manifest(root: Path) -> Manifest:
     return manifest
 
 
-def _card_splits(card: dict[str, Any]) -> tuple[dict[str, dict[str, str]], dict[str, dict[Any, Any]]]:
+def _card_splits(
+    card: dict[str, Any],
+) -> tuple[dict[str, dict[str, str]], dict[str, dict[Any, Any]]]:
     """Return ``config -> split -> path`` from ``configs`` and ``config -> split -> num_examples``."""
     files: dict[str, dict[str, str]] = {}
     for cfg in card.get("configs") or []:
@@ -134,15 +138,23 @@ def _card_splits(card: dict[str, Any]) -> tuple[dict[str, dict[str, str]], dict[
             raise _fail(f"README.md: config {cfg['config_name']} lists no data_files.")
         files[cfg["config_name"]] = {}
         for entry in entries:
-            if not isinstance(entry, dict) or not isinstance(entry.get("path"), str) or "split" not in entry:
-                raise _fail(f"README.md: config {cfg['config_name']} has a data_files entry without split/path.")
+            if (
+                not isinstance(entry, dict)
+                or not isinstance(entry.get("path"), str)
+                or "split" not in entry
+            ):
+                raise _fail(
+                    f"README.md: config {cfg['config_name']} has a data_files entry without split/path."
+                )
             files[cfg["config_name"]][entry["split"]] = entry["path"]
     # Values as the card's YAML has them (a hand-edited card may lack a name or a count).
     counts: dict[str, dict[Any, Any]] = {}
     for info in card.get("dataset_info") or []:
         if isinstance(info, dict) and "config_name" in info:
             counts[info["config_name"]] = {
-                s.get("name"): s.get("num_examples") for s in info.get("splits") or [] if isinstance(s, dict)
+                s.get("name"): s.get("num_examples")
+                for s in info.get("splits") or []
+                if isinstance(s, dict)
             }
     return files, counts
 
@@ -156,9 +168,13 @@ def validate_folder(folder: str | os.PathLike) -> FolderReport:
     root = Path(folder).expanduser()
     # Not a dataset folder at all is a usage error (exit 2); a damaged one fails the check (exit 1).
     if not root.exists():
-        raise InputFileError(f"{str(root)!r} is not a folder; pass the output folder of 'xlbench build' (nothing exists there).")
+        raise InputFileError(
+            f"{str(root)!r} is not a folder; pass the output folder of 'xlbench build' (nothing exists there)."
+        )
     if not root.is_dir():
-        raise InputFileError(f"{str(root)!r} is not a folder; pass the output folder of 'xlbench build'.")
+        raise InputFileError(
+            f"{str(root)!r} is not a folder; pass the output folder of 'xlbench build'."
+        )
     if not (root / CARD).is_file():
         raise InputFileError(
             f"{root}: README.md (the dataset card) is missing, so this is not a built dataset folder; "
@@ -183,15 +199,23 @@ def validate_folder(folder: str | os.PathLike) -> FolderReport:
     card_files, card_counts = _card_splits(card)
     if not card_files:
         raise _fail("README.md lists no configs; rebuild the folder with 'xlbench build'.")
-    on_disk = sorted(p.relative_to(root).as_posix() for p in (root / "data").rglob("*.parquet")) if (root / "data").is_dir() else []
+    on_disk = (
+        sorted(p.relative_to(root).as_posix() for p in (root / "data").rglob("*.parquet"))
+        if (root / "data").is_dir()
+        else []
+    )
     listed = sorted(p for splits in card_files.values() for p in splits.values())
     unlisted = sorted(set(on_disk) - set(listed))
     if unlisted:
-        raise _fail(f"{unlisted[0]} is not listed in the card's configs; delete it or rebuild the folder.")
+        raise _fail(
+            f"{unlisted[0]} is not listed in the card's configs; delete it or rebuild the folder."
+        )
     if sorted(card_files) != sorted(manifest.configs):
         only_card = sorted(set(card_files) - set(manifest.configs))
         only_manifest = sorted(set(manifest.configs) - set(card_files))
-        raise _fail(f"configs differ between README.md and manifest.json (card only: {only_card}, manifest only: {only_manifest}).")
+        raise _fail(
+            f"configs differ between README.md and manifest.json (card only: {only_card}, manifest only: {only_manifest})."
+        )
 
     configs: dict[str, dict[str, int]] = {}
     digests: dict[str, dict[str, str]] = {}
@@ -205,14 +229,18 @@ def validate_folder(folder: str | os.PathLike) -> FolderReport:
             if split not in table.splits:
                 raise _fail(f"config {config}: split {split!r} is not one of {list(table.splits)}.")
             if rel != split_file(config, split):
-                raise _fail(f"config {config}/{split}: data file {rel!r} should be {split_file(config, split)!r}.")
+                raise _fail(
+                    f"config {config}/{split}: data file {rel!r} should be {split_file(config, split)!r}."
+                )
             path = root / rel
             if not path.is_file():
                 raise _fail(f"config {config}/{split}: data file {rel} is missing.")
             try:
                 data = pq.read_table(path)
             except (pa.ArrowInvalid, OSError) as err:
-                raise _fail(f"config {config}/{split}: {rel} is not a readable parquet file ({str(err)[:80]}).") from err
+                raise _fail(
+                    f"config {config}/{split}: {rel} is not a readable parquet file ({str(err)[:80]})."
+                ) from err
             where = f"config {config}/{split}"
             try:
                 data = to_arrow(data, table, where)
@@ -221,7 +249,9 @@ def validate_folder(folder: str | os.PathLike) -> FolderReport:
                 raise _fail(str(err)) from err
             declared = card_counts.get(config, {}).get(split)
             if declared != data.num_rows:
-                raise _fail(f"config {config}/{split}: the card says num_examples={declared} but {rel} has {data.num_rows} rows.")
+                raise _fail(
+                    f"config {config}/{split}: the card says num_examples={declared} but {rel} has {data.num_rows} rows."
+                )
             if manifest.configs[config].get(split) != data.num_rows:
                 raise _fail(
                     f"config {config}/{split}: manifest.json says {manifest.configs[config].get(split)} rows "
@@ -229,7 +259,9 @@ def validate_folder(folder: str | os.PathLike) -> FolderReport:
                 )
             tables[split] = data
         if sorted(manifest.configs[config]) != sorted(tables):
-            raise _fail(f"config {config}: splits differ between README.md {sorted(tables)} and manifest.json {sorted(manifest.configs[config])}.")
+            raise _fail(
+                f"config {config}: splits differ between README.md {sorted(tables)} and manifest.json {sorted(manifest.configs[config])}."
+            )
         if not any(t.num_rows for t in tables.values()):
             raise _fail(f"config {config} is empty (0 rows in every split); drop it or rebuild.")
         if family.disjoint_column and table is family.main:

@@ -302,7 +302,10 @@ def detect_base(
 
 
 def check_range(
-    afile: AlignmentFile, src_lens: Sequence[int], tgt_lens: Sequence[int], what: str = "the alignment file"
+    afile: AlignmentFile,
+    src_lens: Sequence[int],
+    tgt_lens: Sequence[int],
+    what: str = "the alignment file",
 ) -> None:
     """Check 0-based links against sentence lengths (``afile.keys[n]`` has ``src_lens[n]`` tokens).
 
@@ -383,7 +386,9 @@ def resolve_base(
     return out, base, reason
 
 
-def shift(afile: AlignmentFile, base: int, *, what: str = "", flag: str = "--index-base") -> AlignmentFile:
+def shift(
+    afile: AlignmentFile, base: int, *, what: str = "", flag: str = "--index-base"
+) -> AlignmentFile:
     """Return ``afile`` with indices converted from ``base`` to 0-based.
 
     Raises:
@@ -395,8 +400,7 @@ def shift(afile: AlignmentFile, base: int, *, what: str = "", flag: str = "--ind
         if any(i == 0 or j == 0 for i, j in p):
             shown = (what[:1].upper() + what[1:]) if what else (afile.path or "The alignment")
             raise InputFileError(
-                f"{shown} was declared 1-based but sentence {k} has index 0; "
-                f"pass {flag} 0 or auto."
+                f"{shown} was declared 1-based but sentence {k} has index 0; pass {flag} 0 or auto."
             )
 
     def dec(links: set[Link]) -> set[Link]:

@@ -55,11 +55,15 @@ def parse_card_yaml(text: str, where: str = "The dataset card") -> dict:
         SchemaError: no front matter, unclosed, too deep, not parseable or not a mapping.
     """
     if not text.startswith("---\n") and not text.startswith("---\r\n"):
-        raise SchemaError(f"{where} has no YAML front matter (a first line '---'); rebuild it with xlbench build.")
+        raise SchemaError(
+            f"{where} has no YAML front matter (a first line '---'); rebuild it with xlbench build."
+        )
     body_start = text.index("\n") + 1
     end = text.find("\n---", body_start - 1)
     if end < 0:
-        raise SchemaError(f"{where}'s YAML front matter is not closed by a '---' line; rebuild it with xlbench build.")
+        raise SchemaError(
+            f"{where}'s YAML front matter is not closed by a '---' line; rebuild it with xlbench build."
+        )
     block = text[body_start:end]
     if not _depth_ok(block, MAX_YAML_DEPTH):
         raise SchemaError(
@@ -69,13 +73,19 @@ def parse_card_yaml(text: str, where: str = "The dataset card") -> dict:
         data = yaml.safe_load(block)
     except yaml.YAMLError as err:
         first = " ".join(str(err).split())
-        raise SchemaError(f"{where}'s YAML does not parse ({first[:160]}); fix it or rebuild the card.") from err
+        raise SchemaError(
+            f"{where}'s YAML does not parse ({first[:160]}); fix it or rebuild the card."
+        ) from err
     except (RecursionError, MemoryError) as err:
-        raise SchemaError(f"{where}'s YAML is too deeply nested to read; rebuild the card with xlbench build.") from err
+        raise SchemaError(
+            f"{where}'s YAML is too deeply nested to read; rebuild the card with xlbench build."
+        ) from err
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise SchemaError(f"{where}'s YAML front matter is a {type(data).__name__}, not a mapping; rebuild the card.")
+        raise SchemaError(
+            f"{where}'s YAML front matter is a {type(data).__name__}, not a mapping; rebuild the card."
+        )
     return data
 
 
@@ -111,7 +121,9 @@ def check_parquet(path: str | os.PathLike) -> int:
     if p.is_dir():
         raise InputFileError(f"Parquet file {str(p)!r} is a directory, expected a file.")
     if not p.is_file():
-        raise InputFileError(f"Parquet file {str(p)!r} does not exist; the dataset folder is incomplete, rebuild it.")
+        raise InputFileError(
+            f"Parquet file {str(p)!r} does not exist; the dataset folder is incomplete, rebuild it."
+        )
     try:
         return pq.ParquetFile(p).metadata.num_rows
     except (pa.ArrowException, OSError, ValueError) as err:

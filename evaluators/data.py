@@ -18,7 +18,15 @@ from evaluators.cardio import read_card
 from evaluators.dsref import DatasetRef, configs_of, content_id, read_card_yaml
 from evaluators.errors import SchemaError
 
-__all__ = ["DatasetRef", "family_of", "folder_hash", "list_configs", "load_split", "read_card_yaml", "resolve"]
+__all__ = [
+    "DatasetRef",
+    "family_of",
+    "folder_hash",
+    "list_configs",
+    "load_split",
+    "read_card_yaml",
+    "resolve",
+]
 
 
 def folder_hash(folder: str | os.PathLike) -> str:
@@ -76,5 +84,7 @@ def family_of(ref: DatasetRef, expected: str):
     from evaluators.schema import get_family
 
     if ref.family and ref.family != expected:
-        raise SchemaError(f"{ref.id} is a {ref.family!r} dataset but this evaluator needs a {expected!r} dataset.")
+        raise SchemaError(
+            f"{ref.id} is a {ref.family!r} dataset but this evaluator needs a {expected!r} dataset."
+        )
     return get_family(expected)

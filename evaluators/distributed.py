@@ -48,14 +48,21 @@ class GridCellFn:
         spec, dataset = cell
         module = runner.get_task(self.task)
         if spec is not None and spec not in self._models:
-            self._models = {spec: runner.open_model(spec, self.options, self.model_revision)}  # one model per worker at a time
+            self._models = {
+                spec: runner.open_model(spec, self.options, self.model_revision)
+            }  # one model per worker at a time
         opened = self._models.get(spec) if spec is not None else None
         if dataset not in self._sources:
             self._sources[dataset] = runner._open_source(module, dataset, self.revision)
         source = self._sources[dataset]
         if self.done and opened is not None and source is not None:
-            requested = {k: runner._jsonable(v) for k, v in {**runner._params_dict(self.params), "seed": self.options.seed}.items()}
-            key = runner.request_key(module.TASK.name, source.ref.to_dict(), opened.identity.to_dict(), requested)
+            requested = {
+                k: runner._jsonable(v)
+                for k, v in {**runner._params_dict(self.params), "seed": self.options.seed}.items()
+            }
+            key = runner.request_key(
+                module.TASK.name, source.ref.to_dict(), opened.identity.to_dict(), requested
+            )
             if key in self.done:
                 return "skipped", self.done[key]
         return "computed", runner.run_cell(module, self.params, source, opened, self.options)
@@ -74,9 +81,13 @@ def run_grid_on_engine(engine, task: str, params: Any, models: Sequence[Any], da
     from evaluators import runner
 
     if any(not isinstance(m, str) and m is not None for m in models):
-        raise RemoteError("--engine ray scores models given by spec strings only (an in-memory object cannot travel).")
+        raise RemoteError(
+            "--engine ray scores models given by spec strings only (an in-memory object cannot travel)."
+        )
     cells = [(m, d) for m in models for d in dict.fromkeys(datasets)]
-    fn = GridCellFn(task, params, options, revision, model_revision, {k: str(v) for k, v in done.items()})
+    fn = GridCellFn(
+        task, params, options, revision, model_revision, {k: str(v) for k, v in done.items()}
+    )
     log.info("%s: %d cells, %d models", engine.describe(), len(cells), len(dict.fromkeys(models)))
     outcomes = engine.run_cells(fn, cells, group_key=lambda c: str(c[0]))
     results, computed, skipped, failed = [], [], [], []

@@ -17,8 +17,19 @@ from evaluators.errors import SchemaError
 from evaluators.hashing import update_tree
 
 #: Manifest keys that describe one build run, not the data: they are left out of the content id.
-VOLATILE_MANIFEST_KEYS = frozenset({"started_at", "finished_at", "created_at", "created", "started", "finished",
-                                    "git_commit", "run", "xlbench_version"})
+VOLATILE_MANIFEST_KEYS = frozenset(
+    {
+        "started_at",
+        "finished_at",
+        "created_at",
+        "created",
+        "started",
+        "finished",
+        "git_commit",
+        "run",
+        "xlbench_version",
+    }
+)
 #: Cache statistics inside ``counts`` (how much came from a cache in this run, not what is in the data).
 _VOLATILE_COUNT_KEYS = frozenset({"cached", "translated", "cache_hits", "cache_misses", "requests"})
 
@@ -103,10 +114,15 @@ def stable_manifest(manifest: dict[str, Any]) -> dict[str, Any]:
         if key in VOLATILE_MANIFEST_KEYS:
             continue
         if key == "changelog" and isinstance(value, list):
-            value = [{k: v for k, v in e.items() if k != "date"} if isinstance(e, dict) else e for e in value]
+            value = [
+                {k: v for k, v in e.items() if k != "date"} if isinstance(e, dict) else e
+                for e in value
+            ]
         elif key == "counts" and isinstance(value, dict):
             value = {
-                k: {kk: vv for kk, vv in v.items() if kk not in _VOLATILE_COUNT_KEYS} if isinstance(v, dict) else v
+                k: {kk: vv for kk, vv in v.items() if kk not in _VOLATILE_COUNT_KEYS}
+                if isinstance(v, dict)
+                else v
                 for k, v in value.items()
             }
         out[key] = value
@@ -126,8 +142,12 @@ def content_id(folder: str | os.PathLike) -> str:
         try:
             data = json.loads(manifest.read_text(encoding="utf-8"))
         except json.JSONDecodeError as err:
-            raise SchemaError(f"{manifest} is not valid JSON ({err.msg}); rebuild the dataset.") from err
+            raise SchemaError(
+                f"{manifest} is not valid JSON ({err.msg}); rebuild the dataset."
+            ) from err
         digest.update(b"manifest.json\0")
-        digest.update(json.dumps(stable_manifest(data), sort_keys=True, ensure_ascii=False).encode("utf-8"))
+        digest.update(
+            json.dumps(stable_manifest(data), sort_keys=True, ensure_ascii=False).encode("utf-8")
+        )
     update_tree(digest, root, sorted((root / "data").rglob("*.parquet")))
     return digest.hexdigest()

@@ -134,7 +134,9 @@ class LocalEngine:
     workers: int = 1
     name: str = "local"
 
-    def map_batches(self, factory: StageFactory, batches: Sequence[Sequence[Any]]) -> list[list[Any]]:
+    def map_batches(
+        self, factory: StageFactory, batches: Sequence[Sequence[Any]]
+    ) -> list[list[Any]]:
         """Open the stage once and run every batch through it, in order."""
         if not batches:
             return []
@@ -198,7 +200,9 @@ class _BatchActor:
         import numpy as np
         from ray import cloudpickle
 
-        results = [cloudpickle.dumps(_checked(self.stage, cloudpickle.loads(p))) for p in batch["payload"]]
+        results = [
+            cloudpickle.dumps(_checked(self.stage, cloudpickle.loads(p))) for p in batch["payload"]
+        ]
         return {"index": np.asarray(batch["index"]), "result": np.array(results, dtype=object)}
 
 
@@ -256,7 +260,10 @@ class RayEngine:
                 "--engine ray needs Ray; install it with pip install 'xlbench[ray]' (or pip install 'ray[data]')."
             ) from err
         if not ray.is_initialized():
-            kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": log.isEnabledFor(logging.DEBUG)}
+            kwargs: dict[str, Any] = {
+                "include_dashboard": False,
+                "log_to_driver": log.isEnabledFor(logging.DEBUG),
+            }
             if self.address:
                 kwargs["address"] = self.address
             try:
@@ -279,7 +286,9 @@ class RayEngine:
         """One line for logs."""
         return f"ray engine ({self.address or 'local cluster'}, {self.workers} workers, {self.gpus_per_worker} GPU each)"
 
-    def map_batches(self, factory: StageFactory, batches: Sequence[Sequence[Any]]) -> list[list[Any]]:
+    def map_batches(
+        self, factory: StageFactory, batches: Sequence[Sequence[Any]]
+    ) -> list[list[Any]]:
         """Run every batch through the stage on a Ray Data actor pool; results in input order."""
         if not batches:
             return []
@@ -304,7 +313,9 @@ class RayEngine:
             out[int(row["index"])] = cloudpickle.loads(row["result"])
         missing = [i for i, r in enumerate(out) if r is None]
         if missing:
-            raise EngineUnavailableError(f"Ray returned no result for {len(missing)} of {len(rows)} batches; rerun to resume.")
+            raise EngineUnavailableError(
+                f"Ray returned no result for {len(missing)} of {len(rows)} batches; rerun to resume."
+            )
         return out  # type: ignore[return-value]
 
     def run_cells(
@@ -343,14 +354,20 @@ class RayEngine:
             a = min(range(n), key=lambda j: (load[j], j))
             load[a] += len(indices)
             for i in indices:
-                refs[i] = actors[a].run.options(retry_exceptions=retries > 0).remote(cloudpickle.dumps(cells[i]))
+                refs[i] = (
+                    actors[a]
+                    .run.options(retry_exceptions=retries > 0)
+                    .remote(cloudpickle.dumps(cells[i]))
+                )
         self._actors = actors  # for tests that kill a worker mid-run
         out = []
         for i in range(len(cells)):
             try:
                 out.append(CellOutcome(i, keys[i], ray.get(refs[i])))
             except Exception as err:  # noqa: BLE001 - a failed cell is reported, the rest kept
-                log.warning("cell %d (%s) failed after %d retries: %s", i, keys[i], retries, _describe(err))
+                log.warning(
+                    "cell %d (%s) failed after %d retries: %s", i, keys[i], retries, _describe(err)
+                )
                 out.append(CellOutcome(i, keys[i], None, _describe(err)))
         for actor in actors:
             ray.kill(actor)
@@ -414,12 +431,16 @@ def _float_env(var: str) -> float:
         raise UsageError(f"{var} must be a number, got {os.environ[var]!r}.") from err
 
 
-def add_engine_arguments(parser, workers_help: str | None = None, with_workers: bool = True) -> None:
+def add_engine_arguments(
+    parser, workers_help: str | None = None, with_workers: bool = True
+) -> None:
     """Add ``--engine``, ``--ray-address``, ``--workers`` and ``--gpus-per-worker`` to an argparse parser.
 
     ``with_workers=False`` leaves out ``--workers`` for a command that already has one.
     """
-    group = parser.add_argument_group("execution (one machine by default; see README 'Running on a cluster')")
+    group = parser.add_argument_group(
+        "execution (one machine by default; see README 'Running on a cluster')"
+    )
     group.add_argument(
         "--engine",
         choices=ENGINES,
@@ -434,10 +455,16 @@ def add_engine_arguments(parser, workers_help: str | None = None, with_workers: 
     )
     if with_workers:
         group.add_argument(
-            "--workers", type=int, default=None, help=workers_help or "with --engine ray: actors per model stage (default 2)"
+            "--workers",
+            type=int,
+            default=None,
+            help=workers_help or "with --engine ray: actors per model stage (default 2)",
         )
     group.add_argument(
-        "--gpus-per-worker", type=float, default=None, help="with --engine ray: GPUs each worker requests (default 0)"
+        "--gpus-per-worker",
+        type=float,
+        default=None,
+        help="with --engine ray: GPUs each worker requests (default 0)",
     )
 
 

@@ -241,7 +241,7 @@ def clean_stale(folder: str | os.PathLike, prefixes: tuple[str, ...]) -> list[Pa
         prefix = next((p for p in prefixes if entry.name.startswith(p)), None)
         if prefix is None:
             continue
-        m = _PID_NAME.match(entry.name[len(prefix):])
+        m = _PID_NAME.match(entry.name[len(prefix) :])
         if m:
             pid = int(m.group("pid"))
             if pid == os.getpid() or pid_alive(pid):

@@ -21,12 +21,16 @@ def git_commit_state(path: str | os.PathLike | None = None) -> str | None:
     """
     where = str(Path(path) if path else Path(__file__).resolve().parent)
     try:
-        head = subprocess.run(["git", "-C", where, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
+        head = subprocess.run(
+            ["git", "-C", where, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
+        )
         if head.returncode != 0 or not head.stdout.strip():
             return None
         status = subprocess.run(
             ["git", "-C", where, "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True, text=True, timeout=30,
+            capture_output=True,
+            text=True,
+            timeout=30,
         )
     except (OSError, subprocess.SubprocessError):
         return None

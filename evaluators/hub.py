@@ -27,7 +27,10 @@ _TRUE = {"1", "true", "yes", "on"}
 
 def offline() -> bool:
     """Return whether the Hub clients are in offline mode (read from the environment)."""
-    return any(os.environ.get(k, "0").strip().lower() in _TRUE for k in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"))
+    return any(
+        os.environ.get(k, "0").strip().lower() in _TRUE
+        for k in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE")
+    )
 
 
 def is_sha(revision: str | None) -> bool:
@@ -45,7 +48,9 @@ def newest_version_tag(tags: list[str]) -> str | None:
     >>> newest_version_tag(["v1.2.0", "v1.10.0", "draft", "v1.9.9"])
     'v1.10.0'
     """
-    versions = [(tuple(int(g) for g in m.groups()), t) for t in tags if (m := _VERSION_TAG.match(t))]
+    versions = [
+        (tuple(int(g) for g in m.groups()), t) for t in tags if (m := _VERSION_TAG.match(t))
+    ]
     return max(versions)[1] if versions else None
 
 
@@ -108,17 +113,29 @@ def resolve_with_card(repo_id: str, revision: str | None) -> tuple[DatasetRef, d
     else:
         sha = _read(lambda: HfApi().dataset_info(repo_id, revision=revision).sha, repo_id, revision)
         if not sha:
-            raise RevisionError(f"The Hub gave no commit sha for {repo_id}@{revision or 'main'}; pass --revision <40-char sha>.")
+            raise RevisionError(
+                f"The Hub gave no commit sha for {repo_id}@{revision or 'main'}; pass --revision <40-char sha>."
+            )
         try:
             newest = _superseded(repo_id, sha)
-        except Exception:  # the warning is a courtesy: never fail a run because refs could not be listed
+        except (
+            Exception
+        ):  # the warning is a courtesy: never fail a run because refs could not be listed
             newest = None
         if newest:
-            log.warning("%s@%s is superseded by %s; pass --revision %s for the current version.", repo_id, revision, newest, newest)
+            log.warning(
+                "%s@%s is superseded by %s; pass --revision %s for the current version.",
+                repo_id,
+                revision,
+                newest,
+                newest,
+            )
     ref = DatasetRef(repo_id, "hub", revision, sha, None, None, None)
     card = read_card(ref)
     xl = card.get("xlbench") or {}
-    return DatasetRef(repo_id, "hub", revision, sha, xl.get("version"), xl.get("family"), None, xl.get("name")), card
+    return DatasetRef(
+        repo_id, "hub", revision, sha, xl.get("version"), xl.get("family"), None, xl.get("name")
+    ), card
 
 
 def _download(ref, filename: str) -> str:
@@ -127,14 +144,18 @@ def _download(ref, filename: str) -> str:
 
     try:
         return _read(
-            lambda: hf_hub_download(ref.id, filename, repo_type="dataset", revision=ref.revision), ref.id, ref.revision
+            lambda: hf_hub_download(ref.id, filename, repo_type="dataset", revision=ref.revision),
+            ref.id,
+            ref.revision,
         )
     except LocalEntryNotFoundError:
         if offline():
             raise RevisionError(
                 f"{ref.id}@{ref.revision[:12]} is not in the local Hub cache; load it once online (or unset HF_HUB_OFFLINE)."
             ) from None
-        raise RemoteError(f"Cannot download {filename} of {ref.id}@{ref.revision[:12]}; check the network and HF_ENDPOINT.") from None
+        raise RemoteError(
+            f"Cannot download {filename} of {ref.id}@{ref.revision[:12]}; check the network and HF_ENDPOINT."
+        ) from None
 
 
 def read_card(ref) -> dict:
@@ -184,15 +205,24 @@ def load_split(ref, config: str, split: str):
     from datasets import load_dataset
 
     if not offline():
-        with _damaged(ref, config, split, None), _remote(ref.id, ref.revision, f"loading config {config} of {ref.id}@{ref.revision[:12]}"):
+        with (
+            _damaged(ref, config, split, None),
+            _remote(
+                ref.id, ref.revision, f"loading config {config} of {ref.id}@{ref.revision[:12]}"
+            ),
+        ):
             return load_dataset(ref.id, config, split=split, revision=ref.revision)
     if not is_sha(ref.revision):
-        raise RevisionError(f"Offline, {ref.id} must be pinned to a commit sha, got {ref.revision!r}.")
+        raise RevisionError(
+            f"Offline, {ref.id} must be pinned to a commit sha, got {ref.revision!r}."
+        )
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import LocalEntryNotFoundError
 
     try:
-        folder = snapshot_download(ref.id, repo_type="dataset", revision=ref.revision, local_files_only=True)
+        folder = snapshot_download(
+            ref.id, repo_type="dataset", revision=ref.revision, local_files_only=True
+        )
     except (LocalEntryNotFoundError, FileNotFoundError) as err:
         raise RevisionError(
             f"Offline, {ref.id}@{ref.revision[:12]} is not in the local Hub cache "

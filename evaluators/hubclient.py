@@ -176,7 +176,9 @@ def classify(err: BaseException) -> Fault | None:
                 return Fault("timeout", name=name)
             if isinstance(e, mod.ConnectError):
                 return Fault("connect", name=name)
-            if isinstance(e, mod.HTTPError):  # RemoteProtocolError, ReadError: the peer went away mid-answer
+            if isinstance(
+                e, mod.HTTPError
+            ):  # RemoteProtocolError, ReadError: the peer went away mid-answer
                 return Fault("dropped", name=name)
         if req is not None:
             if isinstance(e, req.HTTPError) and _status_fault(e):
@@ -205,7 +207,9 @@ def _import(name: str):
 
 def _endpoint() -> str:
     hf = _import("huggingface_hub.constants")
-    return getattr(hf, "ENDPOINT", None) or os.environ.get("HF_ENDPOINT") or "https://huggingface.co"
+    return (
+        getattr(hf, "ENDPOINT", None) or os.environ.get("HF_ENDPOINT") or "https://huggingface.co"
+    )
 
 
 def to_error(
@@ -238,46 +242,82 @@ def to_error(
             f"or a commit sha already in the Hub cache."
         )
     elif kind == "connect":
-        err = RemoteError(f"{action}: cannot reach the Hub at {where} ({fault.name}); check the network or HF_ENDPOINT.")
+        err = RemoteError(
+            f"{action}: cannot reach the Hub at {where} ({fault.name}); check the network or HF_ENDPOINT."
+        )
     elif kind == "timeout":
-        err = RemoteError(f"{action}: the Hub at {where} did not answer in time ({fault.name}); check the network and run the same command again.")
+        err = RemoteError(
+            f"{action}: the Hub at {where} did not answer in time ({fault.name}); check the network and run the same command again."
+        )
     elif kind == "dropped":
-        err = RemoteError(f"{action}: the connection to the Hub at {where} dropped ({fault.name}); run the same command again.")
+        err = RemoteError(
+            f"{action}: the connection to the Hub at {where} dropped ({fault.name}); run the same command again."
+        )
     elif kind == "gated":
-        err = RemoteError(f"{action}: {repo} is gated; accept its conditions on the Hub page and set HF_TOKEN to that account's token.")
+        err = RemoteError(
+            f"{action}: {repo} is gated; accept its conditions on the Hub page and set HF_TOKEN to that account's token."
+        )
     elif kind == "repo-not-found":
         named = repr(repo_id) if repo_id else "the repo"
-        err = RevisionError(f"{action}: dataset repo {named} does not exist or is private; check the id and HF_TOKEN.")
+        err = RevisionError(
+            f"{action}: dataset repo {named} does not exist or is private; check the id and HF_TOKEN."
+        )
     elif kind == "revision-not-found":
-        err = RevisionError(f"{action}: revision {revision or 'main'!r} does not exist in {repo}; pass a version tag like v1.0.0 or a commit sha.")
+        err = RevisionError(
+            f"{action}: revision {revision or 'main'!r} does not exist in {repo}; pass a version tag like v1.0.0 or a commit sha."
+        )
     elif kind == "not-cached":
         short = f"@{revision[:12]}" if revision else ""
-        err = RevisionError(f"{action}: {repo}{short} is not in the local Hub cache; load it once online (or unset HF_HUB_OFFLINE).")
+        err = RevisionError(
+            f"{action}: {repo}{short} is not in the local Hub cache; load it once online (or unset HF_HUB_OFFLINE)."
+        )
     elif kind == "entry-not-found":
-        err = InputFileError(f"{action}: {repo}{rev} lacks a file it should hold ({fault.name}); check the revision, or republish the folder.")
+        err = InputFileError(
+            f"{action}: {repo}{rev} lacks a file it should hold ({fault.name}); check the revision, or republish the folder."
+        )
     elif status == 401:
         err = RemoteError(
             f"{action}: the Hub at {where} rejected the token (401 Unauthorized); set HF_TOKEN to a valid "
             f"token with write access or run 'hf auth login'."
         )
     elif status == 403:
-        err = RemoteError(f"{action}: the token may not access {repo} (403 Forbidden); use a token with access to that namespace.")
+        err = RemoteError(
+            f"{action}: the token may not access {repo} (403 Forbidden); use a token with access to that namespace."
+        )
     elif status == 404:
-        err = RevisionError(f"{action}: the Hub has no {repo}{rev} (404); check the id, the revision and HF_TOKEN.")
+        err = RevisionError(
+            f"{action}: the Hub has no {repo}{rev} (404); check the id, the revision and HF_TOKEN."
+        )
     elif status == 409:
-        err = RemoteError(f"{action}: {repo} is in conflict (409{', ' + fault.detail if fault.detail else ''}); run the same command again.")
+        err = RemoteError(
+            f"{action}: {repo} is in conflict (409{', ' + fault.detail if fault.detail else ''}); run the same command again."
+        )
     elif status == 412:
-        err = RemoteError(f"{action}: {repo} changed while publishing (412); run the same command again.")
+        err = RemoteError(
+            f"{action}: {repo} changed while publishing (412); run the same command again."
+        )
     elif status == 429:
-        wait = f"retry after {fault.retry_after:g} s" if fault.retry_after is not None else "wait a few minutes"
-        err = RemoteError(f"{action}: the Hub at {where} rate-limited the requests (429); {wait} and run the same command again.")
+        wait = (
+            f"retry after {fault.retry_after:g} s"
+            if fault.retry_after is not None
+            else "wait a few minutes"
+        )
+        err = RemoteError(
+            f"{action}: the Hub at {where} rate-limited the requests (429); {wait} and run the same command again."
+        )
     elif status is not None and status >= 500:
-        err = RemoteError(f"{action}: the Hub at {where} failed (HTTP {status}); wait a minute and run the same command again.")
+        err = RemoteError(
+            f"{action}: the Hub at {where} failed (HTTP {status}); wait a minute and run the same command again."
+        )
     else:
         detail = f" ({fault.detail})" if fault.detail else ""
-        err = RemoteError(f"{action}: the Hub answered HTTP {status}{detail}; check the request and run the same command again.")
+        err = RemoteError(
+            f"{action}: the Hub answered HTTP {status}{detail}; check the request and run the same command again."
+        )
     text = str(err) if action else str(err)[2:]
-    if not action and not (repo_id and text.startswith(repo_id)):  # the problem alone, as a sentence
+    if not action and not (
+        repo_id and text.startswith(repo_id)
+    ):  # the problem alone, as a sentence
         text = text[:1].upper() + text[1:]
     return type(err)(scrub(text, token))
 
@@ -366,9 +406,21 @@ def with_retries(
             if delay is None:
                 raise to_error(fault, action, repo_id, revision, endpoint, token) from None
             if log is not None:
-                log(f"{action}: {fault.name or fault.kind} {fault.status or ''}".rstrip() + f"; retrying in {delay:g} s (attempt {attempt + 1}/{ATTEMPTS})")
+                log(
+                    f"{action}: {fault.name or fault.kind} {fault.status or ''}".rstrip()
+                    + f"; retrying in {delay:g} s (attempt {attempt + 1}/{ATTEMPTS})"
+                )
             sleep(delay)
             attempt += 1
 
 
-__all__ = ["Fault", "classify", "hub_errors", "parse_retry_after", "scrub", "to_error", "wait_for", "with_retries"]
+__all__ = [
+    "Fault",
+    "classify",
+    "hub_errors",
+    "parse_retry_after",
+    "scrub",
+    "to_error",
+    "wait_for",
+    "with_retries",
+]

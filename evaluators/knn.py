@@ -90,7 +90,12 @@ def topk_rows(s: np.ndarray, k: int, probe: int = 4096) -> tuple[np.ndarray, np.
 
 
 def merge_cols(
-    s: np.ndarray, offset: int, best_sims: np.ndarray, best_idx: np.ndarray, k: int, probe: int = 256
+    s: np.ndarray,
+    offset: int,
+    best_sims: np.ndarray,
+    best_idx: np.ndarray,
+    k: int,
+    probe: int = 256,
 ) -> None:
     """Merge chunk ``s`` (rows ``offset..``) into the running column top-k, in place.
 
@@ -119,7 +124,9 @@ def merge_cols(
     best_idx[touched] = all_idx[pick].reshape(t, k)
 
 
-def _topk_groups(groups: np.ndarray, vals: np.ndarray, idx: np.ndarray, n_groups: int, k: int) -> np.ndarray:
+def _topk_groups(
+    groups: np.ndarray, vals: np.ndarray, idx: np.ndarray, n_groups: int, k: int
+) -> np.ndarray:
     """Positions of the k best (value desc, index asc; placeholders ``-1`` last) of each group."""
     order = np.lexsort((np.where(idx < 0, np.iinfo(np.int64).max, idx), -vals, groups))
     counts = np.bincount(groups, minlength=n_groups)
@@ -179,7 +186,10 @@ def knn_numpy(
     workers = max(1, min(workers, len(starts)))
     f_sims = np.empty((n, kf), np.float32)
     f_idx = np.empty((n, kf), np.int64)
-    states = [(np.full((m, kb), -np.inf, np.float32), np.full((m, kb), -1, np.int64)) for _ in range(workers)]
+    states = [
+        (np.full((m, kb), -np.inf, np.float32), np.full((m, kb), -1, np.int64))
+        for _ in range(workers)
+    ]
     lock = threading.Lock()
     queue = iter(starts)
 
@@ -202,7 +212,6 @@ def knn_numpy(
     if workers == 1:
         work(0)
     else:
-
         # one BLAS thread per worker: the workers, not the BLAS, use the cores
         with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
             for future in [pool.submit(work, w) for w in range(workers)]:
@@ -244,7 +253,9 @@ def knn_torch(x: np.ndarray, y: np.ndarray, kf: int, kb: int, chunk: int, device
         top = torch.topk(v, kb, dim=0)
         b_sims, b_idx = top.values, torch.gather(i, 0, top.indices)
     fwd = Neighbours(torch.cat(f_sims).numpy(), torch.cat(f_idx).numpy().astype(np.int64))
-    bwd = Neighbours(b_sims.T.contiguous().cpu().numpy(), b_idx.T.contiguous().cpu().numpy().astype(np.int64))
+    bwd = Neighbours(
+        b_sims.T.contiguous().cpu().numpy(), b_idx.T.contiguous().cpu().numpy().astype(np.int64)
+    )
     return tidy(fwd), tidy(bwd)
 
 
@@ -259,10 +270,14 @@ def faiss_index(data: np.ndarray, approximate: bool | str = False):
     try:
         import faiss
     except ImportError as err:
-        raise EngineUnavailableError("--faiss needs the faiss-cpu package; install it with 'pip install faiss-cpu'.") from err
+        raise EngineUnavailableError(
+            "--faiss needs the faiss-cpu package; install it with 'pip install faiss-cpu'."
+        ) from err
     kind = "hnsw" if approximate is True else (approximate or "flat")
     if kind not in ("flat", *APPROXIMATE_INDEXES):
-        raise UsageError(f"Unknown approximate index {kind!r}; choose one of {', '.join(APPROXIMATE_INDEXES)}.")
+        raise UsageError(
+            f"Unknown approximate index {kind!r}; choose one of {', '.join(APPROXIMATE_INDEXES)}."
+        )
     d = data.shape[1]
     data = np.ascontiguousarray(data, dtype=np.float32)
     idx: Any  # a faiss index: HNSW, IVF or flat
@@ -273,7 +288,9 @@ def faiss_index(data: np.ndarray, approximate: bool | str = False):
     elif kind == "ivf":
         # IVF-Flat with ~4 sqrt(n) lists and nprobe 16 (faiss wiki "Guidelines to choose an index").
         nlist = int(max(1, min(len(data) // 39, 4 * np.sqrt(len(data)))))
-        idx = faiss.index_factory(d, f"IVF{nlist},Flat", faiss.METRIC_INNER_PRODUCT)  # owns its quantizer
+        idx = faiss.index_factory(
+            d, f"IVF{nlist},Flat", faiss.METRIC_INNER_PRODUCT
+        )  # owns its quantizer
         idx.train(data)
         faiss.extract_index_ivf(idx).nprobe = min(16, nlist)
     else:

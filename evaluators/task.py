@@ -84,9 +84,18 @@ def param(
         cli: ``False`` to keep the parameter out of the command line (API only).
     """
     meta = {
-        "help": help, "choices": tuple(choices) if choices is not None else None, "type": type, "flag": flag,
-        "aliases": tuple(aliases), "sig": sig, "nargs": nargs, "metavar": metavar, "action": action,
-        "group": group, "consts": tuple(consts), "cli": cli,
+        "help": help,
+        "choices": tuple(choices) if choices is not None else None,
+        "type": type,
+        "flag": flag,
+        "aliases": tuple(aliases),
+        "sig": sig,
+        "nargs": nargs,
+        "metavar": metavar,
+        "action": action,
+        "group": group,
+        "consts": tuple(consts),
+        "cli": cli,
     }
     if isinstance(default, (list, dict, set)):
         raise TypeError("param defaults must be immutable (use a tuple)")
@@ -94,7 +103,9 @@ def param(
 
 
 def _meta(f: dataclasses.Field) -> dict[str, Any]:
-    return f.metadata.get("xlbench", {"help": "", "sig": True, "cli": False, "flag": None, "aliases": ()})
+    return f.metadata.get(
+        "xlbench", {"help": "", "sig": True, "cli": False, "flag": None, "aliases": ()}
+    )
 
 
 def flag_of(f: dataclasses.Field) -> str:
@@ -209,7 +220,9 @@ def make_params(params_cls: type, values: Mapping[str, Any]) -> Any:
         choices = _meta(fields[name]).get("choices")
         for one in value if isinstance(value, (list, tuple)) else [value]:
             if choices and one is not None and one not in choices:
-                raise UsageError(f"{flag_of(fields[name])} must be one of {', '.join(map(str, choices))}; got {one!r}.")
+                raise UsageError(
+                    f"{flag_of(fields[name])} must be one of {', '.join(map(str, choices))}; got {one!r}."
+                )
     clean = {k: _freeze(v) for k, v in values.items()}
     return params_cls(**clean)
 
@@ -234,7 +247,9 @@ def add_param_arguments(parser: argparse.ArgumentParser, params_cls: type) -> No
                 groups[group] = parser.add_mutually_exclusive_group()
             target = groups[group]
         for flag, const, text in meta.get("consts", ()):
-            target.add_argument(flag, dest=f.name, action="store_const", const=const, default=f.default, help=text)
+            target.add_argument(
+                flag, dest=f.name, action="store_const", const=const, default=f.default, help=text
+            )
         kwargs: dict[str, Any] = {"dest": f.name, "default": f.default, "help": meta["help"]}
         action = meta.get("action")
         if action is None and isinstance(f.default, bool):
@@ -260,11 +275,15 @@ def add_param_arguments(parser: argparse.ArgumentParser, params_cls: type) -> No
 
 def params_from_namespace(params_cls: type, args: argparse.Namespace) -> Any:
     """Build the parameters object from parsed command-line options."""
-    values = {f.name: getattr(args, f.name) for f in params_fields(params_cls) if hasattr(args, f.name)}
+    values = {
+        f.name: getattr(args, f.name) for f in params_fields(params_cls) if hasattr(args, f.name)
+    }
     return make_params(params_cls, values)
 
 
-def signature_params(params_cls: type, values: Mapping[str, Any], extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def signature_params(
+    params_cls: type, values: Mapping[str, Any], extra: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """Return the ordered ``label -> value`` entries of the signature from (effective) parameter values.
 
     Fields declared with ``sig=False`` are left out; ``extra`` adds constants and

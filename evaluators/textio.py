@@ -19,9 +19,7 @@ from evaluators.errors import InputFileError
 #: Default message for a missing file; ``{path}`` is the quoted path.
 MISSING = "Input file {path} does not exist; check the path."
 #: Default message for invalid UTF-8; ``{path}`` is the quoted path, ``{byte}`` the offset, ``{line}`` the line.
-INVALID = (
-    "{path} is not valid UTF-8 (line {line}, byte {byte}); re-encode it with 'iconv -f <encoding> -t UTF-8'."
-)
+INVALID = "{path} is not valid UTF-8 (line {line}, byte {byte}); re-encode it with 'iconv -f <encoding> -t UTF-8'."
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
@@ -44,7 +42,9 @@ def split_lines(text: str) -> list[str]:
 def _check_file(p: Path, what: str, missing: str | None) -> None:
     shown = repr(str(p))
     if p.is_dir():
-        raise InputFileError(f"{what} {shown} is a directory, expected a file; pass the file inside it.")
+        raise InputFileError(
+            f"{what} {shown} is a directory, expected a file; pass the file inside it."
+        )
     if not p.exists():
         if missing is not None:
             raise InputFileError(missing.format(path=shown))
@@ -53,7 +53,13 @@ def _check_file(p: Path, what: str, missing: str | None) -> None:
         raise InputFileError(f"{what} {shown} is not a regular file; pass a file.")
 
 
-def read_bytes(path: str | os.PathLike, what: str = "Input file", *, gz: bool = False, missing: str | None = None) -> bytes:
+def read_bytes(
+    path: str | os.PathLike,
+    what: str = "Input file",
+    *,
+    gz: bool = False,
+    missing: str | None = None,
+) -> bytes:
     """Return the bytes of a file (decompressed when ``gz``).
 
     Args:
@@ -71,7 +77,9 @@ def read_bytes(path: str | os.PathLike, what: str = "Input file", *, gz: bool = 
     try:
         data = p.read_bytes()
     except OSError as err:
-        raise InputFileError(f"Cannot read {what.lower()} {shown} ({err.strerror}); check its permissions.") from err
+        raise InputFileError(
+            f"Cannot read {what.lower()} {shown} ({err.strerror}); check its permissions."
+        ) from err
     if not gz:
         return data
     if not data.startswith(_GZIP_MAGIC):

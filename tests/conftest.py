@@ -33,5 +33,7 @@ SHARED_DATA = Path(os.environ.get("XLBENCH_SHARED_DATA", REPO.parent / "shared" 
 def shared_data() -> Path:
     """The read-only real-data folder (../shared/data); skips when absent."""
     if not SHARED_DATA.is_dir():
-        pytest.skip(f"real-data check: {SHARED_DATA} is absent (set XLBENCH_SHARED_DATA to the shared data folder)")
+        pytest.skip(
+            f"real-data check: {SHARED_DATA} is absent (set XLBENCH_SHARED_DATA to the shared data folder)"
+        )
     return SHARED_DATA

@@ -73,23 +73,59 @@ CASES = [
     ([*CBD, "--tsv", "{latin1}", "--dict", "{dict}"], 2, ["latin1.txt", "UTF-8", "line 1"]),
     ([*CBD, "--tsv", "{empty}", "--dict", "{dict}"], 2, ["empty.txt"]),
     ([*CBD, "--tsv", "{onecol}", "--dict", "{dict}"], 2, ["onecol.txt"]),
-    ([*CBD, "--src-file", "{missing}", "--tgt-file", "{corpus}", "--dict", "{dict}"], 2, ["does not exist"]),
-    ([*CBD, "--src-file", "{dir}", "--tgt-file", "{corpus}", "--dict", "{dict}"], 2, ["is a directory"]),
+    (
+        [*CBD, "--src-file", "{missing}", "--tgt-file", "{corpus}", "--dict", "{dict}"],
+        2,
+        ["does not exist"],
+    ),
+    (
+        [*CBD, "--src-file", "{dir}", "--tgt-file", "{corpus}", "--dict", "{dict}"],
+        2,
+        ["is a directory"],
+    ),
     ([*CBD, "--src-file", "{latin1}", "--tgt-file", "{latin1}", "--dict", "{dict}"], 2, ["UTF-8"]),
-    ([*CBD, "--src-file", "{two_lines}", "--tgt-file", "{three_lines}", "--dict", "{dict}"], 2, ["lines"]),
+    (
+        [*CBD, "--src-file", "{two_lines}", "--tgt-file", "{three_lines}", "--dict", "{dict}"],
+        2,
+        ["lines"],
+    ),
     ([*CBD, "--tsv", "{corpus}", "--dict", "{missing}"], 2, ["missing.txt", "does not exist"]),
     ([*CBD, "--tsv", "{corpus}", "--dict", "{dir}"], 2, ["is a directory, expected a file"]),
     ([*CBD, "--tsv", "{corpus}", "--dict", "{latin1}"], 2, ["latin1.txt", "UTF-8", "iconv"]),
     ([*CBD, "--tsv", "{corpus}", "--dict", "{empty}"], 2, ["no entries"]),
     ([*CBD, "--tsv", "{corpus}", "--dict", "{three_words}"], 2, ["is not 'src tgt'"]),
-    ([*CBD, "--tsv", "{corpus}", "--dict", "{notgz_index}"], 2, ["notgz.dict.dz", "is not gzip data"]),
-    ([*CBD, "--tsv", "{corpus}", "--dict", "{beyond_index}"], 2, ["beyond.index", "beyond.dict.dz", "truncated"]),
-    ([*CBD, "--tsv", "{corpus}", "--dict", "{truncgz_index}"], 2, ["truncgz.dict.dz", "truncated gzip"]),
-    ([*CBD, "--tsv", "{corpus}", "--dict", "{nodata_index}"], 2, ["nodata.dict", "does not exist beside"]),
+    (
+        [*CBD, "--tsv", "{corpus}", "--dict", "{notgz_index}"],
+        2,
+        ["notgz.dict.dz", "is not gzip data"],
+    ),
+    (
+        [*CBD, "--tsv", "{corpus}", "--dict", "{beyond_index}"],
+        2,
+        ["beyond.index", "beyond.dict.dz", "truncated"],
+    ),
+    (
+        [*CBD, "--tsv", "{corpus}", "--dict", "{truncgz_index}"],
+        2,
+        ["truncgz.dict.dz", "truncated gzip"],
+    ),
+    (
+        [*CBD, "--tsv", "{corpus}", "--dict", "{nodata_index}"],
+        2,
+        ["nodata.dict", "does not exist beside"],
+    ),
     ([*CBD, "--tsv", "{corpus}", "--dict", "{badb64_index}"], 2, ["badb64.index", "base64"]),
-    ([*CBD, "--tsv", "{corpus}", "--dict", "{shortline_index}"], 2, ["shortline.index", "headword<TAB>offset"]),
+    (
+        [*CBD, "--tsv", "{corpus}", "--dict", "{shortline_index}"],
+        2,
+        ["shortline.index", "headword<TAB>offset"],
+    ),
     ([*CBD_OK, "--gold", "{gold_99}"], 2, ["Gold link 99-99", "out of range"]),
-    ([*CBD_OK, "--gold", "{gold_99_1b}", "--gold-one-based"], 2, ["Gold link 99-99", "out of range"]),
+    (
+        [*CBD_OK, "--gold", "{gold_99_1b}", "--gold-one-based"],
+        2,
+        ["Gold link 99-99", "out of range"],
+    ),
     ([*CBD_OK, "--gold", "{gold_zero}", "--gold-one-based"], 2, ["index 0", "--gold-one-based"]),
     ([*CBD_OK, "--gold", "{gold_colon}"], 2, ["Bad alignment link '1:2'"]),
     ([*CBD_OK, "--gold", "{gold_short}"], 2, ["has 1 lines but the corpus"]),
@@ -121,12 +157,54 @@ CASES = [
     ([*SILVER, "--src", "{two_lines}", "--max-sentences", "0"], 2, ["--max-sentences"]),
     ([*SILVER, "--src", "{two_lines}", "--substitutes", "thesaurus"], 2, ["invalid choice"]),
     ([*SILVER, "--src", "{two_lines}", "--tokenizer", "bpe"], 2, ["invalid choice"]),
-    ([*B, "silver", "--lang", "eng-spa", "--out", "{out}", "--src", "{two_lines}", "--mt-cache", "{corrupt_sqlite}"],
-     2, ["corrupt.sqlite", "not a usable SQLite database"]),  # fmt: skip
-    ([*B, "silver", "--lang", "eng-spa", "--out", "{out}", "--src", "{two_lines}", "--mt-cache", "{dir}"],
-     2, ["is a directory, expected a file"]),  # fmt: skip
-    ([*B, "silver", "--lang", "eng-spa", "--out", "{out}", "--src", "{two_lines}", "--mt-cache", "{blocked}/c.sqlite"],
-     2, ["Cannot create the translation cache"]),  # fmt: skip
+    (
+        [
+            *B,
+            "silver",
+            "--lang",
+            "eng-spa",
+            "--out",
+            "{out}",
+            "--src",
+            "{two_lines}",
+            "--mt-cache",
+            "{corrupt_sqlite}",
+        ],
+        2,
+        ["corrupt.sqlite", "not a usable SQLite database"],
+    ),  # fmt: skip
+    (
+        [
+            *B,
+            "silver",
+            "--lang",
+            "eng-spa",
+            "--out",
+            "{out}",
+            "--src",
+            "{two_lines}",
+            "--mt-cache",
+            "{dir}",
+        ],
+        2,
+        ["is a directory, expected a file"],
+    ),  # fmt: skip
+    (
+        [
+            *B,
+            "silver",
+            "--lang",
+            "eng-spa",
+            "--out",
+            "{out}",
+            "--src",
+            "{two_lines}",
+            "--mt-cache",
+            "{blocked}/c.sqlite",
+        ],
+        2,
+        ["Cannot create the translation cache"],
+    ),  # fmt: skip
     ([*B, "silver", "--lang", "xxx-spa", "--out", "{out}"], 2, ["Unknown language code"]),
     # ---------------------------------------------------------------- build alee
     ([*B, "alee", "--out", "{out}"], 2, ["--langs"]),
@@ -135,36 +213,88 @@ CASES = [
     ([*ALEE, "--langs", "deu", "--foils", "{dir}"], 2, ["is a directory"]),
     ([*ALEE, "--langs", "deu", "--foils", "{latin1}"], 2, ["latin1.txt", "UTF-8"]),
     ([*ALEE, "--langs", "deu", "--foils", "{empty}"], 2, ["is empty"]),
-    ([*ALEE, "--langs", "deu", "--foils", "{foils_quote_tsv}"], 2, ["foils_quote.tsv", "line 3", "quote"]),
-    ([*ALEE, "--langs", "deu", "--foils", "{foils_quote_csv}"], 2, ["foils_quote.csv", "line 3", "quote"]),
+    (
+        [*ALEE, "--langs", "deu", "--foils", "{foils_quote_tsv}"],
+        2,
+        ["foils_quote.tsv", "line 3", "quote"],
+    ),
+    (
+        [*ALEE, "--langs", "deu", "--foils", "{foils_quote_csv}"],
+        2,
+        ["foils_quote.csv", "line 3", "quote"],
+    ),
     ([*ALEE, "--langs", "deu", "--foils", "{foils_noheader}"], 2, ["en_orig, en_foil, type"]),
     ([*ALEE, "--langs", "deu", "--foils", "{foils_badtype}"], 2, ["Unknown foil type 'banana'"]),
     ([*ALEE, "--langs", "deu", "--foils", "{foils_emptycell}"], 2, ["empty original or foil"]),
     ([*ALEE, "--langs", "deu", "--foils", "{foils_short}"], 2, ["fields"]),
-    ([*ALEE[:-2], "--langs", "deu", "--foils", "{foils_ok}", "--pawsx", "{missing}"], 2, ["PAWS-X", "does not exist"]),
-    ([*ALEE[:-2], "--langs", "deu", "--foils", "{foils_ok}", "--pawsx", "{dir}"], 2, ["test-en.tsv"]),
-    ([*ALEE[:-2], "--langs", "fra", "--foils", "{foils_ok}", "--pawsx", "{pawsx}"], 2, ["test-fr.tsv", "missing"]),
-    ([*ALEE[:-2], "--langs", "deu", "--foils", "{foils_ok}", "--pawsx", "{pawsx_misaligned}"], 2, ["line-aligned"]),
+    (
+        [*ALEE[:-2], "--langs", "deu", "--foils", "{foils_ok}", "--pawsx", "{missing}"],
+        2,
+        ["PAWS-X", "does not exist"],
+    ),
+    (
+        [*ALEE[:-2], "--langs", "deu", "--foils", "{foils_ok}", "--pawsx", "{dir}"],
+        2,
+        ["test-en.tsv"],
+    ),
+    (
+        [*ALEE[:-2], "--langs", "fra", "--foils", "{foils_ok}", "--pawsx", "{pawsx}"],
+        2,
+        ["test-fr.tsv", "missing"],
+    ),
+    (
+        [*ALEE[:-2], "--langs", "deu", "--foils", "{foils_ok}", "--pawsx", "{pawsx_misaligned}"],
+        2,
+        ["line-aligned"],
+    ),
     ([*ALEE, "--langs", "deu", "--foils", "{foils_ok}", "--tsv", "nonsense"], 2, ["LANG="]),
-    ([*ALEE, "--langs", "deu", "--foils", "{foils_ok}", "--tsv", "deu={missing}"], 2, ["does not exist"]),
+    (
+        [*ALEE, "--langs", "deu", "--foils", "{foils_ok}", "--tsv", "deu={missing}"],
+        2,
+        ["does not exist"],
+    ),
     ([*ALEE, "--langs", "deu", "--foils", "{foils_ok}", "--tsv", "deu={latin1}"], 2, ["UTF-8"]),
-    ([*ALEE, "--langs", "deu", "--foils", "{foils_ok}", "--parallel", "deu={missing},{missing}"], 2, ["does not exist"]),
+    (
+        [*ALEE, "--langs", "deu", "--foils", "{foils_ok}", "--parallel", "deu={missing},{missing}"],
+        2,
+        ["does not exist"],
+    ),
     ([*ALEE, "--langs", "deu", "--foils", "{foils_ok}", "--types", "ZZ"], 2, ["ZZ"]),
     ([*ALEE, "--langs", "deu", "--foils", "{foils_ok}", "--limit", "0"], 2, ["--limit"]),
-    ([*ALEE, "--langs", "deu", "--foils", "{foils_ok}", "--splitter", "nltk"], 2, ["invalid choice"]),
+    (
+        [*ALEE, "--langs", "deu", "--foils", "{foils_ok}", "--splitter", "nltk"],
+        2,
+        ["invalid choice"],
+    ),
     # ---------------------------------------------------------------- build bucc
     ([*B, "bucc", "--out", "{out}"], 2, ["--lang"]),
     ([*BUCC, "--lang", "eng-deu", "--bucc-dir", "{bucc_ok}"], 2, ["--lang deu-eng"]),
     ([*BUCC, "--lang", "deu-fra", "--bucc-dir", "{bucc_ok}"], 2, ["xx-en"]),
     ([*BUCC, "--lang", "deu-eng", "--bucc-dir", "{missing}"], 2, ["BUCC folder", "does not exist"]),
     ([*BUCC, "--lang", "deu-eng", "--bucc-dir", "{empty_dir}"], 2, ["No BUCC files for de-en"]),
-    ([*BUCC, "--lang", "deu-eng", "--bucc-dir", "{bucc_latin1}"], 2, ["de-en.sample.de", "UTF-8", "line 4"]),
-    ([*BUCC, "--lang", "deu-eng", "--bucc-dir", "{bucc_oneside}"], 2, ["a BUCC split needs both sides"]),
-    ([*BUCC, "--lang", "deu-eng", "--bucc-dir", "{bucc_badid}"], 2, ["is not of the form 'de-000000001'"]),
+    (
+        [*BUCC, "--lang", "deu-eng", "--bucc-dir", "{bucc_latin1}"],
+        2,
+        ["de-en.sample.de", "UTF-8", "line 4"],
+    ),
+    (
+        [*BUCC, "--lang", "deu-eng", "--bucc-dir", "{bucc_oneside}"],
+        2,
+        ["a BUCC split needs both sides"],
+    ),
+    (
+        [*BUCC, "--lang", "deu-eng", "--bucc-dir", "{bucc_badid}"],
+        2,
+        ["is not of the form 'de-000000001'"],
+    ),
     ([*BUCC, "--lang", "deu-eng", "--bucc-dir", "{bucc_dupid}"], 2, ["duplicate id"]),
     ([*BUCC, "--lang", "deu-eng", "--bucc-dir", "{bucc_notab}"], 2, ["tab-separated fields"]),
     ([*BUCC, "--lang", "deu-eng", "--bucc-dir", "{bucc_badgold}"], 2, ["gold id", "not in the"]),
-    ([*BUCC, "--lang", "deu-eng", "--bucc-dir", "{bucc_ok}", "--parallel", "{two_lines}"], 2, ["--bucc-dir"]),
+    (
+        [*BUCC, "--lang", "deu-eng", "--bucc-dir", "{bucc_ok}", "--parallel", "{two_lines}"],
+        2,
+        ["--bucc-dir"],
+    ),
     ([*BUCC, "--lang", "deu-eng", "--parallel", "{missing}", "{missing}"], 2, ["does not exist"]),
     ([*BUCC, "--lang", "deu-eng", "--parallel", "{latin1}", "{latin1}"], 2, ["UTF-8"]),
     ([*BUCC, "--lang", "deu-eng", "--parallel", "{two_lines}", "{three_lines}"], 2, ["lines"]),
@@ -180,22 +310,85 @@ CASES = [
     ([*AL, "--gold", "{missing}", "--pred", "{pred0}"], 2, ["missing.txt", "does not exist"]),
     ([*AL, "--gold", "{gold1}", "--pred", "{missing}"], 2, ["does not exist"]),
     ([*AL, "--gold", "{gold1}", "--pred", "{pred0}"], 2, ["Cannot decide", "gold file", "0 or 1"]),
-    ([*AL, "--gold", "{pred0}", "--pred", "{pred_nozero}"], 2, ["Cannot decide", "prediction file", "--text"]),
-    ([*AL, "--gold", "{naacl_bad}", "--pred", "{pred0}", "--gold-format", "pharaoh"], 2, ["Bad alignment link"]),
-    ([*AL, "--gold", "{gold1}", "--pred", "{pred_nozero}", "--text", "{text}", "--index-base", "0"], 2,
-     ["prediction file", "sentence 0", "out of range"]),  # fmt: skip
-    ([*AL, "--gold", "{gold_oob}", "--pred", "{pred0}", "--text", "{text}"], 2, ["gold file", "sentence 0", "out of range"]),
+    (
+        [*AL, "--gold", "{pred0}", "--pred", "{pred_nozero}"],
+        2,
+        ["Cannot decide", "prediction file", "--text"],
+    ),
+    (
+        [*AL, "--gold", "{naacl_bad}", "--pred", "{pred0}", "--gold-format", "pharaoh"],
+        2,
+        ["Bad alignment link"],
+    ),
+    (
+        [
+            *AL,
+            "--gold",
+            "{gold1}",
+            "--pred",
+            "{pred_nozero}",
+            "--text",
+            "{text}",
+            "--index-base",
+            "0",
+        ],
+        2,
+        ["prediction file", "sentence 0", "out of range"],
+    ),  # fmt: skip
+    (
+        [*AL, "--gold", "{gold_oob}", "--pred", "{pred0}", "--text", "{text}"],
+        2,
+        ["gold file", "sentence 0", "out of range"],
+    ),
     ([*AL, "--gold", "{gold1}", "--pred", "{pred0}", "--text", "{latin1}"], 2, ["UTF-8"]),
-    ([*AL, "--gold", "{gold1}", "--pred", "{pred0}", "--text", "{no_sep}"], 2, ["source ||| target"]),
+    (
+        [*AL, "--gold", "{gold1}", "--pred", "{pred0}", "--text", "{no_sep}"],
+        2,
+        ["source ||| target"],
+    ),
     ([*AL, "--gold", "{gold1}", "--pred", "{pred0}", "--text", "{dir}"], 2, ["is a directory"]),
     ([*AL, "--gold", "{gold_colon}", "--pred", "{pred0}"], 2, ["Bad alignment link '1:2'"]),
-    ([*AL, "--gold", "{gold1}", "--pred", "{pred0}", "--one-based"], 2, ["declared 1-based", "index 0"]),
+    (
+        [*AL, "--gold", "{gold1}", "--pred", "{pred0}", "--one-based"],
+        2,
+        ["declared 1-based", "index 0"],
+    ),
     ([*AL, "--gold", "{gold1}", "--pred", "{pred0}", "--index-base", "2"], 2, ["invalid choice"]),
-    ([*AL, "--gold", "{gold1}", "--pred", "{pred0}", "--gold-format", "xml"], 2, ["invalid choice"]),
-    ([*AL, "--gold", "{gold1}", "--pred", "{gold_tab}", "--pred-format", "pharaoh", "--index-base", "0"], 2, ["has a TAB"]),
-    ([*AL, "--gold", "{gold1}", "--pred", "{pred0}", "--gold-format", "id", "--index-base", "0"], 2, ["is not 'id<TAB>links'"]),
-    ([*AL, "--gold", "{naacl_bad}", "--pred", "{pred0}", "--gold-format", "naacl"], 2, ["is not NAACL"]),
-    ([*AL, "--gold", "{naacl_zero}", "--pred", "{pred0}"], 2, ["links word 0 to word 0", "0-based"]),
+    (
+        [*AL, "--gold", "{gold1}", "--pred", "{pred0}", "--gold-format", "xml"],
+        2,
+        ["invalid choice"],
+    ),
+    (
+        [
+            *AL,
+            "--gold",
+            "{gold1}",
+            "--pred",
+            "{gold_tab}",
+            "--pred-format",
+            "pharaoh",
+            "--index-base",
+            "0",
+        ],
+        2,
+        ["has a TAB"],
+    ),
+    (
+        [*AL, "--gold", "{gold1}", "--pred", "{pred0}", "--gold-format", "id", "--index-base", "0"],
+        2,
+        ["is not 'id<TAB>links'"],
+    ),
+    (
+        [*AL, "--gold", "{naacl_bad}", "--pred", "{pred0}", "--gold-format", "naacl"],
+        2,
+        ["is not NAACL"],
+    ),
+    (
+        [*AL, "--gold", "{naacl_zero}", "--pred", "{pred0}"],
+        2,
+        ["links word 0 to word 0", "0-based"],
+    ),
     ([*AL, "--gold", "{gold1}", "--pred", "{pred_short}", "--index-base", "1"], 2, ["sentences"]),
     ([*AL, "--gold", "{gold1}", "--pred", "{pred0}", "--possible", "maybe"], 2, ["invalid choice"]),
     ([*AL, "--dataset", "{missing}", "--pred", "{pred0}"], 2, ["missing.txt"]),
@@ -216,8 +409,16 @@ CASES = [
     ([*WR, "--dataset", "{ds}", *M, "--n", "0"], 2, ["--n"]),
     ([*WR, "--dataset", "{ds}", *M, "--criterion", "dot"], 2, ["invalid choice"]),
     ([*WR, "--dataset", "{ds}", *M, "--csls-k", "0"], 2, ["--csls-k"]),
-    ([*WR, "--dataset", "{ds}", "--static-vectors", "{missing}", "{missing}"], 2, ["does not exist"]),
-    ([*WR, "--dataset", "{ds}", *M, "--static-vectors", "{two_lines}", "{two_lines}"], 2, ["not both"]),
+    (
+        [*WR, "--dataset", "{ds}", "--static-vectors", "{missing}", "{missing}"],
+        2,
+        ["does not exist"],
+    ),
+    (
+        [*WR, "--dataset", "{ds}", *M, "--static-vectors", "{two_lines}", "{two_lines}"],
+        2,
+        ["not both"],
+    ),
     ([*WR, "--dataset", "{ds_badcard}", *M], 2, ["README.md", "UTF-8"]),
     ([*WR, "--dataset", "{ds_deepcard}", *M], 2, ["YAML", "nested"]),
     ([*WR, "--dataset", "{ds_badparquet}", *M], 2, ["parquet"]),
@@ -239,7 +440,11 @@ CASES = [
     ([*EB, "--dataset", "{ds}", *M, "--k", "0"], 2, ["--k"]),
     ([*EB, "--dataset", "{ds}", *M, "--margin", "huge"], 2, ["invalid choice"]),
     ([*EB, "--dataset", "{ds}", *M, "--threshold", "x"], 2, ["invalid float value"]),
-    ([*EB, "--dataset", "{ds}", *M, "--threshold", "1", "--threshold-from", "x"], 2, ["not allowed with"]),
+    (
+        [*EB, "--dataset", "{ds}", *M, "--threshold", "1", "--threshold-from", "x"],
+        2,
+        ["not allowed with"],
+    ),
     ([*BT, *M], 2, ["--src", "--dataset"]),
     ([*BT, "--src", "{missing}", "--tgt", "{missing}", *M], 2, ["does not exist"]),
     ([*BT, "--src", "{latin1}", "--tgt", "{latin1}", *M], 2, ["UTF-8"]),
@@ -247,7 +452,11 @@ CASES = [
     ([*BT, "--src", "{two_lines}", "--tgt", "{three_lines}", *M], 2, ["lines"]),
     ([*BT, "--src", "{two_lines}", *M], 2, ["--tgt"]),
     ([*BT, "--src", "{two_lines}", "--tgt", "{two_lines}", *M, "--k", "0"], 2, ["--k"]),
-    ([*BT, "--src", "{two_lines}", "--tgt", "{two_lines}", "--model", "random:x:y"], 2, ["integer"]),
+    (
+        [*BT, "--src", "{two_lines}", "--tgt", "{two_lines}", "--model", "random:x:y"],
+        2,
+        ["integer"],
+    ),
     # ---------------------------------------------------------------- eval embedding-aligner, aligners
     ([*EA, "--text", "{text}"], 2, ["--model"]),
     ([*EA, *M], 2, ["--dataset", "--silver", "--text"]),
@@ -353,8 +562,16 @@ def world(tmp_path_factory) -> dict[str, str]:
     put("pawsx_misaligned/test-de.tsv", "ein Hund rennt\tder Hund rennt\t1\n")
     files["pawsx_misaligned"] = str(root / "pawsx_misaligned")
     put("foils_ok.csv", "en_orig,en_foil,type\na dog runs,no dog runs,PN\n")
-    put("foils_quote.tsv", 'en_orig\ten_foil\ttype\na dog\tno dog\tPN\n"a cat\tno cat\tPN\nx\ty\tPN\n', "foils_quote_tsv")
-    put("foils_quote.csv", 'en_orig,en_foil,type\na dog,no dog,PN\n"a cat,no cat,PN\nx,y,PN\n', "foils_quote_csv")
+    put(
+        "foils_quote.tsv",
+        'en_orig\ten_foil\ttype\na dog\tno dog\tPN\n"a cat\tno cat\tPN\nx\ty\tPN\n',
+        "foils_quote_tsv",
+    )
+    put(
+        "foils_quote.csv",
+        'en_orig,en_foil,type\na dog,no dog,PN\n"a cat,no cat,PN\nx,y,PN\n',
+        "foils_quote_csv",
+    )
     put("foils_noheader.csv", "a,b,c\nd,e,PN\n")
     put("foils_badtype.csv", "en_orig,en_foil,type\na,b,banana\n")
     put("foils_emptycell.csv", "en_orig,en_foil,type\n,b,PN\n")
@@ -385,9 +602,22 @@ def world(tmp_path_factory) -> dict[str, str]:
                  "--aligner", "none", "--out", str(ds)]) == 0  # fmt: skip
     files["ds"] = str(ds)
     for name, damage in [
-        ("ds_badcard", lambda d: (d / "README.md").write_bytes((d / "README.md").read_bytes() + LATIN1)),
-        ("ds_deepcard", lambda d: (d / "README.md").write_text("---\na: " + "[" * 5000 + "\n---\n", encoding="utf-8")),
-        ("ds_badparquet", lambda d: [p.write_bytes(p.read_bytes()[:-40]) for p in (d / "data").rglob("*.parquet")]),
+        (
+            "ds_badcard",
+            lambda d: (d / "README.md").write_bytes((d / "README.md").read_bytes() + LATIN1),
+        ),
+        (
+            "ds_deepcard",
+            lambda d: (d / "README.md").write_text(
+                "---\na: " + "[" * 5000 + "\n---\n", encoding="utf-8"
+            ),
+        ),
+        (
+            "ds_badparquet",
+            lambda d: [
+                p.write_bytes(p.read_bytes()[:-40]) for p in (d / "data").rglob("*.parquet")
+            ],
+        ),
         ("ds_nocard", lambda d: (d / "README.md").unlink()),
         ("ds_nomanifest", lambda d: (d / "manifest.json").unlink()),
     ]:
@@ -448,7 +678,9 @@ def test_bad_input(argv, code, words, world, tmp_path, capsys, monkeypatch):
         assert word.lower() in line.lower(), f"{word!r} not in {line!r}"
     assert not out.exists(), f"{out} was left behind"
     assert set(os.listdir(world["tmp"])) == before, "files were added beside the inputs"
-    assert not [p for p in tmp_path.iterdir() if p.name != "out"], "files were left in the working folder"
+    assert not [p for p in tmp_path.iterdir() if p.name != "out"], (
+        "files were left in the working folder"
+    )
 
 
 def test_matrix_is_large_enough():

@@ -123,7 +123,11 @@ def test_the_rules_see_the_modules_they_govern():
         "evaluators.schema.langs",
         "builders.cbd.logic",
     } <= names
-    assert {"builders.silver.logic", "builders.silver.tokenize", "builders.alee.logic.edits"} <= names
+    assert {
+        "builders.silver.logic",
+        "builders.silver.tokenize",
+        "builders.alee.logic.edits",
+    } <= names
     assert "builders.alee.logic.pipeline" in names
     # The parser resolves relative imports and from-imports of submodules.
     here = _imports(REPO / "evaluators" / "schema" / "__init__.py")

@@ -79,7 +79,9 @@ def read_foils(path: str | os.PathLike) -> tuple[list[tuple[str, str, str, str]]
     p = Path(path)
     lines = read_lines(p)
     if not lines:
-        raise InputFileError(f"Foils file {str(p)!r} is empty; pass a CSV/TSV with columns en_orig, en_foil, type.")
+        raise InputFileError(
+            f"Foils file {str(p)!r} is empty; pass a CSV/TSV with columns en_orig, en_foil, type."
+        )
     delimiter = "\t" if p.suffix.lower() == ".tsv" or "\t" in lines[0] else ","
     rows = _csv_rows(lines, delimiter, p)
     header = [h.strip() for h in rows[0]]
@@ -97,17 +99,23 @@ def read_foils(path: str | os.PathLike) -> tuple[list[tuple[str, str, str, str]]
         if not any(f.strip() for f in fields):
             continue
         if len(fields) <= max(idx):
-            raise InputFileError(f"{str(p)!r} data row {i + 1} has {len(fields)} fields; expected at least {max(idx) + 1}.")
+            raise InputFileError(
+                f"{str(p)!r} data row {i + 1} has {len(fields)} fields; expected at least {max(idx) + 1}."
+            )
         orig, foil, label = (fields[j].strip() for j in idx)
         if not orig or not foil:
-            raise InputFileError(f"{str(p)!r} data row {i + 1} has an empty original or foil; remove the row.")
+            raise InputFileError(
+                f"{str(p)!r} data row {i + 1} has an empty original or foil; remove the row."
+            )
         etype = map_type(label)
         if etype is None:
             skipped[label.strip()] += 1
             continue
         out.append((str(i), orig, foil, etype))
     if not out:
-        raise InputFileError(f"Foils file {str(p)!r} has no row of types {', '.join(PERTURBATIONS)}.")
+        raise InputFileError(
+            f"Foils file {str(p)!r} has no row of types {', '.join(PERTURBATIONS)}."
+        )
     return out, skipped
 
 
@@ -116,7 +124,9 @@ def pawsx_files(folder: str | os.PathLike, lang: str, split: str) -> Path:
     return Path(folder) / f"{split}-{to_card_language(lang)}.tsv"
 
 
-def read_pawsx(folder: str | os.PathLike, langs: list[str], splits: tuple[str, ...] = ("test", "dev")):
+def read_pawsx(
+    folder: str | os.PathLike, langs: list[str], splits: tuple[str, ...] = ("test", "dev")
+):
     """Read PAWS-X's line-aligned TSVs (XTREME layout: s1, s2, label).
 
     The same (split, line, column) in ``<split>-<xx>.tsv`` is a human translation
@@ -130,7 +140,9 @@ def read_pawsx(folder: str | os.PathLike, langs: list[str], splits: tuple[str, .
     """
     root = Path(folder)
     if not root.is_dir():
-        raise InputFileError(f"PAWS-X folder {str(root)!r} does not exist; pass the folder holding test-en.tsv.")
+        raise InputFileError(
+            f"PAWS-X folder {str(root)!r} does not exist; pass the folder holding test-en.tsv."
+        )
     english: list[str] = []
     seen: set[str] = set()
     targets: dict[str, dict[str, str]] = {lang: {} for lang in langs}
@@ -166,5 +178,7 @@ def read_pawsx(folder: str | os.PathLike, langs: list[str], splits: tuple[str, .
                         if en and tgt:
                             targets[lang].setdefault(en, tgt)
     if not files:
-        raise InputFileError(f"{str(root)!r} holds no test-en.tsv or dev-en.tsv; pass a PAWS-X (XTREME layout) folder.")
+        raise InputFileError(
+            f"{str(root)!r} holds no test-en.tsv or dev-en.tsv; pass a PAWS-X (XTREME layout) folder."
+        )
     return english, targets, files

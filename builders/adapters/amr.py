@@ -62,7 +62,11 @@ def model_dir(role: str, path: str | os.PathLike | None = None) -> Path:
     link, _ = MODELS[role]
     folder = Path(path) if path else amrlib_data_dir() / link
     if not (folder / "amrlib_meta.json").is_file():
-        what = "AMR parser (sentence-to-graph)" if role == "parse" else "AMR generator (graph-to-sentence)"
+        what = (
+            "AMR parser (sentence-to-graph)"
+            if role == "parse"
+            else "AMR generator (graph-to-sentence)"
+        )
         raise EngineUnavailableError(
             f"The amrlib {what} model is not installed at {str(folder)!r}; install it with: "
             f"{install_hint(role, folder.parent if path else None)} "
@@ -119,7 +123,9 @@ class Generated:
 class AmrParser:
     """amrlib sentence-to-graph model (default: parse_xfm BART-large)."""
 
-    def __init__(self, path: str | os.PathLike | None = None, batch_size: int = 16, device: str | None = None):
+    def __init__(
+        self, path: str | os.PathLike | None = None, batch_size: int = 16, device: str | None = None
+    ):
         self.folder = model_dir("parse", path)
         self.model_id = self.folder.resolve().name
         self.revision = model_revision(self.folder)
@@ -133,7 +139,9 @@ class AmrParser:
         import penman
 
         try:
-            graphs = self.model.parse_sents(list(sentences), add_metadata=False, disable_progress=True)
+            graphs = self.model.parse_sents(
+                list(sentences), add_metadata=False, disable_progress=True
+            )
         except Exception as err:  # noqa: BLE001 - a batch failure is recorded per item
             return [Parsed(None, f"parser-error:{type(err).__name__}") for _ in sentences]
         out = []
@@ -153,7 +161,9 @@ class AmrParser:
 class AmrGenerator:
     """amrlib graph-to-sentence model (default: T5 with tense)."""
 
-    def __init__(self, path: str | os.PathLike | None = None, batch_size: int = 16, device: str | None = None):
+    def __init__(
+        self, path: str | os.PathLike | None = None, batch_size: int = 16, device: str | None = None
+    ):
         self.folder = model_dir("generate", path)
         self.model_id = self.folder.resolve().name
         self.revision = model_revision(self.folder)
@@ -169,5 +179,6 @@ class AmrGenerator:
         except Exception as err:  # noqa: BLE001
             return [Generated(None, False, f"generator-error:{type(err).__name__}") for _ in graphs]
         return [
-            Generated(s if s else None, bool(c), "ok" if s else "empty-generation") for s, c in zip(sents, clips)
+            Generated(s if s else None, bool(c), "ok" if s else "empty-generation")
+            for s, c in zip(sents, clips)
         ]

@@ -95,7 +95,9 @@ def translation_for(lang: str, code: str | None = None) -> Translation:
     """
     if code is not None:
         if code not in TRANSLATIONS or TRANSLATIONS[code].lang != lang:
-            raise LangCodeError(f"Bible translation {code!r} is not a public-domain {lang} translation.")
+            raise LangCodeError(
+                f"Bible translation {code!r} is not a public-domain {lang} translation."
+            )
         return TRANSLATIONS[code]
     if lang not in DEFAULT:
         raise LangCodeError(

@@ -92,7 +92,9 @@ def read_sentences(path: str | os.PathLike, prefix: str) -> list[tuple[str, str]
                 f"check that the file belongs to this language."
             )
         if not text:
-            raise InputFileError(f"{str(path)!r} line {n}: sentence {sid} is empty; remove the line or fill it.")
+            raise InputFileError(
+                f"{str(path)!r} line {n}: sentence {sid} is empty; remove the line or fill it."
+            )
         if sid in seen:
             raise InputFileError(
                 f"{str(path)!r} line {n}: duplicate id {sid} (first on line {seen[sid]}); ids must be unique."
@@ -104,7 +106,9 @@ def read_sentences(path: str | os.PathLike, prefix: str) -> list[tuple[str, str]
     return out
 
 
-def read_gold(path: str | os.PathLike, src_ids: set[str], tgt_ids: set[str]) -> list[tuple[str, str]]:
+def read_gold(
+    path: str | os.PathLike, src_ids: set[str], tgt_ids: set[str]
+) -> list[tuple[str, str]]:
     """Read a ``.gold`` file and check every id exists in its corpus.
 
     Raises:
@@ -122,7 +126,9 @@ def read_gold(path: str | os.PathLike, src_ids: set[str], tgt_ids: set[str]) -> 
                     f"corresponding sentence file; the gold file does not match the corpus."
                 )
         if (s, t) in seen:
-            raise InputFileError(f"{str(path)!r} line {n}: gold pair {s} {t} is listed twice; remove the repeat.")
+            raise InputFileError(
+                f"{str(path)!r} line {n}: gold pair {s} {t} is listed twice; remove the repeat."
+            )
         seen.add((s, t))
         out.append((s, t))
     return out
@@ -142,7 +148,9 @@ def find_files(folder: str | os.PathLike, xx: str, split: str) -> tuple[Path, Pa
             return src, tgt, gold
         if src.is_file() != tgt.is_file():
             have, miss = (src, tgt) if src.is_file() else (tgt, src)
-            raise InputFileError(f"Found {str(have)!r} but not {str(miss)!r}; a BUCC split needs both sides.")
+            raise InputFileError(
+                f"Found {str(have)!r} but not {str(miss)!r}; a BUCC split needs both sides."
+            )
     return None
 
 
@@ -170,7 +178,9 @@ def read_official(folder: str | os.PathLike, xx: str) -> dict[str, OfficialSplit
     """
     root = Path(folder)
     if not root.is_dir():
-        raise InputFileError(f"BUCC folder {str(root)!r} does not exist; pass the folder holding {xx}-en.* files.")
+        raise InputFileError(
+            f"BUCC folder {str(root)!r} does not exist; pass the folder holding {xx}-en.* files."
+        )
     out = {}
     for split in SPLITS:
         got = read_split(root, xx, split)

@@ -23,7 +23,9 @@ from evaluators.schema.langs import iso3
 from evaluators.textio import read_bytes, read_lines
 
 DICTD_DIR = Path(os.environ.get("XLBENCH_DICTD_DIR", "/usr/share/dictd"))
-_B64 = {c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")}
+_B64 = {
+    c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+}
 # FreeDict annotations: <pos>, [domain], {see-also}, (usage) and /pronunciation/.
 _ANNOT = re.compile(r"<[^>]*>|\[[^\]]*\]|\{[^}]*\}|\([^)]*\)")
 _PRON = re.compile(r"\s/[^/]*/")
@@ -108,7 +110,9 @@ def read_muse(path: str | os.PathLike) -> DictionarySource:
     p = Path(path)
     entries = parse_muse_lines(_read_text(p), where=repr(str(p)))
     if not entries:
-        raise InputFileError(f"Dictionary {str(p)!r} has no entries; pass a file with 'src tgt' lines.")
+        raise InputFileError(
+            f"Dictionary {str(p)!r} has no entries; pass a file with 'src tgt' lines."
+        )
     return DictionarySource(f"file:{p.name}", f"file:{p.name}", tuple(entries), str(p))
 
 
@@ -145,7 +149,9 @@ def parse_dictd_entry(body: str) -> tuple[str, list[str]]:
     return " ".join(head.split()), out
 
 
-def read_dictd(index: str | os.PathLike, data: str | os.PathLike | None = None, reverse: bool = False) -> DictionarySource:
+def read_dictd(
+    index: str | os.PathLike, data: str | os.PathLike | None = None, reverse: bool = False
+) -> DictionarySource:
     """Read a dictd dictionary (``.index`` + ``.dict.dz`` or ``.dict``).
 
     Args:
@@ -159,7 +165,9 @@ def read_dictd(index: str | os.PathLike, data: str | os.PathLike | None = None, 
     index = Path(index)
     if data is None:
         stem = str(index)[: -len(".index")] if str(index).endswith(".index") else str(index)
-        data = Path(stem + ".dict.dz") if Path(stem + ".dict.dz").is_file() else Path(stem + ".dict")
+        data = (
+            Path(stem + ".dict.dz") if Path(stem + ".dict.dz").is_file() else Path(stem + ".dict")
+        )
     data = Path(data)
     index_lines = _read_text(index)  # the index first: a wrong --dict path is reported as such
     blob = read_bytes(
@@ -173,13 +181,17 @@ def read_dictd(index: str | os.PathLike, data: str | os.PathLike | None = None, 
     for n, line in enumerate(index_lines):
         fields = line.split("\t")
         if len(fields) < 3:
-            raise InputFileError(f"{str(index)!r} line {n + 1} is not 'headword<TAB>offset<TAB>length' (dictd index).")
+            raise InputFileError(
+                f"{str(index)!r} line {n + 1} is not 'headword<TAB>offset<TAB>length' (dictd index)."
+            )
         if fields[0].startswith("00database") or fields[0].startswith("00-database"):
             continue
         try:
             offset, length = _b64(fields[1]), _b64(fields[2])
         except KeyError as err:
-            raise InputFileError(f"{str(index)!r} line {n + 1} has a bad base64 offset {fields[1]!r}.") from err
+            raise InputFileError(
+                f"{str(index)!r} line {n + 1} has a bad base64 offset {fields[1]!r}."
+            ) from err
         if offset + length > len(blob):
             raise InputFileError(
                 f"{str(index)!r} line {n + 1} points to bytes {offset}-{offset + length} but {str(data)!r} holds "
@@ -188,13 +200,15 @@ def read_dictd(index: str | os.PathLike, data: str | os.PathLike | None = None, 
         if offset in seen:
             continue
         seen.add(offset)
-        head, translations = parse_dictd_entry(blob[offset : offset + length].decode("utf-8", errors="replace"))
+        head, translations = parse_dictd_entry(
+            blob[offset : offset + length].decode("utf-8", errors="replace")
+        )
         for tr in translations:
             entries.append((tr, head) if reverse else (head, tr))
     name = index.name[: -len(".index")] if index.name.endswith(".index") else index.name
     citation = None
     if name.startswith("freedict-"):
-        citation = f"FreeDict {name[len('freedict-'):]} dictionary, FreeDict project, https://freedict.org"
+        citation = f"FreeDict {name[len('freedict-') :]} dictionary, FreeDict project, https://freedict.org"
     return DictionarySource(
         name + (" (reversed)" if reverse else ""),
         f"dictd:{name}",
@@ -205,7 +219,9 @@ def read_dictd(index: str | os.PathLike, data: str | os.PathLike | None = None, 
     )
 
 
-def freedict_for(src: str, tgt: str, folder: str | os.PathLike | None = None) -> list[DictionarySource]:
+def freedict_for(
+    src: str, tgt: str, folder: str | os.PathLike | None = None
+) -> list[DictionarySource]:
     """Return the FreeDict dictionaries installed for a pair, in either direction.
 
     ``freedict-<src>-<tgt>`` is read as is, ``freedict-<tgt>-<src>`` reversed;

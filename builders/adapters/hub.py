@@ -67,7 +67,10 @@ def local_oids(path: str | Path | bytes) -> set[str]:
     import hashlib
 
     data = path if isinstance(path, bytes) else Path(path).read_bytes()
-    return {hashlib.sha256(data).hexdigest(), hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()}
+    return {
+        hashlib.sha256(data).hexdigest(),
+        hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest(),
+    }
 
 
 class HubClient:
@@ -97,7 +100,10 @@ class HubClient:
             cause = err.__cause__ or err
             detail = " ".join(str(err).split())[:200]
             raise RemoteError(
-                scrub(f"{action}: {detail} ({cause.__class__.__name__}); the same command can be run again.", self._token)
+                scrub(
+                    f"{action}: {detail} ({cause.__class__.__name__}); the same command can be run again.",
+                    self._token,
+                )
             ) from None
 
     def _retried(self, action: str, repo_id: str, call):
@@ -105,7 +111,9 @@ class HubClient:
         from evaluators.hubclient import with_retries
 
         with self.errors(action, repo_id):
-            return with_retries(call, action, repo_id, token=self._token, endpoint=self.endpoint, log=log.warning)
+            return with_retries(
+                call, action, repo_id, token=self._token, endpoint=self.endpoint, log=log.warning
+            )
 
     # -- reads (all retried: repeating a read is always safe) --------------------------------
     def state(self, repo_id: str) -> RemoteState | None:
@@ -130,9 +138,13 @@ class HubClient:
 
         def call():
             out = {}
-            for e in self.api.list_repo_tree(repo_id, revision=revision, recursive=True, repo_type=REPO_TYPE):
+            for e in self.api.list_repo_tree(
+                repo_id, revision=revision, recursive=True, repo_type=REPO_TYPE
+            ):
                 if isinstance(e, RepoFile):
-                    out[e.path] = RemoteFile(e.path, e.lfs.sha256 if e.lfs else e.blob_id, e.lfs is not None)
+                    out[e.path] = RemoteFile(
+                        e.path, e.lfs.sha256 if e.lfs else e.blob_id, e.lfs is not None
+                    )
             return out
 
         return self._retried("listing the repo's files", repo_id, call)
@@ -144,7 +156,9 @@ class HubClient:
 
         def call():
             try:
-                return hf_hub_download(repo_id, path, repo_type=REPO_TYPE, revision=revision, token=self._token)
+                return hf_hub_download(
+                    repo_id, path, repo_type=REPO_TYPE, revision=revision, token=self._token
+                )
             except LocalEntryNotFoundError:
                 raise  # not "absent": the Hub could not be asked (the cause is a network fault)
             except EntryNotFoundError:
@@ -156,14 +170,20 @@ class HubClient:
     def resolve(self, repo_id: str, revision: str) -> str:
         """Return the commit sha ``revision`` points to."""
         return self._retried(
-            f"resolving {revision}", repo_id, lambda: self.api.dataset_info(repo_id, revision=revision).sha
+            f"resolving {revision}",
+            repo_id,
+            lambda: self.api.dataset_info(repo_id, revision=revision).sha,
         )
 
-    def holds(self, repo_id: str, revision: str, adds: dict[str, str | bytes], deletes: list[str]) -> bool:
+    def holds(
+        self, repo_id: str, revision: str, adds: dict[str, str | bytes], deletes: list[str]
+    ) -> bool:
         """Return whether ``revision`` holds every file of ``adds`` with that content, and none of ``deletes``."""
         remote = self.files(repo_id, revision)
         for path, src in adds.items():
-            if path not in remote or remote[path].oid not in local_oids(src if isinstance(src, bytes) else Path(src)):
+            if path not in remote or remote[path].oid not in local_oids(
+                src if isinstance(src, bytes) else Path(src)
+            ):
                 return False
         return not any(p in remote for p in deletes)
 
@@ -171,8 +191,11 @@ class HubClient:
     def create_repo(self, repo_id: str, private: bool) -> None:
         """Create the dataset repo if it does not exist (repeatable: ``exist_ok``)."""
         self._retried(
-            "creating the repo", repo_id,
-            lambda: self.api.create_repo(repo_id, repo_type=REPO_TYPE, private=private, exist_ok=True),
+            "creating the repo",
+            repo_id,
+            lambda: self.api.create_repo(
+                repo_id, repo_type=REPO_TYPE, private=private, exist_ok=True
+            ),
         )
 
     def commit(
@@ -203,14 +226,23 @@ class HubClient:
         action = "uploading the commit"
         attempt = 1
         while True:
-            ops: list[CommitOperationAdd | CommitOperationDelete] = [CommitOperationDelete(path_in_repo=p) for p in sorted(deletes)]
-            ops += [CommitOperationAdd(path_in_repo=p, path_or_fileobj=src) for p, src in sorted(adds.items())]
+            ops: list[CommitOperationAdd | CommitOperationDelete] = [
+                CommitOperationDelete(path_in_repo=p) for p in sorted(deletes)
+            ]
+            ops += [
+                CommitOperationAdd(path_in_repo=p, path_or_fileobj=src)
+                for p, src in sorted(adds.items())
+            ]
             try:
                 with self.errors(action, repo_id):
                     try:
                         info = self.api.create_commit(
-                            repo_id, ops, commit_message=message, commit_description=description,
-                            repo_type=REPO_TYPE, parent_commit=parent,
+                            repo_id,
+                            ops,
+                            commit_message=message,
+                            commit_description=description,
+                            repo_type=REPO_TYPE,
+                            parent_commit=parent,
                         )
                         return info.oid
                     except Exception as err:
@@ -220,12 +252,25 @@ class HubClient:
                         delay = hubclient.wait_for(fault, attempt)
                         now = self.state(repo_id)
                         head = now.main if now else None
-                        if head != parent and head is not None and self.holds(repo_id, head, adds, deletes):
-                            log.warning("%s: the answer was lost, but main holds the commit (%s)", action, head[:12])
+                        if (
+                            head != parent
+                            and head is not None
+                            and self.holds(repo_id, head, adds, deletes)
+                        ):
+                            log.warning(
+                                "%s: the answer was lost, but main holds the commit (%s)",
+                                action,
+                                head[:12],
+                            )
                             return head
                         if head != parent or delay is None:
                             raise
-                        log.warning("%s: %s; main is unchanged, retrying in %g s", action, fault.name or fault.status, delay)
+                        log.warning(
+                            "%s: %s; main is unchanged, retrying in %g s",
+                            action,
+                            fault.name or fault.status,
+                            delay,
+                        )
             except RemoteError as err:
                 try:
                     now = self.state(repo_id)
@@ -246,7 +291,9 @@ class HubClient:
 
         def call():
             try:
-                self.api.create_tag(repo_id, tag=tag, revision=revision, tag_message=message, repo_type=REPO_TYPE)
+                self.api.create_tag(
+                    repo_id, tag=tag, revision=revision, tag_message=message, repo_type=REPO_TYPE
+                )
             except HfHubHTTPError as err:
                 if err.response is None or err.response.status_code != 409:
                     raise
@@ -283,7 +330,11 @@ class HubClient:
         def call():
             try:
                 return load_dataset(
-                    repo_id, config, revision=revision, cache_dir=cache_dir, token=self._token,
+                    repo_id,
+                    config,
+                    revision=revision,
+                    cache_dir=cache_dir,
+                    token=self._token,
                     download_mode="force_redownload",  # a stale or corrupt cached copy must not verify
                 )
             except DatasetsError as err:  # e.g. split sizes differ from the card's dataset_info

@@ -31,7 +31,9 @@ SEARCH = 10
 COUNT_ORIGINAL = True
 
 
-def pick_predictions(original: str, candidates: Sequence[str], k: int, count_original: bool = COUNT_ORIGINAL) -> list[str]:
+def pick_predictions(
+    original: str, candidates: Sequence[str], k: int, count_original: bool = COUNT_ORIGINAL
+) -> list[str]:
     """Choose up to ``k`` alternatives from ranked predictions (the original may take a place).
 
     >>> pick_predictions("love", ["hate", "love", "##ing", "Love", "like", "want", "need", "see"], 5)
@@ -64,7 +66,12 @@ def keep_prediction(original: str, candidate: str, seen: set[str]) -> bool:
     [True, False, False, False, False, False, True]
     """
     cand = candidate.strip()
-    if not cand or cand.startswith("##") or (cand.startswith("[") and cand.endswith("]")) or cand.startswith("<"):
+    if (
+        not cand
+        or cand.startswith("##")
+        or (cand.startswith("[") and cand.endswith("]"))
+        or cand.startswith("<")
+    ):
         return False
     if cand.startswith("▁") or cand.startswith("Ġ"):  # SentencePiece / byte-BPE word-start markers
         cand = cand[1:]
@@ -128,20 +135,26 @@ class MLMSubstitutes:
         try:
             from transformers import AutoModelForMaskedLM, AutoTokenizer
         except ImportError as err:
-            raise EngineUnavailableError("--substitutes mlm needs 'transformers' and 'torch'; pip install them.") from err
+            raise EngineUnavailableError(
+                "--substitutes mlm needs 'transformers' and 'torch'; pip install them."
+            ) from err
         from builders.adapters.mt import hf_load_kwargs
 
         kwargs = hf_load_kwargs(self.model_id, self._revision)
         try:
             self._tok = AutoTokenizer.from_pretrained(self.model_id, **kwargs)
-            self._model = AutoModelForMaskedLM.from_pretrained(self.model_id, **kwargs).to(self.device).eval()
+            self._model = (
+                AutoModelForMaskedLM.from_pretrained(self.model_id, **kwargs).to(self.device).eval()
+            )
         except (OSError, ValueError) as err:
             raise EngineUnavailableError(
                 f"Cannot load the masked language model {self.model_id!r} ({truncate(str(err), 100)}); "
                 f"pass --mlm with a local folder or a cached id, or use --substitutes wordnet (offline)."
             ) from err
         if self._tok.mask_token is None:
-            raise UsageError(f"{self.model_id!r} has no mask token; pass a masked language model to --mlm.")
+            raise UsageError(
+                f"{self.model_id!r} has no mask token; pass a masked language model to --mlm."
+            )
         return self._tok, self._model
 
     @property

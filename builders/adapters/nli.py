@@ -30,7 +30,11 @@ def label_map(id2label: dict) -> dict[str, int]:
         low = str(name).lower().replace("-", "_")
         if low.startswith(("not_", "non_", "no_")):
             continue
-        for label, stem in ((ENTAILMENT, "entail"), (NEUTRAL, "neutral"), (CONTRADICTION, "contradict")):
+        for label, stem in (
+            (ENTAILMENT, "entail"),
+            (NEUTRAL, "neutral"),
+            (CONTRADICTION, "contradict"),
+        ):
             if stem in low:
                 out[label] = int(key)
     if ENTAILMENT not in out:
@@ -44,8 +48,16 @@ def label_map(id2label: dict) -> dict[str, int]:
 class NliModel:
     """A sequence-classification NLI model with its tokenizer (batched, CPU or GPU)."""
 
-    def __init__(self, model, tokenizer, model_id: str = "local", revision: str = "unknown",
-                 batch_size: int = 16, max_length: int = 512, device: str | None = None):
+    def __init__(
+        self,
+        model,
+        tokenizer,
+        model_id: str = "local",
+        revision: str = "unknown",
+        batch_size: int = 16,
+        max_length: int = 512,
+        device: str | None = None,
+    ):
         import torch
 
         self.model = model.eval()
@@ -78,7 +90,9 @@ class NliModel:
         rev = revision or getattr(model.config, "_commit_hash", None) or "unknown"
         return cls(model, tok, model_id, rev, **kwargs)
 
-    def probabilities(self, premises: Sequence[str], hypotheses: Sequence[str]) -> list[dict[str, float]]:
+    def probabilities(
+        self, premises: Sequence[str], hypotheses: Sequence[str]
+    ) -> list[dict[str, float]]:
         """Return label -> probability for each (premise, hypothesis) pair."""
         import torch
 
@@ -95,7 +109,12 @@ class NliModel:
             with torch.no_grad():
                 probs = torch.softmax(self.model(**enc).logits.float(), dim=-1).cpu().numpy()
             for row in probs:
-                out.append({lab: float(row[self.labels[lab]]) if lab in self.labels else math.nan for lab in LABELS})
+                out.append(
+                    {
+                        lab: float(row[self.labels[lab]]) if lab in self.labels else math.nan
+                        for lab in LABELS
+                    }
+                )
         return out
 
     def both_directions(self, origs: Sequence[str], foils: Sequence[str]):

@@ -12,7 +12,9 @@ from evaluators.errors import InputFileError
 from evaluators.textio import read_lines  # builders read text files through this module
 
 
-def read_aligned_files(src: str | os.PathLike, tgt: str | os.PathLike) -> list[tuple[str, str, str]]:
+def read_aligned_files(
+    src: str | os.PathLike, tgt: str | os.PathLike
+) -> list[tuple[str, str, str]]:
     """Read two line-aligned files; blank pairs are skipped, ids are 0-based line numbers.
 
     Raises:
@@ -24,9 +26,15 @@ def read_aligned_files(src: str | os.PathLike, tgt: str | os.PathLike) -> list[t
             f"Parallel files are not aligned: {str(src)!r} has {len(a)} lines but {str(tgt)!r} has {len(b)}; "
             f"they must have one sentence per line, line i translating line i."
         )
-    out = [(str(i), s.strip(), t.strip()) for i, (s, t) in enumerate(zip(a, b)) if s.strip() and t.strip()]
+    out = [
+        (str(i), s.strip(), t.strip())
+        for i, (s, t) in enumerate(zip(a, b))
+        if s.strip() and t.strip()
+    ]
     if not out:
-        raise InputFileError(f"The parallel corpus {str(src)!r} / {str(tgt)!r} is empty; pass files with sentences.")
+        raise InputFileError(
+            f"The parallel corpus {str(src)!r} / {str(tgt)!r} is empty; pass files with sentences."
+        )
     return out
 
 
@@ -50,11 +58,15 @@ def read_tsv(path: str | os.PathLike) -> list[tuple[str, str, str]]:
                 f"{str(path)!r} line {i + 1} has {len(fields)} tab-separated fields; expected 'src<TAB>tgt' or 'id<TAB>src<TAB>tgt'."
             )
     if not out:
-        raise InputFileError(f"The parallel corpus {str(path)!r} is empty; pass a file with sentence pairs.")
+        raise InputFileError(
+            f"The parallel corpus {str(path)!r} is empty; pass a file with sentence pairs."
+        )
     return out
 
 
-def read_parallel(src: str | os.PathLike, tgt: str | os.PathLike | None = None) -> list[tuple[str, str, str]]:
+def read_parallel(
+    src: str | os.PathLike, tgt: str | os.PathLike | None = None
+) -> list[tuple[str, str, str]]:
     """Read a parallel corpus in any supported layout.
 
     ``src`` + ``tgt``: two aligned files (Tatoeba's ``*.eng``/``*.xxx`` included).

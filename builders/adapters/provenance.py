@@ -116,7 +116,9 @@ def _dpkg_query_owners(paths: Sequence[str]) -> None:
     found: dict[str, str] = {}
     if shutil.which("dpkg-query") is not None:
         try:
-            out = subprocess.run(["dpkg-query", "-S", *todo], capture_output=True, text=True, timeout=60)
+            out = subprocess.run(
+                ["dpkg-query", "-S", *todo], capture_output=True, text=True, timeout=60
+            )
             lines = out.stdout.splitlines()
         except (OSError, subprocess.SubprocessError):
             lines = []
@@ -141,7 +143,10 @@ def debian_version(package: str) -> str:
     """Return the installed version of a Debian package (``unknown`` when dpkg cannot tell)."""
     try:
         out = subprocess.run(
-            ["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, text=True, timeout=30
+            ["dpkg-query", "-W", "-f=${Version}", package],
+            capture_output=True,
+            text=True,
+            timeout=30,
         )
     except (OSError, subprocess.SubprocessError):
         return "unknown"
@@ -178,7 +183,9 @@ def spdx_from_debian(short: str) -> str:
     >>> spdx_from_debian("GPL-3+"), spdx_from_debian("WordNet3.0"), spdx_from_debian("Artistic")
     ('GPL-3.0-or-later', 'LicenseRef-WordNet-3.0', 'unknown')
     """
-    parts = [DEBIAN_SPDX.get(p.strip().lower()) for p in re.split(r"\s+or\s+", short.strip(), flags=re.I)]
+    parts = [
+        DEBIAN_SPDX.get(p.strip().lower()) for p in re.split(r"\s+or\s+", short.strip(), flags=re.I)
+    ]
     known = [p for p in parts if p]
     return known[0] if known else "unknown"
 
@@ -240,7 +247,9 @@ def pypi_license(dist: str) -> str:
         return "unknown"
     # The first value of each header (PackageMetadata's protocol has get_all, not get).
     candidates = [(meta.get_all(key) or [None])[0] for key in ("License-Expression", "License")]
-    candidates += [c.split("::")[-1] for c in meta.get_all("Classifier") or [] if c.startswith("License ::")]
+    candidates += [
+        c.split("::")[-1] for c in meta.get_all("Classifier") or [] if c.startswith("License ::")
+    ]
     for value in candidates:
         if not value:
             continue
@@ -266,7 +275,9 @@ def resolve(path: str | os.PathLike, hint: str | None = None) -> Origin:
         return Origin("pypi", f"pypi:{dist}@{metadata.version(dist)}", dist, pypi_license(dist))
     pkg = debian_package(p)
     if pkg:
-        return Origin("debian", f"debian:{pkg}@{debian_version(pkg)}", pkg, debian_license(pkg, hint))
+        return Origin(
+            "debian", f"debian:{pkg}@{debian_version(pkg)}", pkg, debian_license(pkg, hint)
+        )
     return Origin("file", f"file:{p}", None, "unknown")
 
 
@@ -296,7 +307,11 @@ def pin(
     kinds = {o.kind for o in origins}
     kind = origins[0].kind if len(kinds) == 1 else "file"
     if origin is None:
-        origin = "+".join(dict.fromkeys(o.origin for o in origins)) if kind != "file" else origins[0].origin
+        origin = (
+            "+".join(dict.fromkeys(o.origin for o in origins))
+            if kind != "file"
+            else origins[0].origin
+        )
     if license is None:
         licenses = {o.license for o in origins}
         license = licenses.pop() if len(licenses) == 1 else "unknown"

@@ -47,7 +47,9 @@ def unit_key(engine: str, version: str, pair: str, texts: Sequence[str]) -> str:
     >>> k == unit_key("apertium:eng-spa", "3.8+abd", "eng_Latn-spa_Latn", ["a dog", "a cat"])
     False
     """
-    payload = json.dumps([engine, version, pair, list(texts)], ensure_ascii=False, separators=(",", ":"))
+    payload = json.dumps(
+        [engine, version, pair, list(texts)], ensure_ascii=False, separators=(",", ":")
+    )
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
@@ -149,7 +151,11 @@ class MTStage:
                 f"The MT engine {engine.name} on this worker is version {engine.version}, not {self.version} as on the "
                 f"driver; install the same engine data on every node."
             )
-        store = ShardStore(self.store, engine.name, engine.version, "-".join(engine.pair)) if self.store else None
+        store = (
+            ShardStore(self.store, engine.name, engine.version, "-".join(engine.pair))
+            if self.store
+            else None
+        )
         return _MTRunner(engine, store)
 
 
@@ -164,14 +170,18 @@ class _MTRunner:
             flat = [t for u in units for t in u]
             done = list(self.engine.translate_batch(flat))
             if len(done) != len(flat):
-                raise EngineUnavailableError(f"{self.engine.name} returned {len(done)} translations for {len(flat)} sentences.")
+                raise EngineUnavailableError(
+                    f"{self.engine.name} returned {len(done)} translations for {len(flat)} sentences."
+                )
             results, cursor = [], 0
             for u in units:
                 results.append(done[cursor : cursor + len(u)])
                 cursor += len(u)
         for u, r in zip(units, results):
             if len(r) != len(u):
-                raise EngineUnavailableError(f"{self.engine.name} returned {len(r)} translations for {len(u)} sentences.")
+                raise EngineUnavailableError(
+                    f"{self.engine.name} returned {len(r)} translations for {len(u)} sentences."
+                )
         if self.store is not None:
             self.store.write({self.store.key(u): r for u, r in zip(units, results)})
         return results
@@ -218,7 +228,9 @@ class StoreEngine:
         return out  # type: ignore[return-value]
 
 
-def plan_units(requests: Iterable[Sequence[str]], cached: set[str], stateful: bool, batch_size: int) -> list[list[str]]:
+def plan_units(
+    requests: Iterable[Sequence[str]], cached: set[str], stateful: bool, batch_size: int
+) -> list[list[str]]:
     """Return the distinct units a local build of ``requests`` may send its engine, in first-need order.
 
     Mirrors :meth:`~builders.adapters.mt.CachedTranslator.translate`: a stateful
@@ -264,7 +276,12 @@ def translate_units(engine, stage: MTStage, units: list[list[str]], store: Shard
     found = {k: done[k] for k in keys if k in done}
     todo = [u for u, k in zip(units, keys) if k not in found]
     if found:
-        log.info("resume: %d of %d translation units are already in %s", len(found), len(units), store.folder)
+        log.info(
+            "resume: %d of %d translation units are already in %s",
+            len(found),
+            len(units),
+            store.folder,
+        )
     batches: list[list[list[str]]] = []
     current: list[list[str]] = []
     size = 0

@@ -62,7 +62,9 @@ class _ChunkRecorder:
         self.chunks: list[tuple] = []
 
     def batch(self, texts, spans, positions, k):
-        self.chunks.append((list(texts), [list(sp) for sp in spans], [list(p) for p in positions], k))
+        self.chunks.append(
+            (list(texts), [list(sp) for sp in spans], [list(p) for p in positions], k)
+        )
         return [[[] for _ in pos] for pos in positions]
 
 
@@ -100,7 +102,18 @@ def _chunk_key(texts, positions, k) -> tuple:
 # --- SilverAlign: the whole distributed plan ------------------------------------------
 
 
-def silver_on_engine(engine, params, src_lang, items, tokenizer, generator, mt_engine, cache, store_root, build_kwargs):
+def silver_on_engine(
+    engine,
+    params,
+    src_lang,
+    items,
+    tokenizer,
+    generator,
+    mt_engine,
+    cache,
+    store_root,
+    build_kwargs,
+):
     """Run SilverAlign's substitution and MT stages on ``engine``; return ``(generator, translator)`` for ``build_silver``.
 
     ``build_silver`` itself says what to compute, so nothing here repeats its logic:
@@ -147,11 +160,19 @@ def silver_on_engine(engine, params, src_lang, items, tokenizer, generator, mt_e
     build_silver(items, tokenizer, pre, record, **build_kwargs)
     pair = "-".join(mt_engine.pair)
     distinct = list(dict.fromkeys(t for r in requests for t in r))
-    cached = set(cache.get_many(mt_engine.name, mt_engine.version, pair, distinct)) if cache is not None else set()
+    cached = (
+        set(cache.get_many(mt_engine.name, mt_engine.version, pair, distinct))
+        if cache is not None
+        else set()
+    )
     stateful = getattr(mt_engine, "stateful", False)
     units = shardstore.plan_units(requests, cached, stateful, params.mt_batch_size)
     log.info("stage requests: %.1fs on the driver", time.perf_counter() - t0)
-    store = shardstore.ShardStore(store_root, mt_engine.name, mt_engine.version, pair) if store_root else None
+    store = (
+        shardstore.ShardStore(store_root, mt_engine.name, mt_engine.version, pair)
+        if store_root
+        else None
+    )
     stage = shardstore.MTStage(
         mt_engine.name, mt_engine.pair[0], mt_engine.pair[1], mt_engine.version, str(store_root) if store_root else None,
         (("rate", params.mt_rate), ("retries", params.mt_retries), ("batch_size", min(params.mt_batch_size, 64)),
@@ -159,13 +180,23 @@ def silver_on_engine(engine, params, src_lang, items, tokenizer, generator, mt_e
     )  # fmt: skip
     n_texts = sum(len(u) for u in units)
     # Several batches per worker keep the pool busy; a batch's split never changes a translation.
-    batch_texts = max(1, min(params.mt_batch_size, math.ceil(n_texts / (4 * max(engine.workers, 1))) if n_texts else 1))
+    batch_texts = max(
+        1,
+        min(
+            params.mt_batch_size,
+            math.ceil(n_texts / (4 * max(engine.workers, 1))) if n_texts else 1,
+        ),
+    )
     log.info("%s: %d MT units (%d texts, %d cached) in batches of ~%d texts", engine.describe(), len(units), n_texts,
              len(cached), batch_texts)  # fmt: skip
     t0 = time.perf_counter()
     found = shardstore.translate_units(engine, stage, units, store, batch_texts, mt_engine)
-    log.info("stage mt: %.1fs for %d units (%d texts)", time.perf_counter() - t0, len(units), n_texts)
-    translator = CachedTranslator(shardstore.StoreEngine(mt_engine, found), cache, batch_size=params.mt_batch_size)
+    log.info(
+        "stage mt: %.1fs for %d units (%d texts)", time.perf_counter() - t0, len(units), n_texts
+    )
+    translator = CachedTranslator(
+        shardstore.StoreEngine(mt_engine, found), cache, batch_size=params.mt_batch_size
+    )
     return pre, translator
 
 

@@ -30,7 +30,16 @@ _FILES = (
     "index.adj", "index.adv", "index.noun", "index.verb", "index.sense",
     "adj.exc", "adv.exc", "noun.exc", "verb.exc", "cntlist.rev",
 )  # fmt: skip
-_REQUIRED = ("data.noun", "index.noun", "data.verb", "index.verb", "data.adj", "index.adj", "data.adv", "index.adv")
+_REQUIRED = (
+    "data.noun",
+    "index.noun",
+    "data.verb",
+    "index.verb",
+    "data.adj",
+    "index.adj",
+    "data.adv",
+    "index.adv",
+)
 
 #: The lexicographer files of WordNet 3.0 (``lexnames(5WN)``): number, name, syntactic category.
 LEXNAMES = (
@@ -53,14 +62,18 @@ def lexnames_text() -> str:
     >>> len(lines), lines[0], lines[44]
     (45, '00\tadj.all\t3', '44\tadj.ppl\t3')
     """
-    return "".join(f"{i:02d}\t{name}\t{_SYNCAT[name.split('.')[0]]}\n" for i, name in enumerate(LEXNAMES))
+    return "".join(
+        f"{i:02d}\t{name}\t{_SYNCAT[name.split('.')[0]]}\n" for i, name in enumerate(LEXNAMES)
+    )
 
 
 def _source_dir() -> Path:
     return Path(os.environ.get("XLBENCH_WORDNET_DIR") or DEBIAN_WORDNET)
 
 
-def prepare_wordnet_dir(source: str | os.PathLike | None = None, target: str | os.PathLike | None = None) -> Path:
+def prepare_wordnet_dir(
+    source: str | os.PathLike | None = None, target: str | os.PathLike | None = None
+) -> Path:
     """Link the Debian WordNet files into an nltk corpus folder and write ``lexnames``; return it.
 
     Raises:
@@ -138,7 +151,9 @@ def _load(root: str):
     if data_dir not in nltk.data.path:
         nltk.data.path.append(data_dir)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # "multilingual functions are not available" (no OMW offline)
+        warnings.simplefilter(
+            "ignore"
+        )  # "multilingual functions are not available" (no OMW offline)
         return _reader_class()(root, None)
 
 

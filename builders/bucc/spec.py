@@ -48,7 +48,9 @@ class Params:
     src_mono: str | None = field(default=None, metadata={"signature": False})
     tgt_mono: str | None = field(default=None, metadata={"signature": False})
     gold_pairs: int = field(default=DEFAULT_GOLD_PAIRS, metadata={"key": "gold-pairs"})
-    parallel_fraction: float = field(default=DEFAULT_PARALLEL_FRACTION, metadata={"key": "parallel-fraction"})
+    parallel_fraction: float = field(
+        default=DEFAULT_PARALLEL_FRACTION, metadata={"key": "parallel-fraction"}
+    )
     test_fraction: float = field(default=DEFAULT_TEST_FRACTION, metadata={"key": "test-fraction"})
     seed: int = 13
 
@@ -58,6 +60,7 @@ class Params:
         from builders.base import params_from
 
         return params_from(cls, args)
+
 
 #: Card limitations of constructed builds (the card's "Limitations" section).
 LIMITATIONS = (

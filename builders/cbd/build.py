@@ -52,73 +52,126 @@ these off; all three are recorded in the manifest and signature). --gold takes P
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the builder's own options."""
     parser.add_argument("--lang", required=True, help="language pair, source first, e.g. eng-deu")
-    parser.add_argument("--src-file", default=None, help="source sentences, one per line (with --tgt-file)")
-    parser.add_argument("--tgt-file", default=None, help="target sentences, line-aligned with --src-file")
-    parser.add_argument("--tsv", default=None, help="parallel corpus as 'src<TAB>tgt' or 'id<TAB>src<TAB>tgt' lines")
     parser.add_argument(
-        "--dict", action="append", default=None, metavar="FILE",
+        "--src-file", default=None, help="source sentences, one per line (with --tgt-file)"
+    )
+    parser.add_argument(
+        "--tgt-file", default=None, help="target sentences, line-aligned with --src-file"
+    )
+    parser.add_argument(
+        "--tsv", default=None, help="parallel corpus as 'src<TAB>tgt' or 'id<TAB>src<TAB>tgt' lines"
+    )
+    parser.add_argument(
+        "--dict",
+        action="append",
+        default=None,
+        metavar="FILE",
         help="bilingual dictionary (MUSE, hunalign, dictd .index, or 'cedict'); repeatable; default: FreeDict",
     )
-    parser.add_argument("--max-sentences", type=int, default=None, help="read only the first N sentence pairs of the corpus")
-    parser.add_argument("--reverse-dict", action="store_true", help="the --dict files list target->source (e.g. an en-de dictionary for deu-eng)")
+    parser.add_argument(
+        "--max-sentences",
+        type=int,
+        default=None,
+        help="read only the first N sentence pairs of the corpus",
+    )
+    parser.add_argument(
+        "--reverse-dict",
+        action="store_true",
+        help="the --dict files list target->source (e.g. an en-de dictionary for deu-eng)",
+    )
     # The authors' settings are the defaults (logic.PAPER_*): lower-cased, accent-stripped
     # matching and each word type used once; each can be turned off.
     parser.add_argument(
-        "--fold-case", action=argparse.BooleanOptionalAction, default=logic.PAPER_FOLD_CASE,
+        "--fold-case",
+        action=argparse.BooleanOptionalAction,
+        default=logic.PAPER_FOLD_CASE,
         help="match words case-insensitively (default on, as the authors; --no-fold-case to match case)",
     )
     parser.add_argument(
-        "--fold-accents", action=argparse.BooleanOptionalAction, default=logic.PAPER_FOLD_ACCENTS,
+        "--fold-accents",
+        action=argparse.BooleanOptionalAction,
+        default=logic.PAPER_FOLD_ACCENTS,
         help="match words ignoring accents, é = e (default on, as the authors; --no-fold-accents to keep them)",
     )
     rep = parser.add_mutually_exclusive_group()
     rep.add_argument(
-        "--avoid-repetition", dest="avoid_repetition", action="store_true", default=logic.PAPER_AVOID_REPETITION,
+        "--avoid-repetition",
+        dest="avoid_repetition",
+        action="store_true",
+        default=logic.PAPER_AVOID_REPETITION,
         help="use each source and target word type at most once (default, as the authors)",
     )
     rep.add_argument(
-        "--allow-repetition", dest="avoid_repetition", action="store_false",
+        "--allow-repetition",
+        dest="avoid_repetition",
+        action="store_false",
         help="keep every occurrence of a word type (more pairs, dominated by frequent words)",
     )
     parser.add_argument(
-        "--max-pairs", type=int, default=spec.DEFAULT_MAX_PAIRS,
+        "--max-pairs",
+        type=int,
+        default=spec.DEFAULT_MAX_PAIRS,
         help=f"sample at most N pairs per split with the seed (default {spec.DEFAULT_MAX_PAIRS}; 0 = keep all)",
     )
     parser.add_argument(
-        "--aligner", choices=spec.ALIGNERS, default=spec.DEFAULT_ALIGNER,
+        "--aligner",
+        choices=spec.ALIGNERS,
+        default=spec.DEFAULT_ALIGNER,
         help=f"statistical aligner of the baseline split 'aligner' (default {spec.DEFAULT_ALIGNER}; none = skip)",
     )
     parser.add_argument(
-        "--aligner-extra", nargs="+", default=None, metavar="X",
+        "--aligner-extra",
+        nargs="+",
+        default=None,
+        metavar="X",
         help="more parallel text to train the aligner on: 'bible' or two aligned files SRC TGT",
     )
-    parser.add_argument("--workers", type=int, default=1, help="processes for extraction (large corpora; default 1)")
-    parser.add_argument("--gold", default=None, help="gold word alignments (Pharaoh, one line per corpus line) for Table II")
-    parser.add_argument("--gold-one-based", action="store_true", help="--gold indices start at 1 (awesome-align's WPT files)")
+    parser.add_argument(
+        "--workers", type=int, default=1, help="processes for extraction (large corpora; default 1)"
+    )
+    parser.add_argument(
+        "--gold",
+        default=None,
+        help="gold word alignments (Pharaoh, one line per corpus line) for Table II",
+    )
+    parser.add_argument(
+        "--gold-one-based",
+        action="store_true",
+        help="--gold indices start at 1 (awesome-align's WPT files)",
+    )
     from evaluators.engine import add_engine_arguments
 
-    add_engine_arguments(parser, with_workers=False)  # --workers above: processes here, actors with --engine ray
-
+    add_engine_arguments(
+        parser, with_workers=False
+    )  # --workers above: processes here, actors with --engine ray
 
 
 def _check_args(args: spec.Params) -> None:
     if args.tsv and (args.src_file or args.tgt_file):
         raise UsageError("Pass either --tsv or --src-file/--tgt-file, not both.")
     if bool(args.src_file) != bool(args.tgt_file):
-        raise UsageError("--src-file and --tgt-file go together (two line-aligned files); pass both or use --tsv.")
+        raise UsageError(
+            "--src-file and --tgt-file go together (two line-aligned files); pass both or use --tsv."
+        )
     if args.max_pairs < 0:
         raise UsageError(f"--max-pairs must be 0 (keep all) or positive, got {args.max_pairs}.")
     if args.reverse_dict and not args.dict:
-        raise UsageError("--reverse-dict applies to --dict files; the default FreeDict dictionaries are already oriented.")
+        raise UsageError(
+            "--reverse-dict applies to --dict files; the default FreeDict dictionaries are already oriented."
+        )
     if args.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {args.workers}.")
     if args.max_sentences is not None and args.max_sentences < 1:
         raise UsageError(f"--max-sentences must be positive, got {args.max_sentences}.")
     if args.gold and not (args.src_file or args.tsv):
-        raise UsageError("--gold needs the corpus it aligns (--src-file/--tgt-file or --tsv), line for line.")
+        raise UsageError(
+            "--gold needs the corpus it aligns (--src-file/--tgt-file or --tsv), line for line."
+        )
     if args.aligner_extra and args.aligner == "none":
         raise UsageError("--aligner-extra trains the aligner, but --aligner is none.")
-    if args.aligner_extra and not (tuple(args.aligner_extra) == ("bible",) or len(args.aligner_extra) == 2):
+    if args.aligner_extra and not (
+        tuple(args.aligner_extra) == ("bible",) or len(args.aligner_extra) == 2
+    ):
         raise UsageError("--aligner-extra takes 'bible' or two line-aligned files SRC TGT.")
 
 
@@ -126,14 +179,24 @@ def _corpus(args, src: str, tgt: str) -> tuple[list[tuple[str, str, str]], list[
     from builders.adapters import bible, parallel
 
     if args.tsv:
-        return parallel.read_tsv(args.tsv), [file_input("corpus", args.tsv)], f"TSV file {Path(args.tsv).name}"
+        return (
+            parallel.read_tsv(args.tsv),
+            [file_input("corpus", args.tsv)],
+            f"TSV file {Path(args.tsv).name}",
+        )
     if args.src_file:
         pairs = parallel.read_aligned_files(args.src_file, args.tgt_file)
         inputs = [file_input("corpus-src", args.src_file), file_input("corpus-tgt", args.tgt_file)]
-        return pairs, inputs, f"line-aligned files {Path(args.src_file).name} / {Path(args.tgt_file).name}"
+        return (
+            pairs,
+            inputs,
+            f"line-aligned files {Path(args.src_file).name} / {Path(args.tgt_file).name}",
+        )
     a, b = bible.translation_for(src), bible.translation_for(tgt)
     pairs = bible.parallel_verses(a, b)
-    desc = f"public-domain Bible translations ({a.name} {a.year} / {b.name} {b.year}, verse-aligned)"
+    desc = (
+        f"public-domain Bible translations ({a.name} {a.year} / {b.name} {b.year}, verse-aligned)"
+    )
     return pairs, [bible.input_record(a), bible.input_record(b)], desc
 
 
@@ -150,7 +213,9 @@ def _dictionaries(args, src: str, tgt: str):
             elif tgt.startswith(("cmn", "zho")):
                 sources.append(D.read_cedict("tgt"))
             else:
-                raise UsageError(f"--dict cedict is Chinese-English; the pair {src}-{tgt} has no Chinese side.")
+                raise UsageError(
+                    f"--dict cedict is Chinese-English; the pair {src}-{tgt} has no Chinese side."
+                )
         elif item.endswith(".index"):
             sources.append(D.read_dictd(item))
         else:
@@ -196,11 +261,17 @@ def _aligner_split(args: spec.Params, src: str, tgt: str, numbered):
             inputs += [bible.input_record(bible.translation_for(lang)) for lang in (src, tgt)]
         else:
             extra = parallel.read_aligned_files(*args.aligner_extra)
-            inputs += [file_input(f"aligner-extra[{i}]", p) for i, p in enumerate(args.aligner_extra)]
+            inputs += [
+                file_input(f"aligner-extra[{i}]", p) for i, p in enumerate(args.aligner_extra)
+            ]
         src_toks += [[s[a:b] for a, b in logic.aligner_tokens(s, src_ns)] for _, s, _ in extra]
         tgt_toks += [[t[a:b] for a, b in logic.aligner_tokens(t, tgt_ns)] for _, _, t in extra]
-    log.info("aligning %d sentence pairs with %s (%s)", len(src_toks), args.aligner, spec.SYMMETRIZATION)
-    links = align(src_toks, tgt_toks, method=args.aligner, symmetrize=spec.SYMMETRIZATION, seed=args.seed)[:n]
+    log.info(
+        "aligning %d sentence pairs with %s (%s)", len(src_toks), args.aligner, spec.SYMMETRIZATION
+    )
+    links = align(
+        src_toks, tgt_toks, method=args.aligner, symmetrize=spec.SYMMETRIZATION, seed=args.seed
+    )[:n]
     records, counts = logic.aligner_records(numbered, src_spans, tgt_spans, links, args.aligner)
     return records, counts, inputs
 
@@ -210,7 +281,9 @@ def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
 
     ``raw``: a :class:`builders.cbd.spec.Params` (or an argparse namespace, converted to one).
     """
-    backend = engine_from_args(raw)  # --engine flags (or XLBENCH_ENGINE): how to run, not a build parameter
+    backend = engine_from_args(
+        raw
+    )  # --engine flags (or XLBENCH_ENGINE): how to run, not a build parameter
     args = spec.Params.from_args(raw)
     _check_args(args)
     src, tgt = resolve_pair(args.lang)
@@ -241,7 +314,13 @@ def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
         if s.input_files:
             # FreeDict's Debian copyright file has one stanza per dictionary ("Files: eng-deu/*").
             hint = s.name.split(" ")[0].removeprefix("freedict-")
-            record = file_input(f"dictionary:{s.name}", *s.input_files, license=s.license, citation=s.citation, hint=hint)
+            record = file_input(
+                f"dictionary:{s.name}",
+                *s.input_files,
+                license=s.license,
+                citation=s.citation,
+                hint=hint,
+            )
             inputs.append(record)
             revision = f"sha256:{record.sha256[:16]}"
         models.append(ModelRecord("dictionary", s.name, revision))
@@ -261,7 +340,9 @@ def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
             stage[k] = stage.get(k, 0) + v
     max_pairs = args.max_pairs or None
     table2 = {"dictionary": logic.judge(records, gold, lex)}
-    kept, sel = logic.select(records, rng, args.avoid_repetition, max_pairs, accents=args.fold_accents)
+    kept, sel = logic.select(
+        records, rng, args.avoid_repetition, max_pairs, accents=args.fold_accents
+    )
     tables = {config: {"test": kept}}
     counts = {
         "dictionary": lex.counts,
@@ -270,15 +351,30 @@ def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
             "sentences_with_pairs": stage["sentences_with_pairs"],
             "source_units": stage["source_units"],
             "kept": stage["kept"],
-            "dropped": {k: stage[k] for k in ("no_candidate", "ambiguous_source", "ambiguous_target", "nested", "overlap")},
+            "dropped": {
+                k: stage[k]
+                for k in (
+                    "no_candidate",
+                    "ambiguous_source",
+                    "ambiguous_target",
+                    "nested",
+                    "overlap",
+                )
+            },
         },
-        "selection": {"in": sel["in"], "kept": sel["kept"], "dropped": {"repetition": sel["repetition"], "sampling": sel["sampling"]}},
+        "selection": {
+            "in": sel["in"],
+            "kept": sel["kept"],
+            "dropped": {"repetition": sel["repetition"], "sampling": sel["sampling"]},
+        },
     }
     if args.aligner != "none":
         al_records, al_counts, al_inputs = _aligner_split(args, src, tgt, numbered)
         inputs += al_inputs
         table2[args.aligner] = logic.judge(al_records, gold, lex)
-        al_kept, al_sel = logic.select(al_records, rng, args.avoid_repetition, max_pairs, accents=args.fold_accents)
+        al_kept, al_sel = logic.select(
+            al_records, rng, args.avoid_repetition, max_pairs, accents=args.fold_accents
+        )
         tables[config]["aligner"] = al_kept
         counts["aligner"] = {
             "in": al_counts["links"],
@@ -286,7 +382,8 @@ def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
             "dropped": {"not_one_to_one": al_counts["not_one_to_one"]},
         }
         counts["aligner_selection"] = {
-            "in": al_sel["in"], "kept": al_sel["kept"],
+            "in": al_sel["in"],
+            "kept": al_sel["kept"],
             "dropped": {"repetition": al_sel["repetition"], "sampling": al_sel["sampling"]},
         }
         import importlib.metadata as md
@@ -296,11 +393,21 @@ def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
             version = md.version(pkg)
         except md.PackageNotFoundError:
             version = "unknown"
-        models.append(ModelRecord("aligner", f"{args.aligner}+{spec.SYMMETRIZATION}", f"pypi:{pkg}=={version}"))
+        models.append(
+            ModelRecord(
+                "aligner", f"{args.aligner}+{spec.SYMMETRIZATION}", f"pypi:{pkg}=={version}"
+            )
+        )
     counts["table2"] = table2
     for method, row in table2.items():
         p = row["precision"]
-        log.info("Table II %s: %d pairs, precision %s vs %s", method, row["pairs"], "n/a" if p is None else f"{p:.4f}", row["against"])
+        log.info(
+            "Table II %s: %d pairs, precision %s vs %s",
+            method,
+            row["pairs"],
+            "n/a" if p is None else f"{p:.4f}",
+            row["against"],
+        )
     parameters = {
         "lang": config,
         "corpus": corpus_desc,

@@ -71,7 +71,9 @@ def fold(text: str, case: bool = False, accents: bool = False) -> str:
         text = text.casefold()
     if accents:
         decomposed = unicodedata.normalize("NFD", text)
-        text = unicodedata.normalize("NFC", "".join(c for c in decomposed if unicodedata.category(c) != "Mn"))
+        text = unicodedata.normalize(
+            "NFC", "".join(c for c in decomposed if unicodedata.category(c) != "Mn")
+        )
     return text
 
 
@@ -180,7 +182,10 @@ def build_lexicon(
         if not (is_word_entry(src) and is_word_entry(tgt)):
             dropped["not_a_word" if WORD_RE.search(src) and WORD_RE.search(tgt) else "empty"] += 1
             continue
-        a, b = entry_key(src, src_nospace, case, accents), entry_key(tgt, tgt_nospace, case, accents)
+        a, b = (
+            entry_key(src, src_nospace, case, accents),
+            entry_key(tgt, tgt_nospace, case, accents),
+        )
         reason = ok(a, src_nospace) or ok(b, tgt_nospace)
         if reason:
             dropped[reason] += 1
@@ -259,7 +264,11 @@ def find_units(
         if key not in prefixes:
             continue
         j = i
-        while j + 1 < n and j - i + 1 < max_ngram and not text[toks[j][1] : toks[j + 1][0]].strip(_JOINERS):
+        while (
+            j + 1 < n
+            and j - i + 1 < max_ngram
+            and not text[toks[j][1] : toks[j + 1][0]].strip(_JOINERS)
+        ):
             j += 1
             key = key + " " + toks[j][2]
             if key in keys:
@@ -305,13 +314,16 @@ def _outermost(idxs: list[int], units: Sequence[Unit]) -> list[int]:
     for i in idxs:
         a, b = units[i][0], units[i][1]
         if not any(
-            j != i and units[j][0] <= a and b <= units[j][1] and units[j][1] - units[j][0] > b - a for j in idxs
+            j != i and units[j][0] <= a and b <= units[j][1] and units[j][1] - units[j][0] > b - a
+            for j in idxs
         ):
             out.append(i)
     return out
 
 
-def match_pair(src: str, tgt: str, lex: Lexicon, counts: Counter | None = None) -> list[tuple[Unit, Unit]]:
+def match_pair(
+    src: str, tgt: str, lex: Lexicon, counts: Counter | None = None
+) -> list[tuple[Unit, Unit]]:
     """Apply the unique-candidate rule to one sentence pair.
 
     A source unit ``s`` and target unit ``t`` are kept when ``t`` is the only
@@ -379,7 +391,9 @@ def match_pair(src: str, tgt: str, lex: Lexicon, counts: Counter | None = None) 
     return out
 
 
-def make_record(sent_id: int, src: str, tgt: str, s: tuple[int, int], t: tuple[int, int], method: str) -> dict:
+def make_record(
+    sent_id: int, src: str, tgt: str, s: tuple[int, int], t: tuple[int, int], method: str
+) -> dict:
     """Return one dataset row (schema :mod:`evaluators.schema.cbd`).
 
     >>> make_record(3, "a dog", "ein Hund", (2, 5), (4, 8), "dictionary")["id"]
@@ -423,15 +437,27 @@ def extract(pairs: Sequence[Pair], lex: Lexicon) -> tuple[list[dict], dict[str, 
             counts["sentences_with_pairs"] += 1
         for s, t in found:
             records.append(make_record(sent_id, src, tgt, s[:2], t[:2], "dictionary"))
-    for key in ("sentences", "sentences_with_pairs", "source_units", "kept", "no_candidate",
-                "ambiguous_source", "ambiguous_target", "nested", "overlap"):
+    for key in (
+        "sentences",
+        "sentences_with_pairs",
+        "source_units",
+        "kept",
+        "no_candidate",
+        "ambiguous_source",
+        "ambiguous_target",
+        "nested",
+        "overlap",
+    ):
         counts.setdefault(key, 0)
     return records, dict(counts)
 
 
 def select(
-    records: Sequence[dict], rng: np.random.Generator, avoid_repetition: bool = PAPER_AVOID_REPETITION,
-    max_pairs: int | None = None, accents: bool = PAPER_FOLD_ACCENTS,
+    records: Sequence[dict],
+    rng: np.random.Generator,
+    avoid_repetition: bool = PAPER_AVOID_REPETITION,
+    max_pairs: int | None = None,
+    accents: bool = PAPER_FOLD_ACCENTS,
 ) -> tuple[list[dict], dict[str, int]]:
     """Apply ``--avoid-repetition`` then sample at most ``max_pairs`` records with ``rng``.
 
@@ -451,7 +477,10 @@ def select(
         seen_tgt: set[str] = set()
         keep = []
         for i in rng.permutation(len(records)).tolist():
-            a, b = fold(records[i][S.SRC_WORD], True, accents), fold(records[i][S.TGT_WORD], True, accents)
+            a, b = (
+                fold(records[i][S.SRC_WORD], True, accents),
+                fold(records[i][S.TGT_WORD], True, accents),
+            )
             if a in seen_src or b in seen_tgt:
                 dropped_rep += 1
                 continue
@@ -465,7 +494,12 @@ def select(
         dropped_sample = len(idx) - max_pairs
         idx = [idx[i] for i in sorted(chosen.tolist())]
     out = [records[i] for i in idx]
-    return out, {"in": len(records), "repetition": dropped_rep, "sampling": dropped_sample, "kept": len(out)}
+    return out, {
+        "in": len(records),
+        "repetition": dropped_rep,
+        "sampling": dropped_sample,
+        "kept": len(out),
+    }
 
 
 # ---------------------------------------------------------------- aligner baseline
@@ -515,7 +549,12 @@ def aligner_records(
             if src_deg[i] == 1 and tgt_deg[j] == 1 and i < len(ss) and j < len(ts):
                 records.append(make_record(sent_id, src, tgt, ss[i], ts[j], method))
                 kept += 1
-    return records, {"sentences": len(pairs), "links": n_links, "kept": kept, "not_one_to_one": n_links - kept}
+    return records, {
+        "sentences": len(pairs),
+        "links": n_links,
+        "kept": kept,
+        "not_one_to_one": n_links - kept,
+    }
 
 
 # ---------------------------------------------------------------- Table II: precision
@@ -542,7 +581,12 @@ class Precision:
 
     def to_dict(self) -> dict:
         """Return the counts and the unrounded precision."""
-        return {"correct": self.correct, "judged": self.judged, "total": self.total, "precision": self.precision}
+        return {
+            "correct": self.correct,
+            "judged": self.judged,
+            "total": self.total,
+            "precision": self.precision,
+        }
 
 
 def parse_pharaoh(
@@ -574,7 +618,9 @@ def parse_pharaoh(
     raw_sure, raw_possible = parse_links(line, where)
     shift = 1 if one_based else 0
     if shift and any(i == 0 or j == 0 for i, j in raw_possible):
-        raise InputFileError(f"Gold alignment{where} has index 0 but --gold-one-based was given; drop that flag.")
+        raise InputFileError(
+            f"Gold alignment{where} has index 0 but --gold-one-based was given; drop that flag."
+        )
     sure = frozenset((i - shift, j - shift) for i, j in raw_sure)
     possible = frozenset((i - shift, j - shift) for i, j in raw_possible)
     if lengths is not None:
@@ -597,7 +643,9 @@ def _ws_tokens(text: str, start: int, end: int) -> set[int]:
     return out
 
 
-def gold_precision(records: Sequence[dict], gold: Mapping[int, Iterable[tuple[int, int]]]) -> Precision:
+def gold_precision(
+    records: Sequence[dict], gold: Mapping[int, Iterable[tuple[int, int]]]
+) -> Precision:
     """Judge pairs against gold word alignments over whitespace tokens.
 
     A pair is correct when some gold link joins a whitespace token of its source
@@ -638,7 +686,9 @@ def dictionary_precision(records: Sequence[dict], lex: Lexicon) -> Precision:
     return Precision(correct, len(records), len(records))
 
 
-def judge(records: Sequence[dict], gold: Mapping[int, Iterable[tuple[int, int]]] | None, lex: Lexicon) -> dict:
+def judge(
+    records: Sequence[dict], gold: Mapping[int, Iterable[tuple[int, int]]] | None, lex: Lexicon
+) -> dict:
     """Return Table 2's precision row of ``records``: against gold alignments when given, else the dictionary.
 
     >>> recs = [make_record(0, "cat", "chat", (0, 3), (0, 4), "x")]

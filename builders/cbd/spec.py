@@ -42,9 +42,15 @@ class Params:
     reverse_dict: bool = field(default=False, metadata={"key": "reverse-dict"})
     #: The authors' settings (on by default); a build that turns one off is spelled out in
     #: the signature (``fold-case:false``), the defaults are in its hash.
-    fold_case: bool = field(default=PAPER_FOLD_CASE, metadata={"key": "fold-case", "key_omit": (True,)})
-    fold_accents: bool = field(default=PAPER_FOLD_ACCENTS, metadata={"key": "fold-accents", "key_omit": (True,)})
-    avoid_repetition: bool = field(default=PAPER_AVOID_REPETITION, metadata={"key": "avoid-repetition", "key_omit": (True,)})
+    fold_case: bool = field(
+        default=PAPER_FOLD_CASE, metadata={"key": "fold-case", "key_omit": (True,)}
+    )
+    fold_accents: bool = field(
+        default=PAPER_FOLD_ACCENTS, metadata={"key": "fold-accents", "key_omit": (True,)}
+    )
+    avoid_repetition: bool = field(
+        default=PAPER_AVOID_REPETITION, metadata={"key": "avoid-repetition", "key_omit": (True,)}
+    )
     max_pairs: int = field(default=DEFAULT_MAX_PAIRS, metadata={"key": "max-pairs"})
     aligner: str = DEFAULT_ALIGNER  # spelled out by its model record (aligner:<method>+<symmetrisation>@<package>)
     aligner_extra: tuple[str, ...] | None = field(default=None, metadata=_PATH)

@@ -45,9 +45,15 @@ Translations are cached in $XLBENCH_CACHE/mt-cache.sqlite: rerun an interrupted 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the silver builder's options."""
-    parser.add_argument("--lang", required=True, help="language pair, source first: eng-spa, eng-deu, eng_Latn-fra_Latn")
+    parser.add_argument(
+        "--lang",
+        required=True,
+        help="language pair, source first: eng-spa, eng-deu, eng_Latn-fra_Latn",
+    )
     src = parser.add_argument_group("source sentences (default: World English Bible verses)")
-    src.add_argument("--src", default=None, help="monolingual source sentences, one per line (Silver_Large)")
+    src.add_argument(
+        "--src", default=None, help="monolingual source sentences, one per line (Silver_Large)"
+    )
     src.add_argument(
         "--small-src",
         "--gold-src",
@@ -62,8 +68,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help=f"use at most N sentences (default {spec.DEFAULT_MAX_SENTENCES} Bible verses sampled with --seed; all lines of a file)",
     )
-    src.add_argument("--min-words", type=int, default=None, help=f"skip shorter sentences (default {spec.DEFAULT_MIN_WORDS} for the Bible)")
-    src.add_argument("--max-words", type=int, default=None, help=f"skip longer sentences (default {spec.DEFAULT_MAX_WORDS} for the Bible)")
+    src.add_argument(
+        "--min-words",
+        type=int,
+        default=None,
+        help=f"skip shorter sentences (default {spec.DEFAULT_MIN_WORDS} for the Bible)",
+    )
+    src.add_argument(
+        "--max-words",
+        type=int,
+        default=None,
+        help=f"skip longer sentences (default {spec.DEFAULT_MAX_WORDS} for the Bible)",
+    )
     mt = parser.add_argument_group("machine translation")
     mt.add_argument(
         "--mt",
@@ -72,12 +88,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "google | mymemory | deepl | microsoft | ... | hf:<model id or folder>",
     )
     mt.add_argument("--mt-revision", default=None, help="Hub revision of an hf: MT model")
-    mt.add_argument("--mt-cache", default=None, help="SQLite translation cache (default $XLBENCH_CACHE/mt-cache.sqlite)")
-    mt.add_argument("--no-mt-cache", action="store_true", help="translate everything afresh, keep nothing")
-    mt.add_argument("--mt-batch-size", type=int, default=1000, help="sentences per engine call; the cache commits after each (default 1000)")
-    mt.add_argument("--mt-rate", type=float, default=4.0, help="online engines: requests per second (default 4)")
-    mt.add_argument("--mt-retries", type=int, default=4, help="online engines: retries with backoff (default 4)")
-    mt.add_argument("--mt-beams", type=int, default=1, help="hf: MT models: beam size (default 1, greedy)")
+    mt.add_argument(
+        "--mt-cache",
+        default=None,
+        help="SQLite translation cache (default $XLBENCH_CACHE/mt-cache.sqlite)",
+    )
+    mt.add_argument(
+        "--no-mt-cache", action="store_true", help="translate everything afresh, keep nothing"
+    )
+    mt.add_argument(
+        "--mt-batch-size",
+        type=int,
+        default=1000,
+        help="sentences per engine call; the cache commits after each (default 1000)",
+    )
+    mt.add_argument(
+        "--mt-rate", type=float, default=4.0, help="online engines: requests per second (default 4)"
+    )
+    mt.add_argument(
+        "--mt-retries", type=int, default=4, help="online engines: retries with backoff (default 4)"
+    )
+    mt.add_argument(
+        "--mt-beams", type=int, default=1, help="hf: MT models: beam size (default 1, greedy)"
+    )
     sub = parser.add_argument_group("substitutes")
     sub.add_argument(
         "--substitutes",
@@ -85,9 +118,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="wordnet",
         help="wordnet (offline, English: antonyms, co-hyponyms, synonyms) or mlm (fill-mask, the paper's method)",
     )
-    sub.add_argument("--mlm", default="bert-large-cased", help="masked LM for --substitutes mlm (default bert-large-cased)")
+    sub.add_argument(
+        "--mlm",
+        default="bert-large-cased",
+        help="masked LM for --substitutes mlm (default bert-large-cased)",
+    )
     sub.add_argument("--mlm-revision", default=None, help="Hub revision of the masked LM")
-    sub.add_argument("--mlm-batch-size", type=int, default=64, help="masked sentences per forward pass (default 64)")
+    sub.add_argument(
+        "--mlm-batch-size",
+        type=int,
+        default=64,
+        help="masked sentences per forward pass (default 64)",
+    )
     sub.add_argument(
         "--mlm-search",
         type=int,
@@ -105,13 +147,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="never substitute (so never align) punctuation tokens (the authors substitute and align them)",
     )
-    sub.add_argument("--wordnet-senses", type=int, default=2, help="most frequent senses searched by --substitutes wordnet")
-    sub.add_argument("--no-closed-class", action="store_true", help="wordnet: do not substitute function words from the built-in table")
+    sub.add_argument(
+        "--wordnet-senses",
+        type=int,
+        default=2,
+        help="most frequent senses searched by --substitutes wordnet",
+    )
+    sub.add_argument(
+        "--no-closed-class",
+        action="store_true",
+        help="wordnet: do not substitute function words from the built-in table",
+    )
     rule = parser.add_argument_group("decision rule")
-    rule.add_argument("--alternatives", type=int, default=spec.N_ALTERNATIVES, help="alternatives per word (paper: 5)")
-    rule.add_argument("--min-valid", type=int, default=spec.MIN_VALID, help="valid alternatives needed (paper: 4)")
-    rule.add_argument("--max-targets", type=int, default=spec.MAX_TARGETS, help="target words one source word may change (paper: 1)")
-    rule.add_argument("--tokenizer", choices=SCHEMES, default="punct", help="tokenisation of the translations (and sources) (default punct)")
+    rule.add_argument(
+        "--alternatives",
+        type=int,
+        default=spec.N_ALTERNATIVES,
+        help="alternatives per word (paper: 5)",
+    )
+    rule.add_argument(
+        "--min-valid", type=int, default=spec.MIN_VALID, help="valid alternatives needed (paper: 4)"
+    )
+    rule.add_argument(
+        "--max-targets",
+        type=int,
+        default=spec.MAX_TARGETS,
+        help="target words one source word may change (paper: 1)",
+    )
+    rule.add_argument(
+        "--tokenizer",
+        choices=SCHEMES,
+        default="punct",
+        help="tokenisation of the translations (and sources) (default punct)",
+    )
     rule.add_argument(
         "--src-tokenizer",
         choices=SCHEMES,
@@ -119,11 +187,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="tokenisation of the sources (default: whitespace for --small-src, whose gold text is pre-tokenised; else --tokenizer)",
     )
     rule.add_argument("--lowercase", action="store_true", help="lowercase tokens before comparing")
-    parser.add_argument("--export", default=None, help="also write '<config>.src-tgt' (src ||| tgt) + '<config>.align' (0-based Pharaoh) here")
+    parser.add_argument(
+        "--export",
+        default=None,
+        help="also write '<config>.src-tgt' (src ||| tgt) + '<config>.align' (0-based Pharaoh) here",
+    )
     from evaluators.engine import add_engine_arguments
 
     add_engine_arguments(parser)
-    mt.add_argument("--mt-store", default=None, help="--engine ray: shared folder of translation shards (default <mt-cache>.shards)")
+    mt.add_argument(
+        "--mt-store",
+        default=None,
+        help="--engine ray: shared folder of translation shards (default <mt-cache>.shards)",
+    )
 
 
 def default_out(args: argparse.Namespace) -> str:
@@ -183,7 +259,10 @@ def build_silver(
         part = items[start : start + chunk]
         texts = [t for _, t in part]
         spans = [src_tok.spans(t) for t in texts]
-        positions = [logic.substitution_positions([t[s:e] for s, e in sp], punctuation) for t, sp in zip(texts, spans)]
+        positions = [
+            logic.substitution_positions([t[s:e] for s, e in sp], punctuation)
+            for t, sp in zip(texts, spans)
+        ]
         subs = generator.batch(texts, spans, positions, k)
         for (sid, text), sp, pos, alts in zip(part, spans, positions, subs):
             # One translation request per source sentence: the sentence, then its alternatives.
@@ -207,7 +286,10 @@ def build_silver(
                     n_words += 1
                     n_alternatives += len(words)
                     decision = logic.decide_word(
-                        tgt_tokens, [tokenizer.tokenize(a) for a in alt_tr], min_valid=min_valid, max_targets=max_targets
+                        tgt_tokens,
+                        [tokenizer.tokenize(a) for a in alt_tr],
+                        min_valid=min_valid,
+                        max_targets=max_targets,
                     )
                 decisions.append(decision)
                 details.append(
@@ -243,10 +325,21 @@ def build_silver(
     kept = reasons.pop(logic.KEPT)
     n_links = sum(len(r[S.SURE]) for r in rows)
     counts = {
-        "sentences": {"in": len(items), "kept": len(rows), "dropped": {"no_link": len(items) - len(rows)}},
-        "words": {"in": n_words, "kept": kept, "dropped": {r: n for r, n in reasons.items() if r != logic.NOT_A_WORD}},
+        "sentences": {
+            "in": len(items),
+            "kept": len(rows),
+            "dropped": {"no_link": len(items) - len(rows)},
+        },
+        "words": {
+            "in": n_words,
+            "kept": kept,
+            "dropped": {r: n for r, n in reasons.items() if r != logic.NOT_A_WORD},
+        },
         "tokens": {"source": len(decisions_all), "punctuation": reasons[logic.NOT_A_WORD]},
-        "alternatives": {"made": n_alternatives, "per_word": round(n_alternatives / n_words, 3) if n_words else 0.0},
+        "alternatives": {
+            "made": n_alternatives,
+            "per_word": round(n_alternatives / n_words, 3) if n_words else 0.0,
+        },
         "links": n_links,
         "yield": round(kept / n_words, 4) if n_words else 0.0,
     }
@@ -276,15 +369,23 @@ def read_sentences(path: str) -> list[tuple[str, str]]:
     return out
 
 
-def _source(args: spec.Params, src_lang: str, tokenizer: Tokenizer) -> tuple[list[tuple[str, str]], InputRecord, str]:
+def _source(
+    args: spec.Params, src_lang: str, tokenizer: Tokenizer
+) -> tuple[list[tuple[str, str]], InputRecord, str]:
     if args.src and args.small_src:
-        raise UsageError("Pass either --src (Silver_Large) or --small-src (Silver_Small), not both; build them separately.")
+        raise UsageError(
+            "Pass either --src (Silver_Large) or --small-src (Silver_Small), not both; build them separately."
+        )
     if args.max_sentences is not None and args.max_sentences < 1:
-        raise UsageError(f"--max-sentences must be at least 1, got {args.max_sentences}; leave it out to use every sentence.")
+        raise UsageError(
+            f"--max-sentences must be at least 1, got {args.max_sentences}; leave it out to use every sentence."
+        )
     path = args.small_src or args.src
     if path:
         items = read_sentences(path)
-        items = logic.select(items, tokenizer, args.max_sentences, args.min_words, args.max_words, None)
+        items = logic.select(
+            items, tokenizer, args.max_sentences, args.min_words, args.max_words, None
+        )
         subset = spec.SMALL if args.small_src else spec.LARGE
         return items, file_input("small_src" if args.small_src else "src", path), subset
     from builders.adapters import bible
@@ -334,7 +435,9 @@ def check_rule(k: int, min_valid: int, max_targets: int) -> None:
     if k < 1:
         raise UsageError(f"--alternatives must be at least 1, got {k}.")
     if not 1 <= min_valid <= k:
-        raise UsageError(f"--min-valid must be between 1 and --alternatives ({k}), got {min_valid}.")
+        raise UsageError(
+            f"--min-valid must be between 1 and --alternatives ({k}), got {min_valid}."
+        )
     if max_targets < 1:
         raise UsageError(f"--max-targets must be at least 1, got {max_targets}.")
 
@@ -354,16 +457,22 @@ def export_files(out: SilverOutput, directory: str, config: str) -> dict[str, st
     from builders.artifact import stage_exports
 
     lines = {
-        "src-tgt": "".join(f"{' '.join(r[S.SRC_TOKENS])} ||| {' '.join(r[S.TGT_TOKENS])}\n" for r in out.rows),
+        "src-tgt": "".join(
+            f"{' '.join(r[S.SRC_TOKENS])} ||| {' '.join(r[S.TGT_TOKENS])}\n" for r in out.rows
+        ),
         "align": "".join(logic.to_pharaoh(r[S.SURE]) + "\n" for r in out.rows),
         "ids": "".join(f"{r[S.ID]}\n" for r in out.rows),
     }
-    return stage_exports(directory, {f"{config}.{ext}": text for ext, text in lines.items()}, "--export")
+    return stage_exports(
+        directory, {f"{config}.{ext}": text for ext, text in lines.items()}, "--export"
+    )
 
 
 def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
     """Build SilverAlign silver alignments for ``--lang``; ``raw``: :class:`builders.silver.spec.Params` or a namespace."""
-    backend = engine_from_args(raw)  # --engine flags (or XLBENCH_ENGINE): how to run, not a build parameter
+    backend = engine_from_args(
+        raw
+    )  # --engine flags (or XLBENCH_ENGINE): how to run, not a build parameter
     mt_store = getattr(raw, "mt_store", None)
     args = spec.Params.from_args(raw)
     from builders.adapters import mt as mt_adapter
@@ -389,7 +498,9 @@ def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
     items, input_record, subset = _source(args, src_lang, src_tokenizer)
     cache = None
     if not args.no_mt_cache:
-        cache = mt_adapter.TranslationCache(args.mt_cache or xlbench_cache_root() / "mt-cache.sqlite")
+        cache = mt_adapter.TranslationCache(
+            args.mt_cache or xlbench_cache_root() / "mt-cache.sqlite"
+        )
     translator = mt_adapter.CachedTranslator(engine, cache, batch_size=args.mt_batch_size)
     t0 = time.perf_counter()
     log.info("silver: %d sentences, %s, %s substitutes", len(items), engine.name, generator.name)
@@ -402,12 +513,23 @@ def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
     )
     substitutes = generator
     try:
-        if backend.name != "local":  # substitutes + MT on the cluster; the decision pass below is unchanged
+        if (
+            backend.name != "local"
+        ):  # substitutes + MT on the cluster; the decision pass below is unchanged
             from builders.adapters.stages import silver_on_engine
 
             store = None if args.no_mt_cache else (mt_store or f"{cache.path}.shards")
             substitutes, translator = silver_on_engine(
-                backend, args, src_lang, items, tokenizer, generator, engine, cache, store, build_kwargs
+                backend,
+                args,
+                src_lang,
+                items,
+                tokenizer,
+                generator,
+                engine,
+                cache,
+                store,
+                build_kwargs,
             )
         out = build_silver(items, tokenizer, substitutes, translator.translate, **build_kwargs)
     finally:
@@ -417,12 +539,18 @@ def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
     pair = pair_config(src_lang, tgt_lang)
     main_suffix, details_suffix = spec.CONFIG_SUFFIX[subset]
     main_config = S.SCHEMA.config_name(pair, main_suffix)
-    tables = {main_config: {"test": out.rows}, S.SCHEMA.config_name(pair, details_suffix): {"test": out.details}}
+    tables = {
+        main_config: {"test": out.rows},
+        S.SCHEMA.config_name(pair, details_suffix): {"test": out.details},
+    }
     exports = export_files(out, args.export, main_config) if args.export else {}
     counts = dict(out.counts)
     # Cache hits, forward passes (they depend on the batch size) and timings differ between
     # two builds of the same rows: they go to the manifest's `run` section, never compared.
-    run_info: dict[str, Any] = {"mt": translator.counts(), "seconds_silver": round(time.perf_counter() - t0, 1)}
+    run_info: dict[str, Any] = {
+        "mt": translator.counts(),
+        "seconds_silver": round(time.perf_counter() - t0, 1),
+    }
     if hasattr(generator, "forward_passes"):
         run_info["mlm_forward_passes"] = generator.forward_passes
     parameters = {
@@ -447,7 +575,9 @@ def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
         parameters["closed_class"] = not args.no_closed_class
     if not (args.src or args.small_src):
         parameters.update(
-            max_sentences=spec.DEFAULT_MAX_SENTENCES if args.max_sentences is None else args.max_sentences,
+            max_sentences=spec.DEFAULT_MAX_SENTENCES
+            if args.max_sentences is None
+            else args.max_sentences,
             min_words=spec.DEFAULT_MIN_WORDS if args.min_words is None else args.min_words,
             max_words=spec.DEFAULT_MAX_WORDS if args.max_words is None else args.max_words,
         )
@@ -455,7 +585,11 @@ def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
         step.format(
             k=args.alternatives,
             substitutes="WordNet 3.0 antonyms, co-hyponyms and synonyms"
-            + ("; function words from a fixed table of same-class words" if not args.no_closed_class else "")
+            + (
+                "; function words from a fixed table of same-class words"
+                if not args.no_closed_class
+                else ""
+            )
             if generator.name == "wordnet"
             else f"top predictions of the masked LM {args.mlm}",
             tokenizer=tokenizer.signature
@@ -474,8 +608,11 @@ def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
     if args.substitutes == "mlm":
         construction.append(
             f"The masked LM's top {args.mlm_search} predictions are read per word; the original word, when predicted, "
-            + ("takes one of the alternatives' places (the authors' code)." if not args.no_count_original
-               else "is skipped without taking a place (--no-count-original).")
+            + (
+                "takes one of the alternatives' places (the authors' code)."
+                if not args.no_count_original
+                else "is skipped without taking a place (--no-count-original)."
+            )
         )
     limitations = list(spec.LIMITATIONS)
     if engine.online:
@@ -515,8 +652,15 @@ def _engine_inputs(engine, generator) -> list[InputRecord]:
     if files:
         from builders.adapters.provenance import pin
 
-        out.append(pin(f"mt:{engine.name}", files, role="tool", citation="Forcada et al. (2011). Apertium: a free/open-source "
-                       "platform for rule-based machine translation. Machine Translation 25(2): 127-144."))
+        out.append(
+            pin(
+                f"mt:{engine.name}",
+                files,
+                role="tool",
+                citation="Forcada et al. (2011). Apertium: a free/open-source "
+                "platform for rule-based machine translation. Machine Translation 25(2): 127-144.",
+            )
+        )
     from builders.adapters.wordnet import wordnet_input
     from builders.silver.substitutes import WordNetSubstitutes
 

@@ -46,7 +46,15 @@ TOO_FEW_VALID = "too_few_valid"
 UNCHANGED = "unchanged_translation"
 INCONSISTENT = "inconsistent_positions"
 TOO_MANY_TARGETS = "too_many_targets"
-REASONS = (KEPT, NOT_A_WORD, TOO_FEW_ALTERNATIVES, TOO_FEW_VALID, UNCHANGED, INCONSISTENT, TOO_MANY_TARGETS)
+REASONS = (
+    KEPT,
+    NOT_A_WORD,
+    TOO_FEW_ALTERNATIVES,
+    TOO_FEW_VALID,
+    UNCHANGED,
+    INCONSISTENT,
+    TOO_MANY_TARGETS,
+)
 
 
 @dataclass(frozen=True)
@@ -121,7 +129,9 @@ def decide_word(
     return WordDecision(KEPT, KEPT, targets, n, n_valid)
 
 
-def substitution_positions(tokens: Sequence[str], punctuation: bool = SUBSTITUTE_PUNCTUATION) -> list[int]:
+def substitution_positions(
+    tokens: Sequence[str], punctuation: bool = SUBSTITUTE_PUNCTUATION
+) -> list[int]:
     """Positions of the source tokens that get alternatives.
 
     Args:
@@ -190,13 +200,15 @@ def select(
     >>> select(items, tok, 2, None, None, None)
     [('0', 'a b c'), ('1', 'a b')]
     """
+
     def n_words(text: str) -> int:
         return sum(1 for w in tokenizer.tokenize(text) if is_word(w))
 
     kept = [
         (i, t)
         for i, t in items
-        if (min_words is None or n_words(t) >= min_words) and (max_words is None or n_words(t) <= max_words)
+        if (min_words is None or n_words(t) >= min_words)
+        and (max_words is None or n_words(t) <= max_words)
     ]
     if max_sentences is not None and len(kept) > max_sentences:
         if rng is None:

@@ -61,6 +61,7 @@ class SubstituteGenerator(Protocol):
         """Return, per sentence and per requested token position, up to ``k`` alternative words."""
         ...
 
+
 CONSTRUCTION = [
     "Each source sentence s is translated into t with the MT engine named in the build signature.",
     "For every word of s, {k} alternative sentences are made by substituting that word alone ({substitutes}).",

@@ -102,9 +102,26 @@ for _group in (
 ):
     CLOSED_CLASS.setdefault(_group[0], _group[1:])
 #: Small cardinal numbers: the nearest other numbers first.
-_NUMBERS = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+_NUMBERS = (
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+)
 for _i, _n in enumerate(_NUMBERS):
-    CLOSED_CLASS.setdefault(_n, tuple(sorted((m for m in _NUMBERS if m != _n), key=lambda m: (abs(_NUMBERS.index(m) - _i), m))))
+    CLOSED_CLASS.setdefault(
+        _n,
+        tuple(
+            sorted((m for m in _NUMBERS if m != _n), key=lambda m: (abs(_NUMBERS.index(m) - _i), m))
+        ),
+    )
 
 _POS_ORDER = ("n", "v", "a", "r")
 _WORD_RE = re.compile(r"^[A-Za-z]+$")
@@ -212,7 +229,10 @@ def attested(form: str, lemma: str, pos: str, suffix: str) -> bool:
     if tags is None:
         return False
     low = form.lower()
-    return any(low in (f.lower() for f in li.getInflection(lemma.lower(), tag, inflect_oov=False)) for tag in tags)
+    return any(
+        low in (f.lower() for f in li.getInflection(lemma.lower(), tag, inflect_oov=False))
+        for tag in tags
+    )
 
 
 class WordNetSubstitutes:
@@ -233,7 +253,9 @@ class WordNetSubstitutes:
 
     name = "wordnet"
 
-    def __init__(self, senses: int = 2, closed_class: bool = True, wordnet=None, source: str | None = None):
+    def __init__(
+        self, senses: int = 2, closed_class: bool = True, wordnet=None, source: str | None = None
+    ):
         if senses < 1:
             raise UsageError(f"--wordnet-senses must be at least 1, got {senses}.")
         self.senses = senses
@@ -272,7 +294,9 @@ class WordNetSubstitutes:
             synsets = wn.synsets(lemma, pos)
             if not synsets:
                 continue
-            count = sum(lm.count() for s in synsets for lm in s.lemmas() if lm.name().lower() == lemma)
+            count = sum(
+                lm.count() for s in synsets for lm in s.lemmas() if lm.name().lower() == lemma
+            )
             if best is None or count > best[0]:
                 best = (count, pos, lemma, synsets)
         if best is None:

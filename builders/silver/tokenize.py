@@ -43,7 +43,9 @@ class Tokenizer:
 
     def __post_init__(self) -> None:
         if self.scheme not in _PATTERNS:
-            raise UsageError(f"Unknown tokenizer scheme {self.scheme!r}; choose one of {', '.join(SCHEMES)}.")
+            raise UsageError(
+                f"Unknown tokenizer scheme {self.scheme!r}; choose one of {', '.join(SCHEMES)}."
+            )
 
     @property
     def signature(self) -> str:

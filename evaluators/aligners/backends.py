@@ -35,7 +35,10 @@ FAST_ALIGN_ITERATIONS = 5
 def _parse_pharaoh_lines(lines: list[str]) -> Links:
     from evaluators.alignio import parse_links  # the one Pharaoh codec
 
-    return [parse_links(line, f" on line {n + 1} of the aligner output")[1] for n, line in enumerate(lines)]
+    return [
+        parse_links(line, f" on line {n + 1} of the aligner output")[1]
+        for n, line in enumerate(lines)
+    ]
 
 
 def eflomal_directional(

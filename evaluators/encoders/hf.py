@@ -148,7 +148,9 @@ class HFEncoder(TokenEncoderMixin):
             import torch
             import transformers
         except ImportError as exc:  # pragma: no cover - torch is a dependency
-            raise EngineUnavailableError(f"hf: models need torch and transformers ({exc}); pip install torch transformers.") from exc
+            raise EngineUnavailableError(
+                f"hf: models need torch and transformers ({exc}); pip install torch transformers."
+            ) from exc
         if batch_size is None or int(batch_size) < 1:
             raise UsageError(f"batch_size must be a positive integer, got {batch_size!r}.")
         self.batch_size = int(batch_size)
@@ -221,17 +223,27 @@ class HFEncoder(TokenEncoderMixin):
             if layers:
                 break
         if not layers:
-            raise EngineUnavailableError(f"hf:{name}: the config does not say how many layers the model has.")
+            raise EngineUnavailableError(
+                f"hf:{name}: the config does not say how many layers the model has."
+            )
         self.num_layers = int(layers)
         limit = getattr(self.tokenizer, "model_max_length", None) or 10**9
         positions = getattr(config, "max_position_embeddings", None)
         if positions and limit > positions:
             # RoBERTa-style models reserve padding_idx + 1 positions.
-            offset = 2 if getattr(config, "model_type", "") in ("roberta", "xlm-roberta", "camembert") else 0
+            offset = (
+                2
+                if getattr(config, "model_type", "") in ("roberta", "xlm-roberta", "camembert")
+                else 0
+            )
             limit = positions - offset
         self.max_length = int(max_length) if max_length else int(min(limit, 10**6))
         if prefixes is None:
-            prefixes = E5_PREFIXES if "e5" in self.model_id.lower().replace("_", "-").split("/")[-1].split("-") else {}
+            prefixes = (
+                E5_PREFIXES
+                if "e5" in self.model_id.lower().replace("_", "-").split("/")[-1].split("-")
+                else {}
+            )
         self.prefixes = dict(prefixes)
         self.default_pooling = "mean"
         #: applied to a batch of pooled vectors for pooling="model" (sentence-transformers Dense/Normalize)
@@ -321,10 +333,17 @@ class HFEncoder(TokenEncoderMixin):
                     ids[row, : len(seq)] = torch.tensor(seq, dtype=torch.long)
                     mask[row, : len(seq)] = 1
                 out = self.model(
-                    input_ids=ids.to(self.device), attention_mask=mask.to(self.device), output_hidden_states=True
+                    input_ids=ids.to(self.device),
+                    attention_mask=mask.to(self.device),
+                    output_hidden_states=True,
                 )
                 self.forward_calls += 1
-                hidden = torch.stack([out.hidden_states[layer] for layer in layer_ids]).float().cpu().numpy()
+                hidden = (
+                    torch.stack([out.hidden_states[layer] for layer in layer_ids])
+                    .float()
+                    .cpu()
+                    .numpy()
+                )
                 for row, i in enumerate(batch):
                     yield i, hidden[:, row, : len(records[i]["ids"])], records[i]
                 if bar is not None:
@@ -392,7 +411,9 @@ class HFEncoder(TokenEncoderMixin):
         texts = list(texts)
         spans = [[(int(a), int(b)) for a, b in sp] for sp in spans]
         if len(spans) != len(texts):
-            raise UsageError(f"word_vectors got {len(texts)} texts but {len(spans)} span lists; pass one list per text.")
+            raise UsageError(
+                f"word_vectors got {len(texts)} texts but {len(spans)} span lists; pass one list per text."
+            )
         prefix = self._prefix(role)
         n_layers = len(layer_ids)
         starts, total = [], 0
@@ -410,7 +431,10 @@ class HFEncoder(TokenEncoderMixin):
         params = self._key_params(prefix)
 
         def keys_of(item):
-            return [make_key("word", item[0], spans=spans_hash(item[1]), layer=layer, **params) for layer in layer_ids]
+            return [
+                make_key("word", item[0], spans=spans_hash(item[1]), layer=layer, **params)
+                for layer in layer_ids
+            ]
 
         if self._cache is not None and todo:
             all_keys = {item: keys_of(item) for item in todo}
@@ -422,7 +446,9 @@ class HFEncoder(TokenEncoderMixin):
                     for j, k in enumerate(ks):
                         row, flags = unpack(got[k])
                         vectors[j, pos : pos + len(item[1])] = row
-                    found[pos : pos + len(item[1])] = ~np.isnan(vectors[0, pos : pos + len(item[1]), 0])
+                    found[pos : pos + len(item[1])] = ~np.isnan(
+                        vectors[0, pos : pos + len(item[1]), 0]
+                    )
                     truncated_of[item[0]] = bool(flags & 1)
                 else:
                     todo.append(item)
@@ -447,11 +473,15 @@ class HFEncoder(TokenEncoderMixin):
                 if self._cache is not None:
                     v = compact(v)
                     flags = int(rec["truncated"])
-                    new_items.extend(zip(keys_of((text, sp)), (pack(v[j], flags) for j in range(n_layers))))
+                    new_items.extend(
+                        zip(keys_of((text, sp)), (pack(v[j], flags) for j in range(n_layers)))
+                    )
                 pos = starts[first[(text, sp)]]
                 vectors[:, pos : pos + len(sp)] = v
                 found[pos : pos + len(sp)] = f
-            if len(new_items) >= 4096 and self._cache is not None:  # bounded memory for the pending writes too
+            if (
+                len(new_items) >= 4096 and self._cache is not None
+            ):  # bounded memory for the pending writes too
                 self._cache.put_many(new_items)
                 new_items = []
         if new_items and self._cache is not None:
@@ -468,7 +498,9 @@ class HFEncoder(TokenEncoderMixin):
                 found[b : b + len(sp)] = found[a : a + len(sp)]
         notes = []
         if (~found).any():
-            notes.append(f"{int((~found).sum())} word(s) not covered by any token (truncation) were dropped")
+            notes.append(
+                f"{int((~found).sum())} word(s) not covered by any token (truncation) were dropped"
+            )
         return WordVectors(vectors, found, layer_ids, truncated, notes)
 
     def embed_sentences(
@@ -517,7 +549,10 @@ class HFEncoder(TokenEncoderMixin):
         cached: dict[tuple[int, str], dict[str, np.ndarray]] = {c: {} for c in combos}
         if self._cache is not None and unique:
             for c in combos:
-                keys[c] = {t: make_key("sent", t, layer=c[0], pooling=key_pooling(c[1]), **params) for t in unique}
+                keys[c] = {
+                    t: make_key("sent", t, layer=c[0], pooling=key_pooling(c[1]), **params)
+                    for t in unique
+                }
             got = self._cache.get_many([k for c in combos for k in keys[c].values()])
             for c in combos:
                 cached[c] = {t: unpack(got[k])[0][0] for t, k in keys[c].items() if k in got}
@@ -536,7 +571,11 @@ class HFEncoder(TokenEncoderMixin):
                     p = c[1]
                     if p == "mean_content":
                         content = states[rec["content"]]
-                        vec = content.mean(axis=0) if len(content) else np.zeros(states.shape[1], np.float32)
+                        vec = (
+                            content.mean(axis=0)
+                            if len(content)
+                            else np.zeros(states.shape[1], np.float32)
+                        )
                     else:
                         vec = pool_states(states, self.default_pooling if p == "model" else p)
                     if c not in fresh:
@@ -549,7 +588,10 @@ class HFEncoder(TokenEncoderMixin):
                     fresh[c] = compact(fresh[c])
             if self._cache is not None:
                 self._cache.put_many(
-                    (keys[c][t], pack(fresh[c][todo_row[t]])) for c in combos if missing[c] for t in missing[c]
+                    (keys[c][t], pack(fresh[c][todo_row[t]]))
+                    for c in combos
+                    if missing[c]
+                    for t in missing[c]
                 )
         for c in combos:
             if c in fresh:
@@ -567,7 +609,9 @@ class HFEncoder(TokenEncoderMixin):
                     out[row_of[t]] = fresh[c][todo_row[t]]
             results[c] = out
         index = np.fromiter((row_of[t] for t in texts), dtype=np.int64, count=len(texts))
-        return {(req, p): results[(a, p)][index] for req, a in zip(layers, abs_layers) for p in poolings}
+        return {
+            (req, p): results[(a, p)][index] for req, a in zip(layers, abs_layers) for p in poolings
+        }
 
     def sentence_embeddings(
         self, texts: Sequence[str], pooling: str = "model", layer: int = -1, role: str | None = None
@@ -576,12 +620,16 @@ class HFEncoder(TokenEncoderMixin):
 
         A wrapper over :meth:`embed_sentences`; ask that for several pairs at once.
         """
-        return self.embed_sentences(texts, [layer], [pooling], role=role)[(layer, check_pooling(pooling))]
+        return self.embed_sentences(texts, [layer], [pooling], role=role)[
+            (layer, check_pooling(pooling))
+        ]
 
     @property
     def dim(self) -> int:
         """Width of the hidden states."""
-        return int(getattr(self.config, "hidden_size", None) or getattr(self.config, "d_model", 0) or 0)
+        return int(
+            getattr(self.config, "hidden_size", None) or getattr(self.config, "d_model", 0) or 0
+        )
 
     @property
     def model_dim(self) -> int:
@@ -617,6 +665,8 @@ def from_spec(rest: str | None, **options) -> HFEncoder:
     prefixes, dtype, hub_cache_dir; unknown options are ignored.
     """
     if not rest:
-        raise UsageError("hf: needs a model id or folder, e.g. hf:bert-base-multilingual-cased or hf:./my-model.")
+        raise UsageError(
+            "hf: needs a model id or folder, e.g. hf:bert-base-multilingual-cased or hf:./my-model."
+        )
     name, revision = parse_ref(rest)
     return HFEncoder(name, revision, **options)

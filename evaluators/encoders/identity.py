@@ -49,7 +49,11 @@ class ModelIdentity:
 def weight_files(folder: str | os.PathLike) -> list[Path]:
     """Return the weight files under ``folder``, sorted by relative path."""
     root = Path(folder)
-    files = [p for p in root.rglob("*") if p.is_file() and p.suffix in WEIGHT_SUFFIXES and not (_SKIP & set(p.parts))]
+    files = [
+        p
+        for p in root.rglob("*")
+        if p.is_file() and p.suffix in WEIGHT_SUFFIXES and not (_SKIP & set(p.parts))
+    ]
     return sorted(files, key=lambda p: p.relative_to(root).as_posix())
 
 
@@ -110,7 +114,11 @@ def folder_model_name(folder: str | os.PathLike) -> str:
         title = _card_title(where / "README.md") if (where / "README.md").is_file() else None
         if title:
             return title
-        if where == root and not (root / "modules.json").is_file() and (root / "config.json").is_file():
+        if (
+            where == root
+            and not (root / "modules.json").is_file()
+            and (root / "config.json").is_file()
+        ):
             break
     config = root / "config.json"
     if config.is_file():
@@ -143,5 +151,7 @@ def identify(encoder: Any, spec: str, revision: str | None = None) -> ModelIdent
     if revision:
         return ModelIdentity(name, revision, "user", spec)
     own = getattr(encoder, "revision", None)
-    source = getattr(encoder, "revision_source", None) or ("hub" if folder is None and getattr(encoder, "from_hub", False) else "encoder")
+    source = getattr(encoder, "revision_source", None) or (
+        "hub" if folder is None and getattr(encoder, "from_hub", False) else "encoder"
+    )
     return ModelIdentity(name, own, source, spec)

@@ -59,8 +59,12 @@ class RandomEncoder(TokenEncoderMixin):
                 else np.zeros((0, self.dim), dtype=np.float32)
             )
             ctx = base.mean(axis=0, keepdims=True) if len(base) else base
-            states = np.stack([base + (layer / self.num_layers) * ctx for layer in layer_ids]).astype(np.float32)
-            offsets = np.array([[m.start(), m.end()] for m in pieces], dtype=np.int64).reshape(-1, 2)
+            states = np.stack(
+                [base + (layer / self.num_layers) * ctx for layer in layer_ids]
+            ).astype(np.float32)
+            offsets = np.array([[m.start(), m.end()] for m in pieces], dtype=np.int64).reshape(
+                -1, 2
+            )
             out.append(TokenStates(states, offsets, [m.group() for m in pieces], truncated))
         return out
 

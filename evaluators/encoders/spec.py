@@ -80,8 +80,14 @@ def parse_model_spec(spec: str) -> ModelSpec:
         )
     needs = KINDS[kind]
     if needs is True and not rest.strip():
-        what = {"hf": "a model id or folder", "st": "a model folder", "callable": "module:function"}[kind]
-        raise UsageError(f"Model spec {spec!r} needs {what} after '{kind}:' (e.g. {kind}:{_example(kind)}).")
+        what = {
+            "hf": "a model id or folder",
+            "st": "a model folder",
+            "callable": "module:function",
+        }[kind]
+        raise UsageError(
+            f"Model spec {spec!r} needs {what} after '{kind}:' (e.g. {kind}:{_example(kind)})."
+        )
     if needs is False and colon:
         raise UsageError(f"Model spec {spec!r}: {kind} takes no options; pass just '{kind}'.")
     if kind == "random":
@@ -89,17 +95,25 @@ def parse_model_spec(spec: str) -> ModelSpec:
     if kind == "hf":
         model, at, revision = rest.partition("@")
         if not model.strip() or (at and not revision.strip()):
-            raise UsageError(f"Model spec {spec!r} has an empty model id or revision; use hf:<id-or-path>[@revision].")
+            raise UsageError(
+                f"Model spec {spec!r} has an empty model id or revision; use hf:<id-or-path>[@revision]."
+            )
         return ModelSpec(kind, rest, revision=revision if at else None)
     if kind == "callable":
         module, sep, function = rest.partition(":")
         if not sep or not module.strip() or not function.strip():
-            raise UsageError(f"Model spec {spec!r} is not callable:<module>:<function> (e.g. callable:{_example(kind)}).")
+            raise UsageError(
+                f"Model spec {spec!r} is not callable:<module>:<function> (e.g. callable:{_example(kind)})."
+            )
     return ModelSpec(kind, rest or None)
 
 
 def _example(kind: str) -> str:
-    return {"hf": "bert-base-multilingual-cased", "st": "./my-model", "callable": "mypkg.embed:encode"}[kind]
+    return {
+        "hf": "bert-base-multilingual-cased",
+        "st": "./my-model",
+        "callable": "mypkg.embed:encode",
+    }[kind]
 
 
 def _random_numbers(spec: str, rest: str) -> tuple[int, ...]:
@@ -113,8 +127,12 @@ def _random_numbers(spec: str, rest: str) -> tuple[int, ...]:
         try:
             value = int(text)
         except ValueError:
-            raise UsageError(f"Model spec {spec!r}: {name} {part!r} is not an integer; {usage}.") from None
+            raise UsageError(
+                f"Model spec {spec!r}: {name} {part!r} is not an integer; {usage}."
+            ) from None
         if value < low:
-            raise UsageError(f"Model spec {spec!r}: {name} must be at least {low} (got {value}); {usage}.")
+            raise UsageError(
+                f"Model spec {spec!r}: {name} must be at least {low} (got {value}); {usage}."
+            )
         out.append(value)
     return tuple(out)

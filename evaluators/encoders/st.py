@@ -31,7 +31,9 @@ def _read_json(path: Path) -> dict:
     try:
         return json.loads(path.read_text())
     except (OSError, ValueError) as exc:
-        raise InputFileError(f"Cannot read {path} ({exc}); the sentence-transformers folder looks damaged.") from exc
+        raise InputFileError(
+            f"Cannot read {path} ({exc}); the sentence-transformers folder looks damaged."
+        ) from exc
 
 
 def pooling_mode(config: dict) -> str:
@@ -43,7 +45,11 @@ def pooling_mode(config: dict) -> str:
     Raises:
         EngineUnavailableError: a mode we do not implement, or several at once.
     """
-    known = {"pooling_mode_cls_token": "cls", "pooling_mode_mean_tokens": "mean", "pooling_mode_max_tokens": "max"}
+    known = {
+        "pooling_mode_cls_token": "cls",
+        "pooling_mode_mean_tokens": "mean",
+        "pooling_mode_max_tokens": "max",
+    }
     on = [k for k, v in config.items() if k.startswith("pooling_mode") and v is True]
     if len(on) != 1 or on[0] not in known:
         raise EngineUnavailableError(
@@ -62,12 +68,21 @@ def _load_dense(folder: Path):
     elif (folder / "pytorch_model.bin").is_file():
         import torch
 
-        weights = {k: v.float().numpy() for k, v in torch.load(folder / "pytorch_model.bin", weights_only=True).items()}
+        weights = {
+            k: v.float().numpy()
+            for k, v in torch.load(folder / "pytorch_model.bin", weights_only=True).items()
+        }
     else:
-        raise InputFileError(f"Dense module {folder} has no model.safetensors or pytorch_model.bin.")
-    name = str(config.get("activation_function", "torch.nn.modules.linear.Identity")).rsplit(".", 1)[-1]
+        raise InputFileError(
+            f"Dense module {folder} has no model.safetensors or pytorch_model.bin."
+        )
+    name = str(config.get("activation_function", "torch.nn.modules.linear.Identity")).rsplit(
+        ".", 1
+    )[-1]
     if name not in _ACTIVATIONS:
-        raise EngineUnavailableError(f"Dense activation {name!r} in {folder} is not supported; known: {', '.join(_ACTIVATIONS)}.")
+        raise EngineUnavailableError(
+            f"Dense activation {name!r} in {folder} is not supported; known: {', '.join(_ACTIVATIONS)}."
+        )
     weight = weights["linear.weight"].astype(np.float32)
     bias = weights.get("linear.bias")
     bias = np.zeros(weight.shape[0], np.float32) if bias is None else bias.astype(np.float32)
@@ -77,7 +92,9 @@ def _load_dense(folder: Path):
 class STEncoder(HFEncoder):
     """A sentence-transformers folder: token states from its Transformer, ``model`` pooling from its head."""
 
-    def __init__(self, folder: str, revision: str | None = None, *, model_id: str | None = None, **options):
+    def __init__(
+        self, folder: str, revision: str | None = None, *, model_id: str | None = None, **options
+    ):
         root = Path(folder).expanduser()
         if not root.is_dir():
             raise InputFileError(
@@ -90,7 +107,9 @@ class STEncoder(HFEncoder):
         modules = _read_json(root / "modules.json")
         transformer = next((m for m in modules if m.get("type", "").endswith(".Transformer")), None)
         if transformer is None:
-            raise EngineUnavailableError(f"{truncate(folder)}: modules.json has no Transformer module; only transformers-based models are supported.")
+            raise EngineUnavailableError(
+                f"{truncate(folder)}: modules.json has no Transformer module; only transformers-based models are supported."
+            )
         mode, denses, normalize = "mean", [], False
         for module in modules:
             kind = module.get("type", "").rsplit(".", 1)[-1]
@@ -102,7 +121,9 @@ class STEncoder(HFEncoder):
             elif kind == "Normalize":
                 normalize = True
             elif kind != "Transformer":
-                raise EngineUnavailableError(f"{truncate(folder)}: module type {module.get('type')!r} is not supported.")
+                raise EngineUnavailableError(
+                    f"{truncate(folder)}: module type {module.get('type')!r} is not supported."
+                )
         bert_cfg = root / transformer.get("path", "") / "sentence_bert_config.json"
         if not bert_cfg.is_file():
             bert_cfg = root / "sentence_bert_config.json"
@@ -113,7 +134,9 @@ class STEncoder(HFEncoder):
         prompts_file = root / "config_sentence_transformers.json"
         prompts = _read_json(prompts_file).get("prompts") if prompts_file.is_file() else None
         if prompts and "prefixes" not in options:
-            options["prefixes"] = {k: v for k, v in prompts.items() if k in ("query", "passage") and v}
+            options["prefixes"] = {
+                k: v for k, v in prompts.items() if k in ("query", "passage") and v
+            }
         for key in ("trust_remote_code",):
             options.setdefault(key, False)
         super().__init__(

@@ -72,7 +72,11 @@ def task_name(data: dict[str, Any]) -> str:
     name = str(ds.get("id") or "dataset")
     if ds.get("source") == "local" or name.startswith("/"):
         name = Path(name).name
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", f"xlbench-{data.get('evaluator', 'unknown')}-{name.split('/')[-1]}")
+    return re.sub(
+        r"[^A-Za-z0-9_.-]+",
+        "-",
+        f"xlbench-{data.get('evaluator', 'unknown')}-{name.split('/')[-1]}",
+    )
 
 
 def _clean(v: Any) -> Any:
@@ -91,10 +95,17 @@ def _metrics(entry: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _entry(subset: str, main: float | None, metrics: dict[str, Any], languages_from: str) -> dict[str, Any] | None:
+def _entry(
+    subset: str, main: float | None, metrics: dict[str, Any], languages_from: str
+) -> dict[str, Any] | None:
     if main is None or (isinstance(main, float) and math.isnan(main)):
         return None
-    return {**metrics, "main_score": float(main), "hf_subset": subset, "languages": languages_of(languages_from)}
+    return {
+        **metrics,
+        "main_score": float(main),
+        "hf_subset": subset,
+        "languages": languages_of(languages_from),
+    }
 
 
 def mteb_scores(data: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
@@ -116,7 +127,14 @@ def mteb_scores(data: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
     elif ev == "bucc":
         split = "test"  # the train split only learns the threshold
         for e in scores.get(split, []):
-            entries.append(_entry(str(e.get("subset")), e.get("bucc_f1", e.get("main_score")), _metrics(e), str(e.get("subset"))))
+            entries.append(
+                _entry(
+                    str(e.get("subset")),
+                    e.get("bucc_f1", e.get("main_score")),
+                    _metrics(e),
+                    str(e.get("subset")),
+                )
+            )
     elif ev == "bitext-retrieval":
         split = next(iter(scores), "test")
         for e in scores.get(split, []):
@@ -131,7 +149,13 @@ def mteb_scores(data: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
             slot = by_lang.setdefault(str(e.get("subset")), {})
             if e.get("group") == "macro":
                 slot["main"] = e.get("tacc")
-                slot.update({k: _clean(v) for k, v in e.items() if k in ("n", "correct", "ties", "wrong", "fertility")})
+                slot.update(
+                    {
+                        k: _clean(v)
+                        for k, v in e.items()
+                        if k in ("n", "correct", "ties", "wrong", "fertility")
+                    }
+                )
             elif e.get("group") in ("perturbation", "length", "level"):
                 slot[f"tacc_{e.get('key')}"] = _clean(e.get("tacc"))
         for sub, slot in sorted(by_lang.items()):
@@ -143,8 +167,10 @@ def mteb_scores(data: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
             sub = str(e.get("subset"))
             entries.append(_entry(f"{sub}.{e.get('config')}", e.get("gold_f1"), _metrics(e), sub))
     else:
-        raise UsageError(f"Evaluator {ev!r} has no mteb export; exportable: word-retrieval, sentence-retrieval, "
-                         "embedding-aligner, bucc, bitext-retrieval, tacc, aligners.")
+        raise UsageError(
+            f"Evaluator {ev!r} has no mteb export; exportable: word-retrieval, sentence-retrieval, "
+            "embedding-aligner, bucc, bitext-retrieval, tacc, aligners."
+        )
     return split, [e for e in entries if e is not None]
 
 
@@ -209,12 +235,16 @@ def export_results(folders: list[str | os.PathLike], out: str | os.PathLike) -> 
         mdir, rdir = _model_dir(r.model)
         written.append((Path("results") / mdir / rdir / f"{obj['task_name']}.json", obj, r.model))
     if not written:
-        raise UsageError("None of the results can be exported to mteb (no supported evaluator with a scored subset).")
+        raise UsageError(
+            "None of the results can be exported to mteb (no supported evaluator with a scored subset)."
+        )
     names = [w[0] for w in written]
     dup = {n for n in names if names.count(n) > 1}
     if dup:
-        raise UsageError(f"Two results map to the same mteb file {sorted(dup)[0].as_posix()!r} (same model, revision, "
-                         "evaluator and dataset name); export them into separate folders.")
+        raise UsageError(
+            f"Two results map to the same mteb file {sorted(dup)[0].as_posix()!r} (same model, revision, "
+            "evaluator and dataset name); export them into separate folders."
+        )
     try:
         target.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(dir=target, prefix=".tmp-export-"))
@@ -223,9 +253,15 @@ def export_results(folders: list[str | os.PathLike], out: str | os.PathLike) -> 
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(obj, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
             # mteb's placeholder for an unknown revision: its DataFrame drops rows whose revision is None
-            meta = {"name": str(model.get("id") or "model"), "revision": model.get("revision") or "no_revision_available",
-                    "framework": ["xlbench"], "loader": None}
-            (path.parent / "model_meta.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+            meta = {
+                "name": str(model.get("id") or "model"),
+                "revision": model.get("revision") or "no_revision_available",
+                "framework": ["xlbench"],
+                "loader": None,
+            }
+            (path.parent / "model_meta.json").write_text(
+                json.dumps(meta, indent=2) + "\n", encoding="utf-8"
+            )
         for rel, _, _ in written:
             dest = target / rel
             dest.parent.mkdir(parents=True, exist_ok=True)
@@ -235,7 +271,9 @@ def export_results(folders: list[str | os.PathLike], out: str | os.PathLike) -> 
                 os.replace(meta_file, dest.parent / "model_meta.json")
         shutil.rmtree(tmp, ignore_errors=True)
     except OSError as err:
-        raise OutputError(f"Cannot write mteb results to {str(target)!r} ({err.strerror}); pass a writable --out.") from err
+        raise OutputError(
+            f"Cannot write mteb results to {str(target)!r} ({err.strerror}); pass a writable --out."
+        ) from err
     return [target / rel for rel, _, _ in written]
 
 
@@ -312,8 +350,13 @@ def bucc_task(dataset: str, split: str = "test", revision: str | None = None):
             "sentence2": tgt_text,
             "gold": [(i, index[t]) for i, (_, t) in enumerate(pairs)],
         }
-    return _bitext_task(f"xlbench-bucc-{Path(ref.id).name}", "xlbench BUCC-style mining split (gold sources vs all targets).",
-                        ref.revision, subsets, split)
+    return _bitext_task(
+        f"xlbench-bucc-{Path(ref.id).name}",
+        "xlbench BUCC-style mining split (gold sources vs all targets).",
+        ref.revision,
+        subsets,
+        split,
+    )
 
 
 def cbd_task(dataset: str, split: str = "test", revision: str | None = None):
@@ -336,9 +379,16 @@ def cbd_task(dataset: str, split: str = "test", revision: str | None = None):
         from datasets import Dataset
 
         # a Dataset, not a dict: without a gold column mteb takes len(split) as the number of pairs
-        subsets[config] = Dataset.from_dict({"sentence1": list(seen), "sentence2": list(seen.values())})
-    return _bitext_task(f"xlbench-cbd-{Path(ref.id).name}", "xlbench contextual-dictionary sentence pairs (line i translates line i).",
-                        ref.revision, subsets, split)
+        subsets[config] = Dataset.from_dict(
+            {"sentence1": list(seen), "sentence2": list(seen.values())}
+        )
+    return _bitext_task(
+        f"xlbench-cbd-{Path(ref.id).name}",
+        "xlbench contextual-dictionary sentence pairs (line i translates line i).",
+        ref.revision,
+        subsets,
+        split,
+    )
 
 
 class MtebEncoder:
@@ -356,14 +406,37 @@ class MtebEncoder:
         self.encoder = load_encoder(spec, **options)
         self.pooling, self.layer = pooling, layer
         self.mteb_model_meta = ModelMeta(
-            loader=None, name=self.encoder.model_id if "/" in self.encoder.model_id else f"xlbench/{self.encoder.model_id}",
-            revision=str(self.encoder.revision), release_date=None, languages=None, n_parameters=None,
-            memory_usage_mb=None, max_tokens=None, embed_dim=None, license=None, open_weights=None,
-            public_training_code=None, public_training_data=None, framework=[], similarity_fn_name="cosine",  # type: ignore[arg-type]  # mteb accepts the enum's value
-            use_instructions=False, training_datasets=None,
+            loader=None,
+            name=self.encoder.model_id
+            if "/" in self.encoder.model_id
+            else f"xlbench/{self.encoder.model_id}",
+            revision=str(self.encoder.revision),
+            release_date=None,
+            languages=None,
+            n_parameters=None,
+            memory_usage_mb=None,
+            max_tokens=None,
+            embed_dim=None,
+            license=None,
+            open_weights=None,
+            public_training_code=None,
+            public_training_data=None,
+            framework=[],
+            similarity_fn_name="cosine",  # type: ignore[arg-type]  # mteb accepts the enum's value
+            use_instructions=False,
+            training_datasets=None,
         )
 
-    def encode(self, inputs, *, task_metadata=None, hf_split=None, hf_subset=None, prompt_type=None, **kwargs):
+    def encode(
+        self,
+        inputs,
+        *,
+        task_metadata=None,
+        hf_split=None,
+        hf_subset=None,
+        prompt_type=None,
+        **kwargs,
+    ):
         """Encode the texts of an mteb dataloader."""
         import numpy as np
 

@@ -66,7 +66,12 @@ class ConfidenceInterval:
         >>> ConfidenceInterval(0.5, 0.4, 0.6, 0.95, 1000, 80).to_fields()
         {'ci_low': 0.4, 'ci_high': 0.6, 'ci_level': 0.95, 'ci_resamples': 1000}
         """
-        return {"ci_low": self.low, "ci_high": self.high, "ci_level": self.level, "ci_resamples": self.resamples}
+        return {
+            "ci_low": self.low,
+            "ci_high": self.high,
+            "ci_level": self.level,
+            "ci_resamples": self.resamples,
+        }
 
 
 @dataclass(frozen=True)
@@ -115,7 +120,9 @@ def _check(values: np.ndarray, resamples: int, level: float | None = None) -> No
         raise UsageError(f"The confidence level must lie strictly between 0 and 1, got {level!r}.")
 
 
-def _resampled_stats(values: np.ndarray, statistic: Statistic | None, resamples: int, rng: np.random.Generator) -> np.ndarray:
+def _resampled_stats(
+    values: np.ndarray, statistic: Statistic | None, resamples: int, rng: np.random.Generator
+) -> np.ndarray:
     n = len(values)
     if statistic is None:
         out = np.empty(resamples)
@@ -123,9 +130,13 @@ def _resampled_stats(values: np.ndarray, statistic: Statistic | None, resamples:
         for start in range(0, resamples, _BATCH):
             stop = min(start + _BATCH, resamples)
             idx = rng.integers(0, n, size=(stop - start, n))
-            out[start:stop] = flat[idx].mean(axis=1) if flat.ndim == 1 else flat[idx].mean(axis=1).mean(axis=-1)
+            out[start:stop] = (
+                flat[idx].mean(axis=1) if flat.ndim == 1 else flat[idx].mean(axis=1).mean(axis=-1)
+            )
         return out
-    return np.array([statistic(values[rng.integers(0, n, size=n)]) for _ in range(resamples)], dtype=float)
+    return np.array(
+        [statistic(values[rng.integers(0, n, size=n)]) for _ in range(resamples)], dtype=float
+    )
 
 
 def _stat(values: np.ndarray, statistic: Statistic | None) -> float:
@@ -163,7 +174,9 @@ def bootstrap_ci(
     stats = _resampled_stats(arr, statistic, resamples, rng)
     alpha = 1.0 - level
     low, high = np.quantile(stats, [alpha / 2, 1 - alpha / 2])
-    return ConfidenceInterval(_stat(arr, statistic), float(low), float(high), level, int(resamples), len(arr))
+    return ConfidenceInterval(
+        _stat(arr, statistic), float(low), float(high), level, int(resamples), len(arr)
+    )
 
 
 def _pair(a, b) -> tuple[np.ndarray, np.ndarray]:
@@ -209,8 +222,16 @@ def paired_bootstrap(
     alpha = 1.0 - level
     low, high = np.quantile(deltas, [alpha / 2, 1 - alpha / 2])
     return PairedTest(
-        "paired-bootstrap", _stat(x, statistic), _stat(y, statistic), observed,
-        (count + 1) / (resamples + 1), int(resamples), n, float(low), float(high), level,
+        "paired-bootstrap",
+        _stat(x, statistic),
+        _stat(y, statistic),
+        observed,
+        (count + 1) / (resamples + 1),
+        int(resamples),
+        n,
+        float(low),
+        float(high),
+        level,
     )
 
 
@@ -254,7 +275,13 @@ def approximate_randomization(
         sb = np.where(_expand(swap, x), x, y)
         count += abs(_stat(sb, statistic) - _stat(sa, statistic)) >= bound
     return PairedTest(
-        method, _stat(x, statistic), _stat(y, statistic), observed, (count + extra) / (total + extra), total, n
+        method,
+        _stat(x, statistic),
+        _stat(y, statistic),
+        observed,
+        (count + extra) / (total + extra),
+        total,
+        n,
     )
 
 
@@ -314,7 +341,9 @@ def stratified_bootstrap_ci(
     """
     arrays = [np.asarray(g) for g in groups]
     if not arrays:
-        raise UsageError("A bootstrap needs at least one group of items; the predictions hold none.")
+        raise UsageError(
+            "A bootstrap needs at least one group of items; the predictions hold none."
+        )
     alpha = 1.0 - level
     per_group, stats = [], []
     for arr in arrays:
@@ -322,9 +351,15 @@ def stratified_bootstrap_ci(
         s = _resampled_stats(arr, statistic, resamples, rng)
         stats.append(s)
         low, high = np.quantile(s, [alpha / 2, 1 - alpha / 2])
-        per_group.append(ConfidenceInterval(_stat(arr, statistic), float(low), float(high), level, int(resamples), len(arr)))
+        per_group.append(
+            ConfidenceInterval(
+                _stat(arr, statistic), float(low), float(high), level, int(resamples), len(arr)
+            )
+        )
     mean = np.mean(np.vstack(stats), axis=0)
     low, high = np.quantile(mean, [alpha / 2, 1 - alpha / 2])
     estimate = float(np.mean([c.estimate for c in per_group]))
-    overall = ConfidenceInterval(estimate, float(low), float(high), level, int(resamples), int(sum(len(a) for a in arrays)))
+    overall = ConfidenceInterval(
+        estimate, float(low), float(high), level, int(resamples), int(sum(len(a) for a in arrays))
+    )
     return overall, per_group

@@ -111,7 +111,9 @@ class F1Spread:
 
 
 def sentence_counts(
-    sure: Sequence[Iterable[Link]], possible: Sequence[Iterable[Link]] | None, pred: Sequence[Iterable[Link]],
+    sure: Sequence[Iterable[Link]],
+    possible: Sequence[Iterable[Link]] | None,
+    pred: Sequence[Iterable[Link]],
     partial: bool = False,
 ) -> np.ndarray:
     """Per sentence ``(|A∩S|, |A∩P|, |A|, |S|)`` as an ``(n, 4)`` array (inputs as :func:`score_alignments`).
@@ -139,7 +141,9 @@ def _f1(c: np.ndarray) -> np.ndarray:
         return np.where((p > 0) & (r > 0), 2 * p * r / np.maximum(p + r, 1e-300), 0.0)
 
 
-def bootstrap_f1(counts: np.ndarray, rng: np.random.Generator, resamples: int = DEFAULT_RESAMPLES) -> F1Spread:
+def bootstrap_f1(
+    counts: np.ndarray, rng: np.random.Generator, resamples: int = DEFAULT_RESAMPLES
+) -> F1Spread:
     """Resample sentences with replacement and report the spread of the micro F1.
 
     Args:

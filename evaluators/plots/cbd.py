@@ -46,7 +46,13 @@ def similarity_histograms(groups: Mapping[str, np.ndarray], path: str | Path, ti
     bins = np.linspace(lo, hi, 50)
     for name, vals in groups.items():
         if len(vals):
-            ax.hist(vals, bins=bins, alpha=0.45, density=True, label=f"{name} (n={len(vals)}, mean {np.mean(vals):.2f})")
+            ax.hist(
+                vals,
+                bins=bins,
+                alpha=0.45,
+                density=True,
+                label=f"{name} (n={len(vals)}, mean {np.mean(vals):.2f})",
+            )
     ax.set_xlabel("cosine similarity")
     ax.set_ylabel("density")
     ax.legend(fontsize=7)
@@ -54,8 +60,13 @@ def similarity_histograms(groups: Mapping[str, np.ndarray], path: str | Path, ti
     return save_figure(fig, path)
 
 
-def sentence_curves(entries: Sequence[Mapping], path: str | Path, title: str, pooling: str = "mean",
-                    criterion: str = "csls") -> Path:
+def sentence_curves(
+    entries: Sequence[Mapping],
+    path: str | Path,
+    title: str,
+    pooling: str = "mean",
+    criterion: str = "csls",
+) -> Path:
     """Plot one pooling's per-layer sentence retrieval and translated-vs-random cosine (Fig. 4).
 
     Left: retrieval accuracy per direction and their mean with ``criterion``; right: the cosine of
@@ -64,16 +75,30 @@ def sentence_curves(entries: Sequence[Mapping], path: str | Path, title: str, po
     plt = pyplot()
     layers = [e["layer"] for e in entries]
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8))
-    for key, label, style in ((f"acc_{pooling}", "both directions", "-"), (f"acc_{pooling}_src_tgt", "src→tgt", "--"),
-                              (f"acc_{pooling}_tgt_src", "tgt→src", ":")):
-        a1.plot(layers, [e[key] for e in entries], style, marker="o", ms=3, color="tab:blue", label=label)
+    for key, label, style in (
+        (f"acc_{pooling}", "both directions", "-"),
+        (f"acc_{pooling}_src_tgt", "src→tgt", "--"),
+        (f"acc_{pooling}_tgt_src", "tgt→src", ":"),
+    ):
+        a1.plot(
+            layers,
+            [e[key] for e in entries],
+            style,
+            marker="o",
+            ms=3,
+            color="tab:blue",
+            label=label,
+        )
     a1.set_xlabel("layer")
     a1.set_ylabel(f"retrieval accuracy ({criterion}, {pooling} pooling)")
     a1.set_ylim(0, 1)
     a1.set_xticks(layers)
     a1.grid(alpha=0.3)
     a1.legend(fontsize=8)
-    for key, label, color in (("cos_translated", "translated pairs", "tab:green"), ("cos_random", "random pairs", "tab:gray")):
+    for key, label, color in (
+        ("cos_translated", "translated pairs", "tab:green"),
+        ("cos_random", "random pairs", "tab:gray"),
+    ):
         mean = np.array([e[f"{key}_{pooling}"] for e in entries])
         std = np.array([e[f"{key}_{pooling}_std"] for e in entries])
         a2.plot(layers, mean, marker="o", ms=3, color=color, label=label)

@@ -24,7 +24,9 @@ def fertility_scatter(
         rho = spearman(xs, ys)
         ax.scatter(xs, ys, label=f"{model} (ρ={rho:.2f})")
         for lang, x, y in pts:
-            ax.annotate(lang.split("_")[0], (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
+            ax.annotate(
+                lang.split("_")[0], (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points"
+            )
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")
     ax.set_xlabel("median subtokens per target sentence")
     ax.set_ylabel("Macro-TACC")
@@ -39,13 +41,20 @@ def paper_fertility_scatter(analysis, path: str | os.PathLike, n_models: int) ->
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 4.5))
     rho = "n/a" if analysis.spearman is None else f"{analysis.spearman:.2f}"
-    ax.scatter(analysis.fertility, analysis.mean_tacc, label=f"mean over {n_models} models (ρ={rho})")
+    ax.scatter(
+        analysis.fertility, analysis.mean_tacc, label=f"mean over {n_models} models (ρ={rho})"
+    )
     for lang, x, y in zip(analysis.languages, analysis.fertility, analysis.mean_tacc):
-        ax.annotate(lang.split("_")[0], (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
+        ax.annotate(
+            lang.split("_")[0], (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points"
+        )
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")
     import textwrap
 
-    ax.set_xlabel(textwrap.fill(f"median subtokens per target sentence ({analysis.tokenizer})", 70), fontsize=8)
+    ax.set_xlabel(
+        textwrap.fill(f"median subtokens per target sentence ({analysis.tokenizer})", 70),
+        fontsize=8,
+    )
     ax.set_ylabel("TACC averaged over models")
     ax.set_title("Fertility vs triplet accuracy (the paper's definition)")
     ax.legend(fontsize=7)

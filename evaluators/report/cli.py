@@ -30,34 +30,81 @@ Load with mteb: mteb.ResultCache(cache_path="mteb-results").load_results(require
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Add ``report``, ``compare`` and ``export mteb`` to the ``xlbench`` subcommands."""
-    p = sub.add_parser("report", help="static HTML (or Markdown) report and leaderboard of result folders",
-                       description="Build a self-contained static site from xlbench result JSONs.",
-                       epilog=REPORT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("results", nargs="+", metavar="RESULTS_DIR", help="folders holding result JSONs (searched recursively)")
+    p = sub.add_parser(
+        "report",
+        help="static HTML (or Markdown) report and leaderboard of result folders",
+        description="Build a self-contained static site from xlbench result JSONs.",
+        epilog=REPORT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "results",
+        nargs="+",
+        metavar="RESULTS_DIR",
+        help="folders holding result JSONs (searched recursively)",
+    )
     p.add_argument("--out", required=True, metavar="SITE_DIR", help="folder to write the site into")
-    p.add_argument("--format", dest="fmt", choices=("html", "md"), default="html", help="html site (default) or a Markdown summary")
-    p.add_argument("--overwrite", action="store_true", help="replace a non-empty --out that is not a previous report")
+    p.add_argument(
+        "--format",
+        dest="fmt",
+        choices=("html", "md"),
+        default="html",
+        help="html site (default) or a Markdown summary",
+    )
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace a non-empty --out that is not a previous report",
+    )
     p.set_defaults(_report_run=run_report)
 
-    p = sub.add_parser("compare", help="paired significance test of two results on the same items",
-                       description="Paired bootstrap and approximate randomisation test of RESULT_B against RESULT_A.",
-                       epilog=COMPARE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "compare",
+        help="paired significance test of two results on the same items",
+        description="Paired bootstrap and approximate randomisation test of RESULT_B against RESULT_A.",
+        epilog=COMPARE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("result_a", metavar="RESULT_A")
     p.add_argument("result_b", metavar="RESULT_B")
-    p.add_argument("--subset", default=None, help="subset whose items are compared (default: the main-score rows)")
-    p.add_argument("--method", choices=("both", "bs", "ar"), default="both", help="paired bootstrap, approximate randomisation, or both (default)")
-    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples / randomisation trials (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the tests' random stream (default 0)")
+    p.add_argument(
+        "--subset",
+        default=None,
+        help="subset whose items are compared (default: the main-score rows)",
+    )
+    p.add_argument(
+        "--method",
+        choices=("both", "bs", "ar"),
+        default="both",
+        help="paired bootstrap, approximate randomisation, or both (default)",
+    )
+    p.add_argument(
+        "--resamples",
+        type=int,
+        default=1000,
+        help="bootstrap resamples / randomisation trials (default 1000)",
+    )
+    p.add_argument(
+        "--seed", type=int, default=0, help="seed of the tests' random stream (default 0)"
+    )
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
     p.set_defaults(_report_run=run_compare)
 
-    p = sub.add_parser("export", help="export results to other tools' formats",
-                       description="Export xlbench results to other tools' formats.",
-                       epilog=EXPORT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "export",
+        help="export results to other tools' formats",
+        description="Export xlbench results to other tools' formats.",
+        epilog=EXPORT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     fmt = p.add_subparsers(dest="export_format", required=True, metavar="FORMAT")
-    m = fmt.add_parser("mteb", help="mteb result files (results/<model>/<revision>/<task>.json)",
-                       epilog=EXPORT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    m = fmt.add_parser(
+        "mteb",
+        help="mteb result files (results/<model>/<revision>/<task>.json)",
+        epilog=EXPORT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     m.add_argument("results", nargs="+", metavar="RESULTS_DIR")
     m.add_argument("--out", required=True, metavar="DIR", help="folder for the mteb results")
     m.set_defaults(_report_run=run_export_mteb)
@@ -78,8 +125,15 @@ def run_compare(args: argparse.Namespace) -> int:
     """Run the paired tests and print the verdict."""
     from evaluators.compare import compare
 
-    result = compare(args.result_a, args.result_b, subset=args.subset, method=args.method,
-                     resamples=args.resamples, seed=args.seed, alpha=args.alpha)
+    result = compare(
+        args.result_a,
+        args.result_b,
+        subset=args.subset,
+        method=args.method,
+        resamples=args.resamples,
+        seed=args.seed,
+        alpha=args.alpha,
+    )
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.text())
     return 0
 

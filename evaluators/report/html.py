@@ -61,10 +61,13 @@ def fmt(v: float | None, digits: int = 3) -> str:
 def page(title: str, body: str, nav: list[tuple[str, str]], current: str) -> str:
     """Return a complete HTML page with the inline CSS and script."""
     cur = ' class="current"'
-    links = "".join(f'<a href="{escape(href)}"{cur if href == current else ""}>{escape(label)}</a>' for label, href in nav)
+    links = "".join(
+        f'<a href="{escape(href)}"{cur if href == current else ""}>{escape(label)}</a>'
+        for label, href in nav
+    )
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(title)}</title><style>{CSS}</style></head>\n"
         f"<body><header><strong>xlbench</strong> &nbsp; {links}</header><main>\n<h1>{escape(title)}</h1>\n{body}\n</main>"
         f"<script>{JS}</script></body></html>\n"
@@ -78,7 +81,7 @@ def leaderboard_table(lb: Leaderboard, table_id: str) -> str:
         for key, given in cells.items():
             if given.score is not None:
                 best[key] = max(best.get(key, given.score), given.score)
-    head = "<th data-col=\"0\">model</th>" + "".join(
+    head = '<th data-col="0">model</th>' + "".join(
         f'<th data-col="{i + 1}" title="{escape(c.score_name)}">{escape(c.evaluator)}<br><small>{escape(c.dataset)}'
         f"<br>{escape(c.languages)}</small></th>"
         for i, c in enumerate(lb.columns)
@@ -94,7 +97,9 @@ def leaderboard_table(lb: Leaderboard, table_id: str) -> str:
             ci = ""
             if cell.ci is not None:
                 ci = f' <span class="ci">[{fmt(cell.ci[0])}, {fmt(cell.ci[1])}]</span>'
-            cls = ' class="best"' if cell.score is not None and cell.score == best.get(c.key) else ""
+            cls = (
+                ' class="best"' if cell.score is not None and cell.score == best.get(c.key) else ""
+            )
             value = "" if cell.score is None else repr(cell.score)
             tds.append(
                 f'<td data-sort-value="{value}"{cls}><a href="{escape(cell.href)}" title="{escape(cell.signature)}">'
@@ -118,26 +123,43 @@ def figure(stem: str, caption: str, folder: str = "plots") -> str:
 
 def bucc_table(rows: list[BuccRow], table_id: str) -> str:
     """BUCC precision/recall/F1 at the train-learned threshold, and the oracle labelled as such."""
-    head = ["model", "dataset", "languages", "precision", "recall", "F1", "threshold (learned on train)",
-            "oracle F1 (threshold tuned on test)", "oracle threshold"]
+    head = [
+        "model",
+        "dataset",
+        "languages",
+        "precision",
+        "recall",
+        "F1",
+        "threshold (learned on train)",
+        "oracle F1 (threshold tuned on test)",
+        "oracle threshold",
+    ]
     ths = "".join(f'<th data-col="{i}">{escape(h)}</th>' for i, h in enumerate(head))
     out = []
     for r in rows:
         nums = [r.precision, r.recall, r.f1, r.threshold, r.oracle_f1, r.oracle_threshold]
-        cells = [f'<td data-sort-value="{escape(r.model)}">{escape(r.model)}</td>',
-                 f'<td data-sort-value="{escape(r.dataset)}">{escape(r.dataset)}</td>',
-                 f'<td data-sort-value="{escape(r.subset)}">{escape(r.subset)}</td>']
+        cells = [
+            f'<td data-sort-value="{escape(r.model)}">{escape(r.model)}</td>',
+            f'<td data-sort-value="{escape(r.dataset)}">{escape(r.dataset)}</td>',
+            f'<td data-sort-value="{escape(r.subset)}">{escape(r.subset)}</td>',
+        ]
         for i, v in enumerate(nums):
             text = fmt(v, 4 if i in (3, 5) else 3)
             if i == 2:
                 text = f'<a href="{escape(r.href)}">{text}</a>'
             cells.append(f'<td data-sort-value="{"" if v is None else repr(v)}">{text}</td>')
         out.append("<tr>" + "".join(cells) + "</tr>")
-    note = ('<p class="note">The score is F1 at the margin threshold learned on the train split. The oracle F1 '
-            "uses the threshold that is best on the test split itself: an upper bound for the threshold choice, "
-            "not a comparable score.</p>")
-    return (f'<table id="{escape(table_id)}" data-sortable="true"><thead><tr>{ths}</tr></thead><tbody>\n'
-            + "\n".join(out) + "\n</tbody></table>" + note)
+    note = (
+        '<p class="note">The score is F1 at the margin threshold learned on the train split. The oracle F1 '
+        "uses the threshold that is best on the test split itself: an upper bound for the threshold choice, "
+        "not a comparable score.</p>"
+    )
+    return (
+        f'<table id="{escape(table_id)}" data-sortable="true"><thead><tr>{ths}</tr></thead><tbody>\n'
+        + "\n".join(out)
+        + "\n</tbody></table>"
+        + note
+    )
 
 
 def provenance_tables(datasets: list[DatasetRef], models: list[ModelRef]) -> str:
@@ -153,25 +175,42 @@ def provenance_tables(datasets: list[DatasetRef], models: list[ModelRef]) -> str
         )
     mrows = []
     for m in models:
-        ident = f'<a href="{escape(m.link)}"><code>{escape(m.id)}</code></a>' if m.link else f"<code>{escape(m.id)}</code>"
+        ident = (
+            f'<a href="{escape(m.link)}"><code>{escape(m.id)}</code></a>'
+            if m.link
+            else f"<code>{escape(m.id)}</code>"
+        )
         mrows.append(
             f'<tr><td data-sort-value="{escape(m.id)}">{ident}</td><td data-sort-value="{escape(m.revision)}"><code>'
             f'{escape(m.revision)}</code></td><td data-sort-value="{escape(m.spec)}"><code>{escape(m.spec or "–")}</code></td>'
             f'<td data-sort-value="{escape(", ".join(m.evaluators))}">{escape(", ".join(m.evaluators))}</td></tr>'
         )
-    dh = "".join(f'<th data-col="{i}">{h}</th>' for i, h in enumerate(["dataset", "version", "resolved revision", "source", "card", "evaluators"]))
-    mh = "".join(f'<th data-col="{i}">{h}</th>' for i, h in enumerate(["model", "revision", "spec", "evaluators"]))
+    dh = "".join(
+        f'<th data-col="{i}">{h}</th>'
+        for i, h in enumerate(
+            ["dataset", "version", "resolved revision", "source", "card", "evaluators"]
+        )
+    )
+    mh = "".join(
+        f'<th data-col="{i}">{h}</th>'
+        for i, h in enumerate(["model", "revision", "spec", "evaluators"])
+    )
     return (
         f'<h2>Datasets</h2><table id="prov-datasets" data-sortable="true"><thead><tr>{dh}</tr></thead><tbody>\n'
-        + "\n".join(drows) + "\n</tbody></table>"
+        + "\n".join(drows)
+        + "\n</tbody></table>"
         + f'<h2>Models</h2><table id="prov-models" data-sortable="true"><thead><tr>{mh}</tr></thead><tbody>\n'
-        + "\n".join(mrows) + "\n</tbody></table>"
+        + "\n".join(mrows)
+        + "\n</tbody></table>"
     )
 
 
 def errors_table(title: str, rows: list[dict], table_id: str) -> str:
     """The most confident wrong items of one result (from its per-item predictions)."""
-    head = "".join(f'<th data-col="{i}">{h}</th>' for i, h in enumerate(["item", "subset", "retrieved", "score", "tie"]))
+    head = "".join(
+        f'<th data-col="{i}">{h}</th>'
+        for i, h in enumerate(["item", "subset", "retrieved", "score", "tie"])
+    )
     body = "".join(
         f'<tr><td data-sort-value="{escape(str(r["item_id"]))}">{escape(str(r["item_id"]))}</td>'
         f'<td data-sort-value="{escape(str(r["subset"]))}">{escape(str(r["subset"]))}</td>'

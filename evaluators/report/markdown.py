@@ -16,8 +16,13 @@ def _cell(cell) -> str:
     return text
 
 
-def summary(leaderboards: list[Leaderboard], bucc: list[BuccRow], datasets: list[DatasetRef],
-            models: list[ModelRef], figures: list[tuple[str, str]]) -> str:
+def summary(
+    leaderboards: list[Leaderboard],
+    bucc: list[BuccRow],
+    datasets: list[DatasetRef],
+    models: list[ModelRef],
+    figures: list[tuple[str, str]],
+) -> str:
     """Return the whole Markdown report.
 
     Args:
@@ -37,20 +42,71 @@ def summary(leaderboards: list[Leaderboard], bucc: list[BuccRow], datasets: list
         parts += ["Main scores: " + "; ".join(names) + ".", ""]
     if bucc:
         parts += ["## BUCC precision / recall / F1", ""]
-        rows = [[b.model, b.dataset, b.subset, fmt(b.precision), fmt(b.recall), fmt(b.f1), fmt(b.threshold, 4),
-                 fmt(b.oracle_f1)] for b in bucc]
-        parts += [markdown_table(["model", "dataset", "languages", "precision", "recall", "F1",
-                                  "threshold (learned on train)", "oracle F1 (threshold tuned on test)"], rows), "",
-                  "The oracle F1 picks the threshold on the test split itself: an upper bound, not a score.", ""]
+        rows = [
+            [
+                b.model,
+                b.dataset,
+                b.subset,
+                fmt(b.precision),
+                fmt(b.recall),
+                fmt(b.f1),
+                fmt(b.threshold, 4),
+                fmt(b.oracle_f1),
+            ]
+            for b in bucc
+        ]
+        parts += [
+            markdown_table(
+                [
+                    "model",
+                    "dataset",
+                    "languages",
+                    "precision",
+                    "recall",
+                    "F1",
+                    "threshold (learned on train)",
+                    "oracle F1 (threshold tuned on test)",
+                ],
+                rows,
+            ),
+            "",
+            "The oracle F1 picks the threshold on the test split itself: an upper bound, not a score.",
+            "",
+        ]
     if figures:
         parts += ["## Figures", ""]
         parts += [f"![{cap}]({png})" for png, cap in figures]
         parts.append("")
     parts += ["## Provenance", ""]
-    parts += [markdown_table(["dataset", "version", "resolved revision", "card", "evaluators"],
-                             [[f"`{d.id}`", d.version, f"`{d.revision}`", f"[card]({d.card})" if d.card else "",
-                               ", ".join(d.evaluators)] for d in datasets]), ""]
-    parts += [markdown_table(["model", "revision", "spec", "evaluators"],
-                             [[f"`{m.id}`", f"`{m.revision}`", f"`{m.spec}`" if m.spec else "", ", ".join(m.evaluators)]
-                              for m in models]), ""]
+    parts += [
+        markdown_table(
+            ["dataset", "version", "resolved revision", "card", "evaluators"],
+            [
+                [
+                    f"`{d.id}`",
+                    d.version,
+                    f"`{d.revision}`",
+                    f"[card]({d.card})" if d.card else "",
+                    ", ".join(d.evaluators),
+                ]
+                for d in datasets
+            ],
+        ),
+        "",
+    ]
+    parts += [
+        markdown_table(
+            ["model", "revision", "spec", "evaluators"],
+            [
+                [
+                    f"`{m.id}`",
+                    f"`{m.revision}`",
+                    f"`{m.spec}`" if m.spec else "",
+                    ", ".join(m.evaluators),
+                ]
+                for m in models
+            ],
+        ),
+        "",
+    ]
     return "\n".join(parts)

@@ -56,8 +56,16 @@ def _plt():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    plt.rcParams.update({"font.size": 8, "axes.titlesize": 8, "legend.fontsize": 7, "svg.hashsalt": "xlbench",
-                         "axes.spines.top": False, "axes.spines.right": False})
+    plt.rcParams.update(
+        {
+            "font.size": 8,
+            "axes.titlesize": 8,
+            "legend.fontsize": 7,
+            "svg.hashsalt": "xlbench",
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+        }
+    )
     return plt
 
 
@@ -80,19 +88,41 @@ def layer_plot(plot: LayerPlot, folder: Path) -> str:
     """Draw per-layer curves (models overlaid, chance dashed); return the file stem."""
     plt = _plt()
     colours = _colours([s.model for s in plot.series])
-    styles: dict[str, Any] = {st: LINESTYLES[i % len(LINESTYLES)] for i, st in enumerate(dict.fromkeys(s.style for s in plot.series))}
+    styles: dict[str, Any] = {
+        st: LINESTYLES[i % len(LINESTYLES)]
+        for i, st in enumerate(dict.fromkeys(s.style for s in plot.series))
+    }
     fig, ax = plt.subplots(figsize=(COLUMN_WIDTH_IN, 2.4))
     from matplotlib.lines import Line2D
 
     for s in plot.series:
-        ax.plot(s.layers, s.values, color=colours[s.model], linestyle=styles[s.style], marker="o", markersize=2.5,
-                linewidth=1.2)
+        ax.plot(
+            s.layers,
+            s.values,
+            color=colours[s.model],
+            linestyle=styles[s.style],
+            marker="o",
+            markersize=2.5,
+            linewidth=1.2,
+        )
     # Two short legends (colour = model, line style = direction/method) instead of one entry per line.
     handles = [Line2D([], [], color=c, linewidth=1.5, label=m) for m, c in colours.items()]
-    handles += [Line2D([], [], color="0.2", linestyle=ls, linewidth=1.2, label=st) for st, ls in styles.items()]
+    handles += [
+        Line2D([], [], color="0.2", linestyle=ls, linewidth=1.2, label=st)
+        for st, ls in styles.items()
+    ]
     if plot.chance is not None:
         ax.axhline(plot.chance, color="0.4", linestyle="--", linewidth=0.9)
-        handles.append(Line2D([], [], color="0.4", linestyle="--", linewidth=0.9, label=f"chance ({plot.chance:.3g})"))
+        handles.append(
+            Line2D(
+                [],
+                [],
+                color="0.4",
+                linestyle="--",
+                linewidth=0.9,
+                label=f"chance ({plot.chance:.3g})",
+            )
+        )
     ax.set_xlabel("layer")
     ax.set_ylabel(plot.ylabel)
     ax.set_ylim(bottom=0)
@@ -100,7 +130,9 @@ def layer_plot(plot: LayerPlot, folder: Path) -> str:
     if len(layers) <= 30:
         ax.set_xticks(layers)
     ax.set_title(plot.title)
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, frameon=False)
+    ax.legend(
+        handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, frameon=False
+    )
     return _save(fig, folder, safe_name(f"layers__{plot.evaluator}__{plot.dataset}__{plot.subset}"))
 
 
@@ -118,8 +150,15 @@ def heatmap_plot(hm: Heatmap, folder: Path) -> str:
     for i in range(len(hm.rows)):
         for j in range(len(hm.cols)):
             if not np.isnan(vals[i, j]):
-                ax.text(j, i, f"{vals[i, j]:.2f}", ha="center", va="center", fontsize=6,
-                        color="white" if vals[i, j] < 0.6 else "black")
+                ax.text(
+                    j,
+                    i,
+                    f"{vals[i, j]:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize=6,
+                    color="white" if vals[i, j] < 0.6 else "black",
+                )
     ax.set_xlabel("model")
     ax.set_title(hm.title)
     fig.colorbar(im, ax=ax, label=hm.metric, fraction=0.05)
@@ -135,7 +174,13 @@ def scatter_plot(sc: Scatter, folder: Path) -> str:
     ax.scatter(sc.silver, sc.gold, color=PALETTE[0], s=14, zorder=3, label="aligner configuration")
     for i, (x, y, label) in enumerate(zip(sc.silver, sc.gold, sc.labels)):
         # alternate below/above so neighbouring configurations stay legible
-        ax.annotate(label, (x, y), textcoords="offset points", xytext=(3, -8 if i % 2 == 0 else 4), fontsize=5.5)
+        ax.annotate(
+            label,
+            (x, y),
+            textcoords="offset points",
+            xytext=(3, -8 if i % 2 == 0 else 4),
+            fontsize=5.5,
+        )
     r = "n/a" if sc.pearson_r is None else f"{sc.pearson_r:.3f}"
     ax.text(0.03, 0.97, f"Pearson r = {r} (n = {len(sc.silver)})", transform=ax.transAxes, va="top")
     ax.set_xlabel("F1 on silver alignments")
@@ -144,7 +189,9 @@ def scatter_plot(sc: Scatter, folder: Path) -> str:
     ax.set_ylim(lo, 1.02)
     ax.set_title(sc.title)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=2, frameon=False)
-    return _save(fig, folder, safe_name(f"scatter__aligners__{sc.subset}__{sc.title.rsplit(' · ', 1)[-1]}"))
+    return _save(
+        fig, folder, safe_name(f"scatter__aligners__{sc.subset}__{sc.title.rsplit(' · ', 1)[-1]}")
+    )
 
 
 def bucc_plot(rows, folder: Path, dataset: str) -> str:
@@ -153,15 +200,26 @@ def bucc_plot(rows, folder: Path, dataset: str) -> str:
 
     plt = _plt()
     labels = [f"{wrap_label(r.model)}\n{r.subset}" for r in rows]
-    metrics = [("precision", "precision"), ("recall", "recall"), ("f1", "F1 (threshold learned on train)"),
-               ("oracle_f1", "oracle F1 (threshold tuned on test; not a score)")]
+    metrics = [
+        ("precision", "precision"),
+        ("recall", "recall"),
+        ("f1", "F1 (threshold learned on train)"),
+        ("oracle_f1", "oracle F1 (threshold tuned on test; not a score)"),
+    ]
     x = np.arange(len(rows))
     width = 0.8 / len(metrics)
     fig, ax = plt.subplots(figsize=(max(COLUMN_WIDTH_IN, 1.0 + 1.1 * len(rows)), 2.6))
     for i, (key, name) in enumerate(metrics):
         vals = [getattr(r, key) if getattr(r, key) is not None else np.nan for r in rows]
-        ax.bar(x + (i - 1.5) * width, vals, width, color=PALETTE[i], label=name,
-               hatch="//" if key == "oracle_f1" else None, edgecolor="white" if key != "oracle_f1" else "0.3")
+        ax.bar(
+            x + (i - 1.5) * width,
+            vals,
+            width,
+            color=PALETTE[i],
+            label=name,
+            hatch="//" if key == "oracle_f1" else None,
+            edgecolor="white" if key != "oracle_f1" else "0.3",
+        )
     ax.set_xticks(x, labels, fontsize=6)
     ax.set_ylabel("score")
     ax.set_ylim(0, 1.05)

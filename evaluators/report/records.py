@@ -111,7 +111,10 @@ class Record:
         Looked up on the result itself (``ci_low``/``ci_high``/``ci_level``), else on
         the entry whose ``main_score`` equals the result's main score.
         """
-        for holder in [self.data, *[e for e in self.entries() if _num(e.get("main_score")) == self.main_score]]:
+        for holder in [
+            self.data,
+            *[e for e in self.entries() if _num(e.get("main_score")) == self.main_score],
+        ]:
             low, high = _num(holder.get("ci_low")), _num(holder.get("ci_high"))
             if low is not None and high is not None:
                 return low, high, _num(holder.get("ci_level")) or 0.95
@@ -135,15 +138,28 @@ def load_records(folders: list[str | os.PathLike]) -> list[Record]:
     for i, folder in enumerate(folders):
         root = Path(folder)
         # results/<folder name>/... in the site; a number keeps two folders of one name apart
-        prefix = (names[i] if names.count(names[i]) == 1 else f"{i + 1}-{names[i]}") if len(folders) > 1 else ""
+        prefix = (
+            (names[i] if names.count(names[i]) == 1 else f"{i + 1}-{names[i]}")
+            if len(folders) > 1
+            else ""
+        )
         if not root.is_dir():
-            raise InputFileError(f"Results folder {str(root)!r} does not exist; pass the --out folder of an xlbench eval run.")
+            raise InputFileError(
+                f"Results folder {str(root)!r} does not exist; pass the --out folder of an xlbench eval run."
+            )
         for path in sorted(root.rglob("*.json")):
             try:
                 data = json.loads(path.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-                raise InputFileError(f"{str(path)!r} is not a readable JSON file ({err}); remove it or fix it.") from err
-            if isinstance(data, dict) and "scores" in data and "signature" in data and "evaluator" in data:
+                raise InputFileError(
+                    f"{str(path)!r} is not a readable JSON file ({err}); remove it or fix it."
+                ) from err
+            if (
+                isinstance(data, dict)
+                and "scores" in data
+                and "signature" in data
+                and "evaluator" in data
+            ):
                 rel = path.relative_to(root).as_posix()
                 out.append(Record(path, f"{prefix}/{rel}" if prefix else rel, data))
     if not out:

@@ -25,7 +25,9 @@ def _check_out(out: Path, overwrite: bool) -> None:
         raise UsageError(f"--out {str(out)!r} is a file; pass a folder for the site.")
     if out.is_dir() and any(out.iterdir()) and not overwrite:
         if not (out / ".xlbench-report").is_file():
-            raise UsageError(f"--out {str(out)!r} exists and is not an xlbench report; pass an empty or new folder.")
+            raise UsageError(
+                f"--out {str(out)!r} exists and is not an xlbench report; pass an empty or new folder."
+            )
 
 
 def _copy_results(records: list[Record], site: Path) -> dict[str, str]:
@@ -41,14 +43,20 @@ def _copy_results(records: list[Record], site: Path) -> dict[str, str]:
     return href
 
 
-def _copy_cards(records: list[Record], site: Path, datasets: list[views.DatasetRef]) -> list[views.DatasetRef]:
+def _copy_cards(
+    records: list[Record], site: Path, datasets: list[views.DatasetRef]
+) -> list[views.DatasetRef]:
     """Copy local dataset cards (README.md of the dataset folder) into the site and link them."""
     paths = {}
     for r in records:
         for ds in views._datasets_of(r):
-            folder = ds.get("path") or (ds.get("id") if str(ds.get("id", "")).startswith("/") else None)
+            folder = ds.get("path") or (
+                ds.get("id") if str(ds.get("id", "")).startswith("/") else None
+            )
             if folder and (Path(folder) / "README.md").is_file():
-                paths[(str(ds.get("id", "")), str(ds.get("revision") or "unresolved"))] = Path(folder) / "README.md"
+                paths[(str(ds.get("id", "")), str(ds.get("revision") or "unresolved"))] = (
+                    Path(folder) / "README.md"
+                )
     out = []
     for d in datasets:
         src = paths.get((d.id, d.revision))
@@ -56,12 +64,16 @@ def _copy_cards(records: list[Record], site: Path, datasets: list[views.DatasetR
             name = plots.safe_name(f"{Path(d.id).name}@{d.revision[:12]}") + ".md"
             (site / "cards").mkdir(exist_ok=True)
             shutil.copy2(src, site / "cards" / name)
-            d = views.DatasetRef(d.id, d.version, d.revision, d.source, f"cards/{name}", d.evaluators)
+            d = views.DatasetRef(
+                d.id, d.version, d.revision, d.source, f"cards/{name}", d.evaluators
+            )
         out.append(d)
     return out
 
 
-def _worst(records: list[Record], href: dict[str, str]) -> dict[str, list[tuple[Record, list[dict]]]]:
+def _worst(
+    records: list[Record], href: dict[str, str]
+) -> dict[str, list[tuple[Record, list[dict]]]]:
     out: dict[str, list[tuple[Record, list[dict]]]] = {}
     for r in records:
         pred = predictions_path(r.path)
@@ -73,7 +85,12 @@ def _worst(records: list[Record], href: dict[str, str]) -> dict[str, list[tuple[
     return out
 
 
-def build_site(folders: list[str | os.PathLike], out: str | os.PathLike, fmt: str = "html", overwrite: bool = False) -> Path:
+def build_site(
+    folders: list[str | os.PathLike],
+    out: str | os.PathLike,
+    fmt: str = "html",
+    overwrite: bool = False,
+) -> Path:
     """Build the report of every result under ``folders`` into ``out``; return the index page.
 
     Raises:
@@ -90,7 +107,9 @@ def build_site(folders: list[str | os.PathLike], out: str | os.PathLike, fmt: st
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.tmp-"))
     except OSError as err:
-        raise OutputError(f"Cannot write the report next to {str(target)!r} ({err.strerror}); pass a writable --out.") from err
+        raise OutputError(
+            f"Cannot write the report next to {str(target)!r} ({err.strerror}); pass a writable --out."
+        ) from err
     try:
         index = _write(records, tmp, fmt)
         (tmp / ".xlbench-report").write_text("built by xlbench report\n", encoding="utf-8")
@@ -99,7 +118,9 @@ def build_site(folders: list[str | os.PathLike], out: str | os.PathLike, fmt: st
         os.replace(tmp, target)
     except OSError as err:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise OutputError(f"Cannot write the report to {str(target)!r} ({err.strerror}); pass a writable --out.") from err
+        raise OutputError(
+            f"Cannot write the report to {str(target)!r} ({err.strerror}); pass a writable --out."
+        ) from err
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -119,27 +140,45 @@ def _write(records: list[Record], site: Path, fmt: str) -> str:
     figs: dict[str, list[tuple[str, str]]] = {}
     fam_of_ev = {r.evaluator: r.family for r in records}
     for p in layer:
-        figs.setdefault(fam_of_ev.get(p.evaluator, "other"), []).append((plots.layer_plot(p, pdir), p.title))
+        figs.setdefault(fam_of_ev.get(p.evaluator, "other"), []).append(
+            (plots.layer_plot(p, pdir), p.title)
+        )
     for h in heat:
-        figs.setdefault(fam_of_ev.get(h.name.split("__")[0], "other"), []).append((plots.heatmap_plot(h, pdir), h.title))
+        figs.setdefault(fam_of_ev.get(h.name.split("__")[0], "other"), []).append(
+            (plots.heatmap_plot(h, pdir), h.title)
+        )
     for ds in sorted({b.dataset for b in bucc}):
         rows = [b for b in bucc if b.dataset == ds]
-        figs.setdefault("bucc", []).append((plots.bucc_plot(rows, pdir, ds), f"BUCC precision/recall/F1 · {ds}"))
+        figs.setdefault("bucc", []).append(
+            (plots.bucc_plot(rows, pdir, ds), f"BUCC precision/recall/F1 · {ds}")
+        )
     for s in scat:
         figs.setdefault("silver", []).append((plots.scatter_plot(s, pdir), s.title))
     if fmt == "md":
         flat = [(f"plots/{stem}.png", cap) for fam in figs.values() for stem, cap in fam]
-        (site / "report.md").write_text(markdown.summary(boards, bucc, datasets, models, flat), encoding="utf-8")
+        (site / "report.md").write_text(
+            markdown.summary(boards, bucc, datasets, models, flat), encoding="utf-8"
+        )
         return "report.md"
     worst = _worst(records, href)
     families = [lb.family for lb in boards]
-    nav = [("Leaderboard", "index.html")] + [(f, f"{f}.html") for f in families] + [("Provenance", "provenance.html")]
-    body = ['<p class="note">Each number links to its result JSON; hover it for the signature. Click a column '
-            "header to sort. Bold: best in the column.</p>"]
+    nav = (
+        [("Leaderboard", "index.html")]
+        + [(f, f"{f}.html") for f in families]
+        + [("Provenance", "provenance.html")]
+    )
+    body = [
+        '<p class="note">Each number links to its result JSON; hover it for the signature. Click a column '
+        "header to sort. Bold: best in the column.</p>"
+    ]
     for lb in boards:
-        body.append(f'<h2 id="{lb.family}"><a href="{lb.family}.html">{html.escape(lb.title)}</a></h2>')
+        body.append(
+            f'<h2 id="{lb.family}"><a href="{lb.family}.html">{html.escape(lb.title)}</a></h2>'
+        )
         body.append(html.leaderboard_table(lb, f"lb-{lb.family}"))
-    (site / "index.html").write_text(html.page("xlbench leaderboard", "\n".join(body), nav, "index.html"), encoding="utf-8")
+    (site / "index.html").write_text(
+        html.page("xlbench leaderboard", "\n".join(body), nav, "index.html"), encoding="utf-8"
+    )
     for lb in boards:
         parts = [html.leaderboard_table(lb, f"lb-{lb.family}")]
         if lb.family == "bucc" and bucc:
@@ -149,10 +188,19 @@ def _write(records: list[Record], site: Path, fmt: str) -> str:
             parts += [html.figure(stem, cap) for stem, cap in figs[lb.family]]
         for i, (r, err_rows) in enumerate(worst.get(lb.family, [])):
             if err_rows:
-                parts.append(html.errors_table(f"Most confident errors · {r.evaluator} · {r.model_label}", err_rows, f"errors-{i}"))
+                parts.append(
+                    html.errors_table(
+                        f"Most confident errors · {r.evaluator} · {r.model_label}",
+                        err_rows,
+                        f"errors-{i}",
+                    )
+                )
         title = FAMILY_TITLES.get(lb.family, lb.family)
-        (site / f"{lb.family}.html").write_text(html.page(title, "\n".join(parts), nav, f"{lb.family}.html"), encoding="utf-8")
+        (site / f"{lb.family}.html").write_text(
+            html.page(title, "\n".join(parts), nav, f"{lb.family}.html"), encoding="utf-8"
+        )
     (site / "provenance.html").write_text(
-        html.page("Provenance", html.provenance_tables(datasets, models), nav, "provenance.html"), encoding="utf-8"
+        html.page("Provenance", html.provenance_tables(datasets, models), nav, "provenance.html"),
+        encoding="utf-8",
     )
     return "index.html"

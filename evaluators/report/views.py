@@ -63,7 +63,9 @@ def _pair_directions(subset: str) -> tuple[str, str]:
 
 def languages_label(record: Record) -> str:
     """The languages a result covers, in words ("English→German", "3 pairs")."""
-    subsets = sorted({str(e.get("subset")) for e in record.entries() if e.get("subset") not in (None, "all")})
+    subsets = sorted(
+        {str(e.get("subset")) for e in record.entries() if e.get("subset") not in (None, "all")}
+    )
     subsets = [s.partition("/")[0] for s in subsets]
     subsets = sorted(set(subsets))
     if not subsets:
@@ -115,7 +117,10 @@ def leaderboards(records: list[Record], href_of: dict[str, str]) -> list[Leaderb
         href_of: ``record.rel -> link`` to the copy of each result JSON in the site.
     """
     out = []
-    families = sorted({r.family for r in records}, key=lambda f: (list(FAMILY_TITLES).index(f) if f in FAMILY_TITLES else 99, f))
+    families = sorted(
+        {r.family for r in records},
+        key=lambda f: (list(FAMILY_TITLES).index(f) if f in FAMILY_TITLES else 99, f),
+    )
     for fam in families:
         recs = [r for r in records if r.family == fam]
         columns: dict[str, Column] = {}
@@ -123,8 +128,19 @@ def leaderboards(records: list[Record], href_of: dict[str, str]) -> list[Leaderb
         for r in recs:
             langs = languages_label(r)
             key = f"{r.evaluator}|{r.dataset_label}|{langs}"
-            columns.setdefault(key, Column(key, r.evaluator, r.dataset_label, langs, str(r.data.get("main_score_name", "main score"))))
-            rows.setdefault(r.model_label, {})[key] = Cell(r.main_score, href_of.get(r.rel, r.rel), r.signature, r.main_ci())
+            columns.setdefault(
+                key,
+                Column(
+                    key,
+                    r.evaluator,
+                    r.dataset_label,
+                    langs,
+                    str(r.data.get("main_score_name", "main score")),
+                ),
+            )
+            rows.setdefault(r.model_label, {})[key] = Cell(
+                r.main_score, href_of.get(r.rel, r.rel), r.signature, r.main_ci()
+            )
         cols = sorted(columns.values(), key=lambda c: (c.evaluator, c.dataset, c.languages))
 
         def mean_score(item: tuple[str, dict[str, Cell]]) -> float:
@@ -140,8 +156,14 @@ def leaderboards(records: list[Record], href_of: dict[str, str]) -> list[Leaderb
 
 #: Evaluator -> (per-direction keys, y label, how a direction is named, chance rule).
 LAYER_METRICS: dict[str, tuple[tuple[str, ...], str]] = {
-    "word-retrieval": (("s_weak_src_tgt", "s_weak_tgt_src"), "word retrieval accuracy (S_weak, CSLS)"),
-    "sentence-retrieval": (("acc_mean_src_tgt", "acc_mean_tgt_src"), "sentence retrieval accuracy (mean pooling)"),
+    "word-retrieval": (
+        ("s_weak_src_tgt", "s_weak_tgt_src"),
+        "word retrieval accuracy (S_weak, CSLS)",
+    ),
+    "sentence-retrieval": (
+        ("acc_mean_src_tgt", "acc_mean_tgt_src"),
+        "sentence retrieval accuracy (mean pooling)",
+    ),
     "embedding-aligner": (("f1",), "alignment F1 (silver)"),
 }
 
@@ -200,20 +222,37 @@ def layer_plots(records: list[Record]) -> list[LayerPlot]:
         for r, es in sorted(items, key=lambda it: it[0].model_label):
             if ev == "embedding-aligner":
                 for method in sorted({str(e.get("method", "")) for e in es}):
-                    raw = sorted((e["layer"], _num(e.get("f1"))) for e in es if str(e.get("method", "")) == method)
+                    raw = sorted(
+                        (e["layer"], _num(e.get("f1")))
+                        for e in es
+                        if str(e.get("method", "")) == method
+                    )
                     pts = [(x, y) for x, y in raw if y is not None]
                     if pts:
-                        series.append(Series(r.model_label, method or "f1", [p[0] for p in pts], [p[1] for p in pts]))
+                        series.append(
+                            Series(
+                                r.model_label,
+                                method or "f1",
+                                [p[0] for p in pts],
+                                [p[1] for p in pts],
+                            )
+                        )
                 continue
             names = _pair_directions(subset)
             for key, name in zip(keys, names):
                 raw = sorted((e["layer"], _num(e.get(key))) for e in es)
                 pts = [(x, y) for x, y in raw if y is not None]
                 if pts:
-                    series.append(Series(r.model_label, name, [p[0] for p in pts], [p[1] for p in pts]))
+                    series.append(
+                        Series(r.model_label, name, [p[0] for p in pts], [p[1] for p in pts])
+                    )
         if series:
             chance = _chance(ev, [e for _, es in items for e in es])
-            plots.append(LayerPlot(ev, ds, subset, f"{ev} · {ds} · {subset_name(subset)}", ylabel, series, chance))
+            plots.append(
+                LayerPlot(
+                    ev, ds, subset, f"{ev} · {ds} · {subset_name(subset)}", ylabel, series, chance
+                )
+            )
     return plots
 
 
@@ -232,7 +271,9 @@ class Heatmap:
     values: list[list[float | None]] = field(repr=False)
 
 
-def _matrix(cells: dict[tuple[str, str], float | None]) -> tuple[list[str], list[str], list[list[float | None]]]:
+def _matrix(
+    cells: dict[tuple[str, str], float | None],
+) -> tuple[list[str], list[str], list[list[float | None]]]:
     rows = sorted({k[0] for k in cells})
     cols = sorted({k[1] for k in cells})
     return rows, cols, [[cells.get((r, c)) for c in cols] for r in rows]
@@ -250,12 +291,36 @@ def heatmaps(records: list[Record]) -> list[Heatmap]:
         by_ds.setdefault((r.evaluator, r.dataset_label), []).append(r)
     for (ev, ds), recs in sorted(by_ds.items()):
         if ev == "bitext-retrieval":
-            cells = {(subset_name(str(e.get("subset"))), r.model_label): _num(e.get("main_score")) for r in recs for e in r.entries()}
-            out.append(Heatmap(f"{ev}__{ds}", f"Bitext retrieval · {ds}", "top-1 accuracy (cosine, both directions)", *_matrix(cells)))
+            cells = {
+                (subset_name(str(e.get("subset"))), r.model_label): _num(e.get("main_score"))
+                for r in recs
+                for e in r.entries()
+            }
+            out.append(
+                Heatmap(
+                    f"{ev}__{ds}",
+                    f"Bitext retrieval · {ds}",
+                    "top-1 accuracy (cosine, both directions)",
+                    *_matrix(cells),
+                )
+            )
         elif ev == "bucc":
-            cells = {(subset_name(str(e.get("subset"))), r.model_label): _num(e.get("bucc_f1", e.get("main_score"))) for r in recs for e in r.entries("test")}
+            cells = {
+                (subset_name(str(e.get("subset"))), r.model_label): _num(
+                    e.get("bucc_f1", e.get("main_score"))
+                )
+                for r in recs
+                for e in r.entries("test")
+            }
             if cells:
-                out.append(Heatmap(f"{ev}__{ds}", f"BUCC mining · {ds} (test, threshold learned on train)", "F1", *_matrix(cells)))
+                out.append(
+                    Heatmap(
+                        f"{ev}__{ds}",
+                        f"BUCC mining · {ds} (test, threshold learned on train)",
+                        "F1",
+                        *_matrix(cells),
+                    )
+                )
         elif ev == "tacc":
             for group, order in _TACC_GROUPS.items():
                 cells = {}
@@ -267,11 +332,22 @@ def heatmaps(records: list[Record]) -> list[Heatmap]:
                         label = "all languages" if lang == "all" else lang_name(lang)
                         key = str(e.get("key"))
                         rank = order.index(key) if key in order else len(order)
-                        cells[(f"{label} · {rank}:{key}", r.model_label)] = _num(e.get("tacc", e.get("main_score")))
+                        cells[(f"{label} · {rank}:{key}", r.model_label)] = _num(
+                            e.get("tacc", e.get("main_score"))
+                        )
                 if cells:
                     rows, cols, vals = _matrix(cells)
                     rows = [row.split(" · ")[0] + " · " + row.split(":", 1)[1] for row in rows]
-                    out.append(Heatmap(f"{ev}__{ds}__{group}", f"TACC per {group} · {ds}", "TACC", rows, cols, vals))
+                    out.append(
+                        Heatmap(
+                            f"{ev}__{ds}__{group}",
+                            f"TACC per {group} · {ds}",
+                            "TACC",
+                            rows,
+                            cols,
+                            vals,
+                        )
+                    )
     return out
 
 
@@ -302,12 +378,21 @@ def bucc_rows(records: list[Record], href_of: dict[str, str]) -> list[BuccRow]:
         if r.evaluator != "bucc":
             continue
         for e in r.entries("test"):
-            rows.append(BuccRow(
-                r.model_label, r.dataset_label, subset_name(str(e.get("subset"))), _num(e.get("precision")),
-                _num(e.get("recall")), _num(e.get("bucc_f1")), _num(e.get("threshold")),
-                str(e.get("threshold_source", "")), _num(e.get("oracle_f1")), _num(e.get("oracle_threshold")),
-                href_of.get(r.rel, r.rel),
-            ))
+            rows.append(
+                BuccRow(
+                    r.model_label,
+                    r.dataset_label,
+                    subset_name(str(e.get("subset"))),
+                    _num(e.get("precision")),
+                    _num(e.get("recall")),
+                    _num(e.get("bucc_f1")),
+                    _num(e.get("threshold")),
+                    str(e.get("threshold_source", "")),
+                    _num(e.get("oracle_f1")),
+                    _num(e.get("oracle_threshold")),
+                    href_of.get(r.rel, r.rel),
+                )
+            )
     return sorted(rows, key=lambda b: (b.dataset, b.subset, -(b.f1 or 0.0), b.model))
 
 
@@ -355,8 +440,16 @@ def scatters(records: list[Record]) -> list[Scatter]:
         for subset, es in sorted(by_subset.items()):
             xs = [float(e["silver_f1"]) for e in es]
             ys = [float(e["gold_f1"]) for e in es]
-            out.append(Scatter(f"Silver vs gold F1 · {subset_name(subset)} · {r.dataset_label}", subset,
-                               [str(e.get("config", i)) for i, e in enumerate(es)], xs, ys, pearson(xs, ys)))
+            out.append(
+                Scatter(
+                    f"Silver vs gold F1 · {subset_name(subset)} · {r.dataset_label}",
+                    subset,
+                    [str(e.get("config", i)) for i, e in enumerate(es)],
+                    xs,
+                    ys,
+                    pearson(xs, ys),
+                )
+            )
     return out
 
 
@@ -400,8 +493,12 @@ def card_link(ds: dict[str, Any]) -> str | None:
     True
     """
     ident, source = str(ds.get("id", "")), ds.get("source")
-    if source == "hub" or (source is None and ident.count("/") == 1 and not ident.startswith(("/", "."))):
-        return f"https://huggingface.co/datasets/{ident}/blob/{ds.get('revision') or 'main'}/README.md"
+    if source == "hub" or (
+        source is None and ident.count("/") == 1 and not ident.startswith(("/", "."))
+    ):
+        return (
+            f"https://huggingface.co/datasets/{ident}/blob/{ds.get('revision') or 'main'}/README.md"
+        )
     return None
 
 
@@ -413,19 +510,35 @@ def provenance(records: list[Record]) -> tuple[list[DatasetRef], list[ModelRef]]
     mmeta: dict[tuple[str, str], dict[str, Any]] = {}
     for r in records:
         for ds in _datasets_of(r):
-            key = (str(ds.get("id", "")), str(ds.get("version") or "unversioned"), str(ds.get("revision") or "unresolved"))
+            key = (
+                str(ds.get("id", "")),
+                str(ds.get("version") or "unversioned"),
+                str(ds.get("revision") or "unresolved"),
+            )
             dsets.setdefault(key, set()).add(r.evaluator)
             dmeta[key] = ds
         m = r.model
         mkey = (str(m.get("id", "")), str(m.get("revision") or "unknown"))
         models.setdefault(mkey, set()).add(r.evaluator)
         mmeta[mkey] = m
-    drefs = [DatasetRef(k[0], k[1], k[2], str(dmeta[k].get("source") or ("local" if k[0].startswith("/") else "")),
-                        card_link(dmeta[k]), tuple(sorted(v))) for k, v in sorted(dsets.items())]
+    drefs = [
+        DatasetRef(
+            k[0],
+            k[1],
+            k[2],
+            str(dmeta[k].get("source") or ("local" if k[0].startswith("/") else "")),
+            card_link(dmeta[k]),
+            tuple(sorted(v)),
+        )
+        for k, v in sorted(dsets.items())
+    ]
     mrefs = []
     for k, v in sorted(models.items()):
         ident = k[0]
-        link = (f"https://huggingface.co/{ident}/tree/{k[1]}" if ident.count("/") == 1 and not ident.startswith(("xlbench/", "/", "static:"))
-                else None)
+        link = (
+            f"https://huggingface.co/{ident}/tree/{k[1]}"
+            if ident.count("/") == 1 and not ident.startswith(("xlbench/", "/", "static:"))
+            else None
+        )
         mrefs.append(ModelRef(ident, k[1], str(mmeta[k].get("spec") or ""), link, tuple(sorted(v))))
     return drefs, mrefs

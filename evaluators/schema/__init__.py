@@ -12,8 +12,15 @@ if TYPE_CHECKING:
 
 # The family schemas import ``datasets`` (slow): they load on first use, so that
 # ``evaluators.schema.langs`` (used by ``xlbench list``) stays light.
-_LAZY = {"FamilySchema": "base", "TableSchema": "base", "languages": "base",
-         "alee": None, "bucc": None, "cbd": None, "silver": None}
+_LAZY = {
+    "FamilySchema": "base",
+    "TableSchema": "base",
+    "languages": "base",
+    "alee": None,
+    "bucc": None,
+    "cbd": None,
+    "silver": None,
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -53,7 +60,9 @@ def get_family(name: str) -> FamilySchema:
     """
     families = __getattr__("FAMILIES") if "FAMILIES" not in globals() else globals()["FAMILIES"]
     if name not in families:
-        raise SchemaError(f"Unknown dataset family {name!r}; known: {', '.join(families)}.{did_you_mean(name, families)}")
+        raise SchemaError(
+            f"Unknown dataset family {name!r}; known: {', '.join(families)}.{did_you_mean(name, families)}"
+        )
     return families[name]
 
 

@@ -40,7 +40,13 @@ def is_alee_type(label: str) -> bool:
     (True, False)
     """
     return label in PERTURBATIONS
-_NLI = {"entailment": Value("float32"), "neutral": Value("float32"), "contradiction": Value("float32")}
+
+
+_NLI = {
+    "entailment": Value("float32"),
+    "neutral": Value("float32"),
+    "contradiction": Value("float32"),
+}
 
 FEATURES = Features(
     {
@@ -68,7 +74,11 @@ CITATION = """@misc{alee2025,
 SCHEMA = FamilySchema(
     name="alee",
     pretty_name="xlbench alee foil triplets",
-    tables=(TableSchema("", FEATURES, splits=("test",), description="(en_orig, en_foil, target_orig) triplets"),),
+    tables=(
+        TableSchema(
+            "", FEATURES, splits=("test",), description="(en_orig, en_foil, target_orig) triplets"
+        ),
+    ),
     task_categories=("sentence-similarity",),
     tags=("minimal-pairs", "amr", "cross-lingual", "xlbench"),
     citation=CITATION,

@@ -75,7 +75,9 @@ class FamilySchema:
             if table.suffix == suffix:
                 return table
         known = ", ".join(repr(t.suffix) for t in self.tables)
-        raise SchemaError(f"Family {self.name!r} has no table with suffix {suffix!r}; its tables: {known}.")
+        raise SchemaError(
+            f"Family {self.name!r} has no table with suffix {suffix!r}; its tables: {known}."
+        )
 
     def config_name(self, subset: str, table: TableSchema | str | None = None) -> str:
         """Return the config name of ``subset`` (a pair or language) for ``table`` (a table or its suffix).
@@ -120,7 +122,9 @@ def languages(subset: str) -> list[str]:
     return [check_lang(p) for p in parts]
 
 
-def to_arrow(rows: Iterable[Mapping[str, object]] | pa.Table, table: TableSchema, where: str) -> pa.Table:
+def to_arrow(
+    rows: Iterable[Mapping[str, object]] | pa.Table, table: TableSchema, where: str
+) -> pa.Table:
     """Turn rows into an Arrow table with exactly ``table.features``' schema.
 
     Column order follows the features; extra or missing columns and values of
@@ -154,7 +158,9 @@ def to_arrow(rows: Iterable[Mapping[str, object]] | pa.Table, table: TableSchema
         else:
             data = data.select(expected).cast(schema)
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as err:
-        raise SchemaError(f"{where}: values do not match the schema ({truncate(str(err), 200)}).") from err
+        raise SchemaError(
+            f"{where}: values do not match the schema ({truncate(str(err), 200)})."
+        ) from err
     return data.replace_schema_metadata(schema.metadata)
 
 
@@ -170,5 +176,7 @@ def check_unique(data: pa.Table, table: TableSchema, where: str) -> None:
     seen: set[tuple] = set()
     for key in zip(*cols):
         if key in seen:
-            raise SchemaError(f"{where}: duplicate {'/'.join(table.key)} {truncate(key)}; ids must be unique.")
+            raise SchemaError(
+                f"{where}: duplicate {'/'.join(table.key)} {truncate(key)}; ids must be unique."
+            )
         seen.add(key)

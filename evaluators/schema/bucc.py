@@ -31,8 +31,16 @@ SCHEMA = FamilySchema(
     name="bucc",
     pretty_name="xlbench BUCC-style bitext mining",
     tables=(
-        TableSchema("", FEATURES, splits=("train", "test"), description="sentences of both corpora"),
-        TableSchema("gold", GOLD_FEATURES, splits=("train", "test"), key=(SRC_ID, TGT_ID), description="gold parallel pairs by id"),
+        TableSchema(
+            "", FEATURES, splits=("train", "test"), description="sentences of both corpora"
+        ),
+        TableSchema(
+            "gold",
+            GOLD_FEATURES,
+            splits=("train", "test"),
+            key=(SRC_ID, TGT_ID),
+            description="gold parallel pairs by id",
+        ),
     ),
     task_categories=("translation", "sentence-similarity"),
     tags=("bitext-mining", "parallel-corpus", "xlbench"),

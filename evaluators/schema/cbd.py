@@ -22,7 +22,9 @@ METHOD = "method"
 #: What a "word" is, for the builder and for evaluators that draw random word
 #: pairs: a maximal run of word characters, combining marks and Indic/Thai
 #: vowel signs included (Python's ``\\w`` alone splits Devanagari words).
-WORD_PATTERN = r"[\w\u0300-\u036F\u0483-\u0489\u0591-\u05C7\u064B-\u065F\u0900-\u0DFF\u0E31-\u0E4E]+"
+WORD_PATTERN = (
+    r"[\w\u0300-\u036F\u0483-\u0489\u0591-\u05C7\u064B-\u065F\u0900-\u0DFF\u0E31-\u0E4E]+"
+)
 
 FEATURES = Features(
     {

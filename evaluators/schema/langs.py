@@ -40,11 +40,17 @@ _ALIASES: dict[str, str] = {
     # FLORES-200 names the individual language, not the macrolanguage: a user typing the
     # macrolanguage (or its 639-1 code) means the standard variety FLORES calls so.
     # langcodes keeps macrolanguages as they are, which would give ara_Arab, msa_Latn, ...
-    "ara": "arb", "ar": "arb",
-    "msa": "zsm", "may": "zsm", "ms": "zsm",
-    "swa": "swh", "sw": "swh",
-    "lav": "lvs", "lv": "lvs",
-    "nor": "nob", "no": "nob",
+    "ara": "arb",
+    "ar": "arb",
+    "msa": "zsm",
+    "may": "zsm",
+    "ms": "zsm",
+    "swa": "swh",
+    "sw": "swh",
+    "lav": "lvs",
+    "lv": "lvs",
+    "nor": "nob",
+    "no": "nob",
     # xlbench has always read the 639-1 "zh" as Mandarin (cmn_Hans, BUCC's zh-en configs);
     # langcodes would give the macrolanguage zho. The 3-letter zho (FLORES, NTREX) stays zho.
     "zh": "cmn",
@@ -279,7 +285,11 @@ def resolve_pair(pair: str) -> tuple[str, str]:
     if len(candidates) != 1 or not all(candidates[0]):
         raise LangCodeError(
             f"Expected a language pair like 'eng-deu' or 'eng_Latn-deu_Latn', got {pair!r}"
-            + ("; it can be split more than one way, write it as 'xxx_Scrp-xxx_Scrp'." if len(candidates) > 1 else ".")
+            + (
+                "; it can be split more than one way, write it as 'xxx_Scrp-xxx_Scrp'."
+                if len(candidates) > 1
+                else "."
+            )
         )
     src, tgt = resolve_lang(candidates[0][0]), resolve_lang(candidates[0][1])
     if src == tgt:

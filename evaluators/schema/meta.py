@@ -251,12 +251,15 @@ class Manifest:
         known = set(cls.__dataclass_fields__)
         unknown = sorted(set(data) - known)
         if unknown:
-            raise SchemaError(f"manifest.json has unknown keys {unknown}; expected only {sorted(known)}.")
+            raise SchemaError(
+                f"manifest.json has unknown keys {unknown}; expected only {sorted(known)}."
+            )
         required = ("name", "family", "version", "builder", "seed")
         missing = [k for k in required if k not in data]
         if missing:
-            raise SchemaError(f"manifest.json lacks {missing}; rebuild the dataset with xlbench build.")
+            raise SchemaError(
+                f"manifest.json lacks {missing}; rebuild the dataset with xlbench build."
+            )
         data["inputs"] = [InputRecord.from_dict(i) for i in data.get("inputs", [])]
         data["models"] = [ModelRecord(**m) for m in data.get("models", [])]
         return cls(**data)
-

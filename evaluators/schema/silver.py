@@ -71,7 +71,12 @@ SCHEMA = FamilySchema(
     pretty_name="xlbench SilverAlign silver word alignments",
     # "small-details" precedes "small" and "details" so that split_config() matches the longest suffix.
     tables=(
-        TableSchema("", FEATURES, splits=("test",), description="Silver_Large: monolingual sentences with partial silver alignments"),
+        TableSchema(
+            "",
+            FEATURES,
+            splits=("test",),
+            description="Silver_Large: monolingual sentences with partial silver alignments",
+        ),
         TableSchema(
             "small-details",
             DETAILS_FEATURES,
@@ -79,7 +84,12 @@ SCHEMA = FamilySchema(
             key=(ID, SRC_INDEX),
             description="Silver_Small per source word: alternatives, their translations, kept or dropped and why",
         ),
-        TableSchema("small", FEATURES, splits=("test",), description="Silver_Small: the source side of a gold set, with partial silver alignments"),
+        TableSchema(
+            "small",
+            FEATURES,
+            splits=("test",),
+            description="Silver_Small: the source side of a gold set, with partial silver alignments",
+        ),
         TableSchema(
             "details",
             DETAILS_FEATURES,

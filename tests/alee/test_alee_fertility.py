@@ -16,7 +16,11 @@ def test_average_over_models_not_per_model():
     assert r.mean_tacc == pytest.approx((0.7, 0.8, 0.3))
     assert r.fertility == (2.5, 1.0, 5.0) and r.spearman == pytest.approx(-1.0)
     # A language no model scored is left out; under 3 languages no correlation is reported.
-    r2 = paper_fertility({"a": ["x"], "b": ["x y"], "z": ["q"]}, {"m1": {"a": 0.5, "b": 0.4}}, lambda ts: [t.split() for t in ts])
+    r2 = paper_fertility(
+        {"a": ["x"], "b": ["x y"], "z": ["q"]},
+        {"m1": {"a": 0.5, "b": 0.4}},
+        lambda ts: [t.split() for t in ts],
+    )
     assert r2.languages == ("a", "b") and r2.spearman is None
     assert "XLM-R" in OFFLINE_SUBSTITUTE
 

@@ -40,10 +40,15 @@ class Reader:
             slope = Synset([Lemma("slope"), Lemma("incline")])
             institution = Synset([Lemma("financial_institution")])
             # 'depository' is both a hypernym lemma and a synonym of 'bank' in another sense
-            return [Synset([Lemma("bank")], [slope, Synset([Lemma("depository")])]),
-                    Synset([Lemma("bank"), Lemma("depository")], [institution])]
+            return [
+                Synset([Lemma("bank")], [slope, Synset([Lemma("depository")])]),
+                Synset([Lemma("bank"), Lemma("depository")], [institution]),
+            ]
         if (lemma, pos) == ("good", "a"):
-            return [Synset([Lemma("good", ["bad"])]), Synset([Lemma("good", ["evil"]), Lemma("well", ["ill"])])]
+            return [
+                Synset([Lemma("good", ["bad"])]),
+                Synset([Lemma("good", ["evil"]), Lemma("well", ["ill"])]),
+            ]
         return []
 
     def get_version(self):

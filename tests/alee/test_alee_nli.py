@@ -46,7 +46,21 @@ def test_two_label_model_prediction():
     assert decide(p(0.6, nan, nan), p(0.55, nan, nan)).reason == "bidirectional-entailment"
 
 
-VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "dog", "sleeps", "does", "not", "sleep", "."]
+VOCAB = [
+    "[PAD]",
+    "[UNK]",
+    "[CLS]",
+    "[SEP]",
+    "[MASK]",
+    "the",
+    "cat",
+    "dog",
+    "sleeps",
+    "does",
+    "not",
+    "sleep",
+    ".",
+]
 
 
 def tiny_model(tmp_path, id2label):
@@ -112,5 +126,7 @@ def test_adapter_rejects_model_without_entailment(tmp_path):
 def test_missing_model_says_how_to_fix(tmp_path):
     from builders.adapters.nli import NliModel
 
-    with pytest.raises(EngineUnavailableError, match="pass --nli-model <local folder>, or pass --no-nli"):
+    with pytest.raises(
+        EngineUnavailableError, match="pass --nli-model <local folder>, or pass --no-nli"
+    ):
         NliModel.from_pretrained(str(tmp_path / "no-such-model"))

@@ -24,8 +24,12 @@ def stages_of(results):
 
 
 def test_first_sentence_that_passes_is_kept():
-    out = edit_paragraph(["A.", "B.", "C."], stages_of({0: ("A!", 0), 1: ("B!", 1), 2: ("C!", 2)}),
-                         lambda o, f: True, lambda o, f: True)
+    out = edit_paragraph(
+        ["A.", "B.", "C."],
+        stages_of({0: ("A!", 0), 1: ("B!", 1), 2: ("C!", 2)}),
+        lambda o, f: True,
+        lambda o, f: True,
+    )
     assert out.foil == ["A!", "B.", "C."] and out.index == 0 and out.info == 0
     assert [(a.index, a.stage) for a in out.attempts] == [(0, "kept")]
 
@@ -37,8 +41,12 @@ def test_paragraph_failure_reverts_and_moves_on():
         seen.append(list(foil))
         return foil[1] == "B!"
 
-    out = edit_paragraph(["A.", "B.", "C."], stages_of({0: ("A!", 0), 1: ("B!", 1), 2: ("C!", 2)}),
-                         lambda o, f: True, check_paragraph)
+    out = edit_paragraph(
+        ["A.", "B.", "C."],
+        stages_of({0: ("A!", 0), 1: ("B!", 1), 2: ("C!", 2)}),
+        lambda o, f: True,
+        check_paragraph,
+    )
     # the failed edit of sentence 0 was reverted before sentence 1 was tried
     assert seen == [["A!", "B.", "C."], ["A.", "B!", "C."]]
     assert out.foil == ["A.", "B!", "C."] and out.index == 1
@@ -46,15 +54,21 @@ def test_paragraph_failure_reverts_and_moves_on():
 
 
 def test_sentences_run_out():
-    out = edit_paragraph(["A.", "B."], stages_of({0: None, 1: ("B!", 1)}), lambda o, f: False, lambda o, f: True)
+    out = edit_paragraph(
+        ["A.", "B."], stages_of({0: None, 1: ("B!", 1)}), lambda o, f: False, lambda o, f: True
+    )
     assert out.foil is None and out.index is None
     assert [(a.index, a.stage) for a in out.attempts] == [(0, "edit"), (1, "sentence")]
 
 
 def test_sentence_check_gets_the_right_pair():
     calls = []
-    edit_paragraph(["A.", "B."], stages_of({0: ("A!", 0), 1: ("B!", 1)}),
-                   lambda o, f: calls.append((o, f)) or False, lambda o, f: True)
+    edit_paragraph(
+        ["A.", "B."],
+        stages_of({0: ("A!", 0), 1: ("B!", 1)}),
+        lambda o, f: calls.append((o, f)) or False,
+        lambda o, f: True,
+    )
     assert calls == [("A.", "A!"), ("B.", "B!")]
 
 
@@ -84,7 +98,12 @@ def scripted_stages(nli=None):
             out.append((GENERATE.get(key), False, "ok" if key in GENERATE else "empty-generation"))
         return out
 
-    return Stages(split=lambda t: [s.strip() + "." for s in t.split(".") if s.strip()], parse=parse, generate=generate, nli=nli)
+    return Stages(
+        split=lambda t: [s.strip() + "." for s in t.split(".") if s.strip()],
+        parse=parse,
+        generate=generate,
+        nli=nli,
+    )
 
 
 def contradiction_nli(premises, hypotheses):
@@ -93,26 +112,47 @@ def contradiction_nli(premises, hypotheses):
 
 def test_pipeline_counts_table2_and_records_edits():
     sources = [("0", "The dog chased the cat."), ("1", "It rains."), ("2", "Hello."), ("3", "Yes.")]
-    cands, counts = generate_candidates(sources, ["PN", "RS"], scripted_stages(contradiction_nli), seed=13)
+    cands, counts = generate_candidates(
+        sources, ["PN", "RS"], scripted_stages(contradiction_nli), seed=13
+    )
     got = {(c.id, c.en_foil, c.level) for c in cands}
-    assert got == {("0-PN", "The dog did not chase the cat.", "sentence"), ("0-RS", "The cat chased the dog.", "sentence")}
+    assert got == {
+        ("0-PN", "The dog did not chase the cat.", "sentence"),
+        ("0-RS", "The cat chased the dog.", "sentence"),
+    }
     pn = next(c for c in cands if c.perturbation == "PN")
     assert pn.edit == "PN c: chase-01 -> chase-01 :polarity -"
     assert pn.nli_orig_foil["contradiction"] == 0.9 and pn.nli_reason == "kept"
     assert penman.decode(pn.amr_foil).triples[1] == ("c", ":polarity", "-")
     d = counts.to_dict()
     assert {k: d["PN"][k] for k in ("sources", "parsed", "edited", "generated", "nli_kept")} == {
-        "sources": 4, "parsed": 3, "edited": 2, "generated": 1, "nli_kept": 1}
-    assert d["PN"]["dropped"] == {"edit:not-applicable": 1, "generate:unchanged": 1, "parse:parse-none": 1}
+        "sources": 4,
+        "parsed": 3,
+        "edited": 2,
+        "generated": 1,
+        "nli_kept": 1,
+    }
+    assert d["PN"]["dropped"] == {
+        "edit:not-applicable": 1,
+        "generate:unchanged": 1,
+        "parse:parse-none": 1,
+    }
     assert {k: d["RS"][k] for k in ("sources", "parsed", "edited", "generated", "nli_kept")} == {
-        "sources": 4, "parsed": 3, "edited": 1, "generated": 1, "nli_kept": 1}
+        "sources": 4,
+        "parsed": 3,
+        "edited": 1,
+        "generated": 1,
+        "nli_kept": 1,
+    }
 
 
 def test_pipeline_nli_rejects_paraphrase():
     def paraphrase(premises, hypotheses):
         return [{"entailment": 0.95, "neutral": 0.03, "contradiction": 0.02} for _ in premises]
 
-    cands, counts = generate_candidates([("0", "The dog chased the cat.")], ["PN"], scripted_stages(paraphrase), 13)
+    cands, counts = generate_candidates(
+        [("0", "The dog chased the cat.")], ["PN"], scripted_stages(paraphrase), 13
+    )
     assert cands == []
     assert counts.to_dict()["PN"]["dropped"] == {"nli:rejected": 1}
 
@@ -125,7 +165,9 @@ def test_pipeline_paragraph_level():
         calls.append((list(premises), list(hypotheses)))
         return contradiction_nli(premises, hypotheses)
 
-    cands, _ = generate_candidates([("p", "Hello. The dog chased the cat.")], ["PN"], scripted_stages(nli), 13)
+    cands, _ = generate_candidates(
+        [("p", "Hello. The dog chased the cat.")], ["PN"], scripted_stages(nli), 13
+    )
     (c,) = cands
     assert c.level == "paragraph"
     assert c.en_foil == "Hello. The dog did not chase the cat."
@@ -134,14 +176,19 @@ def test_pipeline_paragraph_level():
 
 
 def test_without_nli_every_foil_is_kept_and_marked():
-    cands, _ = generate_candidates([("0", "The dog chased the cat.")], ["PN"], scripted_stages(None), 13)
+    cands, _ = generate_candidates(
+        [("0", "The dog chased the cat.")], ["PN"], scripted_stages(None), 13
+    )
     (c,) = cands
     assert c.nli_reason == "nli-skipped" and math.isnan(c.nli_orig_foil["entailment"])
 
 
 def test_given_foils_filter_and_pairing():
-    items = [("0", "It rains.", "It does not rain.", "PN"), ("1", "It rains.", "It pours.", "HS"),
-             ("2", "Cats purr.", "Purrs cat.", "RS")]
+    items = [
+        ("0", "It rains.", "It does not rain.", "PN"),
+        ("1", "It rains.", "It pours.", "HS"),
+        ("2", "Cats purr.", "Purrs cat.", "RS"),
+    ]
 
     def nli(premises, hypotheses):
         out = []
@@ -159,8 +206,14 @@ def test_given_foils_filter_and_pairing():
     assert [r["id"] for r in tables["eng_Latn-deu_Latn"]["test"]] == ["0-PN"]
     assert paired == {"deu_Latn": {"paired": 1, "no_translation": 1}}
     t2 = table2(counts, paired)
-    assert t2["per_type"]["HS"] == {"sources": 1, "parsed": None, "edited": None, "generated": None, "nli_kept": 0,
-                                    "dropped": {"nli:entail-prob": 1}}
+    assert t2["per_type"]["HS"] == {
+        "sources": 1,
+        "parsed": None,
+        "edited": None,
+        "generated": None,
+        "nli_kept": 0,
+        "dropped": {"nli:entail-prob": 1},
+    }
     assert t2["total"]["nli_kept"] == 2 and t2["total"]["parsed"] is None
 
 

@@ -39,7 +39,9 @@ def test_tie_tolerance():
     orig = np.array([[1.0, 1e-4]])  # cos = 1 - 5e-9
     foil = np.array([[1.0, 0.0]])
     assert triplet_outcomes(orig, foil, target).tolist() == [0]  # within 1e-6: a tie
-    assert triplet_outcomes(orig, foil, target, tie_tolerance=0.0).tolist() == [-1]  # exact: foil wins
+    assert triplet_outcomes(orig, foil, target, tie_tolerance=0.0).tolist() == [
+        -1
+    ]  # exact: foil wins
 
 
 def test_cosine_matches_definition():
@@ -50,8 +52,12 @@ def test_cosine_matches_definition():
 
 
 def test_macro_over_present_types_and_empty():
-    scores = {"PN": TripletScore(4, 3, 0, 1), "RS": TripletScore(2, 1, 1, 0), "AR": TripletScore(1, 0, 0, 1),
-              "HS": TripletScore(5, 5, 0, 0)}
+    scores = {
+        "PN": TripletScore(4, 3, 0, 1),
+        "RS": TripletScore(2, 1, 1, 0),
+        "AR": TripletScore(1, 0, 0, 1),
+        "HS": TripletScore(5, 5, 0, 0),
+    }
     assert macro_tacc(scores) == pytest.approx((0.75 + 0.5 + 0.0 + 1.0) / 4)
     assert math.isnan(macro_tacc({}))
     assert math.isnan(TripletScore(0, 0, 0, 0).tacc)
@@ -82,17 +88,25 @@ def test_aggregate_by_language_type_length_level():
         {"lang": "fra_Latn", "perturbation": "PN", "level": "sentence", "en_orig": "a" * 10},
     ]
     out = aggregate(rows, [1, -1, 0, 1], length_cut=(15.0, 35.0))
-    assert out["by_type"]["deu_Latn"] == {"PN": TripletScore(2, 1, 0, 1), "RS": TripletScore(1, 0, 1, 0)}
+    assert out["by_type"]["deu_Latn"] == {
+        "PN": TripletScore(2, 1, 0, 1),
+        "RS": TripletScore(1, 0, 1, 0),
+    }
     assert out["by_type"]["fra_Latn"] == {"PN": TripletScore(1, 1, 0, 0)}
-    assert out["by_length"]["deu_Latn"] == {"short": TripletScore(1, 1, 0, 0), "medium": TripletScore(1, 0, 1, 0),
-                                            "long": TripletScore(1, 0, 0, 1)}
+    assert out["by_length"]["deu_Latn"] == {
+        "short": TripletScore(1, 1, 0, 0),
+        "medium": TripletScore(1, 0, 1, 0),
+        "long": TripletScore(1, 0, 0, 1),
+    }
     assert out["by_level"]["deu_Latn"]["paragraph"] == TripletScore(1, 0, 0, 1)
 
 
 def test_pick_configs_errors():
     with pytest.raises(UsageError, match="is English-only"):
         pick_configs(["eng_Latn", "eng_Latn-deu_Latn"], "eng_Latn")
-    with pytest.raises(UsageError, match="is not in the dataset; available: eng_Latn, eng_Latn-deu_Latn"):
+    with pytest.raises(
+        UsageError, match="is not in the dataset; available: eng_Latn, eng_Latn-deu_Latn"
+    ):
         pick_configs(["eng_Latn", "eng_Latn-deu_Latn"], "eng_Latn-fra_Latn")
     with pytest.raises(SchemaError, match="no cross-lingual config"):
         pick_configs(["eng_Latn"], None)
@@ -122,13 +136,27 @@ def test_score_model_without_tokenizer_notes_missing_fertility():
     from evaluators.tasks.tacc import score_model
 
     rows = [
-        {"lang": "deu_Latn", "perturbation": "PN", "level": "sentence", "en_orig": "It rains.",
-         "en_foil": "It does not rain.", "target_orig": "It rains."},
-        {"lang": "deu_Latn", "perturbation": "RS", "level": "sentence", "en_orig": "dog bites man",
-         "en_foil": "man bites dog", "target_orig": "Hund beisst Mann"},
+        {
+            "lang": "deu_Latn",
+            "perturbation": "PN",
+            "level": "sentence",
+            "en_orig": "It rains.",
+            "en_foil": "It does not rain.",
+            "target_orig": "It rains.",
+        },
+        {
+            "lang": "deu_Latn",
+            "perturbation": "RS",
+            "level": "sentence",
+            "en_orig": "dog bites man",
+            "en_foil": "man bites dog",
+            "target_orig": "Hund beisst Mann",
+        },
     ]
     agg = score_model(NoTokenizer(), rows, "model", -1, "query")
     assert agg["by_type"]["deu_Latn"]["PN"] == TripletScore(1, 1, 0, 0)
     assert agg["by_type"]["deu_Latn"]["RS"] == TripletScore(1, 0, 1, 0)  # same characters: a tie
     assert agg["fertility"] == {}
-    assert agg["notes"] == ["fertility unavailable: the model exposes no tokenizer (EngineUnavailableError)"]
+    assert agg["notes"] == [
+        "fertility unavailable: the model exposes no tokenizer (EngineUnavailableError)"
+    ]

@@ -14,7 +14,9 @@ from evaluators.metrics.correlation import average_ranks, bootstrap_f1, correlat
 def test_no_correlation_below_three_points():
     assert correlate([0.2, 0.3], [0.9, 0.1]).pearson is None
     got = correlate([0.2, 0.3, 0.5, 0.4], [0.1, 0.2, 0.4, 0.8])
-    assert got.pearson == pytest.approx(np.corrcoef([0.2, 0.3, 0.5, 0.4], [0.1, 0.2, 0.4, 0.8])[0, 1])
+    assert got.pearson == pytest.approx(
+        np.corrcoef([0.2, 0.3, 0.5, 0.4], [0.1, 0.2, 0.4, 0.8])[0, 1]
+    )
     # Ranks 1,2,4,3 vs 1,2,3,4: rho = 1 - 6*2/(4*15) = 0.8.
     assert got.spearman == pytest.approx(0.8)
     assert correlate([1, 1, 1], [1, 2, 3]).pearson is None

@@ -116,7 +116,9 @@ def test_aligners_experiment_end_to_end(tmp_path, capsys):
     info = data["dataset"]["pairs"][0]
     assert info["gold_base"] == 1
     # One aligner per setting, each on its 7 sentences + the 5 new extra pairs (the paper's training).
-    assert info["training"] == {s: {"lines": 12, "extra": 5, "dropped_duplicates": 55} for s in ("silver", "gold")}
+    assert info["training"] == {
+        s: {"lines": 12, "extra": 5, "dropped_duplicates": 55} for s in ("silver", "gold")
+    }
     assert data["parameters"]["training"] == "per-setting" and data["parameters"]["dedup"] is True
     assert "|train:per-setting|dedup:yes|boot:1000|" in data["signature"]
     # Each F1 carries its bootstrap spread; perfect on every sentence, so no spread at all.
@@ -206,15 +208,33 @@ def test_joint_training_and_bootstrap_options(tmp_path, capsys):
     """--training joint --no-dedup is the earlier behaviour; --bootstrap 0 drops the spread, never an F1."""
     silver, gt, gl, ts, tt = _fixture(tmp_path)
     spec = f"name=toy,silver={silver},gold_text={gt},gold_links={gl},gold_reversed=1"
-    base = ["aligners", "--pair", spec, "--train-text", str(ts), str(tt), "--methods", "fast_align",
-            "--tokenizers", "word", "--sweep", "--no-plots", "--json"]
+    base = [
+        "aligners",
+        "--pair",
+        spec,
+        "--train-text",
+        str(ts),
+        str(tt),
+        "--methods",
+        "fast_align",
+        "--tokenizers",
+        "word",
+        "--sweep",
+        "--no-plots",
+        "--json",
+    ]
     runs = {}
-    for name, extra in (("paper", []), ("joint", ["--training", "joint", "--no-dedup", "--bootstrap", "0"])):
+    for name, extra in (
+        ("paper", []),
+        ("joint", ["--training", "joint", "--no-dedup", "--bootstrap", "0"]),
+    ):
         assert eval_main([*base, *extra, "--out", str(tmp_path / name)]) == 0
         runs[name] = json.loads(capsys.readouterr().out)
     joint = runs["joint"]
     # One corpus: 7 silver + 7 gold sentences + all 60 extra lines, nothing dropped.
-    assert joint["dataset"]["pairs"][0]["training"] == {"joint": {"lines": 74, "extra": 60, "dropped_duplicates": 0}}
+    assert joint["dataset"]["pairs"][0]["training"] == {
+        "joint": {"lines": 74, "extra": 60, "dropped_duplicates": 0}
+    }
     assert "|train:joint|dedup:no|boot:0|" in joint["signature"]
     (paper_entry,), (joint_entry,) = runs["paper"]["scores"]["test"], joint["scores"]["test"]
     assert "silver_f1_std" in paper_entry and "gold_f1_low" in paper_entry

@@ -110,7 +110,10 @@ def test_parse_formats_and_errors():
 
 def test_one_based_detection():
     # Without lengths and without an index 0 the base is undecidable: an error, never a guess.
-    with pytest.raises(InputFileError, match="Cannot decide whether the gold file is 0- or 1-based.*--gold-base 0 or 1"):
+    with pytest.raises(
+        InputFileError,
+        match="Cannot decide whether the gold file is 0- or 1-based.*--gold-base 0 or 1",
+    ):
         detect_base([{(1, 1)}, {(2, 3)}], what="the gold file", flag="--gold-base")
     assert detect_base([{(0, 1)}, set()])[0] == 0
     assert detect_base([set(), set()]) == (0, "no links")

@@ -29,7 +29,11 @@ def test_real_silver_is_inside_gold_so_a_joint_corpus_repeats_it(shared_data):
         pytest.skip("silveralign_small/eng_fra or gold_align_awesome/enfr absent")
 
     def split(path):
-        pairs = [line.split(" ||| ") for line in path.read_text(encoding="utf-8").splitlines() if " ||| " in line]
+        pairs = [
+            line.split(" ||| ")
+            for line in path.read_text(encoding="utf-8").splitlines()
+            if " ||| " in line
+        ]
         return [p[0].split() for p in pairs], [p[1].split() for p in pairs]
 
     s_src, s_tgt = split(silver)

@@ -16,9 +16,17 @@ def write(folder, name, lines, encoding="utf-8"):
 
 @pytest.fixture
 def official(tmp_path):
-    write(tmp_path, "de-en.training.de", ["de-000000001\tHallo Welt.", "de-000000002\tGuten Tag.", "de-000000003\tGuten Tag."])
+    write(
+        tmp_path,
+        "de-en.training.de",
+        ["de-000000001\tHallo Welt.", "de-000000002\tGuten Tag.", "de-000000003\tGuten Tag."],
+    )
     write(tmp_path, "de-en.training.en", ["en-000000001\tGood day.", "en-000000002\tHello world."])
-    write(tmp_path, "de-en.training.gold", ["de-000000001\ten-000000002", "de-000000003\ten-000000001"])
+    write(
+        tmp_path,
+        "de-en.training.gold",
+        ["de-000000001\ten-000000002", "de-000000003\ten-000000001"],
+    )
     write(tmp_path, "de-en.test.de", ["de-000000001\tEin Satz."])
     write(tmp_path, "de-en.test.en", ["en-000000001\tA sentence."])
     return tmp_path
@@ -28,7 +36,11 @@ def test_reads_valid_files_and_keeps_duplicate_texts(official):
     found = bf.read_official(official, "de")
     assert sorted(found) == ["test", "training"]
     tr = found["training"]
-    assert tr.src == [("de-000000001", "Hallo Welt."), ("de-000000002", "Guten Tag."), ("de-000000003", "Guten Tag.")]
+    assert tr.src == [
+        ("de-000000001", "Hallo Welt."),
+        ("de-000000002", "Guten Tag."),
+        ("de-000000003", "Guten Tag."),
+    ]
     assert tr.gold == [("de-000000001", "en-000000002"), ("de-000000003", "en-000000001")]
     assert found["test"].gold is None  # held back by the organisers
     assert len(found["test"].files) == 2
@@ -51,7 +63,10 @@ def test_files_in_pair_subfolder(tmp_path):
         (["de-000000001 kein Tab"], "has 1 tab-separated fields; expected 'id<TAB>sentence'"),
         (["de-000000001\ta\tb"], "has 3 tab-separated fields"),
         (["de-000000001\t  "], "sentence de-000000001 is empty"),
-        (["de-000000001\tEins.", "de-000000001\tZwei."], "line 2: duplicate id de-000000001 \\(first on line 1\\)"),
+        (
+            ["de-000000001\tEins.", "de-000000001\tZwei."],
+            "line 2: duplicate id de-000000001 \\(first on line 1\\)",
+        ),
         ([], "holds no sentences"),
     ],
 )
@@ -62,7 +77,9 @@ def test_malformed_sentence_files(tmp_path, lines, message):
 
 
 def test_wrong_encoding_names_line(tmp_path):
-    path = write(tmp_path, "x.de", ["de-000000001\tGut.", "de-000000002\tGrüße."], encoding="latin-1")
+    path = write(
+        tmp_path, "x.de", ["de-000000001\tGut.", "de-000000002\tGrüße."], encoding="latin-1"
+    )
     with pytest.raises(InputFileError, match=r"not valid UTF-8 \(line 2, byte \d+\).*iconv"):
         bf.read_sentences(path, "de")
 
@@ -76,10 +93,16 @@ def test_bom_is_tolerated(tmp_path):
 @pytest.mark.parametrize(
     "lines, message",
     [
-        (["de-000000009\ten-000000001"], "gold id 'de-000000009' \\(first column\\) is not in the corresponding sentence file"),
+        (
+            ["de-000000009\ten-000000001"],
+            "gold id 'de-000000009' \\(first column\\) is not in the corresponding sentence file",
+        ),
         (["de-000000001\ten-000000009"], "gold id 'en-000000009' \\(second column\\)"),
         (["de-000000001"], "expected 'id_xx<TAB>id_en'"),
-        (["de-000000001\ten-000000001", "de-000000001\ten-000000001"], "line 2: gold pair .* is listed twice"),
+        (
+            ["de-000000001\ten-000000001", "de-000000001\ten-000000001"],
+            "line 2: gold pair .* is listed twice",
+        ),
     ],
 )
 def test_malformed_gold(tmp_path, lines, message):

@@ -109,11 +109,15 @@ def test_mining_through_knn_both_is_unchanged():
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not HAS_FAISS, reason="faiss-cpu is not installed (optional: pip install 'xlbench[faiss]')")
+@pytest.mark.skipif(
+    not HAS_FAISS, reason="faiss-cpu is not installed (optional: pip install 'xlbench[faiss]')"
+)
 @pytest.mark.parametrize("kind", ["hnsw", "ivf"])
 def test_approximate_faiss_indexes_find_most_exact_neighbours(kind):
     x, y = data(2000, 2000, d=32, dup=False)
     exact, _ = knn.knn_numpy(x, y, 4, 4)
     approx, _ = knn.knn_faiss(x, y, 4, 4, approximate=kind)
-    recall = np.mean([len(set(a) & set(e)) / 4 for a, e in zip(approx.idx.tolist(), exact.idx.tolist())])
+    recall = np.mean(
+        [len(set(a) & set(e)) / 4 for a, e in zip(approx.idx.tolist(), exact.idx.tolist())]
+    )
     assert 0.5 < recall <= 1.0

@@ -21,7 +21,13 @@ def build(pairs, n_gold=20, fraction=0.1, seed=0, mask=None):
     mask = mask if mask is not None else [i < 100 for i in range(len(pairs))]
     pools = logic.partition_parallel(pairs, mask, rng)
     return logic.construct(
-        pools, n_gold=n_gold, parallel_fraction=fraction, test_fraction=0.5, src_prefix="deu", tgt_prefix="eng", rng=rng
+        pools,
+        n_gold=n_gold,
+        parallel_fraction=fraction,
+        test_fraction=0.5,
+        src_prefix="deu",
+        tgt_prefix="eng",
+        rng=rng,
     )
 
 
@@ -67,8 +73,13 @@ def test_splits_share_no_text_even_across_sides():
     dropped = []
     for seed in range(10):
         c = logic.construct(
-            logic.Pools(gold, src_pool, tgt_pool), n_gold=20, parallel_fraction=0.1, test_fraction=0.5,
-            src_prefix="deu", tgt_prefix="eng", rng=np.random.default_rng(seed),
+            logic.Pools(gold, src_pool, tgt_pool),
+            n_gold=20,
+            parallel_fraction=0.1,
+            test_fraction=0.5,
+            src_prefix="deu",
+            tgt_prefix="eng",
+            rng=np.random.default_rng(seed),
         )
         assert not texts(c.splits["train"]) & texts(c.splits["test"])
         n = c.counts["dropped"]["test_distractors_sharing_text_with_train"]
@@ -84,15 +95,30 @@ def test_seeded_and_deterministic():
 
 
 def test_repeated_texts_are_dropped_everywhere():
-    pairs = corpus(20) + [("r1", "Wiederholt.", "Repeated one."), ("r2", "Wiederholt.", "Repeated two.")]
+    pairs = corpus(20) + [
+        ("r1", "Wiederholt.", "Repeated one."),
+        ("r2", "Wiederholt.", "Repeated two."),
+    ]
     kept, dropped = logic.drop_repeated(pairs)
     assert dropped == 2 and all(p[0] not in ("r1", "r2") for p in kept)
 
 
 def test_distractor_equal_to_gold_text_is_removed():
     pairs = corpus(100)
-    pools = logic.Pools(pairs[:10], [pairs[0][1], "Extra eins."] * 3 + [f"d{i}" for i in range(200)], [f"e{i}" for i in range(200)])
-    c = logic.construct(pools, n_gold=10, parallel_fraction=0.1, test_fraction=0.5, src_prefix="deu", tgt_prefix="eng", rng=np.random.default_rng(0))
+    pools = logic.Pools(
+        pairs[:10],
+        [pairs[0][1], "Extra eins."] * 3 + [f"d{i}" for i in range(200)],
+        [f"e{i}" for i in range(200)],
+    )
+    c = logic.construct(
+        pools,
+        n_gold=10,
+        parallel_fraction=0.1,
+        test_fraction=0.5,
+        src_prefix="deu",
+        tgt_prefix="eng",
+        rng=np.random.default_rng(0),
+    )
     src_texts = [t for s in c.splits.values() for _, t in s.src]
     assert src_texts.count(pairs[0][1]) == 1  # only the gold copy
     assert src_texts.count("Extra eins.") <= 1
@@ -105,13 +131,26 @@ def test_distractor_equal_to_gold_text_is_removed():
         ({"test_fraction": 1.0}, UsageError, r"--test-fraction must be in \(0, 1\)"),
         ({"n_gold": 1}, UsageError, "--gold-pairs must be at least 2"),
         ({"n_gold": 500}, InputFileError, "Only 100 usable parallel units for 500 gold pairs"),
-        ({"parallel_fraction": 0.01}, InputFileError, r"source side has 150 distinct distractor sentences but 1980 are needed"),
+        (
+            {"parallel_fraction": 0.01},
+            InputFileError,
+            r"source side has 150 distinct distractor sentences but 1980 are needed",
+        ),
         ({"src_prefix": "eng"}, UsageError, "different id prefixes"),
     ],
 )
 def test_errors(kwargs, error, message):
-    pools = logic.partition_parallel(corpus(400), [i < 100 for i in range(400)], np.random.default_rng(0))
-    args = dict(n_gold=20, parallel_fraction=0.1, test_fraction=0.5, src_prefix="deu", tgt_prefix="eng", rng=np.random.default_rng(0))
+    pools = logic.partition_parallel(
+        corpus(400), [i < 100 for i in range(400)], np.random.default_rng(0)
+    )
+    args = dict(
+        n_gold=20,
+        parallel_fraction=0.1,
+        test_fraction=0.5,
+        src_prefix="deu",
+        tgt_prefix="eng",
+        rng=np.random.default_rng(0),
+    )
     args.update(kwargs)
     with pytest.raises(error, match=message):
         logic.construct(pools, **args)

@@ -17,8 +17,12 @@ ref = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(ref)
 
 HAS_FAISS = importlib.util.find_spec("faiss") is not None
-needs_faiss = pytest.mark.skipif(not HAS_FAISS, reason="faiss-cpu is not installed (optional: pip install 'xlbench[faiss]')")
-BACKENDS = ["numpy", pytest.param("faiss", marks=needs_faiss)] + (["torch"] if importlib.util.find_spec("torch") else [])
+needs_faiss = pytest.mark.skipif(
+    not HAS_FAISS, reason="faiss-cpu is not installed (optional: pip install 'xlbench[faiss]')"
+)
+BACKENDS = ["numpy", pytest.param("faiss", marks=needs_faiss)] + (
+    ["torch"] if importlib.util.find_spec("torch") else []
+)
 
 
 def planted(n=120, m=100, d=12, n_gold=30, noise=0.35, seed=0):
@@ -137,7 +141,11 @@ def test_score_at_counts():
     c = M.Candidates(np.array([0, 1, 2, 3]), np.array([0, 2, 2, 3]), np.array([0.9, 0.8, 0.7, 0.1]))
     s = M.score_at(c, {(0, 0), (2, 2), (4, 4)}, 0.5)
     assert (s.tp, s.n_pred, s.n_gold) == (2, 3, 3)
-    assert s.precision == pytest.approx(2 / 3) and s.recall == pytest.approx(2 / 3) and s.f1 == pytest.approx(2 / 3)
+    assert (
+        s.precision == pytest.approx(2 / 3)
+        and s.recall == pytest.approx(2 / 3)
+        and s.f1 == pytest.approx(2 / 3)
+    )
 
 
 def test_retrieval_accuracy_cosine_and_margin():

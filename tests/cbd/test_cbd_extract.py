@@ -14,12 +14,17 @@ from evaluators.errors import EngineUnavailableError, InputFileError
 DICT = [
     ("dog", "Hund"),
     ("cat", "Katze"),
-    ("the", "der"), ("the", "die"), ("the", "das"),
-    ("house", "Haus"), ("house", "Hause"),
-    ("red", "rot"), ("red", "rote"),
+    ("the", "der"),
+    ("the", "die"),
+    ("the", "das"),
+    ("house", "Haus"),
+    ("house", "Hause"),
+    ("red", "rot"),
+    ("red", "rote"),
     ("new york", "New York"),
     ("york", "York"),
-    ("big", "groß"), ("large", "groß"),
+    ("big", "groß"),
+    ("large", "groß"),
     ("sees", "sieht"),
 ]
 
@@ -45,7 +50,13 @@ def test_unique_candidate_rule_keeps_expected_pairs(lex):
         (2, "big and large", "groß"),
     ]
     records, counts = logic.extract(corpus, lex)
-    assert pairs_of(records) == [("dog", "Hund"), ("sees", "sieht"), ("cat", "Katze"), ("The", "Das"), ("red", "rote")]
+    assert pairs_of(records) == [
+        ("dog", "Hund"),
+        ("sees", "sieht"),
+        ("cat", "Katze"),
+        ("The", "Das"),
+        ("red", "rote"),
+    ]
     assert counts["ambiguous_source"] == 3  # The and the in sentence 0 (der and die), house
     assert counts["ambiguous_target"] == 2  # big, large
     assert counts["no_candidate"] == 0
@@ -94,10 +105,19 @@ def test_paper_settings_are_the_defaults():
     corpus = [(0, "The Élève", "Der Schüler"), (1, "the eleve", "der schuler")]
     lex = logic.build_lexicon([("the", "der"), ("eleve", "schuler")])
     records, _ = logic.extract(corpus, lex)
-    assert pairs_of(records) == [("The", "Der"), ("Élève", "Schüler"), ("the", "der"), ("eleve", "schuler")]
+    assert pairs_of(records) == [
+        ("The", "Der"),
+        ("Élève", "Schüler"),
+        ("the", "der"),
+        ("eleve", "schuler"),
+    ]
     out, counts = logic.select(records, np.random.default_rng(0))
     assert counts["repetition"] == 2 and len(out) == 2
-    assert (logic.PAPER_FOLD_CASE, logic.PAPER_FOLD_ACCENTS, logic.PAPER_AVOID_REPETITION) == (True, True, True)
+    assert (logic.PAPER_FOLD_CASE, logic.PAPER_FOLD_ACCENTS, logic.PAPER_AVOID_REPETITION) == (
+        True,
+        True,
+        True,
+    )
 
 
 def test_accent_folding_is_optional():
@@ -131,7 +151,9 @@ def test_nested_candidates_with_the_same_gloss_count_once():
 
 
 def test_select_avoid_repetition_and_sampling_are_seeded():
-    recs = [logic.make_record(i, "a dog", "ein Hund", (2, 5), (4, 8), "dictionary") for i in range(10)]
+    recs = [
+        logic.make_record(i, "a dog", "ein Hund", (2, 5), (4, 8), "dictionary") for i in range(10)
+    ]
     out, counts = logic.select(recs, np.random.default_rng(1), avoid_repetition=True)
     assert len(out) == 1 and counts == {"in": 10, "repetition": 9, "sampling": 0, "kept": 1}
     a, _ = logic.select(recs, np.random.default_rng(5), avoid_repetition=False, max_pairs=4)
@@ -141,9 +163,17 @@ def test_select_avoid_repetition_and_sampling_are_seeded():
 
 
 def test_lexicon_counts_and_drops():
-    lex = logic.build_lexicon([("a", "b"), ("a", "b"), ("x y z w v", "q"), ("!", "c"), ("a}}", "a}}"), ("#of", "#des")])
-    assert lex.counts == {"in": 6, "kept": 1, "dropped": {"too_long": 1, "empty": 1, "not_a_word": 2},
-                          "source_keys": 1, "target_keys": 1, "duplicates": 1}
+    lex = logic.build_lexicon(
+        [("a", "b"), ("a", "b"), ("x y z w v", "q"), ("!", "c"), ("a}}", "a}}"), ("#of", "#des")]
+    )
+    assert lex.counts == {
+        "in": 6,
+        "kept": 1,
+        "dropped": {"too_long": 1, "empty": 1, "not_a_word": 2},
+        "source_keys": 1,
+        "target_keys": 1,
+        "duplicates": 1,
+    }
     # The junk lines are gone, not turned into a -> a and of -> des.
     assert "of" not in lex.fwd and lex.fwd["a"] == {"b"}
 
@@ -158,7 +188,9 @@ def test_real_muse_junk_lines_are_dropped_not_rewritten(shared_data):
     junk = [(s, t) for s, t in entries if not (logic.is_word_entry(s) and logic.is_word_entry(t))]
     assert ("a}}", "a}}") in junk and ("#of", "#des") in junk
     lex = logic.build_lexicon(entries, case=True)
-    assert lex.counts["dropped"]["not_a_word"] == len([1 for s, t in junk if logic.WORD_RE.search(s) and logic.WORD_RE.search(t)])
+    assert lex.counts["dropped"]["not_a_word"] == len(
+        [1 for s, t in junk if logic.WORD_RE.search(s) and logic.WORD_RE.search(t)]
+    )
     assert lex.counts["dropped"]["not_a_word"] > 200
     # MUSE lists neither a -> a nor of -> des: only the junk lines made them.
     assert "a" not in lex.fwd and "of" not in lex.fwd
@@ -177,8 +209,10 @@ def test_aligner_records_keep_one_to_one_links_with_scripted_aligner():
         out[0].add((2, 1))
         return out
 
-    links = scripted([[s[a:b] for a, b in sp] for (_, s, _), sp in zip(corpus, spans_s)],
-                     [[t[a:b] for a, b in sp] for (_, _, t), sp in zip(corpus, spans_t)])
+    links = scripted(
+        [[s[a:b] for a, b in sp] for (_, s, _), sp in zip(corpus, spans_s)],
+        [[t[a:b] for a, b in sp] for (_, _, t), sp in zip(corpus, spans_t)],
+    )
     records, counts = logic.aligner_records(corpus, spans_s, spans_t, links, "scripted")
     assert pairs_of(records) == [("the", "le"), ("a", "un"), ("dog", "chien")]
     assert counts == {"sentences": 2, "links": 6, "kept": 3, "not_one_to_one": 3}
@@ -189,7 +223,14 @@ def test_fast_align_baseline_on_a_tiny_corpus():
     from evaluators.aligners import align
 
     # A synthetic language with a fixed word mapping and word order: fast_align learns it.
-    mapping = {"red": "rouge", "cat": "chat", "dog": "chien", "sees": "voit", "big": "grand", "bird": "oiseau"}
+    mapping = {
+        "red": "rouge",
+        "cat": "chat",
+        "dog": "chien",
+        "sees": "voit",
+        "big": "grand",
+        "bird": "oiseau",
+    }
     rng = np.random.default_rng(0)
     words = list(mapping)
     corpus = []
@@ -210,8 +251,12 @@ def test_fast_align_baseline_on_a_tiny_corpus():
 
 def test_gold_precision_uses_whitespace_tokens_and_skips_unjudged():
     recs = [
-        logic.make_record(0, "le chat noir", "the black cat", (3, 7), (10, 13), "dictionary"),  # chat-cat: gold 1-2
-        logic.make_record(0, "le chat noir", "the black cat", (8, 12), (10, 13), "dictionary"),  # noir-cat: wrong
+        logic.make_record(
+            0, "le chat noir", "the black cat", (3, 7), (10, 13), "dictionary"
+        ),  # chat-cat: gold 1-2
+        logic.make_record(
+            0, "le chat noir", "the black cat", (8, 12), (10, 13), "dictionary"
+        ),  # noir-cat: wrong
         logic.make_record(1, "x", "y", (0, 1), (0, 1), "dictionary"),  # no gold line: not judged
     ]
     sure, possible = logic.parse_pharaoh("0-0 1-2 2p1")
@@ -227,10 +272,14 @@ def test_parse_pharaoh_errors():
     # One codec with the alignment evaluator: i?j is a possible link here too.
     from evaluators.alignio import parse_links
 
-    assert logic.parse_pharaoh("0-0 1?2 2p1") == tuple(frozenset(x) for x in parse_links("0-0 1?2 2p1"))
+    assert logic.parse_pharaoh("0-0 1?2 2p1") == tuple(
+        frozenset(x) for x in parse_links("0-0 1?2 2p1")
+    )
     # Links are range-checked against the sentence's whitespace tokens.
     assert logic.parse_pharaoh("0-0 1-1", lengths=(2, 2))[0] == {(0, 0), (1, 1)}
-    with pytest.raises(InputFileError, match="Gold link 99-99 on line 1 is out of range.*2 source and 2 target"):
+    with pytest.raises(
+        InputFileError, match="Gold link 99-99 on line 1 is out of range.*2 source and 2 target"
+    ):
         logic.parse_pharaoh("0-0 99-99", lengths=(2, 2), where=" on line 1")
     with pytest.raises(InputFileError, match="Gold link 3-1 is out of range"):
         logic.parse_pharaoh("3-1", one_based=True, lengths=(2, 2))
@@ -278,14 +327,26 @@ def write_dictd(folder, name, articles):
 
 
 def test_read_dictd_and_freedict_lookup(tmp_path):
-    write_dictd(tmp_path, "freedict-eng-deu", [
-        ("00databaseinfo", "info\n"),
-        ("carrion", "carrion /kˈaɹiən/\nAas <neut>, Aasfleisch <neut> [zool.]\n   Synonym: {flesh}\n"),
-        ("dog", "dog /dɒg/ <n>\n1. Hund\n2. Rüde\n"),
-    ])
+    write_dictd(
+        tmp_path,
+        "freedict-eng-deu",
+        [
+            ("00databaseinfo", "info\n"),
+            (
+                "carrion",
+                "carrion /kˈaɹiən/\nAas <neut>, Aasfleisch <neut> [zool.]\n   Synonym: {flesh}\n",
+            ),
+            ("dog", "dog /dɒg/ <n>\n1. Hund\n2. Rüde\n"),
+        ],
+    )
     write_dictd(tmp_path, "freedict-deu-eng", [("katze", "Katze <fem>\ncat\n")])
     sources = D.freedict_for("eng_Latn", "deu_Latn", tmp_path)
-    assert sources[0].entries == (("carrion", "Aas"), ("carrion", "Aasfleisch"), ("dog", "Hund"), ("dog", "Rüde"))
+    assert sources[0].entries == (
+        ("carrion", "Aas"),
+        ("carrion", "Aasfleisch"),
+        ("dog", "Hund"),
+        ("dog", "Rüde"),
+    )
     assert sources[1].entries == (("cat", "Katze"),)
     with pytest.raises(EngineUnavailableError, match="apt-get install dict-freedict-eng-fra"):
         D.freedict_for("eng_Latn", "fra_Latn", tmp_path)

@@ -56,8 +56,25 @@ def _corpus(folder: Path) -> Path:
 
 
 def _build(out: Path, tsv: Path, index: Path, *extra: str) -> dict:
-    rc = main(["build", "cbd", "--lang", "eng-deu", "--tsv", str(tsv), "--dict", str(index), "--aligner", "none",
-               "--max-pairs", "0", "--out", str(out), *extra])
+    rc = main(
+        [
+            "build",
+            "cbd",
+            "--lang",
+            "eng-deu",
+            "--tsv",
+            str(tsv),
+            "--dict",
+            str(index),
+            "--aligner",
+            "none",
+            "--max-pairs",
+            "0",
+            "--out",
+            str(out),
+            *extra,
+        ]
+    )
     assert rc == 0
     return json.loads((out / "manifest.json").read_text())
 
@@ -67,15 +84,27 @@ def test_one_gloss_changed_in_the_dict_dz_changes_digest_signature_and_rows(tmp_
     a, b = tmp_path / "a", tmp_path / "b"
     a.mkdir(), b.mkdir()
     index_a = write_dictd(a, "mini-eng-deu", ARTICLES)
-    changed = [ARTICLES[0], ("house", "house\nHaut <neut>\n"), ARTICLES[2]]  # one byte: "Haus" -> "Haut"
+    changed = [
+        ARTICLES[0],
+        ("house", "house\nHaut <neut>\n"),
+        ARTICLES[2],
+    ]  # one byte: "Haus" -> "Haut"
     index_b = write_dictd(b, "mini-eng-deu", changed)
-    assert index_a.read_bytes() == index_b.read_bytes()  # the .index is identical: only the .dict.dz differs
+    assert (
+        index_a.read_bytes() == index_b.read_bytes()
+    )  # the .index is identical: only the .dict.dz differs
     ma = _build(tmp_path / "out-a", tsv, index_a)
     mb = _build(tmp_path / "out-b", tsv, index_b)
     da = next(i for i in ma["inputs"] if i["name"].startswith("dictionary:"))
     db = next(i for i in mb["inputs"] if i["name"].startswith("dictionary:"))
-    assert [Path(f["path"]).name for f in da["files"]] == ["mini-eng-deu.index", "mini-eng-deu.dict.dz"]
-    assert da["files"][0]["sha256"] == db["files"][0]["sha256"] and da["files"][1]["sha256"] != db["files"][1]["sha256"]
+    assert [Path(f["path"]).name for f in da["files"]] == [
+        "mini-eng-deu.index",
+        "mini-eng-deu.dict.dz",
+    ]
+    assert (
+        da["files"][0]["sha256"] == db["files"][0]["sha256"]
+        and da["files"][1]["sha256"] != db["files"][1]["sha256"]
+    )
     assert da["sha256"] != db["sha256"]
     assert ma["build_signature"] != mb["build_signature"]
     assert ma["configs"] != mb["configs"] or ma["counts"] != mb["counts"]
@@ -87,7 +116,9 @@ def test_one_gloss_changed_in_the_dict_dz_changes_digest_signature_and_rows(tmp_
     capsys.readouterr()
 
 
-def test_user_inputs_of_unknown_license_give_unknown_and_an_override_needs_a_reason(tmp_path, capsys):
+def test_user_inputs_of_unknown_license_give_unknown_and_an_override_needs_a_reason(
+    tmp_path, capsys
+):
     tsv = _corpus(tmp_path)
     index = write_dictd(tmp_path, "mini-eng-deu", ARTICLES)
     m = _build(tmp_path / "o1", tsv, index)
@@ -95,12 +126,37 @@ def test_user_inputs_of_unknown_license_give_unknown_and_an_override_needs_a_rea
     assert sorted(m["license"]["derived_from"]) == ["corpus", "dictionary:mini-eng-deu"]
     assert all(i["license"] == "unknown" and i["kind"] == "file" for i in m["inputs"])
     capsys.readouterr()
-    rc = main(["build", "cbd", "--lang", "eng-deu", "--tsv", str(tsv), "--dict", str(index), "--out",
-               str(tmp_path / "o2"), "--license", "cc-by-4.0"])
+    rc = main(
+        [
+            "build",
+            "cbd",
+            "--lang",
+            "eng-deu",
+            "--tsv",
+            str(tsv),
+            "--dict",
+            str(index),
+            "--out",
+            str(tmp_path / "o2"),
+            "--license",
+            "cc-by-4.0",
+        ]
+    )
     assert rc == 2 and "--license needs --license-reason" in capsys.readouterr().err
     assert not (tmp_path / "o2").exists()
-    m = _build(tmp_path / "o3", tsv, index, "--license", "cc-by-4.0", "--license-reason", "we wrote both files")
-    assert m["license"]["spdx"] == "cc-by-4.0" and m["license"]["override_reason"] == "we wrote both files"
+    m = _build(
+        tmp_path / "o3",
+        tsv,
+        index,
+        "--license",
+        "cc-by-4.0",
+        "--license-reason",
+        "we wrote both files",
+    )
+    assert (
+        m["license"]["spdx"] == "cc-by-4.0"
+        and m["license"]["override_reason"] == "we wrote both files"
+    )
     assert read_card_yaml((tmp_path / "o3" / "README.md").read_text())["license"] == "cc-by-4.0"
 
 
@@ -109,8 +165,24 @@ def test_eflomal_build_is_declared_nondeterministic(tmp_path, capsys):
     tsv = _corpus(tmp_path)
     index = write_dictd(tmp_path, "mini-eng-deu", ARTICLES)
     out = tmp_path / "ef"
-    rc = main(["build", "cbd", "--lang", "eng-deu", "--tsv", str(tsv), "--dict", str(index), "--aligner", "eflomal",
-               "--max-pairs", "0", "--out", str(out)])
+    rc = main(
+        [
+            "build",
+            "cbd",
+            "--lang",
+            "eng-deu",
+            "--tsv",
+            str(tsv),
+            "--dict",
+            str(index),
+            "--aligner",
+            "eflomal",
+            "--max-pairs",
+            "0",
+            "--out",
+            str(out),
+        ]
+    )
     assert rc == 0
     m = json.loads((out / "manifest.json").read_text())
     assert m["nondeterministic"] == ["eflomal"]

@@ -64,7 +64,11 @@ def test_sentence_retrieval_on_real_tatoeba_char_ngrams(shared_data):
     if not path.exists():
         pytest.skip(f"{path} absent (shared data not mounted)")
     src = path.read_text(encoding="utf-8").splitlines()[:300]
-    tgt = (shared_data / "tatoeba_v1" / "tatoeba.spa-eng.eng").read_text(encoding="utf-8").splitlines()[:300]
+    tgt = (
+        (shared_data / "tatoeba_v1" / "tatoeba.spa-eng.eng")
+        .read_text(encoding="utf-8")
+        .splitlines()[:300]
+    )
 
     def embed(lines):
         out = np.zeros((len(lines), 512), np.float32)

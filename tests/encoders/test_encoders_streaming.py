@@ -11,18 +11,30 @@ from evaluators.encoders import load_encoder
 from evaluators.encoders.base import embed_sentences
 from evaluators.encoders.hf import HFEncoder
 
-TEXTS = ["the cat sat on the mat", "hello world", "the cat", "unbelievable hello", "the mat hello cat sat"]
+TEXTS = [
+    "the cat sat on the mat",
+    "hello world",
+    "the cat",
+    "unbelievable hello",
+    "the mat hello cat sat",
+]
 
 
 def test_one_forward_pass_per_batch_serves_every_layer_and_pooling(tiny_bert):
     enc = HFEncoder(tiny_bert, batch_size=2, use_cache=False)
-    grid = enc.embed_sentences(TEXTS, layers=[0, 1, -1], poolings=["mean", "cls", "model", "mean_content"])
+    grid = enc.embed_sentences(
+        TEXTS, layers=[0, 1, -1], poolings=["mean", "cls", "model", "mean_content"]
+    )
     assert enc.forward_calls == 3  # ceil(5 / 2) batches, not 3 x 4 x 3
-    assert set(grid) == {(layer, p) for layer in (0, 1, -1) for p in ("mean", "cls", "model", "mean_content")}
+    assert set(grid) == {
+        (layer, p) for layer in (0, 1, -1) for p in ("mean", "cls", "model", "mean_content")
+    }
     single = HFEncoder(tiny_bert, batch_size=2, use_cache=False)
     for (layer, pooling), matrix in grid.items():
         assert matrix.shape == (len(TEXTS), 16)
-        np.testing.assert_array_equal(matrix, single.sentence_embeddings(TEXTS, pooling=pooling, layer=layer))
+        np.testing.assert_array_equal(
+            matrix, single.sentence_embeddings(TEXTS, pooling=pooling, layer=layer)
+        )
 
 
 def test_mean_content_leaves_out_special_tokens(tiny_bert):
@@ -31,7 +43,9 @@ def test_mean_content_leaves_out_special_tokens(tiny_bert):
     ts = enc.token_states([text], [2])[0]  # special tokens removed
     got = enc.sentence_embeddings([text], pooling="mean_content", layer=2)[0]
     np.testing.assert_allclose(got, ts.states[0].mean(axis=0), atol=1e-6)
-    assert not np.allclose(got, enc.sentence_embeddings([text], pooling="mean", layer=2)[0], atol=1e-4)
+    assert not np.allclose(
+        got, enc.sentence_embeddings([text], pooling="mean", layer=2)[0], atol=1e-4
+    )
 
 
 def test_streamed_word_vectors_equal_pooling_the_token_states(tiny_xlmr):
@@ -46,8 +60,14 @@ def test_streamed_word_vectors_equal_pooling_the_token_states(tiny_xlmr):
     row = 0
     for ts, sp in zip(states, spans):
         for start, end in sp:
-            mask = (ts.offsets[:, 0] < end) & (ts.offsets[:, 1] > start) & (ts.offsets[:, 1] > ts.offsets[:, 0])
-            np.testing.assert_allclose(wv.vectors[:, row], ts.states[:, mask].mean(axis=1), atol=1e-6)
+            mask = (
+                (ts.offsets[:, 0] < end)
+                & (ts.offsets[:, 1] > start)
+                & (ts.offsets[:, 1] > ts.offsets[:, 0])
+            )
+            np.testing.assert_allclose(
+                wv.vectors[:, row], ts.states[:, mask].mean(axis=1), atol=1e-6
+            )
             row += 1
     by_layer = wv.by_layer()
     assert list(by_layer) == [0, 3] and by_layer[3].shape == (row, 16)
@@ -56,7 +76,9 @@ def test_streamed_word_vectors_equal_pooling_the_token_states(tiny_xlmr):
 def test_embed_sentences_falls_back_to_one_call_per_pair():
     enc = load_encoder("random:8:2:1")
     grid = embed_sentences(enc, ["a b", "c"], [0, -1], ["mean", "cls"])
-    np.testing.assert_array_equal(grid[(-1, "cls")], enc.sentence_embeddings(["a b", "c"], pooling="cls", layer=-1))
+    np.testing.assert_array_equal(
+        grid[(-1, "cls")], enc.sentence_embeddings(["a b", "c"], pooling="cls", layer=-1)
+    )
 
 
 def test_model_pooling_of_a_head_is_last_layer_only(tiny_bert):

@@ -14,10 +14,16 @@ import pytest
 @pytest.fixture(scope="session")
 def ray_cluster():
     """Start Ray on loopback with 2 CPUs once; shut it down at the end of the session."""
-    ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'xlbench[ray]'); Ray tests skipped")
-    os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # a loopback test cluster: no token written to ~/.ray
+    ray = pytest.importorskip(
+        "ray", reason="ray is not installed (pip install 'xlbench[ray]'); Ray tests skipped"
+    )
+    os.environ.setdefault(
+        "RAY_AUTH_MODE", "disabled"
+    )  # a loopback test cluster: no token written to ~/.ray
     if not ray.is_initialized():
-        ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False)
+        ray.init(
+            num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False
+        )
     yield ray
     ray.shutdown()
 

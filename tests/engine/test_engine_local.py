@@ -68,7 +68,13 @@ def test_local_run_cells_groups_retries_and_reports_failures():
 
     out = LocalEngine().run_cells(cell, [0, 1, 2, 3, 4], group_key=lambda c: c % 2, retries=1)
     assert [o.value for o in out] == [0, 10, 20, None, 40]
-    assert out[3].error == "ValueError: cell 3 is broken" and [o.ok for o in out] == [True, True, True, False, True]
+    assert out[3].error == "ValueError: cell 3 is broken" and [o.ok for o in out] == [
+        True,
+        True,
+        True,
+        False,
+        True,
+    ]
     assert calls == [0, 2, 4, 1, 3, 3]  # group 0 first, then group 1; the bad cell tried twice
 
 
@@ -82,13 +88,22 @@ def test_shard_store_roundtrip_is_atomic_and_content_addressed(tmp_path):
     store = shardstore.ShardStore(tmp_path, "apertium:eng-spa", "v1", "eng_Latn-spa_Latn")
     a, b = store.key(["the dog", "the cat"]), store.key(["a bird"])
     path = store.write({a: ["el perro", "el gato"], b: ["un pájaro"]})
-    assert path.parent == store.folder and json.loads(path.read_text())["entries"][a] == ["el perro", "el gato"]
-    assert store.write({b: ["un pájaro"], a: ["el perro", "el gato"]}) == path  # same batch, same file
+    assert path.parent == store.folder and json.loads(path.read_text())["entries"][a] == [
+        "el perro",
+        "el gato",
+    ]
+    assert (
+        store.write({b: ["un pájaro"], a: ["el perro", "el gato"]}) == path
+    )  # same batch, same file
     (store.folder / "broken.json").write_text("{not json")
-    (store.folder / ".tmp-partial.json").write_text("{")  # a killed writer's leftover is not a shard
+    (store.folder / ".tmp-partial.json").write_text(
+        "{"
+    )  # a killed writer's leftover is not a shard
     assert store.load() == {a: ["el perro", "el gato"], b: ["un pájaro"]}
     other = shardstore.ShardStore(tmp_path, "apertium:eng-spa", "v2", "eng_Latn-spa_Latn")
-    assert other.load() == {} and other.key(["a bird"]) != b  # another engine version never hits these
+    assert (
+        other.load() == {} and other.key(["a bird"]) != b
+    )  # another engine version never hits these
 
 
 @dataclass
@@ -113,7 +128,9 @@ class FlakyStage:
 
     def open(self):
         engine = ToyEngine()
-        store = shardstore.ShardStore(self.store, engine.name, engine.version, "-".join(engine.pair))
+        store = shardstore.ShardStore(
+            self.store, engine.name, engine.version, "-".join(engine.pair)
+        )
         runner = shardstore._MTRunner(engine, store)
 
         def run(units):
@@ -132,10 +149,21 @@ def test_resume_after_a_failed_run_retranslates_nothing_that_finished(tmp_path):
     units = [[f"s{i}", f"s{i} alt"] for i in range(6)]
     log = tmp_path / "log.txt"
     with pytest.raises(KeyboardInterrupt):
-        shardstore.translate_units(LocalEngine(), FlakyStage(str(tmp_path / "st"), "s4", str(log)), units, store, 4, engine)
-    assert log.read_text().split() == ["s0", "s1", "s2", "s3", "s4", "s5"]  # batches of 2 units; the 3rd failed
+        shardstore.translate_units(
+            LocalEngine(), FlakyStage(str(tmp_path / "st"), "s4", str(log)), units, store, 4, engine
+        )
+    assert log.read_text().split() == [
+        "s0",
+        "s1",
+        "s2",
+        "s3",
+        "s4",
+        "s5",
+    ]  # batches of 2 units; the 3rd failed
     log.unlink()
-    found = shardstore.translate_units(LocalEngine(), FlakyStage(str(tmp_path / "st"), None, str(log)), units, store, 4, engine)
+    found = shardstore.translate_units(
+        LocalEngine(), FlakyStage(str(tmp_path / "st"), None, str(log)), units, store, 4, engine
+    )
     assert log.read_text().split() == ["s4", "s5"]  # only the batch that did not finish
     assert [found[store.key(u)] for u in units] == [[f"<{t}>" for t in u] for u in units]
 
@@ -161,9 +189,20 @@ def test_plan_matches_what_the_cached_translator_asks_for(tmp_path):
         plan = shardstore.plan_units(requests, {"c"}, stateful, size)
         units = {tuple(u) for u in asked} if stateful else {(t,) for call in asked for t in call}
         assert units <= {tuple(u) for u in plan}
-        served = shardstore.StoreEngine(ToyEngine(stateful=stateful), {
-            shardstore.unit_key("toy", "1", "eng_Latn-spa_Latn", u): ToyEngine().translate_batch(u) for u in plan})
+        served = shardstore.StoreEngine(
+            ToyEngine(stateful=stateful),
+            {
+                shardstore.unit_key(
+                    "toy", "1", "eng_Latn-spa_Latn", u
+                ): ToyEngine().translate_batch(u)
+                for u in plan
+            },
+        )
         cache2 = TranslationCache(tmp_path / f"d{stateful}{size}.sqlite")
         cache2.put_many("toy", "1", "eng_Latn-spa_Latn", {"c": "<c>"})
         tr2 = CachedTranslator(served, cache2, batch_size=size)
-        assert [tr2.translate(r) for r in requests] == local and tr2.counts() == tr.counts() and served.fallbacks == 0
+        assert (
+            [tr2.translate(r) for r in requests] == local
+            and tr2.counts() == tr.counts()
+            and served.fallbacks == 0
+        )

@@ -14,7 +14,10 @@ from builders.cli import main
 
 pytestmark = [pytest.mark.slow, pytest.mark.ray]
 
-HAS_APERTIUM = shutil.which("apertium") is not None and Path("/usr/share/apertium/modes/eng-spa.mode").is_file()
+HAS_APERTIUM = (
+    shutil.which("apertium") is not None
+    and Path("/usr/share/apertium/modes/eng-spa.mode").is_file()
+)
 HAS_WORDNET = Path("/usr/share/wordnet/data.noun").is_file()
 
 SENTENCES = [
@@ -27,7 +30,10 @@ SENTENCES = [
 
 def digest(folder: Path) -> dict[str, str]:
     """sha256 of every parquet file of a built folder."""
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.rglob("*.parquet"))}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*.parquet"))
+    }
 
 
 def manifest(folder: Path) -> dict:
@@ -39,22 +45,53 @@ def manifest(folder: Path) -> dict:
     return data
 
 
-@pytest.mark.skipif(not (HAS_APERTIUM and HAS_WORDNET), reason="needs Debian apertium-eng-spa and wordnet-base (offline silver)")
-def test_silver_on_ray_equals_local_survives_a_killed_worker_and_resumes(tmp_path, ray_cluster, killer, monkeypatch):
+@pytest.mark.skipif(
+    not (HAS_APERTIUM and HAS_WORDNET),
+    reason="needs Debian apertium-eng-spa and wordnet-base (offline silver)",
+)
+def test_silver_on_ray_equals_local_survives_a_killed_worker_and_resumes(
+    tmp_path, ray_cluster, killer, monkeypatch
+):
     monkeypatch.setenv("XLBENCH_OFFLINE", "1")
     src = tmp_path / "src.txt"
     src.write_text("\n".join(SENTENCES) + "\n", encoding="utf-8")
     common = ["build", "silver", "--lang", "eng-spa", "--mt", "apertium", "--src", str(src)]
-    assert main([*common, "--out", str(tmp_path / "local"), "--mt-cache", str(tmp_path / "local.sqlite")]) == 0
+    assert (
+        main(
+            [
+                *common,
+                "--out",
+                str(tmp_path / "local"),
+                "--mt-cache",
+                str(tmp_path / "local.sqlite"),
+            ]
+        )
+        == 0
+    )
     store = tmp_path / "shards"
     k = killer("MapWorker", lambda: store.is_dir() and any(store.rglob("*.json")))
     k.start()
-    argv = [*common, "--engine", "ray", "--workers", "2", "--mt-cache", str(tmp_path / "ray.sqlite"), "--mt-store", str(store)]
+    argv = [
+        *common,
+        "--engine",
+        "ray",
+        "--workers",
+        "2",
+        "--mt-cache",
+        str(tmp_path / "ray.sqlite"),
+        "--mt-store",
+        str(store),
+    ]
     assert main([*argv, "--out", str(tmp_path / "ray")]) == 0
     k.join(timeout=5)
     assert k.killed is not None, "the test did not manage to kill a worker"
-    assert digest(tmp_path / "ray") == digest(tmp_path / "local") and len(digest(tmp_path / "local")) == 2
-    assert manifest(tmp_path / "ray") == manifest(tmp_path / "local")  # run.mt (cache counts) included
+    assert (
+        digest(tmp_path / "ray") == digest(tmp_path / "local")
+        and len(digest(tmp_path / "local")) == 2
+    )
+    assert manifest(tmp_path / "ray") == manifest(
+        tmp_path / "local"
+    )  # run.mt (cache counts) included
     # The SQLite cache got every translation: a rebuild on Ray translates nothing and is the same.
     assert main([*argv, "--out", str(tmp_path / "ray2")]) == 0
     again = manifest(tmp_path / "ray2")

@@ -46,7 +46,9 @@ def test_map_batches_equals_local_in_input_order_and_opens_once_per_worker(tmp_p
         f.unlink()
     ray_out = RayEngine(workers=2).map_batches(SlowSquare(str(tmp_path)), batches)
     assert ray_out == local
-    assert 1 <= len(list(tmp_path.glob("open-*"))) <= 2  # 12 batches, at most one model load per worker
+    assert (
+        1 <= len(list(tmp_path.glob("open-*"))) <= 2
+    )  # 12 batches, at most one model load per worker
 
 
 def test_map_batches_survives_a_killed_worker(tmp_path, killer):
@@ -57,7 +59,9 @@ def test_map_batches_survives_a_killed_worker(tmp_path, killer):
     k.join(timeout=5)
     assert k.killed is not None, "the test did not manage to kill a worker"
     assert out == [[(i, i * i)] for i in range(16)]
-    assert len(list(tmp_path.glob("open-*"))) >= 2  # the killed actor was restarted and opened its stage again
+    assert (
+        len(list(tmp_path.glob("open-*"))) >= 2
+    )  # the killed actor was restarted and opened its stage again
 
 
 @dataclass
@@ -86,18 +90,29 @@ class GridFn:
         Path(self.folder, f"try-{cell.model}-{cell.dataset}-{time.monotonic_ns()}").write_text("1")
         if cell.dataset == 99:
             raise ValueError(f"dataset {cell.dataset} is broken")
-        return {"model": cell.model, "dataset": cell.dataset, "score": self._models[cell.model] * 1000 + cell.dataset}
+        return {
+            "model": cell.model,
+            "dataset": cell.dataset,
+            "score": self._models[cell.model] * 1000 + cell.dataset,
+        }
 
 
 def test_run_cells_groups_by_model_retries_and_keeps_the_rest(tmp_path):
     cells = [Cell(m, d) for m in ("model-a", "bb") for d in (1, 2, 99)]
     (tmp_path / "l").mkdir()
     (tmp_path / "r").mkdir()
-    local = LocalEngine().run_cells(GridFn(str(tmp_path / "l")), cells, lambda c: c.model, retries=0)
-    out = RayEngine(workers=2, max_retries=1).run_cells(GridFn(str(tmp_path / "r")), cells, lambda c: c.model)
+    local = LocalEngine().run_cells(
+        GridFn(str(tmp_path / "l")), cells, lambda c: c.model, retries=0
+    )
+    out = RayEngine(workers=2, max_retries=1).run_cells(
+        GridFn(str(tmp_path / "r")), cells, lambda c: c.model
+    )
     assert [o.value for o in out] == [o.value for o in local]
     assert [o.error for o in out] == [None, None, "ValueError: dataset 99 is broken"] * 2
-    assert sorted(p.name.rsplit("-", 1)[0] for p in (tmp_path / "r").glob("load-*")) == ["load-bb", "load-model-a"]
+    assert sorted(p.name.rsplit("-", 1)[0] for p in (tmp_path / "r").glob("load-*")) == [
+        "load-bb",
+        "load-model-a",
+    ]
     assert len(list((tmp_path / "r").glob("try-bb-99-*"))) == 2  # tried, retried once, reported
 
 
@@ -105,12 +120,16 @@ def test_run_cells_survives_a_killed_worker(tmp_path, killer):
     cells = [Cell(m, d) for m in ("a", "b") for d in range(6)]
     k = killer("_CellActor", lambda: len(list(tmp_path.glob("try-*"))) >= 2)
     k.start()
-    out = RayEngine(workers=2, max_retries=2).run_cells(GridFn(str(tmp_path), 0.3), cells, lambda c: c.model)
+    out = RayEngine(workers=2, max_retries=2).run_cells(
+        GridFn(str(tmp_path), 0.3), cells, lambda c: c.model
+    )
     k.join(timeout=5)
     assert k.killed is not None, "the test did not manage to kill a worker"
     assert all(o.ok for o in out), [o.error for o in out]
     assert [o.value["score"] for o in out] == [1000 + d for d in range(6)] * 2
-    assert len(list(tmp_path.glob("load-*"))) == 3  # two models, one reloaded by the restarted actor
+    assert (
+        len(list(tmp_path.glob("load-*"))) == 3
+    )  # two models, one reloaded by the restarted actor
 
 
 @dataclass(frozen=True)

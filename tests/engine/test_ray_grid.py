@@ -45,12 +45,18 @@ def test_grid_on_ray_equals_local_and_resumes(tmp_path, ray_cluster):
     assert main([*argv, "--out", str(tmp_path / "local")]) == 0
     assert main([*argv, "--out", str(tmp_path / "ray"), "--engine", "ray", "--workers", "2"]) == 0
     local, ray = _results(tmp_path / "local"), _results(tmp_path / "ray")
-    assert len(local) == 4 and {(m, d) for m, d, *_ in local.values()} == {(m, str(d.resolve())) for m in MODELS for d in (a, b)}
+    assert len(local) == 4 and {(m, d) for m, d, *_ in local.values()} == {
+        (m, str(d.resolve())) for m in MODELS for d in (a, b)
+    }
     assert ray == local  # same file names, signatures, main scores and every score
-    stamps = {p.name: json.loads(p.read_text())["timestamp"] for p in (tmp_path / "ray").glob("*.json")}
+    stamps = {
+        p.name: json.loads(p.read_text())["timestamp"] for p in (tmp_path / "ray").glob("*.json")
+    }
     assert main([*argv, "--out", str(tmp_path / "ray"), "--engine", "ray", "--workers", "2"]) == 0
     # The runner's resume, checked on the workers: every cell is skipped, nothing is rewritten.
-    assert {p.name: json.loads(p.read_text())["timestamp"] for p in (tmp_path / "ray").glob("*.json")} == stamps
+    assert {
+        p.name: json.loads(p.read_text())["timestamp"] for p in (tmp_path / "ray").glob("*.json")
+    } == stamps
     assert _results(tmp_path / "ray") == local
 
 
@@ -63,4 +69,7 @@ def test_a_failing_model_is_reported_and_the_other_cells_are_kept(tmp_path, ray_
     assert main(argv) == 1
     err = capsys.readouterr().err
     assert "2 of 4 grid cells failed after their retries" in err and str(missing) in err
-    assert sorted(m for m, *_ in _results(tmp_path / "r").values()) == ["random", "random"]  # the rest is written
+    assert sorted(m for m, *_ in _results(tmp_path / "r").values()) == [
+        "random",
+        "random",
+    ]  # the rest is written

@@ -30,7 +30,23 @@ def make_cbd_inputs(folder: Path, n_sent: int = 40, seed: int = 0) -> tuple[Path
 def build_cbd(out: Path, inputs: Path, n_sent: int = 40, seed: int = 0) -> Path:
     """Build a cbd dataset folder at ``out`` from synthetic inputs under ``inputs``."""
     tsv, dic = make_cbd_inputs(inputs, n_sent, seed)
-    rc = main(["build", "cbd", "--lang", "eng-deu", "--tsv", str(tsv), "--dict", str(dic),
-               "--aligner", "none", "--max-pairs", "0", "--out", str(out)])
+    rc = main(
+        [
+            "build",
+            "cbd",
+            "--lang",
+            "eng-deu",
+            "--tsv",
+            str(tsv),
+            "--dict",
+            str(dic),
+            "--aligner",
+            "none",
+            "--max-pairs",
+            "0",
+            "--out",
+            str(out),
+        ]
+    )
     assert rc == 0
     return out

@@ -30,7 +30,12 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
     work = tmp_path_factory.mktemp("every")
-    d = {"cbd": mk._cbd(work), "bucc": mk._bucc(work), "alee": mk._alee(work), "silver": mk._silver(work)}
+    d = {
+        "cbd": mk._cbd(work),
+        "bucc": mk._bucc(work),
+        "alee": mk._alee(work),
+        "silver": mk._silver(work),
+    }
     gold, pred = work / "gold.txt", work / "pred.txt"
     gold.write_text("0-0 1-1 2-2\n0-1\n0-0 1-2 2-1\n", encoding="utf-8")
     pred.write_text("0-0 1-1 2-1\n0-0\n0-0 1-2\n", encoding="utf-8")
@@ -52,10 +57,25 @@ def argv_for(name: str, d: dict, variant: int) -> list[str]:
     if name == "tacc":
         return ["--dataset", str(d["alee"]), *rnd, "--sample", ("2", "3")[variant]]
     if name == "embedding-aligner":
-        return [*rnd, "--silver", str(d["silver"]), "--layer", ("0", "1")[variant], "--method", "argmax"]
+        return [
+            *rnd,
+            "--silver",
+            str(d["silver"]),
+            "--layer",
+            ("0", "1")[variant],
+            "--method",
+            "argmax",
+        ]
     if name == "alignment":
-        return ["--gold", str(d["gold"]), "--pred", str(d["pred"]), "--index-base", "0",
-                *(["--reverse-pred"] if variant else [])]
+        return [
+            "--gold",
+            str(d["gold"]),
+            "--pred",
+            str(d["pred"]),
+            "--index-base",
+            "0",
+            *(["--reverse-pred"] if variant else []),
+        ]
     raise KeyError(name)
 
 
@@ -94,7 +114,9 @@ def test_a_different_result_under_the_same_name_is_refused(name, data, tmp_path)
     out = tmp_path / "r"
     first = _run([name, *argv_for(name, data, 0), *_np(name), "--out", str(out)])
     (path,) = out.glob(f"{name}__*.json")
-    again = _run([name, *argv_for(name, data, 0), *_np(name), "--out", str(out)])  # same result: no-op
+    again = _run(
+        [name, *argv_for(name, data, 0), *_np(name), "--out", str(out)]
+    )  # same result: no-op
     assert again["scores"] == first["scores"]
     tampered = load_result(path)
     tampered.main_score = -1.0
@@ -113,7 +135,11 @@ def test_no_plots_changes_no_score(name, data, tmp_path):
 
 @pytest.mark.parametrize(
     ("name", "flag", "asked"),
-    [("word-retrieval", "n", 100000), ("sentence-retrieval", "n", 100000), ("tacc", "sample", 100000)],
+    [
+        ("word-retrieval", "n", 100000),
+        ("sentence-retrieval", "n", 100000),
+        ("tacc", "sample", 100000),
+    ],
 )
 def test_the_signature_carries_the_clamped_value(name, flag, asked, data, tmp_path):
     argv = argv_for(name, data, 0)

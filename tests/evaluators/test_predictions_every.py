@@ -23,7 +23,9 @@ def _every():
     """The identity suite's module (its tiny datasets and command lines), loaded by path: sys.path stays as it is."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("xl_every_evaluator", Path(__file__).with_name("test_every_evaluator.py"))
+    spec = importlib.util.spec_from_file_location(
+        "xl_every_evaluator", Path(__file__).with_name("test_every_evaluator.py")
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -37,13 +39,17 @@ CI = ("ci_low", "ci_high", "ci_level", "ci_resamples")
 
 
 def _strip(scores: dict) -> dict:
-    return {s: [{k: v for k, v in e.items() if k not in CI} for e in es] for s, es in scores.items()}
+    return {
+        s: [{k: v for k, v in e.items() if k not in CI} for e in es] for s, es in scores.items()
+    }
 
 
 @pytest.mark.parametrize("name", EVALUATORS)
 def test_predictions_and_interval_exist_and_reproduce_the_main_score(name, data, tmp_path):  # noqa: F811
     out = tmp_path / "r"
-    res = _run([name, *argv_for(name, data, 0), *_np(name), "--out", str(out), "--save-predictions"])
+    res = _run(
+        [name, *argv_for(name, data, 0), *_np(name), "--out", str(out), "--save-predictions"]
+    )
     (path,) = out.glob(f"{name}__*.json")
     rows = read_predictions(predictions_path(path))
     assert rows and all(c in rows[0] for c in COLUMNS)
@@ -56,22 +62,55 @@ def test_predictions_and_interval_exist_and_reproduce_the_main_score(name, data,
     assert res["parameters"]["bootstrap"] == 1000 and "bootstrap" not in res["signature"]
     carrying = [e for es in res["scores"].values() for e in es if "ci_low" in e]
     # One subset: its main-score entry carries the result's interval; several: each its own.
-    assert carrying and (len({r["subset"] for r in main}) > 1 or any(e["ci_low"] == res["ci_low"] for e in carrying))
+    assert carrying and (
+        len({r["subset"] for r in main}) > 1 or any(e["ci_low"] == res["ci_low"] for e in carrying)
+    )
     assert json.loads(path.read_text())["ci_low"] == res["ci_low"]
 
 
 @pytest.mark.parametrize("name", EVALUATORS)
 def test_neither_predictions_nor_bootstrap_move_a_score(name, data, tmp_path):  # noqa: F811
-    full = _run([name, *argv_for(name, data, 0), *_np(name), "--out", str(tmp_path / "a"), "--save-predictions"])
-    bare = _run([name, *argv_for(name, data, 0), *_np(name), "--out", str(tmp_path / "b"), "--bootstrap", "0"])
+    full = _run(
+        [
+            name,
+            *argv_for(name, data, 0),
+            *_np(name),
+            "--out",
+            str(tmp_path / "a"),
+            "--save-predictions",
+        ]
+    )
+    bare = _run(
+        [
+            name,
+            *argv_for(name, data, 0),
+            *_np(name),
+            "--out",
+            str(tmp_path / "b"),
+            "--bootstrap",
+            "0",
+        ]
+    )
     assert bare["main_score"] == full["main_score"] and bare["signature"] == full["signature"]
     assert _strip(bare["scores"]) == _strip(full["scores"])
     assert all(bare[k] is None for k in CI) and "bootstrap" not in bare["parameters"]
     assert not any("ci_low" in e for es in bare["scores"].values() for e in es)
     assert not list((tmp_path / "b").glob("*.predictions.parquet"))
     # Its own rng stream: a different number of resamples moves the interval only.
-    other = _run([name, *argv_for(name, data, 0), *_np(name), "--out", str(tmp_path / "c"), "--bootstrap", "200"])
-    assert other["main_score"] == full["main_score"] and _strip(other["scores"]) == _strip(full["scores"])
+    other = _run(
+        [
+            name,
+            *argv_for(name, data, 0),
+            *_np(name),
+            "--out",
+            str(tmp_path / "c"),
+            "--bootstrap",
+            "200",
+        ]
+    )
+    assert other["main_score"] == full["main_score"] and _strip(other["scores"]) == _strip(
+        full["scores"]
+    )
     assert other["ci_resamples"] == 200
 
 
@@ -83,8 +122,26 @@ def test_aligners_rows_are_the_configurations_behind_the_correlation(tmp_path, c
 
     silver, gt, gl, ts, tt = _fixture(tmp_path)
     spec = f"name=toy,silver={silver},gold_text={gt},gold_links={gl},gold_reversed=1"
-    base = ["eval", "aligners", "--pair", spec, "--train-text", str(ts), str(tt), "--methods", "fast_align",
-            "--tokenizers", "word", "bpe", "unigram", "--vocab-size", "40", "--sweep", "--no-plots", "--json"]
+    base = [
+        "eval",
+        "aligners",
+        "--pair",
+        spec,
+        "--train-text",
+        str(ts),
+        str(tt),
+        "--methods",
+        "fast_align",
+        "--tokenizers",
+        "word",
+        "bpe",
+        "unigram",
+        "--vocab-size",
+        "40",
+        "--sweep",
+        "--no-plots",
+        "--json",
+    ]
     assert main([*base, "--out", str(tmp_path / "a"), "--save-predictions"]) == 0
     full = json.loads(capsys.readouterr().out)
     assert main([*base, "--out", str(tmp_path / "b"), "--bootstrap", "0"]) == 0

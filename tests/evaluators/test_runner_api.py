@@ -18,29 +18,54 @@ def aligned_files(tmp_path):
     src, tgt = tmp_path / "s.txt", tmp_path / "t.txt"
     words = [f"word{i} thing{i * 7 % 13} item{i % 5}" for i in range(30)]
     src.write_text("\n".join(words) + "\n", encoding="utf-8")
-    tgt.write_text("\n".join(w.upper() if i % 3 == 0 else w for i, w in enumerate(words)) + "\n", encoding="utf-8")
+    tgt.write_text(
+        "\n".join(w.upper() if i % 3 == 0 else w for i, w in enumerate(words)) + "\n",
+        encoding="utf-8",
+    )
     return src, tgt
 
 
 def test_object_with_encode_gives_the_cli_numbers(aligned_files, tmp_path, capsys):
     src, tgt = aligned_files
     model = TinyModel()
-    api = evaluators.evaluate("bitext-retrieval", model=(model, "tiny-v1"), src=str(src), tgt=str(tgt))
+    api = evaluators.evaluate(
+        "bitext-retrieval", model=(model, "tiny-v1"), src=str(src), tgt=str(tgt)
+    )
     assert model.calls > 0
     assert api.model["revision"] == "tiny-v1" and api.model["revision_source"] == "user"
-    code = main(["eval", "bitext-retrieval", "--src", str(src), "--tgt", str(tgt), "--model",
-                 "callable:xl_tiny_model:encode@tiny-v1", "--no-cache", "--out", str(tmp_path / "r"), "--json"])
+    code = main(
+        [
+            "eval",
+            "bitext-retrieval",
+            "--src",
+            str(src),
+            "--tgt",
+            str(tgt),
+            "--model",
+            "callable:xl_tiny_model:encode@tiny-v1",
+            "--no-cache",
+            "--out",
+            str(tmp_path / "r"),
+            "--json",
+        ]
+    )
     assert code == 0
     cli = json.loads(capsys.readouterr().out)
     assert cli["model"]["revision"] == "tiny-v1" and cli["model"]["revision_source"] == "user"
     assert cli["scores"] == api.scores and cli["main_score"] == api.main_score
-    assert 0 < api.main_score < 1  # the upper-cased lines are not all retrieved: a number that can move
+    assert (
+        0 < api.main_score < 1
+    )  # the upper-cased lines are not all retrieved: a number that can move
 
 
 def test_xlbench_package_reexports_evaluate_lazily(aligned_files):
     src, tgt = aligned_files
-    result = xlbench.evaluate("bitext-retrieval", model=TinyModel(), model_revision="r2", src=str(src), tgt=str(tgt))
-    assert result.model["revision"] == "r2" and result.signature.startswith("bitext-retrieval|ds:files:")
+    result = xlbench.evaluate(
+        "bitext-retrieval", model=TinyModel(), model_revision="r2", src=str(src), tgt=str(tgt)
+    )
+    assert result.model["revision"] == "r2" and result.signature.startswith(
+        "bitext-retrieval|ds:files:"
+    )
 
 
 def test_object_without_revision_is_not_cached_and_says_so(aligned_files):

@@ -31,14 +31,20 @@ print(",".join(m for m in {heavy!r} if m in sys.modules))
 def test_help_and_list_import_nothing_heavy(argv):
     code = PROBE.format(argv=argv, heavy=HEAVY)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO, timeout=120
+    )
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip().splitlines()[-1:] in ([], [""]), f"{argv} imported {out.stdout.strip()}"
+    assert out.stdout.strip().splitlines()[-1:] in ([], [""]), (
+        f"{argv} imported {out.stdout.strip()}"
+    )
 
 
 def test_readme_family_table_and_docs_come_from_the_registry():
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert family_table() in readme, "README family table is stale: paste builders.registry.family_table()"
+    assert family_table() in readme, (
+        "README family table is stale: paste builders.registry.family_table()"
+    )
     assert (REPO / "docs" / "registry.md").read_text(encoding="utf-8") == registry_markdown(), (
         "docs/registry.md is stale: run 'xlbench list --markdown > docs/registry.md'"
     )
@@ -56,13 +62,33 @@ def test_eval_help_of_one_evaluator_shows_its_params_and_the_common_options(caps
         main(["eval", "bucc", "--help"])
     assert exc.value.code == 0
     text = capsys.readouterr().out
-    for flag in ("--threshold-from", "--sample-fraction", "--model", "--dataset", "--rerun", "--overwrite"):
+    for flag in (
+        "--threshold-from",
+        "--sample-fraction",
+        "--model",
+        "--dataset",
+        "--rerun",
+        "--overwrite",
+    ):
         assert flag in text
 
 
 def test_threshold_options_stay_mutually_exclusive(capsys):
     with pytest.raises(SystemExit) as exc:
-        main(["eval", "bucc", "--dataset", "x", "--model", "random", "--threshold", "0.5", "--threshold-from", "r.json"])
+        main(
+            [
+                "eval",
+                "bucc",
+                "--dataset",
+                "x",
+                "--model",
+                "random",
+                "--threshold",
+                "0.5",
+                "--threshold-from",
+                "r.json",
+            ]
+        )
     assert exc.value.code == 2 and "not allowed with argument" in capsys.readouterr().err
 
 
@@ -80,4 +106,6 @@ def test_readme_python_example_runs(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     exec(compile(code, "README.md", "exec"), {})
     score, signature = capsys.readouterr().out.split(" ", 1)
-    assert 0 <= float(score) <= 1 and signature.startswith("bitext-retrieval|ds:files:src.txt+tgt.txt@")
+    assert 0 <= float(score) <= 1 and signature.startswith(
+        "bitext-retrieval|ds:files:src.txt+tgt.txt@"
+    )

@@ -16,9 +16,32 @@ MODELS = ("random", "random:16:2:5")
 
 def _grid(cbd_pair, out, *extra, env=None):
     a, b = cbd_pair
-    argv = [sys.executable, "-m", "builders", "eval", "word-retrieval", "--model", MODELS[0], "--model", MODELS[1],
-            "--dataset", str(a), "--dataset", str(b), "--n", "20", "--repeats", "2", "--layers", "0",
-            "--no-plots", "--no-cache", "--out", str(out), *extra]
+    argv = [
+        sys.executable,
+        "-m",
+        "builders",
+        "eval",
+        "word-retrieval",
+        "--model",
+        MODELS[0],
+        "--model",
+        MODELS[1],
+        "--dataset",
+        str(a),
+        "--dataset",
+        str(b),
+        "--n",
+        "20",
+        "--repeats",
+        "2",
+        "--layers",
+        "0",
+        "--no-plots",
+        "--no-cache",
+        "--out",
+        str(out),
+        *extra,
+    ]
     full_env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
     return subprocess.run(argv, capture_output=True, text=True, env=full_env, cwd=REPO, timeout=600)
 
@@ -51,7 +74,9 @@ def test_two_models_two_datasets_killed_midway_resume_only_missing_cells(cbd_pai
     rerun = _grid(cbd_pair, out, "--rerun")
     assert rerun.returncode == 0 and "skipped" not in rerun.stderr
     # Same computation again: identical scores, so the files are kept (no refusal, no overwrite needed).
-    assert {k: v["scores"] for k, v in _cells(out).items()} == {k: v["scores"] for k, v in cells.items()}
+    assert {k: v["scores"] for k, v in _cells(out).items()} == {
+        k: v["scores"] for k, v in cells.items()
+    }
 
 
 def test_grid_through_the_api_loads_each_model_once(cbd_pair, tmp_path, monkeypatch):
@@ -59,10 +84,16 @@ def test_grid_through_the_api_loads_each_model_once(cbd_pair, tmp_path, monkeypa
 
     opened = []
     real = runner.open_model
-    monkeypatch.setattr(runner, "open_model", lambda m, *a, **k: opened.append(m) or real(m, *a, **k))
-    results = runner.run_grid("word-retrieval", list(MODELS), [str(p) for p in cbd_pair],
-                              params={"n": 10, "repeats": 1, "layers": "0"},
-                              options=runner.RunOptions(out=str(tmp_path / "r"), plots=False, use_cache=False))
+    monkeypatch.setattr(
+        runner, "open_model", lambda m, *a, **k: opened.append(m) or real(m, *a, **k)
+    )
+    results = runner.run_grid(
+        "word-retrieval",
+        list(MODELS),
+        [str(p) for p in cbd_pair],
+        params={"n": 10, "repeats": 1, "layers": "0"},
+        options=runner.RunOptions(out=str(tmp_path / "r"), plots=False, use_cache=False),
+    )
     assert opened == list(MODELS)
     assert [(r.model["spec"], r.dataset["path"]) for r in results] == [
         (m, str(Path(d).resolve())) for m in MODELS for d in cbd_pair

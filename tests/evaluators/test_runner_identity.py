@@ -18,22 +18,39 @@ from evaluators.source import open_source
 def test_two_identical_builds_have_one_revision_and_one_id(tmp_path):
     a = build_cbd(tmp_path / "one" / "cbdA", tmp_path / "in")
     b = build_cbd(tmp_path / "two" / "cbdB", tmp_path / "in")
-    assert json.loads((a / "manifest.json").read_text())["started_at"] != "" and (a / "README.md").is_file()
+    assert (
+        json.loads((a / "manifest.json").read_text())["started_at"] != ""
+        and (a / "README.md").is_file()
+    )
     ra, rb = open_source(str(a)).ref, open_source(str(b)).ref
     assert ra.revision == rb.revision and ra.id == rb.id == ra.name
     assert ra.path != rb.path and ra.path == str(a.resolve())
     # The path as typed does not change the id either.
-    assert open_source(str(a.relative_to(Path.cwd())) if a.is_relative_to(Path.cwd()) else str(a)).ref.id == ra.id
+    assert (
+        open_source(
+            str(a.relative_to(Path.cwd())) if a.is_relative_to(Path.cwd()) else str(a)
+        ).ref.id
+        == ra.id
+    )
     c = build_cbd(tmp_path / "three" / "cbdC", tmp_path / "in2", n_sent=30)
     assert open_source(str(c)).ref.revision != ra.revision
 
 
 def test_stable_manifest_drops_run_facts_only():
-    m = {"name": "x", "started_at": "a", "finished_at": "b", "git_commit": "c", "run": {"cached": 3},
-         "counts": {"mt": {"cached": 5, "translated": 7, "kept": 2}, "pairs": 9},
-         "changelog": [{"version": "1.0.0", "date": "2026-12-01", "changes": "first"}]}
-    assert stable_manifest(m) == {"name": "x", "counts": {"mt": {"kept": 2}, "pairs": 9},
-                                  "changelog": [{"version": "1.0.0", "changes": "first"}]}
+    m = {
+        "name": "x",
+        "started_at": "a",
+        "finished_at": "b",
+        "git_commit": "c",
+        "run": {"cached": 3},
+        "counts": {"mt": {"cached": 5, "translated": 7, "kept": 2}, "pairs": 9},
+        "changelog": [{"version": "1.0.0", "date": "2026-12-01", "changes": "first"}],
+    }
+    assert stable_manifest(m) == {
+        "name": "x",
+        "counts": {"mt": {"kept": 2}, "pairs": 9},
+        "changelog": [{"version": "1.0.0", "changes": "first"}],
+    }
 
 
 def test_content_id_changes_with_the_data(tmp_path):
@@ -47,7 +64,10 @@ def test_content_id_changes_with_the_data(tmp_path):
 def test_missing_org_name_offline_says_it_was_not_tried(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    with pytest.raises(InputFileError, match=r"No such folder 'someorg/somedata' \(and offline, so not tried on the Hub\)"):
+    with pytest.raises(
+        InputFileError,
+        match=r"No such folder 'someorg/somedata' \(and offline, so not tried on the Hub\)",
+    ):
         open_source("someorg/somedata")
     with pytest.raises(InputFileError, match="not a Hub repo id"):
         open_source("a/b/c")
@@ -73,7 +93,10 @@ def test_identity_of_an_encoder_from_a_folder(tmp_path):
         weights_dir = str(tmp_path)
 
     ident = identify(Enc(), f"st:{tmp_path}")
-    assert (ident.id, ident.revision_source) == ("tiny-model", "weights") and ident.revision == weights_digest(tmp_path)
+    assert (ident.id, ident.revision_source) == (
+        "tiny-model",
+        "weights",
+    ) and ident.revision == weights_digest(tmp_path)
     assert folder_model_name(tmp_path) == "tiny-model"
     assert identify(Enc(), "x", revision="mine").revision_source == "user"
 
@@ -93,8 +116,22 @@ def test_minilm_by_two_specs_is_one_model(tmp_path):
 def test_callable_revision_is_the_users(tmp_path, capsys):
     src = tmp_path / "s.txt"
     src.write_text("a b\nc d\n")
-    code = main(["eval", "bitext-retrieval", "--src", str(src), "--tgt", str(src), "--model",
-                 "callable:xl_tiny_model:encode@v7", "--no-cache", "--out", str(tmp_path / "r"), "--json"])
+    code = main(
+        [
+            "eval",
+            "bitext-retrieval",
+            "--src",
+            str(src),
+            "--tgt",
+            str(src),
+            "--model",
+            "callable:xl_tiny_model:encode@v7",
+            "--no-cache",
+            "--out",
+            str(tmp_path / "r"),
+            "--json",
+        ]
+    )
     assert code == 0
     data = json.loads(capsys.readouterr().out)
     assert data["model"]["revision"] == "v7" and data["model"]["revision_source"] == "user"

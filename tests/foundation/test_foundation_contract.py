@@ -68,7 +68,10 @@ def test_offline_build_is_deterministic(tmp_path, capsys):
     outs = []
     for name in ("a", "b"):
         out = tmp_path / name
-        assert main(["build", "bucc", "--lang", "deu-eng", "--gold-pairs", "20", "--out", str(out)]) == 0
+        assert (
+            main(["build", "bucc", "--lang", "deu-eng", "--gold-pairs", "20", "--out", str(out)])
+            == 0
+        )
         outs.append(out)
     capsys.readouterr()
     a, b = outs

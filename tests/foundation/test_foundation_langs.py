@@ -84,11 +84,26 @@ NTREX_LANGUAGES = Path("/work/shared/data/ntrex128/LANGUAGES.tsv")
 # 20 of NTREX-128's codes (most were rejected by the old hand table), with the
 # canonical code FLORES-200 uses for the same language.
 NTREX_SAMPLE = {
-    "zul": "zul_Latn", "sin": "sin_Sinh", "nep": "nep_Deva", "lao": "lao_Laoo",
-    "mlt": "mlt_Latn", "pan": "pan_Guru", "kin": "kin_Latn", "som": "som_Latn",
-    "tir": "tir_Ethi", "pus": "pus_Arab", "kan": "kan_Knda", "div": "div_Thaa",
-    "prs": "prs_Arab", "kor": "kor_Hang", "por-BR": "por_Latn", "zho-TW": "zho_Hant",
-    "zho-CN": "zho_Hans", "srp-Latn": "srp_Latn", "ckb-Arab": "ckb_Arab", "gsw-ZH": "gsw_Latn",
+    "zul": "zul_Latn",
+    "sin": "sin_Sinh",
+    "nep": "nep_Deva",
+    "lao": "lao_Laoo",
+    "mlt": "mlt_Latn",
+    "pan": "pan_Guru",
+    "kin": "kin_Latn",
+    "som": "som_Latn",
+    "tir": "tir_Ethi",
+    "pus": "pus_Arab",
+    "kan": "kan_Knda",
+    "div": "div_Thaa",
+    "prs": "prs_Arab",
+    "kor": "kor_Hang",
+    "por-BR": "por_Latn",
+    "zho-TW": "zho_Hant",
+    "zho-CN": "zho_Hans",
+    "srp-Latn": "srp_Latn",
+    "ckb-Arab": "ckb_Arab",
+    "gsw-ZH": "gsw_Latn",
 }
 
 
@@ -101,7 +116,11 @@ def test_ntrex_sample_resolves(typed, canonical):
 def test_every_ntrex_language_resolves():
     if not NTREX_LANGUAGES.is_file():
         pytest.skip(f"shared data absent: {NTREX_LANGUAGES} (NTREX-128 language list)")
-    codes = [line.split()[0] for line in NTREX_LANGUAGES.read_text(encoding="utf-8").splitlines() if line.strip()]
+    codes = [
+        line.split()[0]
+        for line in NTREX_LANGUAGES.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
     assert len(codes) == 129
     resolved = {code: resolve_lang(code) for code in codes}
     for code, canonical in resolved.items():
@@ -112,8 +131,17 @@ def test_every_ntrex_language_resolves():
 
 @pytest.mark.parametrize(
     "tag,canonical",
-    [("pt-BR", "por_Latn"), ("zh-TW", "cmn_Hant"), ("zh-CN", "cmn_Hans"), ("zh", "cmn_Hans"), ("sr-Latn", "srp_Latn"),
-     ("sr", "srp_Cyrl"), ("zh-Hant-TW", "cmn_Hant"), ("en_GB", "eng_Latn"), ("zho-TW", "zho_Hant")],
+    [
+        ("pt-BR", "por_Latn"),
+        ("zh-TW", "cmn_Hant"),
+        ("zh-CN", "cmn_Hans"),
+        ("zh", "cmn_Hans"),
+        ("sr-Latn", "srp_Latn"),
+        ("sr", "srp_Cyrl"),
+        ("zh-Hant-TW", "cmn_Hant"),
+        ("en_GB", "eng_Latn"),
+        ("zho-TW", "zho_Hant"),
+    ],
 )
 def test_bcp47_tags_resolve(tag, canonical):
     assert resolve_lang(tag) == canonical

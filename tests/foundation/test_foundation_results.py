@@ -12,29 +12,72 @@ from evaluators.signature import make_signature
 def result(model="m1", layer_scores=((0, 0.25), (1, 0.5))):
     return EvalResult(
         evaluator="word-retrieval",
-        dataset={"id": "xlbench/cbd", "revision": "ab" * 20, "version": "1.0.0", "config": "eng_Latn-deu_Latn"},
+        dataset={
+            "id": "xlbench/cbd",
+            "revision": "ab" * 20,
+            "version": "1.0.0",
+            "config": "eng_Latn-deu_Latn",
+        },
         model={"id": model, "revision": "cd" * 20},
         parameters={"n": 100, "csls_k": 10},
-        scores={"test": [{"subset": "eng_Latn-deu_Latn", "layer": layer, "s_weak": s} for layer, s in layer_scores]},
+        scores={
+            "test": [
+                {"subset": "eng_Latn-deu_Latn", "layer": layer, "s_weak": s}
+                for layer, s in layer_scores
+            ]
+        },
         main_score=max(s for _, s in layer_scores),
         main_score_name="s_weak_best_layer",
-        signature=make_signature("word-retrieval", "xlbench/cbd", "1.0.0", "ab" * 20, model, "cd" * 20, {"n": 100}, "0.1.0"),
+        signature=make_signature(
+            "word-retrieval",
+            "xlbench/cbd",
+            "1.0.0",
+            "ab" * 20,
+            model,
+            "cd" * 20,
+            {"n": 100},
+            "0.1.0",
+        ),
     )
 
 
 def test_save_and_load_results_into_polars(tmp_path):
-    paths = [save_result(finalize(result("m1")), tmp_path), save_result(finalize(result("m/2", ((0, 0.1),))), tmp_path / "sub")]
+    paths = [
+        save_result(finalize(result("m1")), tmp_path),
+        save_result(finalize(result("m/2", ((0, 0.1),))), tmp_path / "sub"),
+    ]
     assert all(p.is_file() for p in paths)
     data = json.loads(paths[0].read_text())
-    for key in ("evaluator", "dataset", "model", "parameters", "scores", "main_score", "signature", "timestamp",
-                "library_versions", "xlbench_version", "wall_time_s"):
+    for key in (
+        "evaluator",
+        "dataset",
+        "model",
+        "parameters",
+        "scores",
+        "main_score",
+        "signature",
+        "timestamp",
+        "library_versions",
+        "xlbench_version",
+        "wall_time_s",
+    ):
         assert key in data
     assert data["library_versions"]["numpy"] == np.__version__
     (tmp_path / "unrelated.json").write_text('{"not": "a result"}')
     df = load_results(tmp_path)
     assert isinstance(df, pl.DataFrame)
     assert df.height == 3
-    assert set(df.columns) >= {"evaluator", "model", "model_revision", "dataset_revision", "split", "subset", "layer", "s_weak", "signature"}
+    assert set(df.columns) >= {
+        "evaluator",
+        "model",
+        "model_revision",
+        "dataset_revision",
+        "split",
+        "subset",
+        "layer",
+        "s_weak",
+        "signature",
+    }
     assert df.filter(pl.col("model") == "m1").sort("layer")["s_weak"].to_list() == [0.25, 0.5]
 
 
@@ -57,10 +100,24 @@ def test_save_result_unwritable():
 
 
 def test_signature_includes_every_field_in_order():
-    sig = make_signature("bucc", "org/bucc", None, None, "hf:xlm-roberta-base", "e736" * 10,
-                         {"k": 4, "margin": "ratio", "faiss": False, "skip": None, "layers": [0, 12], "t": 0.5}, "0.1.0")
-    assert sig == "bucc|ds:org/bucc@unversioned:unknown|model:hf:xlm-roberta-base@e736e736e736|k:4|margin:ratio|faiss:no|layers:0,12|t:0.5|xlbench:0.1.0"
+    sig = make_signature(
+        "bucc",
+        "org/bucc",
+        None,
+        None,
+        "hf:xlm-roberta-base",
+        "e736" * 10,
+        {"k": 4, "margin": "ratio", "faiss": False, "skip": None, "layers": [0, 12], "t": 0.5},
+        "0.1.0",
+    )
+    assert (
+        sig
+        == "bucc|ds:org/bucc@unversioned:unknown|model:hf:xlm-roberta-base@e736e736e736|k:4|margin:ratio|faiss:no|layers:0,12|t:0.5|xlbench:0.1.0"
+    )
 
 
 def test_markdown_table_formats_floats_and_none():
-    assert markdown_table(["a", "b"], [[None, 1.0]], floatfmt="{:.1f}").splitlines()[-1] == "|  | 1.0 |"
+    assert (
+        markdown_table(["a", "b"], [[None, 1.0]], floatfmt="{:.1f}").splitlines()[-1]
+        == "|  | 1.0 |"
+    )

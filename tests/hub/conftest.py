@@ -47,7 +47,9 @@ def hub(tmp_path_factory):
             f"unset HF_ENDPOINT before running the tests (tests/conftest.py sets it)."
         )
     if not constants.HF_HUB_DISABLE_XET:
-        pytest.fail("HF_HUB_DISABLE_XET must be 1 for the loopback Hub (tests/conftest.py sets it).")
+        pytest.fail(
+            "HF_HUB_DISABLE_XET must be 1 for the loopback Hub (tests/conftest.py sets it)."
+        )
     server = hubserver.HubServer(tmp_path_factory.mktemp("hub"), {GOOD_TOKEN}, port=port).start()
     yield server
     server.stop()
@@ -58,7 +60,9 @@ def hub_log(hub):
     """The hub with an empty request log; fails the test if a client called an unknown endpoint."""
     hub.clear_log()
     yield hub
-    assert hub.unknown == [], f"the clients called endpoints the loopback Hub does not implement: {hub.unknown}"
+    assert hub.unknown == [], (
+        f"the clients called endpoints the loopback Hub does not implement: {hub.unknown}"
+    )
 
 
 @pytest.fixture
@@ -75,7 +79,10 @@ def _verses(src: str):
     """``(verse_id, src text, English)`` of 1 John from the packaged Bibles, and the two pinned inputs (cached)."""
     if src not in _VERSES:
         a, eng = bible.translation_for(src), bible.translation_for("eng_Latn")
-        _VERSES[src] = bible.parallel_verses(a, eng, books=[BOOK]), [bible.input_record(a), bible.input_record(eng)]
+        _VERSES[src] = (
+            bible.parallel_verses(a, eng, books=[BOOK]),
+            [bible.input_record(a), bible.input_record(eng)],
+        )
     return _VERSES[src]
 
 
@@ -88,7 +95,10 @@ def bucc_result(src: str, n_train: int, n_test: int) -> BuildResult:
     for split, chunk in (("train", verses[:n_train]), ("test", verses[n_train : n_train + n_test])):
         rows, gold = [], []
         for vid, text, eng in chunk:
-            rows += [{"id": f"{prefix}-{vid}", "side": "src", "text": text}, {"id": f"eng-{vid}", "side": "tgt", "text": eng}]
+            rows += [
+                {"id": f"{prefix}-{vid}", "side": "src", "text": text},
+                {"id": f"eng-{vid}", "side": "tgt", "text": eng},
+            ]
             gold.append({"src_id": f"{prefix}-{vid}", "tgt_id": f"eng-{vid}"})
         tables[pair][split] = rows
         tables[f"{pair}-gold"][split] = gold
@@ -106,8 +116,14 @@ def bucc_result(src: str, n_train: int, n_test: int) -> BuildResult:
 def make_folder(tmp_path):
     """Build a small real BUCC folder: ``make_folder(version, n_train, n_test, changes, name, src)``."""
 
-    def make(version: str = "1.0.0", n_train: int = 6, n_test: int = 4, changes: str = "first release",
-             name: str | None = None, src: str = "deu_Latn"):
+    def make(
+        version: str = "1.0.0",
+        n_train: int = 6,
+        n_test: int = 4,
+        changes: str = "first release",
+        name: str | None = None,
+        src: str = "deu_Latn",
+    ):
         result = bucc_result(src, n_train, n_test)
         manifest = Manifest(
             name=result.name,
@@ -119,7 +135,9 @@ def make_folder(tmp_path):
             inputs=result.inputs,
             changelog=[{"version": version, "date": "2026-11-30", "changes": changes}],
         )
-        return write_dataset(tmp_path / (name or f"bucc-{version}"), get_family("bucc"), result, manifest)
+        return write_dataset(
+            tmp_path / (name or f"bucc-{version}"), get_family("bucc"), result, manifest
+        )
 
     return make
 

@@ -57,7 +57,9 @@ INVALID_CREDENTIALS = "Invalid credentials in Authorization header"
 _LFS_SUFFIXES = (".parquet", ".arrow", ".bin", ".zst", ".gz", ".zip")
 #: The Hub switches files above 10 MB to LFS even without a .gitattributes rule.
 _REGULAR_MAX = 10 * 1024 * 1024
-_GITATTRIBUTES = b"*.parquet filter=lfs diff=lfs merge=lfs -text\n*.arrow filter=lfs diff=lfs merge=lfs -text\n"
+_GITATTRIBUTES = (
+    b"*.parquet filter=lfs diff=lfs merge=lfs -text\n*.arrow filter=lfs diff=lfs merge=lfs -text\n"
+)
 
 
 def git_blob_sha1(data: bytes) -> str:
@@ -133,7 +135,14 @@ class Fault:
 class HubError(Exception):
     """An HTTP error answer: status, X-Error-Code and a message."""
 
-    def __init__(self, status: int, message: str, code: str | None = None, headers: dict | None = None, body: dict | None = None):
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        code: str | None = None,
+        headers: dict | None = None,
+        body: dict | None = None,
+    ):
         super().__init__(message)
         self.status, self.code, self.message, self.headers = status, code, message, headers or {}
         self.body = {"error": message, **(body or {})}
@@ -183,7 +192,9 @@ class HubServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self._thread = threading.Thread(target=self.httpd.serve_forever, name="hubserver", daemon=True)
+        self._thread = threading.Thread(
+            target=self.httpd.serve_forever, name="hubserver", daemon=True
+        )
 
     # -- lifecycle --------------------------------------------------------------------------
     def start(self) -> HubServer:
@@ -223,7 +234,16 @@ class HubServer:
             kill_pid: SIGKILL this process (the client) instead of answering.
             after: carry the request out first, then fail/drop/kill (the answer is lost, the change is not).
         """
-        fault = Fault(re.compile(STEPS.get(route, route)), status, times, retry_after, delay, drop, kill_pid, after)
+        fault = Fault(
+            re.compile(STEPS.get(route, route)),
+            status,
+            times,
+            retry_after,
+            delay,
+            drop,
+            kill_pid,
+            after,
+        )
         with self._lock:
             self._faults.append(fault)
         return fault
@@ -277,18 +297,30 @@ class HubServer:
         """Return a blob's content."""
         return self._blob_path(blob.sha256).read_bytes()
 
-    def _new_commit(self, repo: Repo, parent: str | None, title: str, message: str, files: dict[str, Blob]) -> Commit:
+    def _new_commit(
+        self, repo: Repo, parent: str | None, title: str, message: str, files: dict[str, Blob]
+    ) -> Commit:
         date = _now()
         payload = json.dumps(
-            {"parent": parent, "title": title, "message": message, "date": date, "n": len(repo.commits),
-             "files": {p: b.oid for p, b in sorted(files.items())}},
+            {
+                "parent": parent,
+                "title": title,
+                "message": message,
+                "date": date,
+                "n": len(repo.commits),
+                "files": {p: b.oid for p, b in sorted(files.items())},
+            },
             sort_keys=True,
         ).encode()
-        commit = Commit(hashlib.sha1(payload).hexdigest(), parent, title, message, date, dict(files))
+        commit = Commit(
+            hashlib.sha1(payload).hexdigest(), parent, title, message, date, dict(files)
+        )
         repo.commits[commit.sha] = commit
         return commit
 
-    def get_repo(self, repo_type: str, repo_id: str, token: str | None, write: bool = False) -> Repo:
+    def get_repo(
+        self, repo_type: str, repo_id: str, token: str | None, write: bool = False
+    ) -> Repo:
         """Return a repo the caller may see (private ones need a valid token)."""
         repo = self.repos.get((repo_type, repo_id))
         if repo is None or (repo.private and token not in self.tokens):
@@ -301,8 +333,8 @@ class HubServer:
         """Return the commit a branch, tag or (full or 7+ char) sha names."""
         rev = unquote(revision)
         for prefix, refs in (("refs/heads/", repo.branches), ("refs/tags/", repo.tags)):
-            if rev.startswith(prefix) and rev[len(prefix):] in refs:
-                return repo.commits[refs[rev[len(prefix):]]]
+            if rev.startswith(prefix) and rev[len(prefix) :] in refs:
+                return repo.commits[refs[rev[len(prefix) :]]]
         if rev in repo.branches:
             return repo.commits[repo.branches[rev]]
         if rev in repo.tags:
@@ -314,7 +346,9 @@ class HubServer:
         raise HubError(404, f"Invalid rev id: {rev}", "RevisionNotFound")
 
     # -- helpers used by tests ----------------------------------------------------------------
-    def files_at(self, repo_id: str, revision: str = "main", repo_type: str = "dataset") -> dict[str, bytes]:
+    def files_at(
+        self, repo_id: str, revision: str = "main", repo_type: str = "dataset"
+    ) -> dict[str, bytes]:
         """Return ``path -> content`` of a revision (for assertions)."""
         repo = self.repos[(repo_type, repo_id)]
         commit = self.resolve(repo, revision)
@@ -350,11 +384,23 @@ _ROUTES: list[tuple[str, str, str]] = [
     ("GET", _API + r"$", "info"),
     ("GET", _API + r"/tree/(?P<rev>[^/]+)(?:/(?P<path>.*))?$", "tree"),
     ("POST", _API + r"/paths-info/(?P<rev>[^/]+)$", "paths_info"),
-    ("POST", r"^/(?:(?P<types>datasets|spaces)/)?" + _REPO + r"\.git/info/lfs/objects/batch$", "lfs_batch"),
+    (
+        "POST",
+        r"^/(?:(?P<types>datasets|spaces)/)?" + _REPO + r"\.git/info/lfs/objects/batch$",
+        "lfs_batch",
+    ),
     ("PUT", r"^/lfs/objects/(?P<oid>[0-9a-f]{64})$", "lfs_put"),
     ("POST", r"^/lfs/verify$", "lfs_verify"),
-    ("GET", r"^/(?:(?P<types>datasets|spaces)/)?" + _REPO + r"/resolve/(?P<rev>[^/]+)/(?P<path>.+)$", "resolve"),
-    ("HEAD", r"^/(?:(?P<types>datasets|spaces)/)?" + _REPO + r"/resolve/(?P<rev>[^/]+)/(?P<path>.+)$", "resolve"),
+    (
+        "GET",
+        r"^/(?:(?P<types>datasets|spaces)/)?" + _REPO + r"/resolve/(?P<rev>[^/]+)/(?P<path>.+)$",
+        "resolve",
+    ),
+    (
+        "HEAD",
+        r"^/(?:(?P<types>datasets|spaces)/)?" + _REPO + r"/resolve/(?P<rev>[^/]+)/(?P<path>.+)$",
+        "resolve",
+    ),
 ]
 _COMPILED = [(m, re.compile(p), name) for m, p, name in _ROUTES]
 
@@ -414,7 +460,13 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
             auth = self.headers.get("Authorization", "")
             return auth[7:] if auth.startswith("Bearer ") else None
 
-        def _send(self, status: int, body: bytes = b"", headers: dict | None = None, ctype: str = "application/json") -> None:
+        def _send(
+            self,
+            status: int,
+            body: bytes = b"",
+            headers: dict | None = None,
+            ctype: str = "application/json",
+        ) -> None:
             self.send_response(status)
             self.send_header("Content-Type", ctype)
             for k, v in (headers or {}).items():
@@ -426,7 +478,13 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
                 self.wfile.write(body)
             self._status = status
 
-        def _send_json(self, status: int, obj: object, headers: dict | None = None, ctype: str = "application/json") -> None:
+        def _send_json(
+            self,
+            status: int,
+            obj: object,
+            headers: dict | None = None,
+            ctype: str = "application/json",
+        ) -> None:
             self._send(status, json.dumps(obj).encode(), headers, ctype)
 
         def _dispatch(self, method: str) -> None:
@@ -506,7 +564,9 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
         def _route(self, method: str, path: str) -> None:
             token = self._token()
             if token is not None and token not in hub.tokens:
-                raise HubError(401, INVALID_CREDENTIALS, headers={"X-Error-Message": INVALID_CREDENTIALS})
+                raise HubError(
+                    401, INVALID_CREDENTIALS, headers={"X-Error-Message": INVALID_CREDENTIALS}
+                )
             for verb, regex, name in _COMPILED:
                 match = regex.match(path)
                 if verb == method and match:
@@ -528,12 +588,18 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
 
         def h_whoami(self, token: str | None) -> None:
             if token is None:
-                raise HubError(401, INVALID_CREDENTIALS, headers={"X-Error-Message": INVALID_CREDENTIALS})
-            self._send_json(200, {"type": "user", "name": "tester", "auth": {"type": "access_token"}})
+                raise HubError(
+                    401, INVALID_CREDENTIALS, headers={"X-Error-Message": INVALID_CREDENTIALS}
+                )
+            self._send_json(
+                200, {"type": "user", "name": "tester", "auth": {"type": "access_token"}}
+            )
 
         def h_create_repo(self, token: str | None) -> None:
             if token not in hub.tokens:
-                raise HubError(401, INVALID_CREDENTIALS, headers={"X-Error-Message": INVALID_CREDENTIALS})
+                raise HubError(
+                    401, INVALID_CREDENTIALS, headers={"X-Error-Message": INVALID_CREDENTIALS}
+                )
             body = self._json()
             repo_type = body.get("type") or "model"
             name, org = body.get("name"), body.get("organization")
@@ -545,7 +611,12 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
             if (repo_type, repo_id) in hub.repos:
                 # like the Hub, a 409 still names the repo's url (create_repo(exist_ok=True) reads it)
                 raise HubError(409, "You already created this repo", body={"url": url})
-            repo = Repo(repo_type, repo_id, body.get("visibility") == "private" or bool(body.get("private")), _now())
+            repo = Repo(
+                repo_type,
+                repo_id,
+                body.get("visibility") == "private" or bool(body.get("private")),
+                _now(),
+            )
             sha = hub._store(_GITATTRIBUTES)
             blob = Blob(len(_GITATTRIBUTES), git_blob_sha1(_GITATTRIBUTES), sha, False)
             first = hub._new_commit(repo, None, "initial commit", "", {".gitattributes": blob})
@@ -558,7 +629,10 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
             try:
                 data = _front_matter(body.get("content", ""))
             except (ValueError, yaml.YAMLError) as err:
-                self._send_json(400, {"errors": [{"message": f"Invalid YAML in README.md: {err}"}], "warnings": []})
+                self._send_json(
+                    400,
+                    {"errors": [{"message": f"Invalid YAML in README.md: {err}"}], "warnings": []},
+                )
                 return
             errors = []
             if data is not None and body.get("repoType") == "dataset":
@@ -577,12 +651,21 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
             out = []
             for f in self._json().get("files", []):
                 sample = base64.b64decode(f.get("sample", ""))
-                lfs = f["path"].endswith(_LFS_SUFFIXES) or f["size"] > _REGULAR_MAX or b"\0" in sample
+                lfs = (
+                    f["path"].endswith(_LFS_SUFFIXES) or f["size"] > _REGULAR_MAX or b"\0" in sample
+                )
                 current = commit.files.get(f["path"])
                 oid = None
                 if current is not None:
                     oid = current.sha256 if current.lfs else current.oid
-                out.append({"path": f["path"], "uploadMode": "lfs" if lfs else "regular", "shouldIgnore": False, "oid": oid})
+                out.append(
+                    {
+                        "path": f["path"],
+                        "uploadMode": "lfs" if lfs else "regular",
+                        "shouldIgnore": False,
+                        "oid": oid,
+                    }
+                )
             self._send_json(200, {"files": out, "commitOid": commit.sha})
 
         def h_lfs_batch(self, token: str | None, repo_type: str, repo: str) -> None:
@@ -599,7 +682,9 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
                         "verify": {"href": f"{hub.url}/lfs/verify", "header": {}},
                     }
                 objects.append(entry)
-            self._send_json(200, {"transfer": "basic", "objects": objects}, ctype="application/vnd.git-lfs+json")
+            self._send_json(
+                200, {"transfer": "basic", "objects": objects}, ctype="application/vnd.git-lfs+json"
+            )
 
         def h_lfs_put(self, token: str | None, oid: str) -> None:
             data = self._body()
@@ -632,17 +717,25 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
                     header = value
                     parent = value.get("parentCommit")
                     if parent and not head.sha.startswith(parent):
-                        raise HubError(412, "A commit has happened since. Please refresh and try again.")
+                        raise HubError(
+                            412, "A commit has happened since. Please refresh and try again."
+                        )
                 elif key == "file":
                     data = base64.b64decode(value["content"])
-                    files[value["path"]] = Blob(len(data), git_blob_sha1(data), hub._store(data), False)
+                    files[value["path"]] = Blob(
+                        len(data), git_blob_sha1(data), hub._store(data), False
+                    )
                 elif key == "lfsFile":
                     path = hub._blob_path(value["oid"])
                     if not path.exists():
-                        raise HubError(422, f"LFS object {value['oid']} of {value['path']} was never uploaded")
+                        raise HubError(
+                            422, f"LFS object {value['oid']} of {value['path']} was never uploaded"
+                        )
                     size = path.stat().st_size
                     pointer = f"version https://git-lfs.github.com/spec/v1\noid sha256:{value['oid']}\nsize {size}\n"
-                    files[value["path"]] = Blob(size, git_blob_sha1(pointer.encode()), value["oid"], True)
+                    files[value["path"]] = Blob(
+                        size, git_blob_sha1(pointer.encode()), value["oid"], True
+                    )
                 elif key == "deletedFile":
                     if value["path"] not in files:
                         raise HubError(404, "A file with this name doesn't exist", "EntryNotFound")
@@ -655,12 +748,19 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
                     raise HubError(400, f"unknown commit operation {key!r}")
             if header is None:
                 raise HubError(400, "commit has no header line")
-            commit = hub._new_commit(r, head.sha, header["summary"], header.get("description", ""), files)
+            commit = hub._new_commit(
+                r, head.sha, header["summary"], header.get("description", ""), files
+            )
             r.branches[branch] = commit.sha
             prefix = "" if repo_type == "model" else f"{repo_type}s/"
             self._send_json(
                 200,
-                {"success": True, "commitOid": commit.sha, "commitUrl": f"{hub.url}/{prefix}{repo}/commit/{commit.sha}", "pullRequestUrl": None},
+                {
+                    "success": True,
+                    "commitOid": commit.sha,
+                    "commitUrl": f"{hub.url}/{prefix}{repo}/commit/{commit.sha}",
+                    "pullRequestUrl": None,
+                },
             )
 
         def h_create_tag(self, token: str | None, repo_type: str, repo: str, rev: str) -> None:
@@ -670,7 +770,11 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
             if not tag:
                 raise HubError(400, "no tag name")
             if tag in r.tags:
-                raise HubError(409, f"Tag {tag} already exists", headers={"X-Error-Message": "Tag already exists"})
+                raise HubError(
+                    409,
+                    f"Tag {tag} already exists",
+                    headers={"X-Error-Message": "Tag already exists"},
+                )
             r.tags[tag] = commit.sha
             self._send_json(200, {"success": True})
 
@@ -685,9 +789,16 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
             r = hub.get_repo(repo_type, repo, token)
 
             def refs(kind: str, items: dict[str, str]) -> list[dict]:
-                return [{"name": n, "ref": f"refs/{kind}/{n}", "targetCommit": s} for n, s in sorted(items.items())]
+                return [
+                    {"name": n, "ref": f"refs/{kind}/{n}", "targetCommit": s}
+                    for n, s in sorted(items.items())
+                ]
 
-            out = {"branches": refs("heads", r.branches), "converts": [], "tags": refs("tags", r.tags)}
+            out = {
+                "branches": refs("heads", r.branches),
+                "converts": [],
+                "tags": refs("tags", r.tags),
+            }
             if self.query.get("include_prs"):
                 out["pullRequests"] = []
             self._send_json(200, out)
@@ -696,8 +807,15 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
             r = hub.get_repo(repo_type, repo, token)
             commit, out = hub.resolve(r, rev), []
             while commit is not None:
-                out.append({"id": commit.sha, "title": commit.title, "message": commit.message, "date": commit.date,
-                            "authors": [{"user": "tester"}]})
+                out.append(
+                    {
+                        "id": commit.sha,
+                        "title": commit.title,
+                        "message": commit.message,
+                        "date": commit.date,
+                        "authors": [{"user": "tester"}],
+                    }
+                )
                 commit = r.commits.get(commit.parent) if commit.parent else None
             self._send_json(200, out)
 
@@ -722,10 +840,21 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
             self._send_json(
                 200,
                 {
-                    "_id": hashlib.md5(repo.encode()).hexdigest()[:24], "id": r.repo_id, "author": r.repo_id.split("/")[0],
-                    "sha": commit.sha, "private": r.private, "gated": False, "disabled": False, "downloads": 0,
-                    "likes": 0, "tags": [], "createdAt": r.created, "lastModified": commit.date,
-                    "cardData": card, "siblings": siblings, "usedStorage": sum(b.size for b in commit.files.values()),
+                    "_id": hashlib.md5(repo.encode()).hexdigest()[:24],
+                    "id": r.repo_id,
+                    "author": r.repo_id.split("/")[0],
+                    "sha": commit.sha,
+                    "private": r.private,
+                    "gated": False,
+                    "disabled": False,
+                    "downloads": 0,
+                    "likes": 0,
+                    "tags": [],
+                    "createdAt": r.created,
+                    "lastModified": commit.date,
+                    "cardData": card,
+                    "siblings": siblings,
+                    "usedStorage": sum(b.size for b in commit.files.values()),
                 },
             )
 
@@ -737,13 +866,17 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
                     out["lfs"] = {"oid": b.sha256, "size": b.size, "pointerSize": 134}
             else:
                 inner = sorted(p for p in commit.files if p.startswith(path + "/"))
-                oid = hashlib.sha1("\n".join(commit.files[p].oid for p in inner).encode()).hexdigest()
+                oid = hashlib.sha1(
+                    "\n".join(commit.files[p].oid for p in inner).encode()
+                ).hexdigest()
                 out = {"type": "directory", "oid": oid, "size": 0, "path": path}
             if expand:
                 out["lastCommit"] = {"id": commit.sha, "title": commit.title, "date": commit.date}
             return out
 
-        def h_tree(self, token: str | None, repo_type: str, repo: str, rev: str, path: str | None = None) -> None:
+        def h_tree(
+            self, token: str | None, repo_type: str, repo: str, rev: str, path: str | None = None
+        ) -> None:
             r = hub.get_repo(repo_type, repo, token)
             commit = hub.resolve(r, rev)
             base = unquote(path or "").strip("/")
@@ -758,7 +891,7 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
             for p in commit.files:
                 if not p.startswith(prefix):
                     continue
-                parts = p[len(prefix):].split("/")
+                parts = p[len(prefix) :].split("/")
                 for depth in range(1, len(parts) + 1 if recursive else 2):
                     names.add(prefix + "/".join(parts[:depth]))
             entries = [self._entry(commit, n, expand) for n in sorted(names)]
@@ -790,13 +923,17 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
                     out.append(self._entry(commit, p, expand))
             self._send_json(200, out)
 
-        def h_resolve(self, token: str | None, repo_type: str, repo: str, rev: str, path: str) -> None:
+        def h_resolve(
+            self, token: str | None, repo_type: str, repo: str, rev: str, path: str
+        ) -> None:
             r = hub.get_repo(repo_type, repo, token)
             commit = hub.resolve(r, rev)
             path = unquote(path)
             blob = commit.files.get(path)
             if blob is None:
-                raise HubError(404, "Entry not found", "EntryNotFound", headers={"X-Repo-Commit": commit.sha})
+                raise HubError(
+                    404, "Entry not found", "EntryNotFound", headers={"X-Repo-Commit": commit.sha}
+                )
             data = hub.tamper.get(path) or hub.read_blob(blob)
             etag = f'"{blob.sha256 if blob.lfs else blob.oid}"'
             headers = {"X-Repo-Commit": commit.sha, "ETag": etag, "Accept-Ranges": "bytes"}
@@ -815,10 +952,18 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
                 else:
                     start, end = int(a), min(int(b) if b else len(data) - 1, len(data) - 1)
                 if start >= len(data) and len(data) > 0:
-                    raise HubError(416, "range not satisfiable", headers={"Content-Range": f"bytes */{len(data)}"})
+                    raise HubError(
+                        416,
+                        "range not satisfiable",
+                        headers={"Content-Range": f"bytes */{len(data)}"},
+                    )
                 headers["Content-Range"] = f"bytes {start}-{end}/{len(data)}"
                 data, status = data[start : end + 1], 206
-            ctype = "text/plain; charset=utf-8" if path.endswith((".md", ".json", ".txt")) else "application/octet-stream"
+            ctype = (
+                "text/plain; charset=utf-8"
+                if path.endswith((".md", ".json", ".txt"))
+                else "application/octet-stream"
+            )
             self._send(status, data, headers, ctype)
 
     return Handler
@@ -830,11 +975,21 @@ if __name__ == "__main__":  # a standalone loopback Hub for trying `xlbench publ
 
     parser = argparse.ArgumentParser(description="Serve a loopback Hugging Face Hub on 127.0.0.1.")
     parser.add_argument("--port", type=int, default=8765)
-    parser.add_argument("--token", action="append", required=True, help="an accepted token (repeatable)")
+    parser.add_argument(
+        "--token", action="append", required=True, help="an accepted token (repeatable)"
+    )
     parser.add_argument("--root", default=None, help="blob folder (default: a temp dir)")
     opts = parser.parse_args()
-    server = HubServer(opts.root or tempfile.mkdtemp(prefix="hubserver-"), set(opts.token), port=opts.port, page_size=1000)
-    print(f"serving {server.url} (blobs in {server.root}); export HF_ENDPOINT={server.url} HF_HUB_DISABLE_XET=1", file=sys.stderr)
+    server = HubServer(
+        opts.root or tempfile.mkdtemp(prefix="hubserver-"),
+        set(opts.token),
+        port=opts.port,
+        page_size=1000,
+    )
+    print(
+        f"serving {server.url} (blobs in {server.root}); export HF_ENDPOINT={server.url} HF_HUB_DISABLE_XET=1",
+        file=sys.stderr,
+    )
     try:
         server.httpd.serve_forever()
     except KeyboardInterrupt:

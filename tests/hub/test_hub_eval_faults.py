@@ -33,10 +33,16 @@ def _eval(dataset: str, out: Path, capsys, *extra: str) -> tuple[int, list[str]]
     import datasets
 
     datasets.disable_progress_bars()  # progress bars on stderr are not error lines
-    code = main(["eval", "bucc", "--dataset", dataset, "--model", "random", "--out", str(out), *extra])
+    code = main(
+        ["eval", "bucc", "--dataset", dataset, "--model", "random", "--out", str(out), *extra]
+    )
     err = capsys.readouterr().err
     assert "Traceback" not in err
-    return code, [line for line in err.splitlines() if line.strip() and not line.startswith(("INFO", "WARNING"))]
+    return code, [
+        line
+        for line in err.splitlines()
+        if line.strip() and not line.startswith(("INFO", "WARNING"))
+    ]
 
 
 def test_missing_repo_shaped_like_a_path_names_both(hub_log, tmp_path, capsys, monkeypatch):
@@ -56,9 +62,24 @@ def test_unreachable_hub_on_eval_is_one_sentence(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT), HF_ENDPOINT="http://127.0.0.1:9")
     env.pop("HF_HUB_OFFLINE", None)
     proc = subprocess.run(
-        [sys.executable, "-m", "builders", "eval", "word-retrieval", "--dataset", "out/typo", "--model", "random",
-         "--out", str(tmp_path / "r")],
-        env=env, capture_output=True, text=True, timeout=180, cwd=tmp_path,
+        [
+            sys.executable,
+            "-m",
+            "builders",
+            "eval",
+            "word-retrieval",
+            "--dataset",
+            "out/typo",
+            "--model",
+            "random",
+            "--out",
+            str(tmp_path / "r"),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=tmp_path,
     )
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr
@@ -79,7 +100,9 @@ def test_unknown_revision_is_one_sentence(faults, token, make_folder, tmp_path, 
     ]
 
 
-def test_rate_limit_on_resolve_is_retried(faults, token, make_folder, tmp_path, capsys, monkeypatch):
+def test_rate_limit_on_resolve_is_retried(
+    faults, token, make_folder, tmp_path, capsys, monkeypatch
+):
     """A 429 with Retry-After on the revision lookup is waited for (as asked) and the run succeeds."""
     repo = "xlbench-test/eval-429"
     _publish(repo, make_folder, capsys)
@@ -101,7 +124,9 @@ def _fresh(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", str(tmp_path / "ds-cache"))
 
 
-def test_persistent_server_error_on_the_data_is_one_sentence(faults, token, make_folder, tmp_path, capsys, monkeypatch):
+def test_persistent_server_error_on_the_data_is_one_sentence(
+    faults, token, make_folder, tmp_path, capsys, monkeypatch
+):
     repo = "xlbench-test/eval-503"
     _publish(repo, make_folder, capsys)
     monkeypatch.setattr(hubclient, "sleep", lambda s: None)
@@ -115,7 +140,9 @@ def test_persistent_server_error_on_the_data_is_one_sentence(faults, token, make
     assert not (tmp_path / "r").exists()
 
 
-def test_damaged_parquet_on_the_hub_is_one_sentence(hub_log, token, make_folder, tmp_path, capsys, monkeypatch):
+def test_damaged_parquet_on_the_hub_is_one_sentence(
+    hub_log, token, make_folder, tmp_path, capsys, monkeypatch
+):
     """A published parquet file whose bytes are damaged: ``datasets`` fails to read it; one sentence, exit 2."""
     repo = "xlbench-test/eval-damaged"
     folder = _publish(repo, make_folder, capsys)
@@ -127,6 +154,11 @@ def test_damaged_parquet_on_the_hub_is_one_sentence(hub_log, token, make_folder,
         hub_log.tamper.clear()
     assert code == 2, lines
     assert len(lines) == 1, lines
-    assert lines[0].startswith(f"error: The data files of config deu_Latn-eng_Latn in {repo}@"), lines[0]
-    assert "cannot be read (ArrowInvalid: " in lines[0] and "the published copy is damaged: republish it" in lines[0]
+    assert lines[0].startswith(f"error: The data files of config deu_Latn-eng_Latn in {repo}@"), (
+        lines[0]
+    )
+    assert (
+        "cannot be read (ArrowInvalid: " in lines[0]
+        and "the published copy is damaged: republish it" in lines[0]
+    )
     assert not (tmp_path / "r").exists()

@@ -66,7 +66,9 @@ def _run(folder: Path, repo: str, capfd) -> tuple[int, dict | None, str]:
 # -- faults the same run absorbs (retries) ------------------------------------------------------
 @pytest.mark.parametrize("step", ["refs", "upload", "commit", "tag", "verify"])
 @pytest.mark.parametrize("status", [500, 503])
-def test_one_server_error_at_any_step_is_retried(faults, token, make_folder, capfd, waits, step, status):
+def test_one_server_error_at_any_step_is_retried(
+    faults, token, make_folder, capfd, waits, step, status
+):
     repo = f"xlbench-test/5xx-{step}-{status}"
     folder = make_folder()
     fault = faults.inject(step, status=status)
@@ -157,12 +159,17 @@ def test_dropped_connection_then_rerun(faults, token, make_folder, capfd, waits,
 
 
 # -- a killed publisher: the rerun finishes ---------------------------------------------------
-def _publish_killed_at(hub, folder: Path, repo: str, step: str, after: bool) -> tuple[int, int, str]:
+def _publish_killed_at(
+    hub, folder: Path, repo: str, step: str, after: bool
+) -> tuple[int, int, str]:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     fault = hub.inject(step, status=None, after=after)
     proc = subprocess.Popen(
         [sys.executable, "-m", "builders", "publish", str(folder), "--repo", repo, "--yes"],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     fault.kill_pid = proc.pid  # the client needs seconds to import before its first request
     _, err = proc.communicate(timeout=180)
@@ -172,7 +179,14 @@ def _publish_killed_at(hub, folder: Path, repo: str, step: str, after: bool) -> 
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("step", "after"),
-    [("upload", False), ("commit", False), ("commit", True), ("verify", False), ("tag", False), ("tag", True)],
+    [
+        ("upload", False),
+        ("commit", False),
+        ("commit", True),
+        ("verify", False),
+        ("tag", False),
+        ("tag", True),
+    ],
 )
 def test_killed_publisher_then_rerun(faults, token, make_folder, capfd, step, after):
     repo = f"xlbench-test/kill-{step}-{'after' if after else 'before'}"
@@ -203,7 +217,12 @@ def test_card_only_edit_is_refused(hub_log, token, make_folder, capfd):
     assert _run(folder, repo, capfd)[0] == 0
     sha = hub_log.repos[("dataset", repo)].tags["v1.0.0"]
     card = folder / "README.md"
-    card.write_text(card.read_text(encoding="utf-8").replace("## Limitations\n", "## Limitations\n\n- One more limitation.\n"), encoding="utf-8")
+    card.write_text(
+        card.read_text(encoding="utf-8").replace(
+            "## Limitations\n", "## Limitations\n\n- One more limitation.\n"
+        ),
+        encoding="utf-8",
+    )
     code, _, err = _run(folder, repo, capfd)
     assert code == 2
     assert _last_line(err) == (
@@ -214,13 +233,17 @@ def test_card_only_edit_is_refused(hub_log, token, make_folder, capfd):
     assert hub_log.repos[("dataset", repo)].tags == {"v1.0.0": sha}
 
 
-def test_rebuild_with_other_timestamps_is_unchanged_and_verified(hub_log, token, make_folder, capfd):
+def test_rebuild_with_other_timestamps_is_unchanged_and_verified(
+    hub_log, token, make_folder, capfd
+):
     repo = "xlbench-test/rebuilt"
     folder = make_folder()
     assert _run(folder, repo, capfd)[0] == 0
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     manifest["started_at"] = "2099-01-01T00:00:00Z"
-    (folder / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    (folder / "manifest.json").write_text(
+        json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+    )
     hub_log.clear_log()
     code, report, err = _run(folder, repo, capfd)
     assert code == 0, err
@@ -247,7 +270,9 @@ def test_an_unverified_tag_is_verified_before_unchanged(hub_log, token, make_fol
         "v1.0.0 exists with the same files but did not load back correctly, so it is NOT reported as published: "
         "check the repo on the Hub, then run the same command again."
     )
-    assert "v1.0.0" in hub_log.repos[("dataset", repo)].tags  # someone's published version: never withdrawn here
+    assert (
+        "v1.0.0" in hub_log.repos[("dataset", repo)].tags
+    )  # someone's published version: never withdrawn here
     code, report, _ = _run(folder, repo, capfd)
     assert code == 0 and report["status"] == "unchanged" and report["verified"]
 
@@ -259,7 +284,10 @@ def test_unreachable_hub_is_one_sentence(make_folder, tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT), HF_TOKEN="x", HF_ENDPOINT="http://127.0.0.1:9")
     proc = subprocess.run(
         [sys.executable, "-m", "builders", "publish", str(folder), "--repo", "org/x", "--yes"],
-        env=env, capture_output=True, text=True, timeout=120,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 1
     assert proc.stderr.strip() == (

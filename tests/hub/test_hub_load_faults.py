@@ -30,8 +30,14 @@ def published(faults, token, make_folder, capsys, tmp_path_factory):
 
 def _load(revision: str, repo: str = REPO, tmp=None):
     with hub_errors(f"loading {repo}@{revision}", repo, revision):
-        return load_dataset(repo, CONFIG, split="test", revision=revision, cache_dir=str(tmp),
-                            download_mode="force_redownload")
+        return load_dataset(
+            repo,
+            CONFIG,
+            split="test",
+            revision=revision,
+            cache_dir=str(tmp),
+            download_mode="force_redownload",
+        )
 
 
 def test_missing_repo_and_revision(published, tmp_path):
@@ -46,7 +52,9 @@ def test_missing_repo_and_revision(published, tmp_path):
     )
 
 
-@pytest.mark.parametrize("fault", [{"status": 503, "times": 50}, {"drop": True, "times": 50}], ids=["503", "drop"])
+@pytest.mark.parametrize(
+    "fault", [{"status": 503, "times": 50}, {"drop": True, "times": 50}], ids=["503", "drop"]
+)
 def test_persistent_fault_on_the_data_is_one_sentence(published, faults, tmp_path, fault):
     faults.inject(r"^GET /datasets/[^ ]+/resolve/[^ ]+/data/", **fault)
     with pytest.raises(XlbenchError) as err:

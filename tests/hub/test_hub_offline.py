@@ -40,7 +40,13 @@ print(json.dumps(out))
 def _offline(*revisions: str) -> dict:
     env = dict(os.environ, HF_HUB_OFFLINE="1")
     env.pop("HF_TOKEN", None)
-    proc = subprocess.run([sys.executable, "-c", PROBE, REPO, *revisions], env=env, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, REPO, *revisions],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -48,16 +54,24 @@ def _offline(*revisions: str) -> dict:
 def test_offline_loads_exactly_the_pinned_sha_and_refuses_tags(hub_log, token, make_folder, capsys):
     shas = {}
     for version, n_train in (("1.0.0", 6), ("1.1.0", 8)):
-        assert main(["publish", str(make_folder(version, n_train=n_train)), "--repo", REPO, "--yes"]) == 0
+        assert (
+            main(["publish", str(make_folder(version, n_train=n_train)), "--repo", REPO, "--yes"])
+            == 0
+        )
         shas[version] = json.loads(capsys.readouterr().out)["commit"]
-    online = {v: list(load_split(resolve(REPO, f"v{v}"), CONFIG, "train")["id"]) for v in shas}  # fills the caches
+    online = {
+        v: list(load_split(resolve(REPO, f"v{v}"), CONFIG, "train")["id"]) for v in shas
+    }  # fills the caches
     assert [len(ids) for ids in online.values()] == [12, 16]
 
     got = _offline(shas["1.0.0"], shas["1.1.0"], "v1.0.0", "f" * 40)
     # the pitfall itself: datasets answers the newest cached rows (16) even for v1.0.0's sha
     assert got[shas["1.0.0"]]["raw_datasets_rows"] == 16
     # xlbench loads each sha's own rows from the Hub cache snapshot of that commit
-    assert got[shas["1.0.0"]]["ids"] == online["1.0.0"] and got[shas["1.0.0"]]["revision"] == shas["1.0.0"]
+    assert (
+        got[shas["1.0.0"]]["ids"] == online["1.0.0"]
+        and got[shas["1.0.0"]]["revision"] == shas["1.0.0"]
+    )
     assert got[shas["1.1.0"]]["ids"] == online["1.1.0"]
     assert got["v1.0.0"]["error"] == (
         f"RevisionError: HF_HUB_OFFLINE is set and revision 'v1.0.0' of {REPO} is not a full commit sha; "

@@ -16,7 +16,9 @@ from builders.cli import main
 
 
 def _files(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
 
 
 def test_wrong_token_gives_a_clear_error(hub_log, make_folder, monkeypatch, capfd, bad_token):
@@ -39,9 +41,16 @@ def test_wrong_token_gives_a_clear_error(hub_log, make_folder, monkeypatch, capf
 
 
 def test_no_token_is_refused(hub_log, make_folder, monkeypatch, capfd):
-    monkeypatch.delenv("HF_TOKEN", raising=False)  # and the tests' HF_HOME (tests/conftest.py) holds no login
-    assert main(["publish", str(make_folder(name="x")), "--repo", "xlbench-test/anon", "--yes"]) == 2
-    assert capfd.readouterr().err.strip() == "error: No Hugging Face token: set HF_TOKEN or run 'hf auth login' before publishing."
+    monkeypatch.delenv(
+        "HF_TOKEN", raising=False
+    )  # and the tests' HF_HOME (tests/conftest.py) holds no login
+    assert (
+        main(["publish", str(make_folder(name="x")), "--repo", "xlbench-test/anon", "--yes"]) == 2
+    )
+    assert (
+        capfd.readouterr().err.strip()
+        == "error: No Hugging Face token: set HF_TOKEN or run 'hf auth login' before publishing."
+    )
     assert hub_log.requests == []
 
 
@@ -69,7 +78,9 @@ def test_publish_requires_yes(hub_log, token, make_folder, capfd):
 
 def test_bad_repo_id(hub_log, token, make_folder, capfd):
     assert main(["publish", str(make_folder()), "--repo", "no-slash", "--yes"]) == 2
-    assert capfd.readouterr().err.strip() == "error: --repo must look like 'org/name', got 'no-slash'."
+    assert (
+        capfd.readouterr().err.strip() == "error: --repo must look like 'org/name', got 'no-slash'."
+    )
     assert hub_log.requests == []
 
 
@@ -77,7 +88,10 @@ def test_dry_run_writes_nothing(hub_log, token, make_folder, capfd):
     assert main(["publish", str(make_folder()), "--repo", "xlbench-test/dry", "--dry-run"]) == 0
     report = json.loads(capfd.readouterr().out)
     assert report["status"] == "dry-run"
-    assert report["message"] == "would create xlbench-test/dry and commit 6 files, verify and tag v1.0.0."
+    assert (
+        report["message"]
+        == "would create xlbench-test/dry and commit 6 files, verify and tag v1.0.0."
+    )
     assert report["commit_message"] == "Publish xlbench-bucc-test v1.0.0"
     assert {r[0] for r in hub_log.requests} == {"GET"}
     assert ("dataset", "xlbench-test/dry") not in hub_log.repos
@@ -99,10 +113,14 @@ def test_versions_are_immutable_and_only_move_forward(hub_log, token, make_folde
     assert capfd.readouterr().err.strip() == (
         f"error: {repo} already has v1.1.0, newer than v1.0.5; versions only move forward, so rebuild with --version above 1.1.0."
     )
-    assert len(hub_log.history(repo)) == 2 and list(hub_log.repos[("dataset", repo)].tags) == ["v1.1.0"]
+    assert len(hub_log.history(repo)) == 2 and list(hub_log.repos[("dataset", repo)].tags) == [
+        "v1.1.0"
+    ]
 
 
-def test_failed_commit_leaves_remote_unchanged_and_retry_is_safe(faults, token, make_folder, capfd, waits):
+def test_failed_commit_leaves_remote_unchanged_and_retry_is_safe(
+    faults, token, make_folder, capfd, waits
+):
     from evaluators.hubclient import ATTEMPTS
 
     hub_log = faults
@@ -141,37 +159,74 @@ def test_failed_commit_leaves_remote_unchanged_and_retry_is_safe(faults, token, 
     hub_log.clear_log()
     assert main(["publish", str(v2), "--repo", repo, "--yes"]) == 0
     report = json.loads(capfd.readouterr().out)
-    assert report["status"] == "published" and report["commit"] == committed and report["resumed"] is True
+    assert (
+        report["status"] == "published"
+        and report["commit"] == committed
+        and report["resumed"] is True
+    )
     assert not [r for r in hub_log.requests if re.search(r"/commit/|/preupload/|/lfs/", r[1])]
     assert hub_log.repos[("dataset", repo)].tags["v1.1.0"] == committed
     assert [c.title for c in hub_log.history(repo)] == [
-        "Publish xlbench-bucc-test v1.1.0", "Publish xlbench-bucc-test v1.0.0", "initial commit"
+        "Publish xlbench-bucc-test v1.1.0",
+        "Publish xlbench-bucc-test v1.0.0",
+        "initial commit",
     ]
     assert _files(v2) == before
 
 
-def test_token_never_leaks(hub_log, token, make_folder, capfd, caplog, tmp_path, bad_token, monkeypatch):
+def test_token_never_leaks(
+    hub_log, token, make_folder, capfd, caplog, tmp_path, bad_token, monkeypatch
+):
     caplog.set_level(logging.DEBUG)  # every log record of every library, down to HTTP traces
     folder = make_folder("1.0.0")
     codes = [
         main(["-v", "publish", str(folder), "--repo", "xlbench-test/secret", "--yes"]),
         main(["-v", "publish", str(folder), "--repo", "xlbench-test/secret", "--yes"]),  # no-op
-        main(["-v", "publish", str(make_folder("1.0.0", n_train=5, name="other")), "--repo", "xlbench-test/secret", "--yes"]),
+        main(
+            [
+                "-v",
+                "publish",
+                str(make_folder("1.0.0", n_train=5, name="other")),
+                "--repo",
+                "xlbench-test/secret",
+                "--yes",
+            ]
+        ),
         main(["-v", "validate", str(folder)]),
     ]
     monkeypatch.setenv("HF_TOKEN", bad_token)
-    codes.append(main(["-v", "publish", str(make_folder("1.2.0", name="bad")), "--repo", "xlbench-test/secret", "--yes"]))
+    codes.append(
+        main(
+            [
+                "-v",
+                "publish",
+                str(make_folder("1.2.0", name="bad")),
+                "--repo",
+                "xlbench-test/secret",
+                "--yes",
+            ]
+        )
+    )
     assert codes == [0, 0, 2, 0, 1]
     out, err = capfd.readouterr()
     printed = out + err + caplog.text
     assert "HTTP Request: POST" in caplog.text  # the logs were captured
     assert "published xlbench-test/secret v1.0.0" in printed and "rejected the token" in printed
     written = [hub_log.root, tmp_path, Path(os.environ["HF_HOME"])]
-    leaks = [str(p) for root in written for p in root.rglob("*") if p.is_file() and (token.encode() in p.read_bytes() or bad_token.encode() in p.read_bytes())]
+    leaks = [
+        str(p)
+        for root in written
+        for p in root.rglob("*")
+        if p.is_file()
+        and (token.encode() in p.read_bytes() or bad_token.encode() in p.read_bytes())
+    ]
     assert leaks == []
     assert token not in printed and bad_token not in printed
     # the server did receive it: the check above is not vacuous
-    assert any({k.lower(): v for k, v in h.items()}.get("authorization") == f"Bearer {token}" for h in hub_log.headers_seen)
+    assert any(
+        {k.lower(): v for k, v in h.items()}.get("authorization") == f"Bearer {token}"
+        for h in hub_log.headers_seen
+    )
 
 
 def test_verification_failure_leaves_no_tag(hub_log, token, make_folder, capfd):
@@ -234,5 +289,7 @@ def test_private_repo(hub_log, token, make_folder, capfd, monkeypatch):
     from evaluators.data import resolve
     from evaluators.errors import RevisionError
 
-    with pytest.raises(RevisionError, match="does not exist or is private; check the id and HF_TOKEN"):
+    with pytest.raises(
+        RevisionError, match="does not exist or is private; check the id and HF_TOKEN"
+    ):
         resolve(repo, "v1.0.0")

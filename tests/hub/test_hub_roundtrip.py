@@ -28,7 +28,9 @@ def _publish(args, capsys) -> dict:
 
 def test_two_versions_round_trip(hub_log, token, make_folder, capsys, caplog):
     v1 = make_folder("1.0.0", n_train=6, n_test=4, changes="first release")
-    v2 = make_folder("1.1.0", n_train=8, n_test=5, changes="two more train verses, one more test verse")
+    v2 = make_folder(
+        "1.1.0", n_train=8, n_test=5, changes="two more train verses, one more test verse"
+    )
     v1_files = {p: p.read_bytes() for p in v1.rglob("*") if p.is_file()}
 
     first = _publish([str(v1), "--repo", REPO, "--yes"], capsys)
@@ -55,8 +57,18 @@ def test_two_versions_round_trip(hub_log, token, make_folder, capsys, caplog):
     # third parties: load_dataset by tag returns each version's own rows
     old = load_dataset(REPO, CONFIG, split="train", revision="v1.0.0")
     new = load_dataset(REPO, CONFIG, split="train", revision="v1.1.0")
-    assert list(old["id"]) == pq.read_table(v1 / "data" / CONFIG / "train-00000-of-00001.parquet").column("id").to_pylist()
-    assert list(new["id"]) == pq.read_table(v2 / "data" / CONFIG / "train-00000-of-00001.parquet").column("id").to_pylist()
+    assert (
+        list(old["id"])
+        == pq.read_table(v1 / "data" / CONFIG / "train-00000-of-00001.parquet")
+        .column("id")
+        .to_pylist()
+    )
+    assert (
+        list(new["id"])
+        == pq.read_table(v2 / "data" / CONFIG / "train-00000-of-00001.parquet")
+        .column("id")
+        .to_pylist()
+    )
     assert (len(old), len(new)) == (12, 16)
     assert old["text"][0].startswith("Was von Anfang war")  # 1 John 1:1, Elberfelder 1932
 
@@ -72,7 +84,10 @@ def test_two_versions_round_trip(hub_log, token, make_folder, capsys, caplog):
     manifest = json.loads(hub_log.files_at(REPO, "v1.1.0")["manifest.json"])
     assert [e["version"] for e in manifest["changelog"]] == ["1.1.0", "1.0.0"]
     # the older tag still holds the older card, untouched
-    assert "1.1.0" not in hub_log.files_at(REPO, "v1.0.0")["README.md"].decode().split("## Changelog", 1)[1]
+    assert (
+        "1.1.0"
+        not in hub_log.files_at(REPO, "v1.0.0")["README.md"].decode().split("## Changelog", 1)[1]
+    )
 
     # evaluators: --dataset REPO --revision vX.Y.Z resolves to the commit sha of that version
     caplog.clear()
@@ -80,9 +95,19 @@ def test_two_versions_round_trip(hub_log, token, make_folder, capsys, caplog):
     assert [r.getMessage() for r in caplog.records if r.name == "xlbench.hub"] == [
         f"{REPO}@v1.0.0 is superseded by v1.1.0; pass --revision v1.1.0 for the current version."
     ]
-    assert (ref1.revision, ref1.version, ref1.family, ref1.requested) == (first["commit"], "1.0.0", "bucc", "v1.0.0")
+    assert (ref1.revision, ref1.version, ref1.family, ref1.requested) == (
+        first["commit"],
+        "1.0.0",
+        "bucc",
+        "v1.0.0",
+    )
     assert (ref2.revision, ref2.version) == (second["commit"], "1.1.0")
-    assert list(load_split(ref1, CONFIG, "test")["id"]) == pq.read_table(v1 / "data" / CONFIG / "test-00000-of-00001.parquet").column("id").to_pylist()
+    assert (
+        list(load_split(ref1, CONFIG, "test")["id"])
+        == pq.read_table(v1 / "data" / CONFIG / "test-00000-of-00001.parquet")
+        .column("id")
+        .to_pylist()
+    )
     assert len(load_split(ref2, CONFIG, "test")) == 10
     assert resolve(REPO, None).revision == second["commit"]  # main
 
@@ -107,10 +132,16 @@ def test_unknown_revision_and_repo_are_named(hub_log, token, make_folder, capsys
 
     with pytest.raises(RevisionError) as err:
         resolve("xlbench-test/names", "v9.9.9")
-    assert str(err.value) == "Revision 'v9.9.9' does not exist in xlbench-test/names; pass a version tag like v1.0.0 or a commit sha."
+    assert (
+        str(err.value)
+        == "Revision 'v9.9.9' does not exist in xlbench-test/names; pass a version tag like v1.0.0 or a commit sha."
+    )
     with pytest.raises(RevisionError) as err:
         resolve("xlbench-test/missing", "v1.0.0")
-    assert str(err.value) == "Dataset repo 'xlbench-test/missing' does not exist or is private; check the id and HF_TOKEN."
+    assert (
+        str(err.value)
+        == "Dataset repo 'xlbench-test/missing' does not exist or is private; check the id and HF_TOKEN."
+    )
 
 
 def test_evaluator_scores_each_published_version(hub_log, token, make_folder, capsys, tmp_path):
@@ -118,10 +149,26 @@ def test_evaluator_scores_each_published_version(hub_log, token, make_folder, ca
     repo = "xlbench-test/bucc-eval"
     shas = {}
     for version, n_train in (("1.0.0", 6), ("1.1.0", 8)):
-        shas[version] = _publish([str(make_folder(version, n_train=n_train)), "--repo", repo, "--yes"], capsys)["commit"]
+        shas[version] = _publish(
+            [str(make_folder(version, n_train=n_train)), "--repo", repo, "--yes"], capsys
+        )["commit"]
     for version, sha in shas.items():
-        code = main(["eval", "bucc", "--dataset", repo, "--revision", f"v{version}", "--model", "random",
-                     "--out", str(tmp_path / "results"), "--json", "--no-cache"])
+        code = main(
+            [
+                "eval",
+                "bucc",
+                "--dataset",
+                repo,
+                "--revision",
+                f"v{version}",
+                "--model",
+                "random",
+                "--out",
+                str(tmp_path / "results"),
+                "--json",
+                "--no-cache",
+            ]
+        )
         captured = capsys.readouterr()
         assert code == 0, captured.err[-2000:]
         result = json.loads(captured.out)
@@ -135,7 +182,15 @@ def test_evaluator_scores_each_published_version(hub_log, token, make_folder, ca
 def test_gone_files_are_deleted_and_older_tags_keep_them(hub_log, token, make_folder, capsys):
     repo = "xlbench-test/repaired"
     _publish([str(make_folder("1.0.0")), "--repo", repo, "--yes"], capsys)
-    report = _publish([str(make_folder("2.0.0", src="fra_Latn", changes="French instead of German")), "--repo", repo, "--yes"], capsys)
+    report = _publish(
+        [
+            str(make_folder("2.0.0", src="fra_Latn", changes="French instead of German")),
+            "--repo",
+            repo,
+            "--yes",
+        ],
+        capsys,
+    )
     assert report["deletes"] == [
         "data/deu_Latn-eng_Latn-gold/test-00000-of-00001.parquet",
         "data/deu_Latn-eng_Latn-gold/train-00000-of-00001.parquet",
@@ -143,7 +198,8 @@ def test_gone_files_are_deleted_and_older_tags_keep_them(hub_log, token, make_fo
         "data/deu_Latn-eng_Latn/train-00000-of-00001.parquet",
     ]
     assert sorted(hub_log.files_at(repo, "v2.0.0")) == [
-        ".gitattributes", "README.md",
+        ".gitattributes",
+        "README.md",
         "data/fra_Latn-eng_Latn-gold/test-00000-of-00001.parquet",
         "data/fra_Latn-eng_Latn-gold/train-00000-of-00001.parquet",
         "data/fra_Latn-eng_Latn/test-00000-of-00001.parquet",
@@ -151,4 +207,7 @@ def test_gone_files_are_deleted_and_older_tags_keep_them(hub_log, token, make_fo
         "manifest.json",
     ]
     assert len(load_dataset(repo, CONFIG, split="test", revision="v1.0.0")) == 8
-    assert load_dataset(repo, "fra_Latn-eng_Latn", split="test", revision="v2.0.0")["id"][0] == "fra-62:1:7"
+    assert (
+        load_dataset(repo, "fra_Latn-eng_Latn", split="test", revision="v2.0.0")["id"][0]
+        == "fra-62:1:7"
+    )

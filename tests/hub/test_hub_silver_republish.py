@@ -26,7 +26,9 @@ def _synthetic():
     return module
 
 
-def test_warm_cache_silver_rebuild_republishes_as_unchanged(hub_log, token, tmp_path, monkeypatch, capsys):
+def test_warm_cache_silver_rebuild_republishes_as_unchanged(
+    hub_log, token, tmp_path, monkeypatch, capsys
+):
     import builders.adapters.mt as mt
 
     syn = _synthetic()
@@ -41,7 +43,18 @@ def test_warm_cache_silver_rebuild_republishes_as_unchanged(hub_log, token, tmp_
     src = tmp_path / "src.txt"
     src.write_text("".join(f"{s}\n" for s, _, _ in syn.CASES), encoding="utf-8")
     out, cache = tmp_path / "silver", tmp_path / "mt.sqlite"
-    build = ["build", "silver", "--lang", "eng-spa", "--src", str(src), "--out", str(out), "--mt-cache", str(cache)]
+    build = [
+        "build",
+        "silver",
+        "--lang",
+        "eng-spa",
+        "--src",
+        str(src),
+        "--out",
+        str(out),
+        "--mt-cache",
+        str(cache),
+    ]
     repo = "xlbench-test/silver-warm"
     assert main(build) == 0
     cold = json.loads((out / "manifest.json").read_text())
@@ -50,7 +63,11 @@ def test_warm_cache_silver_rebuild_republishes_as_unchanged(hub_log, token, tmp_
     assert main([*build, "--overwrite"]) == 0
     warm = json.loads((out / "manifest.json").read_text())
     capsys.readouterr()
-    assert engines[1].calls == 0 and warm["run"]["mt"]["translated"] == 0 and cold["run"]["mt"]["cached"] == 0
+    assert (
+        engines[1].calls == 0
+        and warm["run"]["mt"]["translated"] == 0
+        and cold["run"]["mt"]["cached"] == 0
+    )
     assert main(["publish", str(out), "--repo", repo, "--yes"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["status"] == "unchanged", report

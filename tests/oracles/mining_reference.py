@@ -68,7 +68,9 @@ def reference_mine(x, y, k=4, margin="ratio", retrieval="max"):
     elif retrieval == "intersection":
         out = [(i, f_best[i], f_score[i]) for i in range(n) if b_best[f_best[i]] == i]
     else:
-        pool = [(i, f_best[i], f_score[i]) for i in range(n)] + [(b_best[j], j, b_score[j]) for j in range(m)]
+        pool = [(i, f_best[i], f_score[i]) for i in range(n)] + [
+            (b_best[j], j, b_score[j]) for j in range(m)
+        ]
         order = sorted(range(len(pool)), key=lambda p: -pool[p][2])
         seen_s, seen_t, out = set(), set(), []
         for p in order:

@@ -9,7 +9,9 @@ import pytest
 
 
 def _load_maker():
-    spec = importlib.util.spec_from_file_location("xlbench_make_results", Path(__file__).with_name("make_results.py"))
+    spec = importlib.util.spec_from_file_location(
+        "xlbench_make_results", Path(__file__).with_name("make_results.py")
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

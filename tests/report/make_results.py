@@ -44,8 +44,24 @@ def _cbd(work: Path) -> Path:
     (work / "corpus.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
     (work / "dict.txt").write_text("".join(f"{w} {mapping[w]}\n" for w in VOCAB), encoding="utf-8")
     out = work / "cbd"
-    _quiet(["build", "cbd", "--lang", "eng-deu", "--tsv", str(work / "corpus.tsv"), "--dict",
-            str(work / "dict.txt"), "--aligner", "none", "--max-pairs", "0", "--out", str(out)])
+    _quiet(
+        [
+            "build",
+            "cbd",
+            "--lang",
+            "eng-deu",
+            "--tsv",
+            str(work / "corpus.tsv"),
+            "--dict",
+            str(work / "dict.txt"),
+            "--aligner",
+            "none",
+            "--max-pairs",
+            "0",
+            "--out",
+            str(out),
+        ]
+    )
     return out
 
 
@@ -54,12 +70,30 @@ def _bucc(work: Path) -> Path:
     letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
     src_lines = [" ".join("".join(rng.choice(letters, 5)) for _ in range(4)) for _ in range(200)]
     # Targets share two of four words with their source: imperfect, model-dependent mining.
-    tgt_lines = [" ".join(s.split()[:2] + ["".join(rng.choice(letters, 5)) for _ in range(2)]) for s in src_lines]
+    tgt_lines = [
+        " ".join(s.split()[:2] + ["".join(rng.choice(letters, 5)) for _ in range(2)])
+        for s in src_lines
+    ]
     (work / "c.de").write_text("\n".join(src_lines) + "\n", encoding="utf-8")
     (work / "c.en").write_text("\n".join(tgt_lines) + "\n", encoding="utf-8")
     out = work / "bucc"
-    _quiet(["build", "bucc", "--lang", "deu-eng", "--parallel", str(work / "c.de"), str(work / "c.en"),
-            "--gold-pairs", "20", "--parallel-fraction", "0.2", "--out", str(out)])
+    _quiet(
+        [
+            "build",
+            "bucc",
+            "--lang",
+            "deu-eng",
+            "--parallel",
+            str(work / "c.de"),
+            str(work / "c.en"),
+            "--gold-pairs",
+            "20",
+            "--parallel-fraction",
+            "0.2",
+            "--out",
+            str(out),
+        ]
+    )
     return out
 
 
@@ -80,10 +114,25 @@ TARGETS = {
 
 def _alee(work: Path) -> Path:
     (work / "foils.csv").write_text(FOILS, encoding="utf-8")
-    (work / "de.tsv").write_text("".join(f"{en}\t{de}\n" for en, de in TARGETS.items()), encoding="utf-8")
+    (work / "de.tsv").write_text(
+        "".join(f"{en}\t{de}\n" for en, de in TARGETS.items()), encoding="utf-8"
+    )
     out = work / "alee"
-    _quiet(["build", "alee", "--langs", "de", "--foils", str(work / "foils.csv"), "--tsv",
-            f"de={work / 'de.tsv'}", "--no-nli", "--out", str(out)])
+    _quiet(
+        [
+            "build",
+            "alee",
+            "--langs",
+            "de",
+            "--foils",
+            str(work / "foils.csv"),
+            "--tsv",
+            f"de={work / 'de.tsv'}",
+            "--no-nli",
+            "--out",
+            str(out),
+        ]
+    )
     return out
 
 
@@ -105,15 +154,79 @@ def make_results(root: Path, models: tuple[str, ...] = MODELS) -> Path:
     cbd, bucc, alee, silver = _cbd(work), _bucc(work), _alee(work), _silver(work)
     for model in models:
         common = ["--model", model, "--no-cache"]
-        _quiet(["eval", "word-retrieval", "--dataset", str(cbd), *common, "--n", "50", "--repeats", "2",
-                "--no-plots", "--out", str(res / "cbd")])
-        _quiet(["eval", "sentence-retrieval", "--dataset", str(cbd), "--model", model, "--n", "20",
-                "--out", str(res / "cbd")])
+        _quiet(
+            [
+                "eval",
+                "word-retrieval",
+                "--dataset",
+                str(cbd),
+                *common,
+                "--n",
+                "50",
+                "--repeats",
+                "2",
+                "--no-plots",
+                "--out",
+                str(res / "cbd"),
+            ]
+        )
+        _quiet(
+            [
+                "eval",
+                "sentence-retrieval",
+                "--dataset",
+                str(cbd),
+                "--model",
+                model,
+                "--n",
+                "20",
+                "--out",
+                str(res / "cbd"),
+            ]
+        )
         _quiet(["eval", "bucc", "--dataset", str(bucc), *common, "--out", str(res / "bucc")])
-        _quiet(["eval", "bitext-retrieval", "--dataset", str(bucc), *common, "--out", str(res / "bucc")])
-        _quiet(["eval", "tacc", "--dataset", str(alee), "--model", model, "--no-plot", "--out", str(res / "alee")])
-        _quiet(["eval", "embedding-aligner", "--model", model, "--silver", str(silver), "--layer", "all",
-                "--method", "argmax", "itermax", "--no-cache", "--out", str(res / "silver")])
+        _quiet(
+            [
+                "eval",
+                "bitext-retrieval",
+                "--dataset",
+                str(bucc),
+                *common,
+                "--out",
+                str(res / "bucc"),
+            ]
+        )
+        _quiet(
+            [
+                "eval",
+                "tacc",
+                "--dataset",
+                str(alee),
+                "--model",
+                model,
+                "--no-plot",
+                "--out",
+                str(res / "alee"),
+            ]
+        )
+        _quiet(
+            [
+                "eval",
+                "embedding-aligner",
+                "--model",
+                model,
+                "--silver",
+                str(silver),
+                "--layer",
+                "all",
+                "--method",
+                "argmax",
+                "itermax",
+                "--no-cache",
+                "--out",
+                str(res / "silver"),
+            ]
+        )
     try:
         _aligners(work, res / "silver")
     except (RuntimeError, ImportError) as err:  # the statistical aligners are a build extra
@@ -138,21 +251,52 @@ def _aligners(work: Path, out: Path) -> None:
 
     silver = work / "toy-silver"
     silver.mkdir()
-    (silver / "parallel.txt").write_text("".join(f"{s} ||| {t}\n" for s, t, _ in TOY), encoding="utf-8")
+    (silver / "parallel.txt").write_text(
+        "".join(f"{s} ||| {t}\n" for s, t, _ in TOY), encoding="utf-8"
+    )
     (silver / "gold.txt").write_text(
-        "\n".join(f"{n}\t{link}" for n, (_, _, links) in enumerate(TOY) for link in links.split()[1:]),
-        encoding="utf-8")
+        "\n".join(
+            f"{n}\t{link}" for n, (_, _, links) in enumerate(TOY) for link in links.split()[1:]
+        ),
+        encoding="utf-8",
+    )
     gt, gl = work / "gold.src-tgt", work / "gold.links"
     gt.write_text("".join(f"{s} ||| {t}\n" for s, t, _ in TOY), encoding="utf-8")
-    gl.write_text("".join(" ".join(f"{int(i) + 1}-{int(j) + 1}" for i, j in (x.split("-") for x in links.split()))
-                          + "\n" for _, _, links in TOY), encoding="utf-8")
+    gl.write_text(
+        "".join(
+            " ".join(f"{int(i) + 1}-{int(j) + 1}" for i, j in (x.split("-") for x in links.split()))
+            + "\n"
+            for _, _, links in TOY
+        ),
+        encoding="utf-8",
+    )
     ts, tt = work / "train.src", work / "train.tgt"
     ts.write_text("".join(f"{s}\n" for s, _, _ in TOY * 5), encoding="utf-8")
     tt.write_text("".join(f"{t}\n" for _, t, _ in TOY * 5), encoding="utf-8")
     spec = f"name=eng_Latn-fra_Latn,silver={silver},gold_text={gt},gold_links={gl}"
     with contextlib.redirect_stdout(io.StringIO()):
-        rc = eval_main(["aligners", "--pair", spec, "--train-text", str(ts), str(tt), "--methods", "fast_align",
-                        "--tokenizers", "word", "bpe", "--vocab-size", "40", "--sweep", "30", "35", "--out", str(out)])
+        rc = eval_main(
+            [
+                "aligners",
+                "--pair",
+                spec,
+                "--train-text",
+                str(ts),
+                str(tt),
+                "--methods",
+                "fast_align",
+                "--tokenizers",
+                "word",
+                "bpe",
+                "--vocab-size",
+                "40",
+                "--sweep",
+                "30",
+                "35",
+                "--out",
+                str(out),
+            ]
+        )
     if rc != 0:
         raise RuntimeError(f"xlbench eval aligners exited {rc}")
 

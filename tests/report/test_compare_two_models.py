@@ -17,14 +17,30 @@ import make_results as mk  # noqa: E402  (the report tests' tiny offline dataset
 pytestmark = pytest.mark.slow
 
 
-@pytest.mark.parametrize(("evaluator", "family"), [("tacc", "alee"), ("bucc", "bucc"), ("bitext-retrieval", "bucc")])
+@pytest.mark.parametrize(
+    ("evaluator", "family"), [("tacc", "alee"), ("bucc", "bucc"), ("bitext-retrieval", "bucc")]
+)
 def test_compare_two_random_models(evaluator, family, tmp_path, capsys):
     dataset = {"alee": mk._alee, "bucc": mk._bucc}[family](tmp_path)
     out = tmp_path / "res"
     paths = []
     for seed in (1, 2):
-        code = main(["eval", evaluator, "--dataset", str(dataset), "--model", f"random:16:2:{seed}", "--no-cache",
-                     "--out", str(out), "--save-predictions", "--json", *(["--no-plots"] if evaluator == "tacc" else [])])
+        code = main(
+            [
+                "eval",
+                evaluator,
+                "--dataset",
+                str(dataset),
+                "--model",
+                f"random:16:2:{seed}",
+                "--no-cache",
+                "--out",
+                str(out),
+                "--save-predictions",
+                "--json",
+                *(["--no-plots"] if evaluator == "tacc" else []),
+            ]
+        )
         assert code == 0
         res = json.loads(capsys.readouterr().out)
         (path,) = [p for p in out.glob(f"{evaluator}__*.json") if p not in paths]

@@ -78,8 +78,14 @@ def test_paired_tests_detect_a_real_difference_and_not_a_null_one():
     "call, message",
     [
         (lambda: bootstrap_ci([], np.random.default_rng(0)), "at least one item"),
-        (lambda: bootstrap_ci([1], np.random.default_rng(0), resamples=0), "positive integer, got 0"),
-        (lambda: bootstrap_ci([1], np.random.default_rng(0), level=1.0), "strictly between 0 and 1, got 1.0"),
+        (
+            lambda: bootstrap_ci([1], np.random.default_rng(0), resamples=0),
+            "positive integer, got 0",
+        ),
+        (
+            lambda: bootstrap_ci([1], np.random.default_rng(0), level=1.0),
+            "strictly between 0 and 1, got 1.0",
+        ),
         (lambda: paired_bootstrap([1, 0], [1], np.random.default_rng(0)), "got 2 and 1 items"),
     ],
 )

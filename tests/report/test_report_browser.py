@@ -15,7 +15,8 @@ pytestmark = pytest.mark.slow
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(
-    CHROMIUM is None, reason="Debian's chromium is not installed (make setup installs it as root: apt-get install chromium)"
+    CHROMIUM is None,
+    reason="Debian's chromium is not installed (make setup installs it as root: apt-get install chromium)",
 )
 #: Where the screenshots go when set (docs/img for the README); a temporary folder otherwise.
 SHOT_DIR = os.environ.get("XLBENCH_SCREENSHOTS")
@@ -40,8 +41,17 @@ if REAL_RESULTS:
 
 
 def chromium(*args: str, timeout: int = 120) -> subprocess.CompletedProcess:
-    cmd = [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
-           "--allow-file-access-from-files", "--virtual-time-budget=5000", *args]
+    cmd = [
+        CHROMIUM,
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--hide-scrollbars",
+        "--allow-file-access-from-files",
+        "--virtual-time-budget=5000",
+        *args,
+    ]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
 
 
@@ -78,8 +88,11 @@ def test_pages_run_their_script_without_errors_and_links_resolve(site, corpus):
             if not href.startswith("http"):
                 assert (site / href).is_file(), f"{page.name}: broken link {href}"
     html, _ = dom((site / "index.html").as_uri())
-    models = {(d["model"]["id"], d["model"].get("revision")) for d in data
-              if d["evaluator"] in ("word-retrieval", "sentence-retrieval")}
+    models = {
+        (d["model"]["id"], d["model"].get("revision"))
+        for d in data
+        if d["evaluator"] in ("word-retrieval", "sentence-retrieval")
+    }
     assert len(column(html, "lb-cbd", 0)) == len(models)
     n_links = len(re.findall(r'<a href="results/', html))
     assert n_links == len(data)
@@ -88,7 +101,9 @@ def test_pages_run_their_script_without_errors_and_links_resolve(site, corpus):
 @needs_chromium
 def test_sorting_in_the_browser(site):
     url = (site / "index.html").as_uri()
-    col = 1 if REAL_RESULTS else 2  # the README's runs have one bucc column (bucc), the corpus three
+    col = (
+        1 if REAL_RESULTS else 2
+    )  # the README's runs have one bucc column (bucc), the corpus three
     for direction in ("asc", "desc"):
         html, _ = dom(f"{url}#sort=lb-bucc:{col}:{direction}")
         values = [float(v) for v in column(html, "lb-bucc", col) if v]
@@ -108,7 +123,9 @@ def test_screenshot_is_not_blank_and_shows_plots(site, tmp_path):
     out.mkdir(parents=True, exist_ok=True)
     for page, height in (("index.html", 1000), ("cbd.html", 1100), ("bucc.html", 1800)):
         shot = out / f"report-{page.replace('.html', '')}.png"
-        res = chromium(f"--window-size=1280,{height}", f"--screenshot={shot}", (site / page).as_uri())
+        res = chromium(
+            f"--window-size=1280,{height}", f"--screenshot={shot}", (site / page).as_uri()
+        )
         assert res.returncode == 0 and shot.is_file(), res.stderr[-2000:]
         img = mpimg.imread(shot)[..., :3]
         assert img.shape[:2] == (height, 1280)

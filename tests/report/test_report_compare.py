@@ -30,8 +30,17 @@ def write(folder, name, correct, model="m", subset="deu_Latn-eng_Latn", **extra)
     data.update(extra)
     path = folder / f"{name}.json"
     path.write_text(json.dumps(data))
-    rows = [{"item_id": f"s{i}", "subset": subset, "correct": bool(c), "score": 0.5, "retrieved": i, "tie": False}
-            for i, c in enumerate(correct)]
+    rows = [
+        {
+            "item_id": f"s{i}",
+            "subset": subset,
+            "correct": bool(c),
+            "score": 0.5,
+            "retrieved": i,
+            "tie": False,
+        }
+        for i, c in enumerate(correct)
+    ]
     write_predictions(predictions_path(path), rows)
     return path
 
@@ -42,22 +51,36 @@ def systems(tmp_path):
     a = rng.random(300) < 0.6
     b = a.copy()
     b[np.flatnonzero(~a)[:45]] = True  # B fixes 45 of A's errors
-    return write(tmp_path, "a", a, "model-a"), write(tmp_path, "b", b, "model-b"), write(tmp_path, "c", a, "model-c"), a, b
+    return (
+        write(tmp_path, "a", a, "model-a"),
+        write(tmp_path, "b", b, "model-b"),
+        write(tmp_path, "c", a, "model-c"),
+        a,
+        b,
+    )
 
 
 def test_significant_difference(systems, capsys):
     pa, pb, _, a, b = systems
     res = compare(pa, pb, resamples=500)
-    assert res.n_items == 300 and res.statistic == "mean of correct" and res.subset == "deu_Latn-eng_Latn"
+    assert (
+        res.n_items == 300
+        and res.statistic == "mean of correct"
+        and res.subset == "deu_Latn-eng_Latn"
+    )
     bs, ar = res.tests
     assert bs.delta == pytest.approx(b.mean() - a.mean()) == pytest.approx(45 / 300)
     assert bs.p_value < 0.01 and ar.p_value < 0.01 and res.significant
     assert main(["compare", str(pa), str(pb), "--resamples", "300"]) == 0
     out = capsys.readouterr().out
     assert "=> the difference is significant at alpha = 0.05" in out and "B-A +0.1500" in out
-    assert main(["compare", str(pa), str(pb), "--resamples", "200", "--json", "--method", "ar"]) == 0
+    assert (
+        main(["compare", str(pa), str(pb), "--resamples", "200", "--json", "--method", "ar"]) == 0
+    )
     data = json.loads(capsys.readouterr().out)
-    assert data["significant"] is True and [t["method"] for t in data["tests"]] == ["approximate-randomization"]
+    assert data["significant"] is True and [t["method"] for t in data["tests"]] == [
+        "approximate-randomization"
+    ]
 
 
 def test_identical_systems_are_not_different(systems, capsys):
@@ -74,7 +97,9 @@ def test_refuses_different_revisions_items_and_evaluators(systems, tmp_path, cap
     with pytest.raises(UsageError, match="different dataset revisions"):
         compare(pa, other)
     short = write(tmp_path, "short", a[:-1])
-    with pytest.raises(UsageError, match=r"different items \(1 only in A, 0 only in B, e.g. 's299'"):
+    with pytest.raises(
+        UsageError, match=r"different items \(1 only in A, 0 only in B, e.g. 's299'"
+    ):
         compare(pa, short)
     ev = write(tmp_path, "ev", a, evaluator="bucc")
     with pytest.raises(UsageError, match="different evaluators"):
@@ -95,8 +120,16 @@ def test_subset_selection_and_f1_counts(tmp_path):
     pb = tmp_path / "b.json"
     pb.write_text(json.dumps(RESULT))
     rows = lambda good: [  # noqa: E731
-        {"item_id": str(i), "subset": s, "correct": i < good, "tp": int(i < good), "n_pred": 1, "n_gold": 1}
-        for s in ("layer0", "layer1") for i in range(40)
+        {
+            "item_id": str(i),
+            "subset": s,
+            "correct": i < good,
+            "tp": int(i < good),
+            "n_pred": 1,
+            "n_gold": 1,
+        }
+        for s in ("layer0", "layer1")
+        for i in range(40)
     ]
     write_predictions(predictions_path(pa), rows(10))
     write_predictions(predictions_path(pb), rows(30))
@@ -104,7 +137,9 @@ def test_subset_selection_and_f1_counts(tmp_path):
         compare(pa, pb)
     res = compare(pa, pb, subset="layer1", resamples=200)
     assert res.statistic == "micro F1 over items" and res.n_items == 40
-    assert res.tests[0].score_a == pytest.approx(10 / 40) and res.tests[0].score_b == pytest.approx(30 / 40)
+    assert res.tests[0].score_a == pytest.approx(10 / 40) and res.tests[0].score_b == pytest.approx(
+        30 / 40
+    )
     with pytest.raises(UsageError, match="no predictions for subset 'layer9'"):
         compare(pa, pb, subset="layer9")
     main_rows = lambda good: [dict(r, main=r["subset"] == "layer0") for r in rows(good)]  # noqa: E731

@@ -43,7 +43,9 @@ def test_exported_results_load_in_mteb_with_equal_scores(corpus, tmp_path, capsy
 
     out = tmp_path / "mteb"
     assert main(["export", "mteb", str(corpus), "--out", str(out)]) == 0
-    n_results = len(list(corpus.rglob("*.json")))  # every evaluator of the corpus has an mteb mapping
+    n_results = len(
+        list(corpus.rglob("*.json"))
+    )  # every evaluator of the corpus has an mteb mapping
     assert f"wrote {n_results} mteb result file(s)" in capsys.readouterr().out
     files = sorted(p for p in out.rglob("*.json") if p.name != "model_meta.json")
     for path in files:
@@ -51,10 +53,17 @@ def test_exported_results_load_in_mteb_with_equal_scores(corpus, tmp_path, capsy
         assert list(tr.scores) == ["test"]  # only the split that is the score (BUCC's train is not)
     bucc = TaskResult.from_disk(next(out.rglob("xlbench-bucc-*bucc.json")))
     assert bucc.scores["test"][0]["languages"] == ["deu-Latn", "eng-Latn"]
-    results = mteb.ResultCache(cache_path=out).load_results(require_model_meta=True, include_remote=False)
-    df = results.to_dataframe(aggregation_level="subset", format="long", include_model_revision=True)
-    evaluator_of = {tr.task_name: json.loads(p.read_text())["xlbench_signature"].split("|")[0]
-                    for p in files for tr in [TaskResult.from_disk(p)]}
+    results = mteb.ResultCache(cache_path=out).load_results(
+        require_model_meta=True, include_remote=False
+    )
+    df = results.to_dataframe(
+        aggregation_level="subset", format="long", include_model_revision=True
+    )
+    evaluator_of = {
+        tr.task_name: json.loads(p.read_text())["xlbench_signature"].split("|")[0]
+        for p in files
+        for tr in [TaskResult.from_disk(p)]
+    }
     got = {}
     for row in df.to_dict("records"):
         rev = None if row["model_revision"] == "no_revision_available" else row["model_revision"]
@@ -81,10 +90,19 @@ def test_bucc_and_cbd_folders_run_in_mteb_evaluate(corpus):
     work = corpus.parent / "work"
     model = MtebEncoder("random", use_cache=False)
     task = bucc_task(str(work / "bucc"))
-    res = mteb.evaluate(model, [task, cbd_task(str(work / "cbd"))], cache=None, show_progress_bar=False, co2_tracker=False)
+    res = mteb.evaluate(
+        model,
+        [task, cbd_task(str(work / "cbd"))],
+        cache=None,
+        show_progress_bar=False,
+        co2_tracker=False,
+    )
     scores = {tr.task_name: tr.scores["test"][0] for tr in res.task_results}
     bucc = next(v for k, v in scores.items() if k.startswith("xlbench-bucc-"))
-    assert bucc["hf_subset"] == "deu_Latn-eng_Latn" and bucc["languages"] == ["deu-Latn", "eng-Latn"]
+    assert bucc["hf_subset"] == "deu_Latn-eng_Latn" and bucc["languages"] == [
+        "deu-Latn",
+        "eng-Latn",
+    ]
     assert bucc["main_score"] == bucc["f1"]
     # recompute mteb's accuracy by hand: nearest target (cosine, over every target) is the gold one
     task.load_data()  # mteb unloads the data after evaluating
@@ -94,6 +112,8 @@ def test_bucc_and_cbd_folders_run_in_mteb_evaluate(corpus):
     a /= np.linalg.norm(a, axis=1, keepdims=True)
     b /= np.linalg.norm(b, axis=1, keepdims=True)
     nearest = (a @ b.T).argmax(axis=1)
-    assert len(data["sentence1"]) == 10 and len(data["sentence2"]) == 50  # gold sources vs all targets
+    assert (
+        len(data["sentence1"]) == 10 and len(data["sentence2"]) == 50
+    )  # gold sources vs all targets
     assert bucc["accuracy"] == pytest.approx(np.mean([nearest[i] == j for i, j in data["gold"]]))
     assert 0 < next(v for k, v in scores.items() if k.startswith("xlbench-cbd-"))["accuracy"] <= 1

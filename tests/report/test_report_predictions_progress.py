@@ -15,13 +15,30 @@ from evaluators.progress import Progress, quiet_libraries
 def test_predictions_round_trip_keeps_extras(tmp_path):
     path = predictions_path(tmp_path / "r" / "bucc__a@1__m@2.json")
     rows = [
-        {"item_id": 3, "subset": "deu_Latn-eng_Latn", "correct": 1, "score": 1.25, "retrieved": 7, "tie": False, "layer": 2},
+        {
+            "item_id": 3,
+            "subset": "deu_Latn-eng_Latn",
+            "correct": 1,
+            "score": 1.25,
+            "retrieved": 7,
+            "tie": False,
+            "layer": 2,
+        },
         {"item_id": "x", "subset": "deu_Latn-eng_Latn", "correct": False},
     ]
-    assert write_predictions(path, rows) == path and path.name == "bucc__a@1__m@2.predictions.parquet"
+    assert (
+        write_predictions(path, rows) == path and path.name == "bucc__a@1__m@2.predictions.parquet"
+    )
     back = read_predictions(path)
-    assert back[0] == {"item_id": "3", "subset": "deu_Latn-eng_Latn", "correct": True, "score": 1.25,
-                       "retrieved": "7", "tie": False, "layer": 2}
+    assert back[0] == {
+        "item_id": "3",
+        "subset": "deu_Latn-eng_Latn",
+        "correct": True,
+        "score": 1.25,
+        "retrieved": "7",
+        "tie": False,
+        "layer": 2,
+    }
     assert back[1]["retrieved"] == "" and back[1]["tie"] is False and math.isnan(back[1]["score"])
     assert not list(path.parent.glob(".tmp-*"))
 

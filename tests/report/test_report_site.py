@@ -62,8 +62,15 @@ def model_label(d: dict) -> str:
 def test_site_leaderboards_links_plots_provenance(corpus, site):
     data = all_results(corpus)
     index = parse(site / "index.html")
-    family = {"word-retrieval": "cbd", "sentence-retrieval": "cbd", "bucc": "bucc", "bitext-retrieval": "bucc",
-              "tacc": "alee", "embedding-aligner": "silver", "aligners": "silver"}
+    family = {
+        "word-retrieval": "cbd",
+        "sentence-retrieval": "cbd",
+        "bucc": "bucc",
+        "bitext-retrieval": "bucc",
+        "tacc": "alee",
+        "embedding-aligner": "silver",
+        "aligners": "silver",
+    }
     for fam in ("cbd", "bucc", "alee", "silver"):
         models = {model_label(d) for d in data if family[d["evaluator"]] == fam}
         table = index.rows[f"lb-{fam}"]
@@ -72,7 +79,11 @@ def test_site_leaderboards_links_plots_provenance(corpus, site):
     # every score of every result file is in a leaderboard cell, and links to a copy of that file
     cells = {float(v) for rows in index.rows.values() for r in rows for v in r[1:] if v}
     # (aligners has no main score below 3 configurations: Pearson r of two points is always +-1)
-    assert {d["main_score"] for d in data if d["main_score"] is not None and d["main_score"] == d["main_score"]} <= cells
+    assert {
+        d["main_score"]
+        for d in data
+        if d["main_score"] is not None and d["main_score"] == d["main_score"]
+    } <= cells
     score_links = [h for h in index.hrefs if h.startswith("results/")]
     assert len(score_links) == len(data)
     for page in site.glob("*.html"):
@@ -89,15 +100,26 @@ def test_site_leaderboards_links_plots_provenance(corpus, site):
     # languages named in words; no CDN or remote script
     cbd = (site / "cbd.html").read_text()
     assert "English→German" in cbd and "German→English" in (site / "bucc.html").read_text()
-    assert not re.search(r'<script[^>]+src=|<link[^>]+href="http', "".join(p.read_text() for p in site.glob("*.html")))
+    assert not re.search(
+        r'<script[^>]+src=|<link[^>]+href="http',
+        "".join(p.read_text() for p in site.glob("*.html")),
+    )
     # figures: PNG + SVG for each, layer plots overlay all 3 models with a dashed chance line
     plots = {p.stem for p in (site / "plots").glob("*.png")}
     assert plots == {p.stem for p in (site / "plots").glob("*.svg")}
-    expected = {"layers__word-retrieval__xlbench-cbd_v1.0.0__eng_Latn-deu_Latn", "layers__sentence-retrieval__xlbench-cbd_v1.0.0__eng_Latn-deu_Latn",
-                "heatmap__bitext-retrieval__xlbench-bucc_v1.0.0", "heatmap__bucc__xlbench-bucc_v1.0.0", "heatmap__tacc__xlbench-alee_v1.1.0__perturbation",
-                "heatmap__tacc__xlbench-alee_v1.1.0__length", "bucc_prf__xlbench-bucc_v1.0.0"}
+    expected = {
+        "layers__word-retrieval__xlbench-cbd_v1.0.0__eng_Latn-deu_Latn",
+        "layers__sentence-retrieval__xlbench-cbd_v1.0.0__eng_Latn-deu_Latn",
+        "heatmap__bitext-retrieval__xlbench-bucc_v1.0.0",
+        "heatmap__bucc__xlbench-bucc_v1.0.0",
+        "heatmap__tacc__xlbench-alee_v1.1.0__perturbation",
+        "heatmap__tacc__xlbench-alee_v1.1.0__length",
+        "bucc_prf__xlbench-bucc_v1.0.0",
+    }
     assert expected <= plots
-    svg = (site / "plots" / "layers__word-retrieval__xlbench-cbd_v1.0.0__eng_Latn-deu_Latn.svg").read_text()
+    svg = (
+        site / "plots" / "layers__word-retrieval__xlbench-cbd_v1.0.0__eng_Latn-deu_Latn.svg"
+    ).read_text()
     assert "chance" in svg and all(f"seed{i}" in svg for i in range(3)) and "English→German" in svg
     if any(d["evaluator"] == "aligners" for d in data):
         scatter = next((site / "plots").glob("scatter__aligners*.svg")).read_text()
@@ -184,8 +206,17 @@ def test_worst_items_from_predictions(corpus, tmp_path):
     src = next(corpus.glob("bucc/bitext-retrieval__*seed0__*.json"))
     dst = res / src.name
     dst.write_text(src.read_text())
-    rows = [{"item_id": f"pair-{i}", "subset": "deu_Latn-eng_Latn", "correct": i % 3 == 0, "score": i / 10,
-             "retrieved": f"t{i + 1}", "tie": i == 4} for i in range(10)]
+    rows = [
+        {
+            "item_id": f"pair-{i}",
+            "subset": "deu_Latn-eng_Latn",
+            "correct": i % 3 == 0,
+            "score": i / 10,
+            "retrieved": f"t{i + 1}",
+            "tie": i == 4,
+        }
+        for i in range(10)
+    ]
     write_predictions(predictions_path(dst), rows)
     site = tmp_path / "site"
     build_site([res], site)
@@ -205,4 +236,8 @@ def test_two_folders_of_one_name_stay_apart(corpus, tmp_path):
         src = next(corpus.glob("bucc/bucc__*seed0__*.json"))
         (dest / src.name).write_text(src.read_text())
     rels = [r.rel for r in load_records([a, b])]
-    assert len(set(rels)) == 2 and rels[0].startswith("1-results/") and rels[1].startswith("2-results/")
+    assert (
+        len(set(rels)) == 2
+        and rels[0].startswith("1-results/")
+        and rels[1].startswith("2-results/")
+    )

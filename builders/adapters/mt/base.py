@@ -39,7 +39,6 @@ class MTEngine(Protocol):
         ...
 
 
-
 # --- offline detection ---------------------------------------------------------------
 
 
@@ -49,7 +48,9 @@ def is_offline(host: str = "translate.google.com", port: int = 443, timeout: flo
     ``XLBENCH_OFFLINE=1`` or ``HF_HUB_OFFLINE=1`` force offline without touching
     the network; otherwise one DNS lookup and TCP connect with a short timeout.
     """
-    if os.environ.get("XLBENCH_OFFLINE", "") in ("1", "true", "yes") or os.environ.get("HF_HUB_OFFLINE", "") in (
+    if os.environ.get("XLBENCH_OFFLINE", "") in ("1", "true", "yes") or os.environ.get(
+        "HF_HUB_OFFLINE", ""
+    ) in (
         "1",
         "true",
         "yes",

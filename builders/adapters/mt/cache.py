@@ -38,7 +38,9 @@ class TranslationCache:
         self.path = Path(path).expanduser()
         shown = repr(str(self.path))
         if self.path.is_dir():
-            raise UsageError(f"The translation cache {shown} is a directory, expected a file; pass --mt-cache FILE.sqlite.")
+            raise UsageError(
+                f"The translation cache {shown} is a directory, expected a file; pass --mt-cache FILE.sqlite."
+            )
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._con = sqlite3.connect(str(self.path))
@@ -58,7 +60,9 @@ class TranslationCache:
             self._con.commit()
         except sqlite3.DatabaseError as err:
             self._con.close()
-            if isinstance(err, sqlite3.OperationalError) and ("readonly" in str(err) or "unable to open" in str(err)):
+            if isinstance(err, sqlite3.OperationalError) and (
+                "readonly" in str(err) or "unable to open" in str(err)
+            ):
                 raise OutputError(
                     f"Cannot write the translation cache {shown} ({err}); pass a writable --mt-cache or --no-mt-cache."
                 ) from err
@@ -67,7 +71,9 @@ class TranslationCache:
                 f"saves time) or pass another --mt-cache."
             ) from err
 
-    def get_many(self, engine: str, version: str, pair: str, texts: Iterable[str]) -> dict[str, str]:
+    def get_many(
+        self, engine: str, version: str, pair: str, texts: Iterable[str]
+    ) -> dict[str, str]:
         """Return ``text -> translation`` for the texts already cached."""
         return dict(self._select("translations", "text, translation", engine, version, pair, texts))
 
@@ -75,7 +81,9 @@ class TranslationCache:
         """Return the texts an interrupted run had sent to the engine without storing the result."""
         return {row[0] for row in self._select("pending", "text", engine, version, pair, texts)}
 
-    def _select(self, table: str, columns: str, engine: str, version: str, pair: str, texts: Iterable[str]) -> list:
+    def _select(
+        self, table: str, columns: str, engine: str, version: str, pair: str, texts: Iterable[str]
+    ) -> list:
         texts = list(dict.fromkeys(texts))
         out: list = []
         for start in range(0, len(texts), 500):
@@ -99,7 +107,8 @@ class TranslationCache:
     def mark_pending(self, engine: str, version: str, pair: str, texts: Sequence[str]) -> None:
         """Record (and commit) that ``texts`` are about to be sent to the engine."""
         self._write(
-            "INSERT OR IGNORE INTO pending VALUES (?, ?, ?, ?)", [(engine, version, pair, t) for t in texts]
+            "INSERT OR IGNORE INTO pending VALUES (?, ?, ?, ?)",
+            [(engine, version, pair, t) for t in texts],
         )
 
     def put_many(self, engine: str, version: str, pair: str, items: dict[str, str]) -> None:
@@ -200,8 +209,16 @@ class CachedTranslator:
             redo += len(self.cache.pending_among(name, version, key, todo_all))
         self.retranslated += redo
         if redo:
-            log.info("%s: re-translating %d segments (lost by an interrupted run or in an incomplete batch)", name, redo)
-        bar = self.progress(total=len(todo_all), desc=f"translating ({name})", unit="sent") if self.progress and todo_all else None
+            log.info(
+                "%s: re-translating %d segments (lost by an interrupted run or in an incomplete batch)",
+                name,
+                redo,
+            )
+        bar = (
+            self.progress(total=len(todo_all), desc=f"translating ({name})", unit="sent")
+            if self.progress and todo_all
+            else None
+        )
         for chunk in batches:
             if self.cache is not None:
                 self.cache.mark_pending(name, version, key, chunk)

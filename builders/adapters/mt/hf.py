@@ -69,11 +69,15 @@ class TransformersEngine:
         try:
             from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
         except ImportError as err:
-            raise EngineUnavailableError("hf: MT models need 'transformers' and 'torch'; pip install them.") from err
+            raise EngineUnavailableError(
+                "hf: MT models need 'transformers' and 'torch'; pip install them."
+            ) from err
         kwargs = hf_load_kwargs(self.model, self.revision)
         try:
             tok = AutoTokenizer.from_pretrained(self.model, **kwargs)
-            model = AutoModelForSeq2SeqLM.from_pretrained(self.model, **kwargs).to(self.device).eval()
+            model = (
+                AutoModelForSeq2SeqLM.from_pretrained(self.model, **kwargs).to(self.device).eval()
+            )
         except (OSError, ValueError) as err:
             raise EngineUnavailableError(
                 f"Cannot load the MT model {self.model!r} ({truncate(str(err), 120)}); pass a local folder "
@@ -95,7 +99,14 @@ class TransformersEngine:
         digest = hashlib.sha256()
         root = Path(self.model)
         for path in sorted(root.glob("*")) if root.is_dir() else []:
-            if path.is_file() and path.suffix in (".json", ".bin", ".safetensors", ".model", ".spm", ".txt"):
+            if path.is_file() and path.suffix in (
+                ".json",
+                ".bin",
+                ".safetensors",
+                ".model",
+                ".spm",
+                ".txt",
+            ):
                 digest.update(path.name.encode())
                 digest.update(path.read_bytes())
         self._version = "local:" + digest.hexdigest()[:12]
@@ -121,10 +132,16 @@ class TransformersEngine:
         out: list[str] = []
         for start in range(0, len(texts), self.batch_size):
             chunk = list(texts[start : start + self.batch_size])
-            batch = tok(chunk, return_tensors="pt", padding=True, truncation=True, **enc_kwargs).to(self.device)
+            batch = tok(chunk, return_tensors="pt", padding=True, truncation=True, **enc_kwargs).to(
+                self.device
+            )
             with torch.no_grad():
                 ids = model.generate(
-                    **batch, num_beams=self.num_beams, do_sample=False, max_new_tokens=self.max_new_tokens, **gen_kwargs
+                    **batch,
+                    num_beams=self.num_beams,
+                    do_sample=False,
+                    max_new_tokens=self.max_new_tokens,
+                    **gen_kwargs,
                 )
             out += [s.strip() for s in tok.batch_decode(ids, skip_special_tokens=True)]
         return out

@@ -76,7 +76,9 @@ class OnlineEngine:
 
     def __post_init__(self) -> None:
         if self.engine not in DEEP_TRANSLATOR:
-            raise UsageError(f"Unknown online engine {self.engine!r}; choose one of {', '.join(DEEP_TRANSLATOR)}.")
+            raise UsageError(
+                f"Unknown online engine {self.engine!r}; choose one of {', '.join(DEEP_TRANSLATOR)}."
+            )
         if self.rate <= 0:
             raise UsageError(f"--mt-rate must be positive (requests per second), got {self.rate}.")
         self._client: Any = None
@@ -98,7 +100,9 @@ class OnlineEngine:
 
     def _make_client(self):
         if self.factory is not None:
-            return self.factory(source=deep_translator_code(self.pair[0]), target=deep_translator_code(self.pair[1]))
+            return self.factory(
+                source=deep_translator_code(self.pair[0]), target=deep_translator_code(self.pair[1])
+            )
         try:
             import deep_translator
         except ImportError as err:
@@ -116,7 +120,11 @@ class OnlineEngine:
                 )
             kwargs["api_key"] = key
         cls = getattr(deep_translator, cls_name)
-        return cls(source=deep_translator_code(self.pair[0]), target=deep_translator_code(self.pair[1]), **kwargs)
+        return cls(
+            source=deep_translator_code(self.pair[0]),
+            target=deep_translator_code(self.pair[1]),
+            **kwargs,
+        )
 
     def _wait_rate(self) -> None:
         if self._last is not None:
@@ -143,7 +151,13 @@ class OnlineEngine:
                 result = self._client.translate(text)
             except Exception as err:  # noqa: BLE001 - deep-translator raises many unrelated types
                 last = err
-                log.warning("%s refused a request (%s); retry %d/%d", self.engine, type(err).__name__, attempt + 1, self.retries)
+                log.warning(
+                    "%s refused a request (%s); retry %d/%d",
+                    self.engine,
+                    type(err).__name__,
+                    attempt + 1,
+                    self.retries,
+                )
                 continue
             if result is None:
                 last = RuntimeError("empty response")

@@ -88,7 +88,9 @@ def _concepts(g: Graph) -> dict[str, str]:
     return {t[0]: t[2] for t in g.instances() if t[2] is not None}
 
 
-def _rebuild(g: Graph, replace: dict, insert_after: dict | None = None, edit: Edit | None = None) -> Graph | None:
+def _rebuild(
+    g: Graph, replace: dict, insert_after: dict | None = None, edit: Edit | None = None
+) -> Graph | None:
     """Return a copy of ``g`` with triples replaced/inserted, layout kept; ``None`` if it does not re-encode."""
     insert_after = insert_after or {}
     triples, epidata = [], {}
@@ -140,7 +142,9 @@ def is_propbank_frame(concept: str | None) -> bool:
     return bool(FRAME_RE.match(concept)) and not SPECIAL_FRAME_RE.search(concept)
 
 
-def negate_polarity(g: Graph, rng: np.random.Generator, lexicon: Lexicon | None = None) -> Graph | None:
+def negate_polarity(
+    g: Graph, rng: np.random.Generator, lexicon: Lexicon | None = None
+) -> Graph | None:
     """PN: add ``:polarity -`` to one PropBank-frame predicate that has no polarity.
 
     AMR special frames (``have-rel-role-91``) are not PropBank predicates and
@@ -219,7 +223,12 @@ def lexical_slots(g: Graph) -> list[tuple[tuple, str, str, str | None]]:
     out = []
     for t in g.instances():
         concept = t[2]
-        if not concept or t[0] in named or concept in STRUCTURAL_CONCEPTS or concept in PRONOUN_CONCEPTS:
+        if (
+            not concept
+            or t[0] in named
+            or concept in STRUCTURAL_CONCEPTS
+            or concept in PRONOUN_CONCEPTS
+        ):
             continue
         m = FRAME_RE.match(concept)
         if m:
@@ -228,7 +237,9 @@ def lexical_slots(g: Graph) -> list[tuple[tuple, str, str, str | None]]:
             out.append((t, m.group("lemma"), "frame", m.group("sense")))
         elif concept.isalpha() and concept.islower():
             role = incoming.get(t[0])
-            kind = {":mod": "mod", ":manner": "manner"}.get(role or "", "adverbial" if role in ADVERBIAL_ROLES else "word")
+            kind = {":mod": "mod", ":manner": "manner"}.get(
+                role or "", "adverbial" if role in ADVERBIAL_ROLES else "word"
+            )
             out.append((t, concept, kind, None))
     return out
 
@@ -238,18 +249,31 @@ def lexical_slots(g: Graph) -> list[tuple[tuple, str, str, str | None]]:
 #: manner concepts adjectives (AMR's stem of the adverb), adverbial concepts
 #: adverbs (``always`` -> ``never``) and other concepts nouns or adjectives (``(o / old :domain i)``).
 ANTONYM_POS: dict[str, tuple[str, ...]] = {
-    "frame": ("v", "a"), "mod": ("a",), "manner": ("a",), "adverbial": ("r",), "word": ("a", "n"),
+    "frame": ("v", "a"),
+    "mod": ("a",),
+    "manner": ("a",),
+    "adverbial": ("r",),
+    "word": ("a", "n"),
 }
 #: Hypernymy is defined in WordNet for nouns and verbs only; a modifier read as a
 #: noun gives nonsense (``:mod (w / whole)`` -> ``construct``), so modifiers get
 #: none, and neither do adverbial concepts (``:time (n / now)`` -> ``present``).
-HYPERNYM_POS: dict[str, tuple[str, ...]] = {"frame": ("v",), "mod": (), "manner": (), "adverbial": (), "word": ("n",)}
+HYPERNYM_POS: dict[str, tuple[str, ...]] = {
+    "frame": ("v",),
+    "mod": (),
+    "manner": (),
+    "adverbial": (),
+    "word": ("n",),
+}
 #: Parts of speech a kind of concept may have. When the lexicon says the lemma
 #: is mostly something else (``:mod (j / just)`` is mostly the adverb "exactly",
 #: not the adjective "fair"), the graph and the lexicon disagree and the concept
 #: is skipped rather than guessed.
 EXPECTED_POS: dict[str, frozenset[str]] = {
-    "mod": frozenset({"a"}), "manner": frozenset({"a", "r"}), "adverbial": frozenset({"r"}), "word": frozenset({"n", "a"}),
+    "mod": frozenset({"a"}),
+    "manner": frozenset({"a", "r"}),
+    "adverbial": frozenset({"r"}),
+    "word": frozenset({"n", "a"}),
 }
 
 
@@ -347,7 +371,9 @@ RULES: dict[str, Rule] = {
 }
 
 
-def apply_edit(g: Graph, etype: str, rng: np.random.Generator, lexicon: Lexicon | None) -> Graph | None:
+def apply_edit(
+    g: Graph, etype: str, rng: np.random.Generator, lexicon: Lexicon | None
+) -> Graph | None:
     """Apply the rule of perturbation ``etype`` (one of :data:`RULES`).
 
     >>> apply_edit(penman.decode("(c / cat)"), "PN", np.random.default_rng(0), None) is None
@@ -359,7 +385,9 @@ def apply_edit(g: Graph, etype: str, rng: np.random.Generator, lexicon: Lexicon 
     return RULES[etype](g, rng, lexicon)
 
 
-def admissible(g: Graph, lexicon: Lexicon | None, types: Sequence[str] = tuple(RULES)) -> dict[str, bool]:
+def admissible(
+    g: Graph, lexicon: Lexicon | None, types: Sequence[str] = tuple(RULES)
+) -> dict[str, bool]:
     """Return, per perturbation, whether ``g`` admits that edit (for edit statistics).
 
     >>> admissible(penman.decode("(s / sleep-01 :ARG0 (c / cat))"), None, ("PN", "RS"))

@@ -42,10 +42,14 @@ def honest_label(label: str, generator: str = SENTENCE_SMITH) -> str:
         ValueError: a label or generator this table does not know.
     """
     if generator != SENTENCE_SMITH:
-        raise ValueError(f"No label table for foil generator {generator!r}; only {SENTENCE_SMITH} is described.")
+        raise ValueError(
+            f"No label table for foil generator {generator!r}; only {SENTENCE_SMITH} is described."
+        )
     low = label.strip().lower()
     if low not in SENTENCE_SMITH_LABELS:
-        raise ValueError(f"Unknown Sentence Smith foil type {label!r}; known: {', '.join(sorted(SENTENCE_SMITH_LABELS))}.")
+        raise ValueError(
+            f"Unknown Sentence Smith foil type {label!r}; known: {', '.join(sorted(SENTENCE_SMITH_LABELS))}."
+        )
     return SENTENCE_SMITH_LABELS[low]
 
 
@@ -60,7 +64,9 @@ def meets_alee(label: str) -> bool:
 
 #: Card limitation for builds from Sentence Smith foils.
 SENTENCE_SMITH_NOTE = (
-    "Foils come from Sentence Smith (" + SENTENCE_SMITH + "): its RS swaps two arbitrary leaf names "
+    "Foils come from Sentence Smith ("
+    + SENTENCE_SMITH
+    + "): its RS swaps two arbitrary leaf names "
     "(RS-leafswap, not alee's ARG0/ARG1 swap) and its HS falls back to a synonym when WordNet has no "
     "hypernym (HS-or-synonym), so only its PN and AR meet alee's definitions."
 )
@@ -74,4 +80,8 @@ def generator_of(path) -> str:
     """
     with open(path, encoding="utf-8-sig", errors="replace") as fh:
         header = fh.readline()
-    return SENTENCE_SMITH if "modification_type" in header and "original_sentence" in header else "unknown"
+    return (
+        SENTENCE_SMITH
+        if "modification_type" in header and "original_sentence" in header
+        else "unknown"
+    )

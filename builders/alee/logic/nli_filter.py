@@ -48,7 +48,7 @@ def predicted(probs: Mapping[str, float]) -> str:
     known = {k: v for k, v in probs.items() if not math.isnan(v)}
     if len(known) == 1:
         # A two-label model (entailment / not entailment): entailment wins above 0.5.
-        (label, p), = known.items()
+        ((label, p),) = known.items()
         return label if p > 0.5 else "not-" + label
     return max(known, key=lambda label: known[label])
 
@@ -79,7 +79,11 @@ def decide(
     'entail-prob'
     """
     a, b = float(orig_foil[ENTAILMENT]), float(foil_orig[ENTAILMENT])
-    if reject_bidirectional and predicted(orig_foil) == ENTAILMENT and predicted(foil_orig) == ENTAILMENT:
+    if (
+        reject_bidirectional
+        and predicted(orig_foil) == ENTAILMENT
+        and predicted(foil_orig) == ENTAILMENT
+    ):
         return NliDecision(False, "bidirectional-entailment", a, b)
     if a > threshold or b > threshold:
         return NliDecision(False, "entail-prob", a, b)

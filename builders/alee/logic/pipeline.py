@@ -139,7 +139,9 @@ def sentence_foils(
     from builders.alee.logic.edits import edit_of
 
     if stages.parse is None or stages.generate is None:
-        raise EngineUnavailableError("AMR foils need a parse and a generate stage; none was configured (pass --foils to skip AMR).")
+        raise EngineUnavailableError(
+            "AMR foils need a parse and a generate stage; none was configured (pass --foils to skip AMR)."
+        )
     unique = list(dict.fromkeys(sentences))
     parsed = stages.parse(unique) if unique else []
     graphs: dict[str, penman.Graph] = {}
@@ -179,11 +181,15 @@ def sentence_foils(
             failures[(sent, t)] = "generate:unchanged"
         else:
             edit = edit_of(edited)
-            foils[(sent, t)] = SentenceFoil(text.strip(), _plain(graphs[sent]), _plain(edited), edit.describe() if edit else "")
+            foils[(sent, t)] = SentenceFoil(
+                text.strip(), _plain(graphs[sent]), _plain(edited), edit.describe() if edit else ""
+            )
     return foils, failures, parse_fail
 
 
-def run_nli(stages: Stages, origs: Sequence[str], foils: Sequence[str]) -> list[tuple[Probs, Probs, NliDecision | None]]:
+def run_nli(
+    stages: Stages, origs: Sequence[str], foils: Sequence[str]
+) -> list[tuple[Probs, Probs, NliDecision | None]]:
     """Run NLI both ways (batched) and decide; without an NLI stage every foil passes undecided."""
     if stages.nli is None:
         return [(dict(NAN_PROBS), dict(NAN_PROBS), None) for _ in origs]
@@ -224,7 +230,11 @@ def generate_candidates(
                 continue
             counts.add(t, "edited")
             if not any((s, t) in foils for s in sents):
-                reasons = [failures[(s, t)] for s in sents if failures.get((s, t), "").startswith("generate:")]
+                reasons = [
+                    failures[(s, t)]
+                    for s in sents
+                    if failures.get((s, t), "").startswith("generate:")
+                ]
                 counts.drop(t, reasons[0] if reasons else "generate:failed")
                 continue
             counts.add(t, "generated")
@@ -293,8 +303,16 @@ def filter_given_foils(
     for iid, orig, foil, t in items:
         counts.add(t, "sources")
         level = "paragraph" if len(stages.split(orig)) > 1 else "sentence"
-        cands.append(Candidate(id=f"{iid}-{t}", en_orig=orig, perturbation=t, level=level, en_foil=foil,
-                               edit="external foil"))
+        cands.append(
+            Candidate(
+                id=f"{iid}-{t}",
+                en_orig=orig,
+                perturbation=t,
+                level=level,
+                en_foil=foil,
+                edit="external foil",
+            )
+        )
     checked = run_nli(stages, [c.en_orig for c in cands], [foil for _, _, foil, _ in items])
     kept = []
     for c, (fwd, bwd, decision) in zip(cands, checked):
@@ -326,7 +344,9 @@ def _row(c: Candidate, lang: str, target: str) -> dict[str, Any]:
 
 
 def pair(
-    candidates: Sequence[Candidate], targets: Mapping[str, Mapping[str, str]], english: str = "eng_Latn"
+    candidates: Sequence[Candidate],
+    targets: Mapping[str, Mapping[str, str]],
+    english: str = "eng_Latn",
 ) -> tuple[dict[str, dict[str, list[dict]]], dict[str, dict[str, int]]]:
     """Pair kept English foils with each target language's translation of the original.
 
@@ -368,5 +388,12 @@ def pair(
 def table2(counts: Counts, paired: Mapping[str, Mapping[str, int]]) -> dict[str, Any]:
     """Return the manifest's counts: per-type stages (Table 2) and per-language pairing."""
     per_type = counts.to_dict()
-    total = {s: None if s in counts.external else sum(per_type[t][s] for t in counts.types) for s in STAGES}
-    return {"per_type": per_type, "total": total, "pairing": {k: dict(v) for k, v in paired.items()}}
+    total = {
+        s: None if s in counts.external else sum(per_type[t][s] for t in counts.types)
+        for s in STAGES
+    }
+    return {
+        "per_type": per_type,
+        "total": total,
+        "pairing": {k: dict(v) for k, v in paired.items()},
+    }

@@ -63,9 +63,25 @@ from evaluators.tasks.aligners.spec import PAIR_KEYS, parse_pair
 # The task is a package: spec parsing, loaders, the grid, analyses and plots live apart;
 # these names stay importable from here (the runner reads TASK, Params, score, plot).
 __all__ = [
-    "BOOTSTRAP_STREAM", "PAIR_KEYS", "TASK", "Params", "_bins", "_pos_tagger", "_read_extra", "_read_lines", "_spread",
-    "config_label", "configurations", "correlation", "load_gold", "load_silver", "parse_pair", "plot", "score",
-    "signature_extra", "training_corpora",
+    "BOOTSTRAP_STREAM",
+    "PAIR_KEYS",
+    "TASK",
+    "Params",
+    "_bins",
+    "_pos_tagger",
+    "_read_extra",
+    "_read_lines",
+    "_spread",
+    "config_label",
+    "configurations",
+    "correlation",
+    "load_gold",
+    "load_silver",
+    "parse_pair",
+    "plot",
+    "score",
+    "signature_extra",
+    "training_corpora",
 ]
 
 TASK = TaskMetadata(
@@ -75,11 +91,36 @@ TASK = TaskMetadata(
     splits=("test",),
     main_score="pearson_r_tokenizer",
     main_score_name="pearson_r_tokenizer (silver vs gold F1, mean over pairs)",
-    output_keys=("config", "method", "tokenizer", "vocab_size", "silver_f1", "gold_f1", "pearson_r_tokenizer"),
-    table=("config", "silver_precision", "silver_recall", "silver_f1", "silver_f1_std", "gold_precision",
-           "gold_recall", "gold_f1", "gold_f1_std", "gold_aer", "pearson_r_tokenizer", "spearman_rho_tokenizer",
-           "n_configs_tokenizer", "pearson_r_sweep", "spearman_rho_sweep", "n_configs_sweep",
-           "pearson_r_all", "spearman_rho_all", "n_configs_all"),
+    output_keys=(
+        "config",
+        "method",
+        "tokenizer",
+        "vocab_size",
+        "silver_f1",
+        "gold_f1",
+        "pearson_r_tokenizer",
+    ),
+    table=(
+        "config",
+        "silver_precision",
+        "silver_recall",
+        "silver_f1",
+        "silver_f1_std",
+        "gold_precision",
+        "gold_recall",
+        "gold_f1",
+        "gold_f1_std",
+        "gold_aer",
+        "pearson_r_tokenizer",
+        "spearman_rho_tokenizer",
+        "n_configs_tokenizer",
+        "pearson_r_sweep",
+        "spearman_rho_sweep",
+        "n_configs_sweep",
+        "pearson_r_all",
+        "spearman_rho_all",
+        "n_configs_all",
+    ),
     model="none",
     dataset="none",
     plots=True,
@@ -97,33 +138,68 @@ NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
 class Params:
     """Parameters of ``aligners``."""
 
-    pair: tuple[str, ...] | None = param(None, "a language pair spec (see the description); repeatable",
-                                         action="append", sig=False)
+    pair: tuple[str, ...] | None = param(
+        None, "a language pair spec (see the description); repeatable", action="append", sig=False
+    )
     train_text: tuple | None = param(
-        None, "extra line-aligned training text (tokenised, one sentence per line); repeatable; added to every pair",
-        action="append", nargs=2, metavar=("SRC", "TGT"), sig=False,
+        None,
+        "extra line-aligned training text (tokenised, one sentence per line); repeatable; added to every pair",
+        action="append",
+        nargs=2,
+        metavar=("SRC", "TGT"),
+        sig=False,
     )
-    max_train: int | None = param(None, "use at most this many extra training lines per pair", type=int, sig="max-train")
-    methods: tuple[str, ...] = param(("eflomal", "fast_align"), "aligners to compare on words", nargs="+", sig=False)
-    symmetrize: str = param("grow-diag-final-and", "symmetrisation (default grow-diag-final-and)", sig="sym")
-    tokenizers: tuple[str, ...] = param(("word", "bpe", "wordpiece", "unigram"), "tokenizers to compare", nargs="+", sig="tok")
-    vocab_size: int = param(8000, "shared vocabulary size of the tokenizer comparison (default 8000)", sig="vocab")
-    sweep: tuple[int, ...] = param((1000, 2000, 4000, 16000), "vocabulary sizes of the sweep", nargs="*", type=int)
-    sweep_tokenizer: str = param(PAPER_SWEEP_TOKENIZER, f"tokenizer of the sweep (default {PAPER_SWEEP_TOKENIZER}, the paper's)",
-                                 sig="sweep-tok")
+    max_train: int | None = param(
+        None, "use at most this many extra training lines per pair", type=int, sig="max-train"
+    )
+    methods: tuple[str, ...] = param(
+        ("eflomal", "fast_align"), "aligners to compare on words", nargs="+", sig=False
+    )
+    symmetrize: str = param(
+        "grow-diag-final-and", "symmetrisation (default grow-diag-final-and)", sig="sym"
+    )
+    tokenizers: tuple[str, ...] = param(
+        ("word", "bpe", "wordpiece", "unigram"), "tokenizers to compare", nargs="+", sig="tok"
+    )
+    vocab_size: int = param(
+        8000, "shared vocabulary size of the tokenizer comparison (default 8000)", sig="vocab"
+    )
+    sweep: tuple[int, ...] = param(
+        (1000, 2000, 4000, 16000), "vocabulary sizes of the sweep", nargs="*", type=int
+    )
+    sweep_tokenizer: str = param(
+        PAPER_SWEEP_TOKENIZER,
+        f"tokenizer of the sweep (default {PAPER_SWEEP_TOKENIZER}, the paper's)",
+        sig="sweep-tok",
+    )
     tokenizer_method: str = param(
-        "fast_align", "aligner of the tokenizer comparison and sweep (default fast_align: deterministic)", sig="tok-aligner",
+        "fast_align",
+        "aligner of the tokenizer comparison and sweep (default fast_align: deterministic)",
+        sig="tok-aligner",
     )
-    lowercase: bool = param(True, "lowercase all text (default on)", action=argparse.BooleanOptionalAction, sig="lc")
+    lowercase: bool = param(
+        True, "lowercase all text (default on)", action=argparse.BooleanOptionalAction, sig="lc"
+    )
     training: str = param(
-        "per-setting", "per-setting (default, the paper's): one aligner per setting, trained on that setting's "
+        "per-setting",
+        "per-setting (default, the paper's): one aligner per setting, trained on that setting's "
         "sentences + the extra text; joint: one aligner on silver + gold + extra text",
-        choices=("per-setting", "joint"), sig="train",
+        choices=("per-setting", "joint"),
+        sig="train",
     )
-    dedup: bool = param(True, "drop extra training pairs that repeat an evaluation pair or an earlier extra pair "
-                        "(default on, as the authors)", action=argparse.BooleanOptionalAction, sig="dedup")
-    bootstrap: int = param(1000, "bootstrap resamples of sentences for the spread of each F1 (0: none; default 1000)",
-                           type=int, sig="boot")
+    dedup: bool = param(
+        True,
+        "drop extra training pairs that repeat an evaluation pair or an earlier extra pair "
+        "(default on, as the authors)",
+        action=argparse.BooleanOptionalAction,
+        sig="dedup",
+    )
+    bootstrap: int = param(
+        1000,
+        "bootstrap resamples of sentences for the spread of each F1 (0: none; default 1000)",
+        type=int,
+        sig="boot",
+    )
 
     def __post_init__(self):
         from evaluators.aligners import METHODS
@@ -155,7 +231,9 @@ def score(data, model, args: Params, rng) -> Scores:
     from evaluators.aligners import align_subwords
 
     if not args.pair:
-        raise UsageError("Pass at least one --pair (name=...,silver=DIR or dataset=FOLDER[,gold_text=F,gold_links=F]).")
+        raise UsageError(
+            "Pass at least one --pair (name=...,silver=DIR or dataset=FOLDER[,gold_text=F,gold_links=F])."
+        )
     seed = seed_of(rng)  # the aligners take an integer seed: --seed itself
     # The bootstrap has its own stream: its draws never change an alignment or an F1.
     boot_rng = np.random.default_rng([seed, BOOTSTRAP_STREAM])
@@ -190,8 +268,14 @@ def score(data, model, args: Params, rng) -> Scores:
                 "n_silver": n_sil,
                 "n_gold": n_gold,
                 "n_train_extra": len(train_src),
-                "training": {name: {"lines": len(c.src), "extra": c.n_extra, "dropped_duplicates": c.dropped_duplicates}
-                             for name, c in corpora.items()},
+                "training": {
+                    name: {
+                        "lines": len(c.src),
+                        "extra": c.n_extra,
+                        "dropped_duplicates": c.dropped_duplicates,
+                    }
+                    for name, c in corpora.items()
+                },
                 "gold_base": gold["base"] if gold else None,
             }
         )
@@ -212,8 +296,13 @@ def score(data, model, args: Params, rng) -> Scores:
         for c in iterator:
             preds = {
                 name: align_subwords(
-                    [list(x) for x in corp.src], [list(x) for x in corp.tgt], c["tokenizer"], c["vocab"] or 0,
-                    c["method"], args.symmetrize, seed,
+                    [list(x) for x in corp.src],
+                    [list(x) for x in corp.tgt],
+                    c["tokenizer"],
+                    c["vocab"] or 0,
+                    c["method"],
+                    args.symmetrize,
+                    seed,
                 )
                 for name, corp in corpora.items()
             }
@@ -228,8 +317,12 @@ def score(data, model, args: Params, rng) -> Scores:
                 "vocab_size": c["vocab"],
                 "groups": c["groups"],
                 **{f"silver_{k}": v for k, v in s_score.to_dict().items() if k != "partial"},
-                **_spread("silver", sentence_counts(silver["sure"], silver["possible"], sil_pred, partial=True),
-                          boot_rng, args.bootstrap),
+                **_spread(
+                    "silver",
+                    sentence_counts(silver["sure"], silver["possible"], sil_pred, partial=True),
+                    boot_rng,
+                    args.bootstrap,
+                ),
             }
             g_score = None
             gold_pred = []
@@ -240,8 +333,14 @@ def score(data, model, args: Params, rng) -> Scores:
                 entry.update(
                     {f"gold_{k}": v for k, v in g_score.to_dict().items() if k != "partial"}
                 )
-                entry.update(_spread("gold", sentence_counts(gold["sure"], gold["possible"], gold_pred),
-                                     boot_rng, args.bootstrap))
+                entry.update(
+                    _spread(
+                        "gold",
+                        sentence_counts(gold["sure"], gold["possible"], gold_pred),
+                        boot_rng,
+                        args.bootstrap,
+                    )
+                )
             entries.append(entry)
             per_pair.append((c, s_score, g_score))
             if "aligner" in c["groups"]:
@@ -298,18 +397,37 @@ def score(data, model, args: Params, rng) -> Scores:
             entry = {"subset": spec["name"]}
             for key, group in (("tokenizer", "tokenizer"), ("sweep", "sweep"), ("all", None)):
                 # With gold every config has a gold score (g is never None here).
-                chosen = [(s, g) for c, s, g in per_pair if g is not None and (group is None or group in c["groups"])]
+                chosen = [
+                    (s, g)
+                    for c, s, g in per_pair
+                    if g is not None and (group is None or group in c["groups"])
+                ]
                 corr = correlate([s.f1 for s, _ in chosen], [g.f1 for _, g in chosen], min_n=MIN_N)
                 entry[f"pearson_r_{key}"] = corr.pearson
                 entry[f"spearman_rho_{key}"] = corr.spearman
                 entry[f"n_configs_{key}"] = corr.n
             corr_entries.append(entry)
-            scatter[spec["name"]] = [(config_label(c), s.f1, g.f1) for c, s, g in per_pair if g is not None]
+            scatter[spec["name"]] = [
+                (config_label(c), s.f1, g.f1) for c, s, g in per_pair if g is not None
+            ]
             # Items of the main score: the tokenizer configurations whose silver and gold F1 it correlates.
             main_pair = entry["pearson_r_tokenizer"] is not None
-            items += [{"item_id": config_label(c), "subset": spec["name"], "correct": True, "score": g.f1,
-                       "retrieved": "", "tie": False, "main": main_pair and "tokenizer" in c["groups"],
-                       "x": s.f1, "y": g.f1, "method": c["method"]} for c, s, g in per_pair if g is not None]
+            items += [
+                {
+                    "item_id": config_label(c),
+                    "subset": spec["name"],
+                    "correct": True,
+                    "score": g.f1,
+                    "retrieved": "",
+                    "tie": False,
+                    "main": main_pair and "tokenizer" in c["groups"],
+                    "x": s.f1,
+                    "y": g.f1,
+                    "method": c["method"],
+                }
+                for c, s, g in per_pair
+                if g is not None
+            ]
         sweep_curves[spec["name"]] = [
             (c["vocab"], s.f1, g.f1 if g else None)
             for c, s, g in per_pair
@@ -326,7 +444,9 @@ def score(data, model, args: Params, rng) -> Scores:
             f"{len(corr_entries) - len(rs)} pair(s) have no tokenizer correlation and are left out of the main score"
         )
     if args.training == "per-setting":
-        dropped = sum(c["dropped_duplicates"] for d in datasets_info for c in d["training"].values())
+        dropped = sum(
+            c["dropped_duplicates"] for d in datasets_info for c in d["training"].values()
+        )
         notes.append(
             "one aligner per setting (silver; gold), each trained on its sentences + the extra text"
             + (f"; {dropped} repeated extra pairs dropped" if args.dedup else "; duplicates kept")
@@ -351,8 +471,12 @@ def score(data, model, args: Params, rng) -> Scores:
             "revision": "+".join((d.get("revision") or "")[:8] for d in datasets_info) or None,
             "pairs": datasets_info,
         },
-        model={"id": "+".join(args.methods), "revision": None, "revision_source": "encoder",
-               "methods": sorted({c["method"] for c in configs})},
+        model={
+            "id": "+".join(args.methods),
+            "revision": None,
+            "revision_source": "encoder",
+            "methods": sorted({c["method"] for c in configs}),
+        },
         plot_data=(scatter, sweep_curves, freq_tables),
         items=items or None,
     )
