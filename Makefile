@@ -57,8 +57,8 @@ test-network: $(STAMP) ## run only the tests that need the internet
 	$(ENV) $(PY) -m pytest -q -m network $(ARGS)
 
 lint: $(STAMP) ## ruff check, ruff format --check and mypy (configured in pyproject.toml)
-	$(PY) -m ruff check builders evaluators cards tests bench
-	$(PY) -m ruff format --check builders evaluators cards tests bench
+	$(PY) -m ruff check builders evaluators cards xlbench tests bench
+	$(PY) -m ruff format --check builders evaluators cards xlbench tests bench
 	$(PY) -m mypy
 
 bench: $(STAMP) ## run every benchmark under bench/ and print figures

@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import os
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -151,7 +151,7 @@ BOOTSTRAP_STREAM = 0xB007
 _COUNTS = ("tp", "n_pred", "n_gold")
 
 
-def main_rows(rows: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+def main_rows(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """Return the rows behind the main score: those with ``main`` true, else every row."""
     if any("main" in r for r in rows):
         return [r for r in rows if r.get("main")]
@@ -172,7 +172,9 @@ def counts_of(row: Mapping[str, Any], precision_hits: bool) -> list[float]:
     return [float(row[c]) for c in (*_COUNTS, "tp_p")[: 4 if precision_hits else 3]]
 
 
-def score_intervals(rows: list[Mapping[str, Any]], rng: Any, resamples: int, level: float = 0.95):
+def score_intervals(
+    rows: Sequence[Mapping[str, Any]], rng: Any, resamples: int, level: float = 0.95
+):
     """Bootstrap the main score from its per-item rows.
 
     The main score is the mean over subsets of each subset's statistic: the mean of

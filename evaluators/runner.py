@@ -571,7 +571,9 @@ def run_grid(
 
 def _log_cache(opened: OpenModel | None) -> None:
     """Print the embedding cache's line for a model once its cells are done (``None``: no disk cache)."""
-    stats_fn = getattr(opened.encoder, "cache_stats", None) if opened is not None else None
+    if opened is None:
+        return
+    stats_fn = getattr(opened.encoder, "cache_stats", None)
     stats = stats_fn() if callable(stats_fn) else None
     if stats is not None:
         log.info("%s: %s", opened.identity.id, stats.line())

@@ -107,7 +107,7 @@ class LocalSource(DatasetSource):
         return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
     def _load(self, config: str, split: str):
-        return load_local(self.ref.path, config, split)
+        return load_local(self.ref.folder, config, split)
 
 
 class HubSource(DatasetSource):

@@ -29,6 +29,7 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from evaluators.errors import EngineUnavailableError, OutputError
 
@@ -139,7 +140,7 @@ class MTStage:
     tgt: str
     version: str
     store: str | None = None
-    options: tuple[tuple[str, object], ...] = ()
+    options: tuple[tuple[str, Any], ...] = ()
 
     def open(self):
         """Build the engine on this worker; return ``units -> translations``."""
@@ -275,7 +276,7 @@ def translate_units(engine, stage: MTStage, units: list[list[str]], store: Shard
     done: dict[str, list[str]] = store.load() if store is not None else {}
     found = {k: done[k] for k in keys if k in done}
     todo = [u for u, k in zip(units, keys) if k not in found]
-    if found:
+    if found and store is not None:
         log.info(
             "resume: %d of %d translation units are already in %s",
             len(found),

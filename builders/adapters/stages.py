@@ -57,6 +57,8 @@ class _ChunkRecorder:
     """A generator that records the chunks ``build_silver`` asks for and proposes nothing."""
 
     name = "recorder"
+    model_id = "recorder"
+    revision = ""
 
     def __init__(self) -> None:
         self.chunks: list[tuple] = []
@@ -112,7 +114,7 @@ def silver_on_engine(
     mt_engine,
     cache,
     store_root,
-    build_kwargs,
+    build_kwargs: dict[str, Any],
 ):
     """Run SilverAlign's substitution and MT stages on ``engine``; return ``(generator, translator)`` for ``build_silver``.
 

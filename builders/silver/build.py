@@ -504,7 +504,7 @@ def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
     translator = mt_adapter.CachedTranslator(engine, cache, batch_size=args.mt_batch_size)
     t0 = time.perf_counter()
     log.info("silver: %d sentences, %s, %s substitutes", len(items), engine.name, generator.name)
-    build_kwargs = dict(
+    build_kwargs: dict[str, Any] = dict(
         k=args.alternatives,
         min_valid=args.min_valid,
         max_targets=args.max_targets,
@@ -518,7 +518,7 @@ def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
         ):  # substitutes + MT on the cluster; the decision pass below is unchanged
             from builders.adapters.stages import silver_on_engine
 
-            store = None if args.no_mt_cache else (mt_store or f"{cache.path}.shards")
+            store = None if cache is None else (mt_store or f"{cache.path}.shards")
             substitutes, translator = silver_on_engine(
                 backend,
                 args,

@@ -372,7 +372,7 @@ def score_model(
 
 
 def triplet_items(
-    rows: Sequence[Mapping[str, Any]], outcomes: Sequence[int], margin: np.ndarray
+    rows: Sequence[Mapping[str, Any]], outcomes: Sequence[int] | np.ndarray, margin: np.ndarray
 ) -> list[dict[str, Any]]:
     """Per-triplet prediction rows; the main score's rows are those of the Macro-TACC perturbation types.
 

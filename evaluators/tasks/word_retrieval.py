@@ -400,9 +400,7 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         has_other = [o is not None for o in others]
         # Aligner pairs of the Fig. 5 histogram come from the sentence pairs encoded anyway, so they
         # cost no forward pass; drawn from a child stream, so the scoring draws (and scores) do not move.
-        al = _aligner_sample(
-            data, config, params, sub, np.random.default_rng(rng.bit_generator.seed_seq.spawn(1)[0])
-        )
+        al = _aligner_sample(data, config, params, sub, rng.spawn(1)[0])
         tgt_texts = [r[S.TGT_SENTENCE] for r in sub] + [
             r[S.TGT_SENTENCE] for r, h in zip(sub, has_other) if h
         ]
