@@ -94,7 +94,7 @@ def test_light_install_scores_alignment_without_torch(tmp_path):
     src.mkdir()
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy2(REPO / name, src / name)
-    for pkg in ("builders", "evaluators", "cards"):
+    for pkg in ("builders", "evaluators", "cards", "xlbench"):
         shutil.copytree(REPO / pkg, src / pkg, ignore=ignore)
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True, system_site_packages=False, clear=True).create(env_dir)
@@ -126,7 +126,7 @@ def test_light_install_scores_alignment_without_torch(tmp_path):
         [
             str(py),
             "-c",
-            "import importlib.util as u, sys; "
+            "import importlib.util as u, sys, xlbench; "
             f"sys.stdout.write(','.join(m for m in {HEAVY!r} if u.find_spec(m)))",
         ],
         env=env,
