@@ -383,11 +383,12 @@ def triplet_items(
 
     types = main_types([r[S.PERTURBATION] for r in rows])
     out = []
-    for r, o, m in zip(rows, outcomes, margin):
+    for i, (r, o, m) in enumerate(zip(rows, outcomes, margin)):
         out.append(
             {
-                "item_id": str(r[S.ID]),
-                "subset": r["subset"],
+                # Rows straight from a caller (not the runner) may lack the id and the config name.
+                "item_id": str(r.get(S.ID, i)),
+                "subset": r.get("subset", r[S.LANG]),
                 "correct": bool(o == 1),
                 "score": float(m),
                 "retrieved": "original" if o == 1 else ("tie" if o == 0 else "foil"),

@@ -241,7 +241,10 @@ def test_joint_training_and_bootstrap_options(tmp_path, capsys):
     assert not any(k.endswith(("_std", "_low", "_high")) for k in joint_entry)
     assert not any("bootstrap" in n for n in joint["notes"])
     assert eval_main([*base, "--bootstrap", "-1", "--out", str(tmp_path / "bad")]) == 2
-    assert "--bootstrap must be 0 or more resamples; got -1." in capsys.readouterr().err
+    assert (
+        "--bootstrap must be 0 (no interval) or a positive number of resamples, got -1."
+        in capsys.readouterr().err
+    )
 
 
 def test_bootstrap_spread_is_seeded_and_shows_noise(tmp_path):

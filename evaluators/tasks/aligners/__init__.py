@@ -212,7 +212,9 @@ class Params:
             if t not in KINDS:
                 raise UsageError(f"Unknown tokenizer {t!r}; choose from {', '.join(KINDS)}.")
         if self.bootstrap < 0:
-            raise UsageError(f"--bootstrap must be 0 or more resamples; got {self.bootstrap}.")
+            raise UsageError(
+                f"--bootstrap must be 0 (no interval) or a positive number of resamples, got {self.bootstrap}."
+            )
 
 
 #: Second seed component of the bootstrap rng: ``np.random.default_rng([seed, BOOTSTRAP_STREAM])``.
