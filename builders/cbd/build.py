@@ -50,6 +50,7 @@ these off; all three are recorded in the manifest and signature). --gold takes P
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    # Long on purpose: one flat declaration per flag, read as the CLI's reference.
     """Add the builder's own options."""
     parser.add_argument("--lang", required=True, help="language pair, source first, e.g. eng-deu")
     parser.add_argument(

@@ -44,6 +44,7 @@ Translations are cached in $XLBENCH_CACHE/mt-cache.sqlite: rerun an interrupted 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    # Long on purpose: one flat declaration per flag, read as the CLI's reference.
     """Add the silver builder's options."""
     parser.add_argument(
         "--lang",
