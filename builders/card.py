@@ -329,25 +329,8 @@ def _license_block(manifest: Manifest, license_id: str) -> dict[str, Any]:
     return out
 
 
-def card_data(
-    family: FamilySchema,
-    manifest: Manifest,
-    stats: dict[str, dict[str, dict[str, int]]],
-    license_id: str,
-    superseded_by: str | None = None,
-) -> Any:
-    """Return the card's metadata as a :class:`huggingface_hub.DatasetCardData`.
-
-    Args:
-        family: the family schema.
-        manifest: the build manifest (version, signature, inputs).
-        stats: ``config -> split -> {"num_examples", "num_bytes", "file_bytes"}``.
-        license_id: the Hub license id.
-        superseded_by: the version that replaces this one, if any.
-    """
-    from huggingface_hub import DatasetCardData
-
-    meta = family_meta(family.name)
+def _config_metadata(family: FamilySchema, stats: dict) -> tuple[list, list, list[str]]:
+    """The card's ``configs`` and ``dataset_info`` entries (the first config is the default), and the subsets."""
     configs, infos = [], []
     subsets: list[str] = []
     for i, config in enumerate(sorted(stats)):
@@ -379,8 +362,11 @@ def card_data(
                 "dataset_size": int(sum(v["num_bytes"] for v in stats[config].values())),
             }
         )
-    hub_langs, canon = _card_languages(subsets)
-    main_total = sum(sum(s.values()) for s in _main_rows(family, stats).values())
+    return configs, infos, subsets
+
+
+def _source_datasets(meta: dict, manifest: Manifest) -> list[str]:
+    """The family's source datasets; PAWS-X among the inputs makes the card say it extends it."""
     source = list(meta.get("source_datasets") or ["original"])
     if any(
         citation_key(f"{_field(i, 'name', '')} {_field(i, 'origin', '')}") == "yang2019pawsx"
@@ -389,6 +375,32 @@ def card_data(
         source = [s for s in source if s != "original"] + [
             "extended|google-research-datasets/paws-x"
         ]
+    return source
+
+
+def card_data(
+    family: FamilySchema,
+    manifest: Manifest,
+    stats: dict[str, dict[str, dict[str, int]]],
+    license_id: str,
+    superseded_by: str | None = None,
+) -> Any:
+    """Return the card's metadata as a :class:`huggingface_hub.DatasetCardData`.
+
+    Args:
+        family: the family schema.
+        manifest: the build manifest (version, signature, inputs).
+        stats: ``config -> split -> {"num_examples", "num_bytes", "file_bytes"}``.
+        license_id: the Hub license id.
+        superseded_by: the version that replaces this one, if any.
+    """
+    from huggingface_hub import DatasetCardData
+
+    meta = family_meta(family.name)
+    configs, infos, subsets = _config_metadata(family, stats)
+    hub_langs, canon = _card_languages(subsets)
+    main_total = sum(sum(s.values()) for s in _main_rows(family, stats).values())
+    source = _source_datasets(meta, manifest)
     nondet = list(getattr(manifest, "nondeterministic", None) or [])
     papers = [k for k in meta.get("papers") or [] if k in bibliography()]
     return DatasetCardData(
@@ -550,6 +562,32 @@ def _examples_and_stats(
     return examples, statistics
 
 
+def _split_rows(family: FamilySchema, stats: dict) -> list[dict[str, Any]]:
+    """One row per config and split for the card's table: languages in words, row count."""
+    rows = []
+    for config in sorted(stats):
+        subset, table = family.split_config(config)
+        names = " → ".join(language_name(lang) for lang in languages(subset))
+        for split, v in sorted(stats[config].items()):
+            rows.append(
+                {"config": config, "languages": names, "split": split, "rows": v["num_examples"]}
+            )
+    return rows
+
+
+def _cite_keys(paper_keys: list[str], inputs: list[dict], bib: dict, own: dict) -> list[str]:
+    """The papers, xlbench, then every input with a known BibTeX entry; each key once, in order."""
+    return list(
+        dict.fromkeys(
+            [
+                *paper_keys,
+                "xlbench",
+                *(r["citation"] for r in inputs if r["citation"] in bib or r["citation"] in own),
+            ]
+        )
+    )
+
+
 def render_card(
     family: FamilySchema,
     manifest: Manifest,
@@ -584,14 +622,7 @@ def render_card(
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
     )
-    rows = []
-    for config in sorted(stats):
-        subset, table = family.split_config(config)
-        names = " → ".join(language_name(lang) for lang in languages(subset))
-        for split, v in sorted(stats[config].items()):
-            rows.append(
-                {"config": config, "languages": names, "split": split, "rows": v["num_examples"]}
-            )
+    rows = _split_rows(family, stats)
     examples, statistics = _examples_and_stats(family, stats, tables)
     per_lang = card_stats.pairs_per_language(_main_rows(family, stats))
     bib = bibliography()
@@ -599,15 +630,7 @@ def render_card(
     meta = family_meta(family.name)
     paper_keys = [k for k in meta.get("papers") or [] if k in bib]
     own = {r["citation"]: r["bibtex"] for r in inputs if r["bibtex"]}
-    cite_keys = list(
-        dict.fromkeys(
-            [
-                *paper_keys,
-                "xlbench",
-                *(r["citation"] for r in inputs if r["citation"] in bib or r["citation"] in own),
-            ]
-        )
-    )
+    cite_keys = _cite_keys(paper_keys, inputs, bib, own)
     body = env.get_template("dataset.md.j2").render(
         family=family,
         manifest=manifest,

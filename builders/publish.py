@@ -347,58 +347,13 @@ def publish(
     state = client.state(repo_id)
     tags = state.tags if state else {}
     if tag in tags:
-        diffs = _same_version_content(client, repo_id, tags[tag], report)
-        if diffs:
-            raise _immutable(repo_id, tag, tags[tag], diffs)
-        if dry_run:
-            out.update(
-                status="dry-run",
-                commit=tags[tag],
-                message=f"{tag} is already published with the same content; would load it back and verify it.",
-            )
-            return out
-        try:
-            out["verified"] = verify(client, repo_id, tag, tags[tag], report)
-        except RemoteError as err:
-            # the tag is someone's published version: report, never withdraw it here
-            raise RemoteError(
-                _instead(
-                    str(err),
-                    f"{tag} exists with the same files but did not load back correctly, so it is NOT reported "
-                    f"as published: check the repo on the Hub, then run the same command again.",
-                )
-            ) from None
-        out.update(
-            status="unchanged",
-            commit=tags[tag],
-            message=f"{tag} is already published with the same content (loaded back and verified now); nothing to do.",
-        )
-        return out
-    newer = [t for t in version_tags(tags) if version_key(t) > version_key(version)]
-    if newer:
-        from evaluators.errors import RevisionError
-
-        raise RevisionError(
-            f"{repo_id} already has {newer[-1]}, newer than {tag}; versions only move forward, so rebuild with "
-            f"--version above {newer[-1][1:]}."
-        )
+        return _already_tagged(client, repo_id, tag, tags[tag], report, dry_run, out)
+    _check_forward(repo_id, tags, version, tag)
     staging = make_temp_dir("xlbench-publish-")
     try:
-        remote_manifest = None
-        if state and state.main:
-            text = client.read_text(repo_id, MANIFEST, state.main)
-            remote_manifest = json.loads(text) if text else None
-        adds, changes, _ = _prepare(report, repo_id, remote_manifest, staging)
-        deletes = []
-        landed = None
-        if state and state.main:
-            remote_files = client.files(repo_id, state.main)
-            deletes = sorted(p for p in remote_files if p.startswith("data/") and p not in adds)
-            # an earlier run committed exactly this (and then failed to verify or tag): reuse that commit
-            if (remote_manifest or {}).get("version") == version and client.holds(
-                repo_id, state.main, adds, deletes
-            ):
-                landed = state.main
+        adds, deletes, changes, landed, remote_manifest = _plan(
+            client, repo_id, state, report, version, staging
+        )
         message = f"Publish {report.name} {tag}"
         out.update(
             files=sorted(adds),
@@ -408,55 +363,10 @@ def publish(
             changelog=changes,
         )
         if dry_run:
-            if landed:
-                plan = f"main already holds this content (commit {landed[:12]}); would verify it and tag {tag}."
-            else:
-                plan = f"would {'create ' + repo_id + ' and ' if state is None else ''}commit {len(adds)} files, verify and tag {tag}."
-            out.update(status="dry-run", message=plan)
+            out.update(status="dry-run", message=_plan_message(repo_id, tag, state, adds, landed))
             return out
-        if landed:
-            log.warning(
-                "%s: main already holds this content at %s (an earlier run committed it); verifying and tagging it",
-                repo_id,
-                landed[:12],
-            )
-            sha = landed
-            out["previous"] = None
-            out["resumed"] = True
-        else:
-            client.create_repo(repo_id, private)
-            parent = state.main if state else None
-            if parent is None:
-                fresh = client.state(repo_id)  # None only if the repo vanished since create_repo
-                parent = fresh.main if fresh else None
-            sha = client.commit(repo_id, adds, deletes, message, changes, parent)
-        try:
-            out["verified"] = verify(client, repo_id, sha, sha, report)
-        except RemoteError as err:
-            raise RemoteError(
-                _instead(
-                    str(err),
-                    f"main holds commit {sha[:12]} but it was NOT tagged {tag}, so run the same command again "
-                    f"to verify and tag it.",
-                )
-            ) from None
-        try:
-            client.tag(repo_id, tag, sha, f"{report.name} {tag}: {changes}")
-            resolved = client.resolve(repo_id, tag)
-        except RemoteError as err:
-            raise RemoteError(
-                _instead(
-                    str(err),
-                    f"commit {sha[:12]} on main is verified but not tagged {tag} yet, so run the same command again to tag it.",
-                )
-            ) from None
-        if resolved != sha:
-            from evaluators.errors import RevisionError
-
-            raise RevisionError(
-                f"{repo_id}: tag {tag} resolves to {resolved[:12]}, not the verified commit {sha[:12]}; another publish "
-                f"ran at the same time, so check the repo before retrying."
-            )
+        sha = _land(client, repo_id, state, private, (adds, deletes, message, changes), landed, out)
+        out["verified"] = _verify_and_tag(client, repo_id, tag, sha, report, changes)
         out.update(
             status="published",
             commit=sha,
@@ -465,6 +375,136 @@ def publish(
         return out
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _plan_message(repo_id: str, tag: str, state, adds: dict, landed) -> str:
+    """What a dry run would do."""
+    if landed:
+        return f"main already holds this content (commit {landed[:12]}); would verify it and tag {tag}."
+    return f"would {'create ' + repo_id + ' and ' if state is None else ''}commit {len(adds)} files, verify and tag {tag}."
+
+
+def _land(client, repo_id: str, state, private: bool, commit: tuple, landed, out: dict) -> str:
+    """The commit on ``main`` to verify: an earlier run's with this content, or a new one."""
+    if landed:
+        log.warning(
+            "%s: main already holds this content at %s (an earlier run committed it); verifying and tagging it",
+            repo_id,
+            landed[:12],
+        )
+        out["previous"] = None
+        out["resumed"] = True
+        return landed
+    adds, deletes, message, changes = commit
+    client.create_repo(repo_id, private)
+    parent = state.main if state else None
+    if parent is None:
+        fresh = client.state(repo_id)  # None only if the repo vanished since create_repo
+        parent = fresh.main if fresh else None
+    return client.commit(repo_id, adds, deletes, message, changes, parent)
+
+
+def _already_tagged(
+    client, repo_id: str, tag: str, sha: str, report: FolderReport, dry_run: bool, out: dict
+) -> dict[str, Any]:
+    """The version's tag exists: same content is loaded back and verified again, other content refused."""
+    diffs = _same_version_content(client, repo_id, sha, report)
+    if diffs:
+        raise _immutable(repo_id, tag, sha, diffs)
+    if dry_run:
+        out.update(
+            status="dry-run",
+            commit=sha,
+            message=f"{tag} is already published with the same content; would load it back and verify it.",
+        )
+        return out
+    try:
+        out["verified"] = verify(client, repo_id, tag, sha, report)
+    except RemoteError as err:
+        # the tag is someone's published version: report, never withdraw it here
+        raise RemoteError(
+            _instead(
+                str(err),
+                f"{tag} exists with the same files but did not load back correctly, so it is NOT reported "
+                f"as published: check the repo on the Hub, then run the same command again.",
+            )
+        ) from None
+    out.update(
+        status="unchanged",
+        commit=sha,
+        message=f"{tag} is already published with the same content (loaded back and verified now); nothing to do.",
+    )
+    return out
+
+
+def _check_forward(repo_id: str, tags: dict[str, str], version: str, tag: str) -> None:
+    """Refuse a version older than the newest tag: versions only move forward."""
+    newer = [t for t in version_tags(tags) if version_key(t) > version_key(version)]
+    if newer:
+        from evaluators.errors import RevisionError
+
+        raise RevisionError(
+            f"{repo_id} already has {newer[-1]}, newer than {tag}; versions only move forward, so rebuild with "
+            f"--version above {newer[-1][1:]}."
+        )
+
+
+def _plan(client, repo_id: str, state, report: FolderReport, version: str, staging):
+    """Stage the files and compare with ``main``.
+
+    Returns the files to add, the data files to delete, the changelog line, the ``main`` commit
+    that already holds exactly this content (an earlier run's, or ``None``) and the remote manifest.
+    """
+    remote_manifest = None
+    if state and state.main:
+        text = client.read_text(repo_id, MANIFEST, state.main)
+        remote_manifest = json.loads(text) if text else None
+    adds, changes, _ = _prepare(report, repo_id, remote_manifest, staging)
+    deletes = []
+    landed = None
+    if state and state.main:
+        remote_files = client.files(repo_id, state.main)
+        deletes = sorted(p for p in remote_files if p.startswith("data/") and p not in adds)
+        # an earlier run committed exactly this (and then failed to verify or tag): reuse that commit
+        if (remote_manifest or {}).get("version") == version and client.holds(
+            repo_id, state.main, adds, deletes
+        ):
+            landed = state.main
+    return adds, deletes, changes, landed, remote_manifest
+
+
+def _verify_and_tag(
+    client, repo_id: str, tag: str, sha: str, report: FolderReport, changes: str
+) -> dict[str, Any]:
+    """Load commit ``sha`` back and match it, then tag it (the last step); return the verification."""
+    try:
+        verified = verify(client, repo_id, sha, sha, report)
+    except RemoteError as err:
+        raise RemoteError(
+            _instead(
+                str(err),
+                f"main holds commit {sha[:12]} but it was NOT tagged {tag}, so run the same command again "
+                f"to verify and tag it.",
+            )
+        ) from None
+    try:
+        client.tag(repo_id, tag, sha, f"{report.name} {tag}: {changes}")
+        resolved = client.resolve(repo_id, tag)
+    except RemoteError as err:
+        raise RemoteError(
+            _instead(
+                str(err),
+                f"commit {sha[:12]} on main is verified but not tagged {tag} yet, so run the same command again to tag it.",
+            )
+        ) from None
+    if resolved != sha:
+        from evaluators.errors import RevisionError
+
+        raise RevisionError(
+            f"{repo_id}: tag {tag} resolves to {resolved[:12]}, not the verified commit {sha[:12]}; another publish "
+            f"ran at the same time, so check the repo before retrying."
+        )
+    return verified
 
 
 def verify(client, repo_id: str, revision: str, sha: str, report: FolderReport) -> dict[str, Any]:

@@ -166,6 +166,44 @@ def validate_folder(folder: str | os.PathLike) -> FolderReport:
         ValidationError: the first failed check, naming the config and the problem.
     """
     root = Path(folder).expanduser()
+    text, card = _read_card(root)
+    manifest = _read_manifest(root)
+    family = get_family(manifest.family)
+    xl = card.get("xlbench") or {}
+    if xl.get("version") != manifest.version or xl.get("family") != manifest.family:
+        raise _fail(
+            f"README.md says {xl.get('family')!r} v{xl.get('version')} but manifest.json says "
+            f"{manifest.family!r} v{manifest.version}; rebuild the folder."
+        )
+    card_files, card_counts = _card_splits(card)
+    listed = _check_listing(root, card_files, manifest)
+    configs: dict[str, dict[str, int]] = {}
+    digests: dict[str, dict[str, str]] = {}
+    for config in sorted(card_files):
+        tables = _read_config(root, config, card_files[config], card_counts, manifest, family)
+        configs[config] = {s: t.num_rows for s, t in tables.items()}
+        digests[config] = {s: table_digest(t) for s, t in tables.items()}
+    # The card as a Hub user sees it: metadata the Hub accepts, and a body that documents the data.
+    try:
+        check_card(text)
+        check_card_body(text, family, sorted(configs))
+    except SchemaError as err:
+        raise _fail(str(err)) from err
+    return FolderReport(
+        folder=root,
+        family=manifest.family,
+        version=manifest.version,
+        name=manifest.name,
+        configs=configs,
+        digests=digests,
+        files=sorted([CARD, MANIFEST, *listed]),
+        manifest=manifest,
+        card=card,
+    )
+
+
+def _read_card(root: Path) -> tuple[str, dict]:
+    """The card's text and parsed metadata; a path that is no built folder is a usage error."""
     # Not a dataset folder at all is a usage error (exit 2); a damaged one fails the check (exit 1).
     if not root.exists():
         raise InputFileError(
@@ -188,15 +226,11 @@ def validate_folder(folder: str | os.PathLike) -> FolderReport:
         card = parse_card_yaml(text)
     except SchemaError as err:
         raise _fail(f"README.md: {err}") from err
-    manifest = _read_manifest(root)
-    family = get_family(manifest.family)
-    xl = card.get("xlbench") or {}
-    if xl.get("version") != manifest.version or xl.get("family") != manifest.family:
-        raise _fail(
-            f"README.md says {xl.get('family')!r} v{xl.get('version')} but manifest.json says "
-            f"{manifest.family!r} v{manifest.version}; rebuild the folder."
-        )
-    card_files, card_counts = _card_splits(card)
+    return text, card
+
+
+def _check_listing(root: Path, card_files: dict, manifest: Manifest) -> list[str]:
+    """The card lists every data file on disk and the manifest's configs; return the listed files."""
     if not card_files:
         raise _fail("README.md lists no configs; rebuild the folder with 'xlbench build'.")
     on_disk = (
@@ -216,75 +250,67 @@ def validate_folder(folder: str | os.PathLike) -> FolderReport:
         raise _fail(
             f"configs differ between README.md and manifest.json (card only: {only_card}, manifest only: {only_manifest})."
         )
+    return listed
 
-    configs: dict[str, dict[str, int]] = {}
-    digests: dict[str, dict[str, str]] = {}
-    for config in sorted(card_files):
-        try:
-            _, table = family.split_config(config)
-        except SchemaError as err:
-            raise _fail(f"config {config}: {err}") from err
-        tables: dict[str, pa.Table] = {}
-        for split, rel in sorted(card_files[config].items()):
-            if split not in table.splits:
-                raise _fail(f"config {config}: split {split!r} is not one of {list(table.splits)}.")
-            if rel != split_file(config, split):
-                raise _fail(
-                    f"config {config}/{split}: data file {rel!r} should be {split_file(config, split)!r}."
-                )
-            path = root / rel
-            if not path.is_file():
-                raise _fail(f"config {config}/{split}: data file {rel} is missing.")
-            try:
-                data = pq.read_table(path)
-            except (pa.ArrowInvalid, OSError) as err:
-                raise _fail(
-                    f"config {config}/{split}: {rel} is not a readable parquet file ({str(err)[:80]})."
-                ) from err
-            where = f"config {config}/{split}"
-            try:
-                data = to_arrow(data, table, where)
-                check_unique(data, table, where)
-            except SchemaError as err:
-                raise _fail(str(err)) from err
-            declared = card_counts.get(config, {}).get(split)
-            if declared != data.num_rows:
-                raise _fail(
-                    f"config {config}/{split}: the card says num_examples={declared} but {rel} has {data.num_rows} rows."
-                )
-            if manifest.configs[config].get(split) != data.num_rows:
-                raise _fail(
-                    f"config {config}/{split}: manifest.json says {manifest.configs[config].get(split)} rows "
-                    f"but {rel} has {data.num_rows}."
-                )
-            tables[split] = data
-        if sorted(manifest.configs[config]) != sorted(tables):
-            raise _fail(
-                f"config {config}: splits differ between README.md {sorted(tables)} and manifest.json {sorted(manifest.configs[config])}."
-            )
-        if not any(t.num_rows for t in tables.values()):
-            raise _fail(f"config {config} is empty (0 rows in every split); drop it or rebuild.")
-        if family.disjoint_column and table is family.main:
-            try:
-                check_disjoint(tables, family.disjoint_column, config)
-            except SchemaError as err:
-                raise _fail(str(err)) from err
-        configs[config] = {s: t.num_rows for s, t in tables.items()}
-        digests[config] = {s: table_digest(t) for s, t in tables.items()}
-    # The card as a Hub user sees it: metadata the Hub accepts, and a body that documents the data.
+
+def _read_config(
+    root: Path, config: str, files: dict, card_counts: dict, manifest: Manifest, family
+) -> dict[str, pa.Table]:
+    """Read and check every split of one config: schema, unique ids, counts, disjoint splits."""
     try:
-        check_card(text)
-        check_card_body(text, family, sorted(configs))
+        _, table = family.split_config(config)
+    except SchemaError as err:
+        raise _fail(f"config {config}: {err}") from err
+    tables: dict[str, pa.Table] = {}
+    for split, rel in sorted(files.items()):
+        tables[split] = _read_split(root, config, split, rel, table, card_counts, manifest)
+    if sorted(manifest.configs[config]) != sorted(tables):
+        raise _fail(
+            f"config {config}: splits differ between README.md {sorted(tables)} and manifest.json {sorted(manifest.configs[config])}."
+        )
+    if not any(t.num_rows for t in tables.values()):
+        raise _fail(f"config {config} is empty (0 rows in every split); drop it or rebuild.")
+    if family.disjoint_column and table is family.main:
+        try:
+            check_disjoint(tables, family.disjoint_column, config)
+        except SchemaError as err:
+            raise _fail(str(err)) from err
+    return tables
+
+
+def _read_split(
+    root: Path, config: str, split: str, rel: str, table, card_counts: dict, manifest: Manifest
+) -> pa.Table:
+    """Read one split's parquet file and check it against the schema, the card and the manifest."""
+    if split not in table.splits:
+        raise _fail(f"config {config}: split {split!r} is not one of {list(table.splits)}.")
+    if rel != split_file(config, split):
+        raise _fail(
+            f"config {config}/{split}: data file {rel!r} should be {split_file(config, split)!r}."
+        )
+    path = root / rel
+    if not path.is_file():
+        raise _fail(f"config {config}/{split}: data file {rel} is missing.")
+    try:
+        data = pq.read_table(path)
+    except (pa.ArrowInvalid, OSError) as err:
+        raise _fail(
+            f"config {config}/{split}: {rel} is not a readable parquet file ({str(err)[:80]})."
+        ) from err
+    where = f"config {config}/{split}"
+    try:
+        data = to_arrow(data, table, where)
+        check_unique(data, table, where)
     except SchemaError as err:
         raise _fail(str(err)) from err
-    return FolderReport(
-        folder=root,
-        family=manifest.family,
-        version=manifest.version,
-        name=manifest.name,
-        configs=configs,
-        digests=digests,
-        files=sorted([CARD, MANIFEST, *listed]),
-        manifest=manifest,
-        card=card,
-    )
+    declared = card_counts.get(config, {}).get(split)
+    if declared != data.num_rows:
+        raise _fail(
+            f"config {config}/{split}: the card says num_examples={declared} but {rel} has {data.num_rows} rows."
+        )
+    if manifest.configs[config].get(split) != data.num_rows:
+        raise _fail(
+            f"config {config}/{split}: manifest.json says {manifest.configs[config].get(split)} rows "
+            f"but {rel} has {data.num_rows}."
+        )
+    return data

@@ -30,6 +30,7 @@ MODEL_HELP = (
 
 
 def add_common_arguments(parser: argparse.ArgumentParser, meta) -> None:
+    # Long on purpose: one flat declaration per shared flag, read as the CLI's reference.
     """Add the options every evaluator of this kind shares (model, dataset, output)."""
     if meta.dataset != "none":
         parser.add_argument(

@@ -124,6 +124,55 @@ def _strip_model(signature: str) -> str:
     return "|".join(p for p in signature.split("|") if not p.startswith(("model:", "xlbench:")))
 
 
+def _check_comparable(da: dict, db: dict):
+    """Refuse results of different evaluators or dataset revisions; return the revision."""
+    if da.get("evaluator") != db.get("evaluator"):
+        raise UsageError(
+            f"The results come from different evaluators ({da.get('evaluator')!r} and {db.get('evaluator')!r}); compare results of one evaluator."
+        )
+    rev_a, rev_b = (
+        (da.get("dataset") or {}).get("revision"),
+        (db.get("dataset") or {}).get("revision"),
+    )
+    if rev_a != rev_b:
+        raise UsageError(
+            f"The results scored different dataset revisions ({str(rev_a)[:12]} and {str(rev_b)[:12]}); "
+            "rerun both models on one revision."
+        )
+    return rev_a
+
+
+def _paired(sel_a: list[dict], sel_b: list[dict]):
+    """Match the items of A and B by ``(subset, item_id)``; the sorted keys and one vector per side.
+
+    Rows with link counts give count vectors scored by micro F1; others, 0/1 correctness.
+    Returns ``(keys, xa, xb, statistic or None, statistic name)``.
+    """
+    ka = {(r["subset"], r["item_id"]): r for r in sel_a}
+    kb = {(r["subset"], r["item_id"]): r for r in sel_b}
+    if len(ka) != len(sel_a) or len(kb) != len(sel_b):
+        raise UsageError(
+            "The predictions repeat an item id within a subset; each (subset, item_id) must be unique."
+        )
+    if ka.keys() != kb.keys():
+        only_a, only_b = sorted(ka.keys() - kb.keys()), sorted(kb.keys() - ka.keys())
+        example = (only_a or only_b)[0]
+        raise UsageError(
+            f"The results scored different items ({len(only_a)} only in A, {len(only_b)} only in B, e.g. "
+            f"{example[1]!r} in {example[0]!r}); rerun both with the same parameters."
+        )
+    keys = sorted(ka)
+    counts = all(c in sel_a[0] for c in ("tp", "n_pred", "n_gold")) if sel_a else False
+    if counts:
+        hits = all("tp_p" in r for r in (*sel_a, *sel_b))
+        xa = np.array([counts_of(ka[k], hits) for k in keys], dtype=float)
+        xb = np.array([counts_of(kb[k], hits) for k in keys], dtype=float)
+        return keys, xa, xb, f1_from_counts, "micro F1 over items"
+    xa = np.array([bool(ka[k]["correct"]) for k in keys], dtype=float)
+    xb = np.array([bool(kb[k]["correct"]) for k in keys], dtype=float)
+    return keys, xa, xb, None, "mean of correct"
+
+
 def compare(
     result_a: str | os.PathLike,
     result_b: str | os.PathLike,
@@ -145,45 +194,10 @@ def compare(
         raise UsageError(f"--alpha must lie strictly between 0 and 1, got {alpha!r}.")
     da, ra = _load(result_a)
     db, rb = _load(result_b)
-    if da.get("evaluator") != db.get("evaluator"):
-        raise UsageError(
-            f"The results come from different evaluators ({da.get('evaluator')!r} and {db.get('evaluator')!r}); compare results of one evaluator."
-        )
-    rev_a, rev_b = (
-        (da.get("dataset") or {}).get("revision"),
-        (db.get("dataset") or {}).get("revision"),
-    )
-    if rev_a != rev_b:
-        raise UsageError(
-            f"The results scored different dataset revisions ({str(rev_a)[:12]} and {str(rev_b)[:12]}); "
-            "rerun both models on one revision."
-        )
+    rev_a = _check_comparable(da, db)
     name_a, sel_a = _select(ra, subset, "A")
     name_b, sel_b = _select(rb, subset, "B")
-    ka = {(r["subset"], r["item_id"]): r for r in sel_a}
-    kb = {(r["subset"], r["item_id"]): r for r in sel_b}
-    if len(ka) != len(sel_a) or len(kb) != len(sel_b):
-        raise UsageError(
-            "The predictions repeat an item id within a subset; each (subset, item_id) must be unique."
-        )
-    if ka.keys() != kb.keys():
-        only_a, only_b = sorted(ka.keys() - kb.keys()), sorted(kb.keys() - ka.keys())
-        example = (only_a or only_b)[0]
-        raise UsageError(
-            f"The results scored different items ({len(only_a)} only in A, {len(only_b)} only in B, e.g. "
-            f"{example[1]!r} in {example[0]!r}); rerun both with the same parameters."
-        )
-    keys = sorted(ka)
-    counts = all(c in sel_a[0] for c in ("tp", "n_pred", "n_gold")) if sel_a else False
-    if counts:
-        hits = all("tp_p" in r for r in (*sel_a, *sel_b))
-        xa = np.array([counts_of(ka[k], hits) for k in keys], dtype=float)
-        xb = np.array([counts_of(kb[k], hits) for k in keys], dtype=float)
-        stat, stat_name = f1_from_counts, "micro F1 over items"
-    else:
-        xa = np.array([bool(ka[k]["correct"]) for k in keys], dtype=float)
-        xb = np.array([bool(kb[k]["correct"]) for k in keys], dtype=float)
-        stat, stat_name = None, "mean of correct"
+    keys, xa, xb, stat, stat_name = _paired(sel_a, sel_b)
     if len(keys) == 0:
         raise UsageError("The predictions hold no items to compare.")
     tests = []

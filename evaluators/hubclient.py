@@ -220,6 +220,7 @@ def to_error(
     endpoint: str | None = None,
     token: str | None = None,
 ) -> XlbenchError:
+    # Long on purpose: one branch per fault kind and HTTP status, a mapping table of messages read top to bottom.
     """Return the one-sentence xlbench error for ``fault`` during ``action``.
 
     >>> str(to_error(Fault("http", 503), "creating tag v1.0.0", "org/x", endpoint="https://hub"))

@@ -212,6 +212,48 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+def _signature(module: ModuleType, dataset: dict, mdl: dict, effective: dict) -> str:
+    """The sacrebleu-style signature of a cell, from the parameters the score actually used."""
+    extra = module.signature_extra(effective) if hasattr(module, "signature_extra") else None
+    return make_signature(
+        module.TASK.name,
+        str(dataset.get("id")),
+        dataset.get("version"),
+        dataset.get("revision"),
+        str(mdl.get("id")),
+        mdl.get("revision"),
+        signature_params(module.Params, effective, extra),
+        __version__,
+    )
+
+
+def _write_artifacts(
+    module: ModuleType,
+    out: str | os.PathLike,
+    result: EvalResult,
+    scores: Scores,
+    params: Any,
+    source: Any,
+    model: OpenModel | None,
+    options: RunOptions,
+) -> None:
+    """Draw the plots (own rng stream) and the evaluator's extra files into ``out``."""
+    import numpy as np
+
+    meta = module.TASK
+    prefix = Path(out) / file_stem(meta.name, result.dataset, result.model, result.params_hash)
+    if options.plots and meta.plots and hasattr(module, "plot"):
+        plot_rng = np.random.default_rng([options.seed, PLOT_STREAM])
+        result.artifacts = [
+            str(p)
+            for p in module.plot(
+                scores, params, source, model.encoder if model else None, prefix, plot_rng
+            )
+        ]
+    if hasattr(module, "write_artifacts"):
+        result.artifacts += [str(p) for p in module.write_artifacts(scores, params, prefix)]
+
+
 def run_cell(
     module: ModuleType,
     params: Any,
@@ -244,17 +286,7 @@ def run_cell(
         source.ref.to_dict() if source is not None else {"id": None, "revision": None}
     )
     mdl = scores.model or (model.identity.to_dict() if model else {"id": None, "revision": None})
-    extra = module.signature_extra(effective) if hasattr(module, "signature_extra") else None
-    sig = make_signature(
-        meta.name,
-        str(dataset.get("id")),
-        dataset.get("version"),
-        dataset.get("revision"),
-        str(mdl.get("id")),
-        mdl.get("revision"),
-        signature_params(module.Params, effective, extra),
-        __version__,
-    )
+    sig = _signature(module, dataset, mdl, effective)
     eff_json = {k: _jsonable(v) for k, v in effective.items()}
     result = EvalResult(
         evaluator=meta.name,
@@ -275,18 +307,8 @@ def run_cell(
         # an interval never changes the score it surrounds.
         result.parameters["bootstrap"] = options.bootstrap
         _add_intervals(module, result, scores, options)
-    if options.out and options.plots and meta.plots and hasattr(module, "plot"):
-        prefix = Path(options.out) / file_stem(meta.name, dataset, mdl, result.params_hash)
-        plot_rng = np.random.default_rng([options.seed, PLOT_STREAM])
-        result.artifacts = [
-            str(p)
-            for p in module.plot(
-                scores, params, source, model.encoder if model else None, prefix, plot_rng
-            )
-        ]
-    if options.out and hasattr(module, "write_artifacts"):
-        prefix = Path(options.out) / file_stem(meta.name, dataset, mdl, result.params_hash)
-        result.artifacts += [str(p) for p in module.write_artifacts(scores, params, prefix)]
+    if options.out:
+        _write_artifacts(module, options.out, result, scores, params, source, model, options)
     result.wall_time_s = round(time.perf_counter() - start, 3)
     finalize(result)
     if options.out:
@@ -477,6 +499,33 @@ class GridReport:
     skipped: list[Path] = field(default_factory=list)
 
 
+def _check_options(options: RunOptions) -> None:
+    """Refuse a bad device or batch size, or an unwritable ``out``, before any scoring."""
+    check_device(options.device)
+    if not isinstance(options.batch_size, int) or options.batch_size < 1:
+        raise UsageError(
+            f"--batch-size must be at least 1 sentence per forward pass, got {options.batch_size!r}."
+        )
+    if options.out:
+        check_writable(options.out)
+
+
+def _stored(name: str, p: Any, source: Any, opened: OpenModel | None, options, done: dict):
+    """The stored result of this cell (same request key) in ``done``, or ``None``."""
+    if not (done and opened is not None and source is not None):
+        return None
+    key = request_key(
+        name,
+        source.ref.to_dict(),
+        opened.identity.to_dict(),
+        {k: _jsonable(v) for k, v in {**_params_dict(p), "seed": options.seed}.items()},
+    )
+    if key not in done:
+        return None
+    log.info("skip %s on %s: already in %s", opened.identity.id, source.id, done[key])
+    return done[key]
+
+
 def run_grid(
     module: ModuleType | str,
     models: Sequence[Any],
@@ -507,13 +556,7 @@ def run_grid(
         module = get_task(module)
     options = options or RunOptions()
     report = report if report is not None else GridReport()
-    check_device(options.device)
-    if not isinstance(options.batch_size, int) or options.batch_size < 1:
-        raise UsageError(
-            f"--batch-size must be at least 1 sentence per forward pass, got {options.batch_size!r}."
-        )
-    if options.out:
-        check_writable(options.out)
+    _check_options(options)
     meta = module.TASK
     p = make_params(module.Params, dict(params or {}))
     if meta.model == "required" and any(m is None for m in models):
@@ -538,22 +581,13 @@ def run_grid(
     for spec in models:
         opened = open_model(spec, options, model_revision) if spec is not None else None
         for source in sources:
-            if done and opened is not None and source is not None:
-                key = request_key(
-                    meta.name,
-                    source.ref.to_dict(),
-                    opened.identity.to_dict(),
-                    {k: _jsonable(v) for k, v in {**_params_dict(p), "seed": options.seed}.items()},
-                )
-                if key in done:
-                    log.info(
-                        "skip %s on %s: already in %s", opened.identity.id, source.id, done[key]
-                    )
-                    report.skipped.append(done[key])
-                    results.append(load_result(done[key]))
-                    if progress is not None:
-                        progress.update(1)
-                    continue
+            stored = _stored(meta.name, p, source, opened, options, done)
+            if stored is not None:
+                report.skipped.append(stored)
+                results.append(load_result(stored))
+                if progress is not None:
+                    progress.update(1)
+                continue
             result = run_cell(module, p, source, opened, options)
             results.append(result)
             report.computed.append(result)

@@ -246,31 +246,11 @@ class HubClient:
                         )
                         return info.oid
                     except Exception as err:
-                        fault = hubclient.classify(err)
-                        if fault is None or not fault.retryable:
-                            raise
-                        delay = hubclient.wait_for(fault, attempt)
-                        now = self.state(repo_id)
-                        head = now.main if now else None
-                        if (
-                            head != parent
-                            and head is not None
-                            and self.holds(repo_id, head, adds, deletes)
-                        ):
-                            log.warning(
-                                "%s: the answer was lost, but main holds the commit (%s)",
-                                action,
-                                head[:12],
-                            )
-                            return head
-                        if head != parent or delay is None:
-                            raise
-                        log.warning(
-                            "%s: %s; main is unchanged, retrying in %g s",
-                            action,
-                            fault.name or fault.status,
-                            delay,
+                        landed, delay = self._after_fault(
+                            err, attempt, action, repo_id, parent, adds, deletes
                         )
+                        if landed is not None:
+                            return landed
             except RemoteError as err:
                 try:
                     now = self.state(repo_id)
@@ -279,6 +259,41 @@ class HubClient:
                 raise RemoteError(_unchanged_note(str(err), now, parent)) from None
             hubclient.sleep(delay)
             attempt += 1
+
+    def _after_fault(
+        self,
+        err: Exception,
+        attempt: int,
+        action: str,
+        repo_id: str,
+        parent: str | None,
+        adds: dict[str, str | bytes],
+        deletes: list[str],
+    ) -> tuple[str | None, float]:
+        """Decide what a failed commit call means; raise ``err`` unless it is worth repeating.
+
+        Returns ``(sha, 0)`` when ``main`` holds the commit anyway (the answer was lost),
+        ``(None, delay)`` when ``main`` is unchanged and the commit may be repeated.
+        """
+        from evaluators import hubclient
+
+        fault = hubclient.classify(err)
+        if fault is None or not fault.retryable:
+            raise err
+        delay = hubclient.wait_for(fault, attempt)
+        now = self.state(repo_id)
+        head = now.main if now else None
+        if head != parent and head is not None and self.holds(repo_id, head, adds, deletes):
+            log.warning(
+                "%s: the answer was lost, but main holds the commit (%s)", action, head[:12]
+            )
+            return head, 0
+        if head != parent or delay is None:
+            raise err
+        log.warning(
+            "%s: %s; main is unchanged, retrying in %g s", action, fault.name or fault.status, delay
+        )
+        return None, delay
 
     def tag(self, repo_id: str, tag: str, revision: str, message: str) -> None:
         """Tag ``revision``; a tag already on ``revision`` (an earlier attempt whose answer was lost) is fine.

@@ -23,7 +23,7 @@ from builders.bucc import logic, spec
 from evaluators.errors import LangCodeError, UsageError
 from evaluators.schema import bucc as schema
 from evaluators.schema.langs import iso3, language_name, pair_config, resolve_pair, to_card_language
-from evaluators.schema.meta import ModelRecord
+from evaluators.schema.meta import InputRecord, ModelRecord
 
 log = logging.getLogger("xlbench")
 
@@ -216,9 +216,8 @@ def _limitations(bible: bool) -> list[str]:
     return [*spec.LIMITATIONS, *([spec.LIMITATIONS_BIBLE] if bible else [])]
 
 
-def _official(args: spec.Params, bucc_dir: str, src: str, tgt: str) -> BuildResult:
-    from builders.adapters import bucc_files
-
+def _check_official(args: spec.Params, src: str, tgt: str) -> None:
+    """The official files come alone, for an xx-en pair."""
     if args.parallel or args.src_mono or args.tgt_mono:
         raise UsageError(
             "--bucc-dir reads the official files; do not combine it with --parallel/--src-mono/--tgt-mono."
@@ -229,6 +228,24 @@ def _official(args: spec.Params, bucc_dir: str, src: str, tgt: str) -> BuildResu
         raise LangCodeError(
             f"Official BUCC pairs are xx-en; pass --lang {iso3(other)}-eng (got target {tgt})."
         )
+
+
+def _official_inputs(official: str, files) -> list[InputRecord]:
+    """Pin one official split's files."""
+    return [
+        file_input(
+            f"bucc:{official}:{p.suffix[1:]}",
+            p,
+            citation="Zweigenbaum, Sharoff and Rapp (2017/2018), BUCC shared task on parallel sentence identification",
+        )
+        for p in files
+    ]
+
+
+def _official(args: spec.Params, bucc_dir: str, src: str, tgt: str) -> BuildResult:
+    from builders.adapters import bucc_files
+
+    _check_official(args, src, tgt)
     xx = to_card_language(src)
     found = bucc_files.read_official(bucc_dir, xx)
     mapping = dict(spec.OFFICIAL_SPLITS)
@@ -248,14 +265,7 @@ def _official(args: spec.Params, bucc_dir: str, src: str, tgt: str) -> BuildResu
         part = found[official]
         splits[target] = logic.Split(part.src, part.tgt, sorted(part.gold or []))
         gold_present[target] = part.gold is not None
-        inputs += [
-            file_input(
-                f"bucc:{official}:{p.suffix[1:]}",
-                p,
-                citation="Zweigenbaum, Sharoff and Rapp (2017/2018), BUCC shared task on parallel sentence identification",
-            )
-            for p in part.files
-        ]
+        inputs += _official_inputs(official, part.files)
         counts[target] = {
             "official_split": official,
             "src_sentences": len(part.src),

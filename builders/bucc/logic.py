@@ -193,34 +193,10 @@ def construct(
     >>> [(s, len(c.splits[s].src), len(c.splits[s].tgt), len(c.splits[s].gold)) for s in ("train", "test")]
     [('train', 8, 8, 2), ('test', 8, 8, 2)]
     """
-    if not 0 < parallel_fraction <= 1:
-        raise UsageError(f"--parallel-fraction must be in (0, 1], got {parallel_fraction}.")
-    if not 0 < test_fraction < 1:
-        raise UsageError(f"--test-fraction must be in (0, 1), got {test_fraction}.")
-    if n_gold < 2:
-        raise UsageError(f"--gold-pairs must be at least 2 (one per split), got {n_gold}.")
-    if src_prefix == tgt_prefix:
-        raise UsageError(f"The two sides need different id prefixes, got {src_prefix!r} twice.")
-
-    gold_all = [(pid, _norm(s), _norm(t)) for pid, s, t in pools.gold if _norm(s) and _norm(t)]
-    if len(gold_all) < n_gold:
-        raise InputFileError(
-            f"Only {len(gold_all)} usable parallel units for {n_gold} gold pairs; "
-            f"pass a larger parallel corpus or lower --gold-pairs."
-        )
-    chosen = [gold_all[i] for i in rng.permutation(len(gold_all))[:n_gold]]
-    n_test = min(max(1, round(n_gold * test_fraction)), n_gold - 1)
-    gold_split = {"train": chosen[: n_gold - n_test], "test": chosen[n_gold - n_test :]}
-
-    gold_src = {s for _, s, _ in chosen}
-    gold_tgt = {t for _, _, t in chosen}
-    # A distractor equal to any gold text (either side: "Amen." is German and English)
-    # would be an unlabelled twin or translation of a gold sentence.
-    src_pool = dedup(pools.src_pool, exclude=gold_src | gold_tgt)
-    tgt_pool = dedup(pools.tgt_pool, exclude=gold_src | gold_tgt)
-    src_pool = [src_pool[i] for i in rng.permutation(len(src_pool))]
-    tgt_pool = [tgt_pool[i] for i in rng.permutation(len(tgt_pool))]
-
+    _check_construct(n_gold, parallel_fraction, test_fraction, src_prefix, tgt_prefix)
+    # rng draws, in this order: the gold choice, the two distractor pools, then each split's sides.
+    gold_all, gold_split = _choose_gold(pools, n_gold, test_fraction, rng)
+    src_pool, tgt_pool = _distractor_pools(pools, gold_split, rng)
     need = {s: math.ceil(len(g) / parallel_fraction) - len(g) for s, g in gold_split.items()}
     total_need = sum(need.values())
     for side, pool in (("source", src_pool), ("target", tgt_pool)):
@@ -230,8 +206,75 @@ def construct(
                 f"for {n_gold} gold pairs at --parallel-fraction {parallel_fraction}; "
                 f"give more monolingual text, lower --gold-pairs or raise --parallel-fraction."
             )
+    splits_raw = _fill_splits(gold_split, src_pool, tgt_pool, need)
+    bad_gold, dropped_cross = _drop_test_shared_with_train(splits_raw)
+    out, counts = _shuffle_and_number(splits_raw, src_prefix, tgt_prefix, rng)
+    counts["dropped"] = {
+        "repeated_text_units": pools.dropped_repeated,
+        "test_gold_pairs_sharing_text_with_train": len(bad_gold),
+        "test_distractors_sharing_text_with_train": dropped_cross,
+    }
+    counts["pools"] = {
+        "gold_candidates": len(gold_all),
+        "src_distractors_available": len(src_pool),
+        "tgt_distractors_available": len(tgt_pool),
+    }
+    return Construction(out, counts)
 
-    splits_raw: dict[str, tuple[list[tuple[str, bool, int]], list[tuple[str, bool, int]]]] = {}
+
+def _check_construct(
+    n_gold: int, parallel_fraction: float, test_fraction: float, src_prefix: str, tgt_prefix: str
+) -> None:
+    if not 0 < parallel_fraction <= 1:
+        raise UsageError(f"--parallel-fraction must be in (0, 1], got {parallel_fraction}.")
+    if not 0 < test_fraction < 1:
+        raise UsageError(f"--test-fraction must be in (0, 1), got {test_fraction}.")
+    if n_gold < 2:
+        raise UsageError(f"--gold-pairs must be at least 2 (one per split), got {n_gold}.")
+    if src_prefix == tgt_prefix:
+        raise UsageError(f"The two sides need different id prefixes, got {src_prefix!r} twice.")
+
+
+_Gold = list[tuple[str, str, str]]
+_Side = list[tuple[str, bool, int]]
+
+
+def _choose_gold(
+    pools: Pools, n_gold: int, test_fraction: float, rng: np.random.Generator
+) -> tuple[_Gold, dict[str, _Gold]]:
+    """Draw ``n_gold`` usable units (one permutation) and split them train/test; (usable, split)."""
+    gold_all = [(pid, _norm(s), _norm(t)) for pid, s, t in pools.gold if _norm(s) and _norm(t)]
+    if len(gold_all) < n_gold:
+        raise InputFileError(
+            f"Only {len(gold_all)} usable parallel units for {n_gold} gold pairs; "
+            f"pass a larger parallel corpus or lower --gold-pairs."
+        )
+    chosen = [gold_all[i] for i in rng.permutation(len(gold_all))[:n_gold]]
+    n_test = min(max(1, round(n_gold * test_fraction)), n_gold - 1)
+    return gold_all, {"train": chosen[: n_gold - n_test], "test": chosen[n_gold - n_test :]}
+
+
+def _distractor_pools(
+    pools: Pools, gold_split: dict[str, _Gold], rng: np.random.Generator
+) -> tuple[list[str], list[str]]:
+    """The distinct distractors of each side, none equal to a gold text, shuffled (source, then target)."""
+    chosen = gold_split["train"] + gold_split["test"]
+    gold_src = {s for _, s, _ in chosen}
+    gold_tgt = {t for _, _, t in chosen}
+    # A distractor equal to any gold text (either side: "Amen." is German and English)
+    # would be an unlabelled twin or translation of a gold sentence.
+    src_pool = dedup(pools.src_pool, exclude=gold_src | gold_tgt)
+    tgt_pool = dedup(pools.tgt_pool, exclude=gold_src | gold_tgt)
+    src_pool = [src_pool[i] for i in rng.permutation(len(src_pool))]
+    tgt_pool = [tgt_pool[i] for i in rng.permutation(len(tgt_pool))]
+    return src_pool, tgt_pool
+
+
+def _fill_splits(
+    gold_split: dict[str, _Gold], src_pool: list[str], tgt_pool: list[str], need: dict[str, int]
+) -> dict[str, tuple[_Side, _Side]]:
+    """Each split's sides as ``(text, is_gold, gold index)``: its gold, then its share of distractors."""
+    splits_raw: dict[str, tuple[_Side, _Side]] = {}
     start = 0
     for split in ("train", "test"):
         distract_src = src_pool[start : start + need[split]]
@@ -244,7 +287,11 @@ def construct(
             (t, False, -1) for t in distract_tgt
         ]
         splits_raw[split] = (src, tgt)
+    return splits_raw
 
+
+def _drop_test_shared_with_train(splits_raw: dict[str, tuple[_Side, _Side]]) -> tuple[set, int]:
+    """Drop from test (in place) every text train holds on either side; (dropped gold, distractors)."""
     # A source text may equal a target text ("Amen."); drop from test whatever
     # train already holds on either side so that no text spans two splits.
     train_texts = {t for side in splits_raw["train"] for t, _, _ in side}
@@ -255,7 +302,16 @@ def construct(
         [(t, g, k) for t, g, k in test_src if t not in train_texts and not (g and k in bad_gold)],
         [(t, g, k) for t, g, k in test_tgt if t not in train_texts and not (g and k in bad_gold)],
     )
+    return bad_gold, dropped_cross
 
+
+def _shuffle_and_number(
+    splits_raw: dict[str, tuple[_Side, _Side]],
+    src_prefix: str,
+    tgt_prefix: str,
+    rng: np.random.Generator,
+) -> tuple[dict[str, Split], dict[str, object]]:
+    """Shuffle each side (train then test, source then target), number the ids across splits."""
     out: dict[str, Split] = {}
     counts: dict[str, object] = {}
     next_src, next_tgt = 1, 1
@@ -282,17 +338,7 @@ def construct(
             "src_parallel_fraction": len(gold) / len(src) if src else 0.0,
             "tgt_parallel_fraction": len(gold) / len(tgt) if tgt else 0.0,
         }
-    counts["dropped"] = {
-        "repeated_text_units": pools.dropped_repeated,
-        "test_gold_pairs_sharing_text_with_train": len(bad_gold),
-        "test_distractors_sharing_text_with_train": dropped_cross,
-    }
-    counts["pools"] = {
-        "gold_candidates": len(gold_all),
-        "src_distractors_available": len(src_pool),
-        "tgt_distractors_available": len(tgt_pool),
-    }
-    return Construction(out, counts)
+    return out, counts
 
 
 def split_rows(split: Split) -> tuple[list[dict[str, str]], list[dict[str, str]]]:

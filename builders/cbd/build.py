@@ -50,6 +50,7 @@ these off; all three are recorded in the manifest and signature). --gold takes P
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    # Long on purpose: one flat declaration per flag, read as the CLI's reference.
     """Add the builder's own options."""
     parser.add_argument("--lang", required=True, help="language pair, source first, e.g. eng-deu")
     parser.add_argument(
@@ -276,6 +277,111 @@ def _aligner_split(args: spec.Params, src: str, tgt: str, numbered):
     return records, counts, inputs
 
 
+def _dictionary_models(sources, inputs: list[InputRecord]) -> list[ModelRecord]:
+    """Pin each dictionary: its files join ``inputs``; its model record names its revision."""
+    models = []
+    for s in sources:
+        revision = s.origin
+        if s.input_files:
+            # FreeDict's Debian copyright file has one stanza per dictionary ("Files: eng-deu/*").
+            hint = s.name.split(" ")[0].removeprefix("freedict-")
+            record = file_input(
+                f"dictionary:{s.name}",
+                *s.input_files,
+                license=s.license,
+                citation=s.citation,
+                hint=hint,
+            )
+            inputs.append(record)
+            revision = f"sha256:{record.sha256[:16]}"
+        models.append(ModelRecord("dictionary", s.name, revision))
+    return models
+
+
+def _extract(backend, numbered, lex, workers: int) -> tuple[list[dict], dict]:
+    """Run the extraction over 2000-pair chunks (locally or on the engine); records and stage counts."""
+    records: list[dict] = []
+    stage: dict = {}
+    chunks = [numbered[i : i + 2000] for i in range(0, len(numbered), 2000)]
+    if backend.name == "local":
+        extracted = _extract_chunks(chunks, lex, workers)
+    else:  # corpus chunks on the cluster's actor pool; merged in chunk order, as locally
+        from builders.adapters.stages import extract_on_engine
+
+        extracted = extract_on_engine(backend, chunks, lex)
+    for recs, c in progress(extracted, total=len(chunks), desc="extract", unit="chunk"):
+        records += recs
+        for k, v in c.items():
+            stage[k] = stage.get(k, 0) + v
+    return records, stage
+
+
+def _aligner_model(aligner: str) -> ModelRecord:
+    """The aligner's model record, pinned to the installed package version."""
+    import importlib.metadata as md
+
+    pkg = "sil-thot" if aligner == "fast_align" else "eflomal"  # thot provides fast_align
+    try:
+        version = md.version(pkg)
+    except md.PackageNotFoundError:
+        version = "unknown"
+    return ModelRecord("aligner", f"{aligner}+{spec.SYMMETRIZATION}", f"pypi:{pkg}=={version}")
+
+
+def _aligner_baseline(args: spec.Params, src, tgt, numbered, gold, lex, rng, max_pairs, inputs):
+    """The ``aligner`` split: links, their Table II row, the selection and its counts.
+
+    Draws from ``rng`` after the dictionary selection (the order of the original build).
+    """
+    al_records, al_counts, al_inputs = _aligner_split(args, src, tgt, numbered)
+    inputs += al_inputs
+    row = logic.judge(al_records, gold, lex)
+    al_kept, al_sel = logic.select(
+        al_records, rng, args.avoid_repetition, max_pairs, accents=args.fold_accents
+    )
+    counts = {
+        "aligner": {
+            "in": al_counts["links"],
+            "kept": al_counts["kept"],
+            "dropped": {"not_one_to_one": al_counts["not_one_to_one"]},
+        },
+        "aligner_selection": logic.selection_counts(al_sel),
+    }
+    return al_kept, row, counts
+
+
+def _log_table2(table2: dict) -> None:
+    for method, row in table2.items():
+        p = row["precision"]
+        log.info(
+            "Table II %s: %d pairs, precision %s vs %s",
+            method,
+            row["pairs"],
+            "n/a" if p is None else f"{p:.4f}",
+            row["against"],
+        )
+
+
+def _parameters(args: spec.Params, config: str, corpus_desc: str) -> dict:
+    return {
+        "lang": config,
+        "corpus": corpus_desc,
+        "fold_case": args.fold_case,
+        "fold_accents": args.fold_accents,
+        "avoid_repetition": args.avoid_repetition,
+        "max_pairs": args.max_pairs,
+        "max_sentences": args.max_sentences,
+        "reverse_dict": args.reverse_dict,
+        "max_ngram": logic.MAX_NGRAM,
+        "max_nospace_chars": logic.MAX_NOSPACE_CHARS,
+        "word_pattern": "evaluators.schema.cbd.WORD_PATTERN",
+        "aligner": args.aligner,
+        "symmetrization": spec.SYMMETRIZATION if args.aligner != "none" else None,
+        "aligner_extra": " ".join(args.aligner_extra) if args.aligner_extra else None,
+        "gold": Path(args.gold).name if args.gold else None,
+    }
+
+
 def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
     """Build one pair's contextual dictionary (and the aligner baseline).
 
@@ -308,176 +414,43 @@ def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
         src_nospace=script(src) in NO_SPACE_SCRIPTS,
         tgt_nospace=script(tgt) in NO_SPACE_SCRIPTS,
     )
-    models = []
-    for s in sources:
-        revision = s.origin
-        if s.input_files:
-            # FreeDict's Debian copyright file has one stanza per dictionary ("Files: eng-deu/*").
-            hint = s.name.split(" ")[0].removeprefix("freedict-")
-            record = file_input(
-                f"dictionary:{s.name}",
-                *s.input_files,
-                license=s.license,
-                citation=s.citation,
-                hint=hint,
-            )
-            inputs.append(record)
-            revision = f"sha256:{record.sha256[:16]}"
-        models.append(ModelRecord("dictionary", s.name, revision))
+    models = _dictionary_models(sources, inputs)
     numbered = [(i, s, t) for i, (_, s, t) in enumerate(pairs)]
-    records: list[dict] = []
-    stage: dict = {}
-    chunks = [numbered[i : i + 2000] for i in range(0, len(numbered), 2000)]
-    if backend.name == "local":
-        extracted = _extract_chunks(chunks, lex, args.workers)
-    else:  # corpus chunks on the cluster's actor pool; merged in chunk order, as locally
-        from builders.adapters.stages import extract_on_engine
-
-        extracted = extract_on_engine(backend, chunks, lex)
-    for recs, c in progress(extracted, total=len(chunks), desc="extract", unit="chunk"):
-        records += recs
-        for k, v in c.items():
-            stage[k] = stage.get(k, 0) + v
+    records, stage = _extract(backend, numbered, lex, args.workers)
     max_pairs = args.max_pairs or None
     table2 = {"dictionary": logic.judge(records, gold, lex)}
     kept, sel = logic.select(
         records, rng, args.avoid_repetition, max_pairs, accents=args.fold_accents
     )
     tables = {config: {"test": kept}}
-    counts = {
-        "dictionary": lex.counts,
-        "extraction": {
-            "in": stage["sentences"],
-            "sentences_with_pairs": stage["sentences_with_pairs"],
-            "source_units": stage["source_units"],
-            "kept": stage["kept"],
-            "dropped": {
-                k: stage[k]
-                for k in (
-                    "no_candidate",
-                    "ambiguous_source",
-                    "ambiguous_target",
-                    "nested",
-                    "overlap",
-                )
-            },
-        },
-        "selection": {
-            "in": sel["in"],
-            "kept": sel["kept"],
-            "dropped": {"repetition": sel["repetition"], "sampling": sel["sampling"]},
-        },
-    }
+    counts = logic.extraction_counts(lex.counts, stage, sel)
     if args.aligner != "none":
-        al_records, al_counts, al_inputs = _aligner_split(args, src, tgt, numbered)
-        inputs += al_inputs
-        table2[args.aligner] = logic.judge(al_records, gold, lex)
-        al_kept, al_sel = logic.select(
-            al_records, rng, args.avoid_repetition, max_pairs, accents=args.fold_accents
+        al_kept, table2[args.aligner], al_counts = _aligner_baseline(
+            args, src, tgt, numbered, gold, lex, rng, max_pairs, inputs
         )
         tables[config]["aligner"] = al_kept
-        counts["aligner"] = {
-            "in": al_counts["links"],
-            "kept": al_counts["kept"],
-            "dropped": {"not_one_to_one": al_counts["not_one_to_one"]},
-        }
-        counts["aligner_selection"] = {
-            "in": al_sel["in"],
-            "kept": al_sel["kept"],
-            "dropped": {"repetition": al_sel["repetition"], "sampling": al_sel["sampling"]},
-        }
-        import importlib.metadata as md
-
-        pkg = "sil-thot" if args.aligner == "fast_align" else "eflomal"  # thot provides fast_align
-        try:
-            version = md.version(pkg)
-        except md.PackageNotFoundError:
-            version = "unknown"
-        models.append(
-            ModelRecord(
-                "aligner", f"{args.aligner}+{spec.SYMMETRIZATION}", f"pypi:{pkg}=={version}"
-            )
-        )
+        counts.update(al_counts)
+        models.append(_aligner_model(args.aligner))
     counts["table2"] = table2
-    for method, row in table2.items():
-        p = row["precision"]
-        log.info(
-            "Table II %s: %d pairs, precision %s vs %s",
-            method,
-            row["pairs"],
-            "n/a" if p is None else f"{p:.4f}",
-            row["against"],
-        )
-    parameters = {
-        "lang": config,
-        "corpus": corpus_desc,
-        "fold_case": args.fold_case,
-        "fold_accents": args.fold_accents,
-        "avoid_repetition": args.avoid_repetition,
-        "max_pairs": args.max_pairs,
-        "max_sentences": args.max_sentences,
-        "reverse_dict": args.reverse_dict,
-        "max_ngram": logic.MAX_NGRAM,
-        "max_nospace_chars": logic.MAX_NOSPACE_CHARS,
-        "word_pattern": "evaluators.schema.cbd.WORD_PATTERN",
-        "aligner": args.aligner,
-        "symmetrization": spec.SYMMETRIZATION if args.aligner != "none" else None,
-        "aligner_extra": " ".join(args.aligner_extra) if args.aligner_extra else None,
-        "gold": Path(args.gold).name if args.gold else None,
-    }
-    construction = [
-        f"Read {len(pairs)} sentence pairs ({language_name(src)} → {language_name(tgt)}) from {corpus_desc}.",
-        f"Indexed {lex.counts['kept']} distinct dictionary translations from {', '.join(s.name for s in sources)} "
-        f"(entries of more than {logic.MAX_NGRAM} words dropped; case folding {'on' if args.fold_case else 'off'}, "
-        f"accent folding {'on' if args.fold_accents else 'off'}).",
-        "Found every dictionary entry (single and multi-word; substrings in scripts without spaces) in each sentence "
-        "and kept a pair only when the source word has exactly one dictionary translation in the target sentence and "
-        "that target word exactly one translation back in the source sentence (unique-candidate rule, both directions); "
-        "pairs overlapping a longer kept pair were dropped.",
-        f"Kept {stage['kept']} pairs from {stage['sentences_with_pairs']} sentences"
-        + ("; each word type used at most once" if args.avoid_repetition else "")
-        + (f"; sampled at most {args.max_pairs} with seed {args.seed}" if args.max_pairs else "")
-        + ". Character offsets of both words are stored (end exclusive).",
-    ]
-    if args.aligner != "none":
-        construction.append(
-            f"Baseline split `aligner`: {args.aligner} links symmetrised with {spec.SYMMETRIZATION}, keeping one-to-one "
-            f"links only ({counts['aligner']['kept']} pairs before sampling)."
-        )
-    construction.append(
-        "Table II (manifest `counts.table2`): "
-        + "; ".join(
-            f"{m}: {r['pairs']} pairs, precision "
-            + ("n/a" if r["precision"] is None else f"{r['precision']:.3f}")
-            + f" vs {r['against']}"
-            for m, r in table2.items()
-        )
-        + "."
-    )
-    limitations = [
-        "The unique-candidate rule favours content words with few dictionary translations; frequent function "
-        "words are mostly dropped as ambiguous, so the pairs are not a uniform sample of running text.",
-        "Dictionary coverage bounds recall: a correct translation missing from the dictionary is never extracted, "
-        "and a wrong dictionary entry can produce a wrong pair.",
-    ]
-    if not (args.src_file or args.tsv):
-        limitations.append(
-            "The offline default corpus is the Bible in old public-domain translations: archaic vocabulary and a "
-            "narrow domain; pass your own corpus (news, FLORES) for results comparable to the paper's WMT setting."
-        )
-    if args.aligner == "eflomal":
-        limitations.append(
-            "The `aligner` split is not reproducible: eflomal's sampler cannot be seeded, so two builds with the "
-            "same signature give different links (manifest `nondeterministic`); the `test` split is deterministic."
-        )
+    _log_table2(table2)
     return BuildResult(
         tables=tables,
-        parameters=parameters,
+        parameters=_parameters(args, config, corpus_desc),
         inputs=inputs,
         models=models,
         counts=counts,
-        construction=construction,
-        limitations=limitations,
+        construction=spec.construction(
+            args,
+            n_pairs=len(pairs),
+            pair=f"{language_name(src)} → {language_name(tgt)}",
+            corpus_desc=corpus_desc,
+            n_lexicon=lex.counts["kept"],
+            dictionaries=", ".join(s.name for s in sources),
+            stage=stage,
+            n_aligner=counts["aligner"]["kept"] if args.aligner != "none" else None,
+            table2=table2,
+        ),
+        limitations=spec.limitations(args),
         params=args,
         # eflomal (2.0.0) seeds its Gibbs samplers from /dev/urandom and takes no seed argument.
         nondeterministic=["eflomal"] if args.aligner == "eflomal" else [],

@@ -702,3 +702,40 @@ def judge(
         p = dictionary_precision(records, lex)
         against = "dictionary"
     return {"pairs": len(records), **p.to_dict(), "against": against}
+
+
+def selection_counts(sel: dict) -> dict:
+    """The manifest's counts of one :func:`select` call: in, kept, dropped by cause.
+
+    >>> selection_counts({"in": 5, "kept": 3, "repetition": 1, "sampling": 1})
+    {'in': 5, 'kept': 3, 'dropped': {'repetition': 1, 'sampling': 1}}
+    """
+    return {
+        "in": sel["in"],
+        "kept": sel["kept"],
+        "dropped": {"repetition": sel["repetition"], "sampling": sel["sampling"]},
+    }
+
+
+def extraction_counts(lexicon: dict, stage: dict, sel: dict) -> dict:
+    """The manifest's counts of the ``test`` split: dictionary, extraction stages, selection."""
+    return {
+        "dictionary": lexicon,
+        "extraction": {
+            "in": stage["sentences"],
+            "sentences_with_pairs": stage["sentences_with_pairs"],
+            "source_units": stage["source_units"],
+            "kept": stage["kept"],
+            "dropped": {
+                k: stage[k]
+                for k in (
+                    "no_candidate",
+                    "ambiguous_source",
+                    "ambiguous_target",
+                    "nested",
+                    "overlap",
+                )
+            },
+        },
+        "selection": selection_counts(sel),
+    }

@@ -44,6 +44,7 @@ Translations are cached in $XLBENCH_CACHE/mt-cache.sqlite: rerun an interrupted 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    # Long on purpose: one flat declaration per flag, read as the CLI's reference.
     """Add the silver builder's options."""
     parser.add_argument(
         "--lang",
@@ -265,85 +266,96 @@ def build_silver(
         ]
         subs = generator.batch(texts, spans, positions, k)
         for (sid, text), sp, pos, alts in zip(part, spans, positions, subs):
-            # One translation request per source sentence: the sentence, then its alternatives.
-            requests = [text]
-            for j, words in zip(pos, alts):
-                requests += [substitute(text, sp[j], w) for w in words[:k]]
-            translations = translate(requests)
-            tr, cursor = translations[0], 1
-            src_tokens = [text[s:e].lower() if src_tok.lowercase else text[s:e] for s, e in sp]
-            tgt_tokens = tokenizer.tokenize(tr)
-            by_pos = dict(zip(pos, alts))
-            decisions = []
-            for j, word in enumerate(src_tokens):
-                offered = by_pos.get(j)
-                if offered is None:
-                    decision, words, alt_tr = logic.not_a_word(), [], []
-                else:
-                    words = list(offered[:k])
-                    alt_tr = translations[cursor : cursor + len(words)]
-                    cursor += len(words)
-                    n_words += 1
-                    n_alternatives += len(words)
-                    decision = logic.decide_word(
-                        tgt_tokens,
-                        [tokenizer.tokenize(a) for a in alt_tr],
-                        min_valid=min_valid,
-                        max_targets=max_targets,
-                    )
-                decisions.append(decision)
-                details.append(
-                    {
-                        S.ID: sid,
-                        S.SRC_INDEX: j,
-                        S.WORD: word,
-                        S.ALTERNATIVES: words,
-                        S.ALT_TRANSLATIONS: list(alt_tr),
-                        S.STATUS: decision.status,
-                        S.REASON: decision.reason,
-                        S.N_VALID: decision.n_valid,
-                        S.TGT_INDICES: list(decision.targets),
-                    }
-                )
+            row, decisions, sent_details, words, alternatives = _sentence(
+                sid, text, sp, pos, alts, translate, tokenizer, src_tok, k, min_valid, max_targets
+            )
+            details += sent_details
+            n_words += words
+            n_alternatives += alternatives
             decisions_all += decisions
-            links = logic.merge_links(decisions)
-            if links:
-                rows.append(
-                    {
-                        S.ID: sid,
-                        S.SRC_TEXT: text,
-                        S.TGT_TEXT: tr,
-                        S.SRC_TOKENS: src_tokens,
-                        S.TGT_TOKENS: tgt_tokens,
-                        S.SURE: links,
-                        S.POSSIBLE: [list(link) for link in links],
-                    }
-                )
+            if row is not None:
+                rows.append(row)
         bar.update(len(part))
     bar.close()
-    reasons = logic.reason_counts(decisions_all)
-    kept = reasons.pop(logic.KEPT)
     n_links = sum(len(r[S.SURE]) for r in rows)
-    counts = {
-        "sentences": {
-            "in": len(items),
-            "kept": len(rows),
-            "dropped": {"no_link": len(items) - len(rows)},
-        },
-        "words": {
-            "in": n_words,
-            "kept": kept,
-            "dropped": {r: n for r, n in reasons.items() if r != logic.NOT_A_WORD},
-        },
-        "tokens": {"source": len(decisions_all), "punctuation": reasons[logic.NOT_A_WORD]},
-        "alternatives": {
-            "made": n_alternatives,
-            "per_word": round(n_alternatives / n_words, 3) if n_words else 0.0,
-        },
-        "links": n_links,
-        "yield": round(kept / n_words, 4) if n_words else 0.0,
-    }
+    counts = logic.silver_counts(
+        len(items), len(rows), n_links, decisions_all, n_words, n_alternatives
+    )
     return SilverOutput(rows, details, counts)
+
+
+def _sentence(
+    sid: str,
+    text: str,
+    sp,
+    pos,
+    alts,
+    translate: Callable[[list[str]], list[str]],
+    tokenizer: Tokenizer,
+    src_tok: Tokenizer,
+    k: int,
+    min_valid: int,
+    max_targets: int,
+):
+    """Translate one sentence and its alternatives, decide every word.
+
+    Returns the main-table row (``None`` without a link), the word decisions, the details rows,
+    and the numbers of words tried and alternatives made.
+    """
+    # One translation request per source sentence: the sentence, then its alternatives.
+    requests = [text]
+    for j, words in zip(pos, alts):
+        requests += [substitute(text, sp[j], w) for w in words[:k]]
+    translations = translate(requests)
+    tr, cursor = translations[0], 1
+    src_tokens = [text[s:e].lower() if src_tok.lowercase else text[s:e] for s, e in sp]
+    tgt_tokens = tokenizer.tokenize(tr)
+    by_pos = dict(zip(pos, alts))
+    decisions, details = [], []
+    n_words = n_alternatives = 0
+    for j, word in enumerate(src_tokens):
+        offered = by_pos.get(j)
+        if offered is None:
+            decision, words, alt_tr = logic.not_a_word(), [], []
+        else:
+            words = list(offered[:k])
+            alt_tr = translations[cursor : cursor + len(words)]
+            cursor += len(words)
+            n_words += 1
+            n_alternatives += len(words)
+            decision = logic.decide_word(
+                tgt_tokens,
+                [tokenizer.tokenize(a) for a in alt_tr],
+                min_valid=min_valid,
+                max_targets=max_targets,
+            )
+        decisions.append(decision)
+        details.append(
+            {
+                S.ID: sid,
+                S.SRC_INDEX: j,
+                S.WORD: word,
+                S.ALTERNATIVES: words,
+                S.ALT_TRANSLATIONS: list(alt_tr),
+                S.STATUS: decision.status,
+                S.REASON: decision.reason,
+                S.N_VALID: decision.n_valid,
+                S.TGT_INDICES: list(decision.targets),
+            }
+        )
+    links = logic.merge_links(decisions)
+    row = None
+    if links:
+        row = {
+            S.ID: sid,
+            S.SRC_TEXT: text,
+            S.TGT_TEXT: tr,
+            S.SRC_TOKENS: src_tokens,
+            S.TGT_TOKENS: tgt_tokens,
+            S.SURE: links,
+            S.POSSIBLE: [list(link) for link in links],
+        }
+    return row, decisions, details, n_words, n_alternatives
 
 
 # --- inputs ------------------------------------------------------------------------------
@@ -468,41 +480,23 @@ def export_files(out: SilverOutput, directory: str, config: str) -> dict[str, st
     )
 
 
-def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
-    """Build SilverAlign silver alignments for ``--lang``; ``raw``: :class:`builders.silver.spec.Params` or a namespace."""
-    backend = engine_from_args(
-        raw
-    )  # --engine flags (or XLBENCH_ENGINE): how to run, not a build parameter
-    mt_store = getattr(raw, "mt_store", None)
-    args = spec.Params.from_args(raw)
+def _silver_pass(
+    backend, mt_store, args: spec.Params, src_lang, items, tokenizers, generator, engine
+):
+    """Translate and decide every sentence (substitutes + MT on the engine when not local).
+
+    Returns the :class:`SilverOutput` and the translator (its counts go to the manifest's ``run``).
+    """
     from builders.adapters import mt as mt_adapter
     from evaluators.cache_dir import xlbench_cache_root
 
-    src_lang, tgt_lang = resolve_pair(args.lang)
-    check_rule(args.alternatives, args.min_valid, args.max_targets)
-    tokenizer = Tokenizer(args.tokenizer, lowercase=args.lowercase)
-    src_scheme = args.src_tokenizer or ("whitespace" if args.small_src else args.tokenizer)
-    src_tokenizer = Tokenizer(src_scheme, lowercase=args.lowercase)
-    # The engine first: an offline build without an engine for the pair fails before any work.
-    engine = mt_adapter.select_engine(
-        args.mt,
-        src_lang,
-        tgt_lang,
-        rate=args.mt_rate,
-        retries=args.mt_retries,
-        batch_size=min(args.mt_batch_size, 64),
-        num_beams=args.mt_beams,
-        revision=args.mt_revision,
-    )
-    generator = _generator(args, src_lang)
-    items, input_record, subset = _source(args, src_lang, src_tokenizer)
+    tokenizer, src_tokenizer = tokenizers
     cache = None
     if not args.no_mt_cache:
         cache = mt_adapter.TranslationCache(
             args.mt_cache or xlbench_cache_root() / "mt-cache.sqlite"
         )
     translator = mt_adapter.CachedTranslator(engine, cache, batch_size=args.mt_batch_size)
-    t0 = time.perf_counter()
     log.info("silver: %d sentences, %s, %s substitutes", len(items), engine.name, generator.name)
     build_kwargs: dict[str, Any] = dict(
         k=args.alternatives,
@@ -535,24 +529,11 @@ def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
     finally:
         if cache is not None:
             cache.close()
-    log.info("silver: built in %.1fs", time.perf_counter() - t0)
-    pair = pair_config(src_lang, tgt_lang)
-    main_suffix, details_suffix = spec.CONFIG_SUFFIX[subset]
-    main_config = S.SCHEMA.config_name(pair, main_suffix)
-    tables = {
-        main_config: {"test": out.rows},
-        S.SCHEMA.config_name(pair, details_suffix): {"test": out.details},
-    }
-    exports = export_files(out, args.export, main_config) if args.export else {}
-    counts = dict(out.counts)
-    # Cache hits, forward passes (they depend on the batch size) and timings differ between
-    # two builds of the same rows: they go to the manifest's `run` section, never compared.
-    run_info: dict[str, Any] = {
-        "mt": translator.counts(),
-        "seconds_silver": round(time.perf_counter() - t0, 1),
-    }
-    if hasattr(generator, "forward_passes"):
-        run_info["mlm_forward_passes"] = generator.forward_passes
+    return out, translator
+
+
+def _parameters(args: spec.Params, pair, subset, engine, generator, tokenizers, n_items) -> dict:
+    tokenizer, src_tokenizer = tokenizers
     parameters = {
         "pair": pair,
         "subset": subset,
@@ -564,7 +545,7 @@ def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
         "max_targets": args.max_targets,
         "tokenizer": tokenizer.signature,
         "src_tokenizer": src_tokenizer.signature,
-        "sentences": len(items),
+        "sentences": n_items,
         "substitute_punctuation": not args.no_substitute_punctuation,
     }
     if args.substitutes == "mlm":
@@ -581,55 +562,80 @@ def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
             min_words=spec.DEFAULT_MIN_WORDS if args.min_words is None else args.min_words,
             max_words=spec.DEFAULT_MAX_WORDS if args.max_words is None else args.max_words,
         )
-    construction = [
-        step.format(
-            k=args.alternatives,
-            substitutes="WordNet 3.0 antonyms, co-hyponyms and synonyms"
-            + (
-                "; function words from a fixed table of same-class words"
-                if not args.no_closed_class
-                else ""
-            )
-            if generator.name == "wordnet"
-            else f"top predictions of the masked LM {args.mlm}",
-            tokenizer=tokenizer.signature
-            if src_tokenizer == tokenizer
-            else f"{src_tokenizer.signature} (source) / {tokenizer.signature} (target)",
-            min_valid=args.min_valid,
-            max_targets=args.max_targets,
-        )
-        for step in spec.CONSTRUCTION
-    ]
-    construction.append(
-        "Punctuation tokens are substituted and aligned like words (the authors' choice)."
-        if not args.no_substitute_punctuation
-        else "Punctuation tokens are never substituted, so never aligned (--no-substitute-punctuation)."
+    return parameters
+
+
+def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
+    """Build SilverAlign silver alignments for ``--lang``; ``raw``: :class:`builders.silver.spec.Params` or a namespace."""
+    backend = engine_from_args(
+        raw
+    )  # --engine flags (or XLBENCH_ENGINE): how to run, not a build parameter
+    mt_store = getattr(raw, "mt_store", None)
+    args = spec.Params.from_args(raw)
+    from builders.adapters import mt as mt_adapter
+
+    src_lang, tgt_lang = resolve_pair(args.lang)
+    check_rule(args.alternatives, args.min_valid, args.max_targets)
+    tokenizer = Tokenizer(args.tokenizer, lowercase=args.lowercase)
+    src_scheme = args.src_tokenizer or ("whitespace" if args.small_src else args.tokenizer)
+    src_tokenizer = Tokenizer(src_scheme, lowercase=args.lowercase)
+    # The engine first: an offline build without an engine for the pair fails before any work.
+    engine = mt_adapter.select_engine(
+        args.mt,
+        src_lang,
+        tgt_lang,
+        rate=args.mt_rate,
+        retries=args.mt_retries,
+        batch_size=min(args.mt_batch_size, 64),
+        num_beams=args.mt_beams,
+        revision=args.mt_revision,
     )
-    if args.substitutes == "mlm":
-        construction.append(
-            f"The masked LM's top {args.mlm_search} predictions are read per word; the original word, when predicted, "
-            + (
-                "takes one of the alternatives' places (the authors' code)."
-                if not args.no_count_original
-                else "is skipped without taking a place (--no-count-original)."
-            )
-        )
+    generator = _generator(args, src_lang)
+    items, input_record, subset = _source(args, src_lang, src_tokenizer)
+    t0 = time.perf_counter()
+    out, translator = _silver_pass(
+        backend, mt_store, args, src_lang, items, (tokenizer, src_tokenizer), generator, engine
+    )
+    log.info("silver: built in %.1fs", time.perf_counter() - t0)
+    pair = pair_config(src_lang, tgt_lang)
+    main_suffix, details_suffix = spec.CONFIG_SUFFIX[subset]
+    main_config = S.SCHEMA.config_name(pair, main_suffix)
+    tables = {
+        main_config: {"test": out.rows},
+        S.SCHEMA.config_name(pair, details_suffix): {"test": out.details},
+    }
+    exports = export_files(out, args.export, main_config) if args.export else {}
+    # Cache hits, forward passes (they depend on the batch size) and timings differ between
+    # two builds of the same rows: they go to the manifest's `run` section, never compared.
+    run_info: dict[str, Any] = {
+        "mt": translator.counts(),
+        "seconds_silver": round(time.perf_counter() - t0, 1),
+    }
+    if hasattr(generator, "forward_passes"):
+        run_info["mlm_forward_passes"] = generator.forward_passes
     limitations = list(spec.LIMITATIONS)
     if engine.online:
         limitations.append(
             f"The online engine ({engine.name}) is not versioned: the same command later may give other translations."
         )
-    models = [
-        ModelRecord("mt", engine.name, engine.version),
-        ModelRecord("substitutes", generator.model_id, generator.revision),
-    ]
     return BuildResult(
         tables=tables,
-        parameters=parameters,
+        parameters=_parameters(
+            args, pair, subset, engine, generator, (tokenizer, src_tokenizer), len(items)
+        ),
         inputs=[input_record, *_engine_inputs(engine, generator)],
-        models=models,
-        counts=counts,
-        construction=construction,
+        models=[
+            ModelRecord("mt", engine.name, engine.version),
+            ModelRecord("substitutes", generator.model_id, generator.revision),
+        ],
+        counts=dict(out.counts),
+        construction=spec.construction(
+            args,
+            wordnet=generator.name == "wordnet",
+            tokenizer=tokenizer.signature
+            if src_tokenizer == tokenizer
+            else f"{src_tokenizer.signature} (source) / {tokenizer.signature} (target)",
+        ),
         limitations=limitations,
         name="xlbench-silver",
         params=args,

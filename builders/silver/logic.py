@@ -217,3 +217,39 @@ def select(
             picked = sorted(rng.choice(len(kept), size=max_sentences, replace=False).tolist())
             kept = [kept[i] for i in picked]
     return kept
+
+
+def silver_counts(
+    n_sentences: int,
+    n_rows: int,
+    n_links: int,
+    decisions: Sequence[WordDecision],
+    n_words: int,
+    n_alternatives: int,
+) -> dict:
+    """The manifest's counts of a silver build: sentences, words, tokens, alternatives, yield.
+
+    >>> silver_counts(2, 1, 1, [not_a_word()], 0, 0)["sentences"]
+    {'in': 2, 'kept': 1, 'dropped': {'no_link': 1}}
+    """
+    reasons = reason_counts(decisions)
+    kept = reasons.pop(KEPT)
+    return {
+        "sentences": {
+            "in": n_sentences,
+            "kept": n_rows,
+            "dropped": {"no_link": n_sentences - n_rows},
+        },
+        "words": {
+            "in": n_words,
+            "kept": kept,
+            "dropped": {r: n for r, n in reasons.items() if r != NOT_A_WORD},
+        },
+        "tokens": {"source": len(decisions), "punctuation": reasons[NOT_A_WORD]},
+        "alternatives": {
+            "made": n_alternatives,
+            "per_word": round(n_alternatives / n_words, 3) if n_words else 0.0,
+        },
+        "links": n_links,
+        "yield": round(kept / n_words, 4) if n_words else 0.0,
+    }

@@ -131,3 +131,43 @@ class Params:
         from builders.base import params_from
 
         return params_from(cls, args)
+
+
+def construction(args: Params, *, wordnet: bool, tokenizer: str) -> list[str]:
+    """The card's construction prose: :data:`CONSTRUCTION` filled in, then the options' own steps.
+
+    ``wordnet``: the substitutes come from WordNet (else from the masked LM ``args.mlm``);
+    ``tokenizer``: the tokenisation as the card names it.
+    """
+    construction = [
+        step.format(
+            k=args.alternatives,
+            substitutes="WordNet 3.0 antonyms, co-hyponyms and synonyms"
+            + (
+                "; function words from a fixed table of same-class words"
+                if not args.no_closed_class
+                else ""
+            )
+            if wordnet
+            else f"top predictions of the masked LM {args.mlm}",
+            tokenizer=tokenizer,
+            min_valid=args.min_valid,
+            max_targets=args.max_targets,
+        )
+        for step in CONSTRUCTION
+    ]
+    construction.append(
+        "Punctuation tokens are substituted and aligned like words (the authors' choice)."
+        if not args.no_substitute_punctuation
+        else "Punctuation tokens are never substituted, so never aligned (--no-substitute-punctuation)."
+    )
+    if args.substitutes == "mlm":
+        construction.append(
+            f"The masked LM's top {args.mlm_search} predictions are read per word; the original word, when predicted, "
+            + (
+                "takes one of the alternatives' places (the authors' code)."
+                if not args.no_count_original
+                else "is skipped without taking a place (--no-count-original)."
+            )
+        )
+    return construction

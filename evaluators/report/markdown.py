@@ -16,6 +16,85 @@ def _cell(cell) -> str:
     return text
 
 
+def _leaderboard_section(lb: Leaderboard) -> list[str]:
+    parts = [f"## {lb.title}", ""]
+    headers = ["model"] + [f"{c.evaluator} · {c.dataset} · {c.languages}" for c in lb.columns]
+    rows = [[model] + [_cell(cells.get(c.key)) for c in lb.columns] for model, cells in lb.rows]
+    parts += [markdown_table(headers, rows), ""]
+    names = sorted({f"{c.evaluator}: {c.score_name}" for c in lb.columns})
+    return parts + ["Main scores: " + "; ".join(names) + ".", ""]
+
+
+def _bucc_section(bucc: list[BuccRow]) -> list[str]:
+    rows = [
+        [
+            b.model,
+            b.dataset,
+            b.subset,
+            fmt(b.precision),
+            fmt(b.recall),
+            fmt(b.f1),
+            fmt(b.threshold, 4),
+            fmt(b.oracle_f1),
+        ]
+        for b in bucc
+    ]
+    return [
+        "## BUCC precision / recall / F1",
+        "",
+        markdown_table(
+            [
+                "model",
+                "dataset",
+                "languages",
+                "precision",
+                "recall",
+                "F1",
+                "threshold (learned on train)",
+                "oracle F1 (threshold tuned on test)",
+            ],
+            rows,
+        ),
+        "",
+        "The oracle F1 picks the threshold on the test split itself: an upper bound, not a score.",
+        "",
+    ]
+
+
+def _provenance_section(datasets: list[DatasetRef], models: list[ModelRef]) -> list[str]:
+    return [
+        "## Provenance",
+        "",
+        markdown_table(
+            ["dataset", "version", "resolved revision", "card", "evaluators"],
+            [
+                [
+                    f"`{d.id}`",
+                    d.version,
+                    f"`{d.revision}`",
+                    f"[card]({d.card})" if d.card else "",
+                    ", ".join(d.evaluators),
+                ]
+                for d in datasets
+            ],
+        ),
+        "",
+        markdown_table(
+            ["model", "revision", "spec", "evaluators"],
+            [
+                [
+                    f"`{m.id}`",
+                    f"`{m.revision}`",
+                    f"`{m.spec}`" if m.spec else "",
+                    ", ".join(m.evaluators),
+                ]
+                for m in models
+            ],
+        ),
+        "",
+    ]
+
+
 def summary(
     leaderboards: list[Leaderboard],
     bucc: list[BuccRow],
@@ -34,79 +113,12 @@ def summary(
     """
     parts = ["# xlbench report", ""]
     for lb in leaderboards:
-        parts += [f"## {lb.title}", ""]
-        headers = ["model"] + [f"{c.evaluator} · {c.dataset} · {c.languages}" for c in lb.columns]
-        rows = [[model] + [_cell(cells.get(c.key)) for c in lb.columns] for model, cells in lb.rows]
-        parts += [markdown_table(headers, rows), ""]
-        names = sorted({f"{c.evaluator}: {c.score_name}" for c in lb.columns})
-        parts += ["Main scores: " + "; ".join(names) + ".", ""]
+        parts += _leaderboard_section(lb)
     if bucc:
-        parts += ["## BUCC precision / recall / F1", ""]
-        rows = [
-            [
-                b.model,
-                b.dataset,
-                b.subset,
-                fmt(b.precision),
-                fmt(b.recall),
-                fmt(b.f1),
-                fmt(b.threshold, 4),
-                fmt(b.oracle_f1),
-            ]
-            for b in bucc
-        ]
-        parts += [
-            markdown_table(
-                [
-                    "model",
-                    "dataset",
-                    "languages",
-                    "precision",
-                    "recall",
-                    "F1",
-                    "threshold (learned on train)",
-                    "oracle F1 (threshold tuned on test)",
-                ],
-                rows,
-            ),
-            "",
-            "The oracle F1 picks the threshold on the test split itself: an upper bound, not a score.",
-            "",
-        ]
+        parts += _bucc_section(bucc)
     if figures:
         parts += ["## Figures", ""]
         parts += [f"![{cap}]({png})" for png, cap in figures]
         parts.append("")
-    parts += ["## Provenance", ""]
-    parts += [
-        markdown_table(
-            ["dataset", "version", "resolved revision", "card", "evaluators"],
-            [
-                [
-                    f"`{d.id}`",
-                    d.version,
-                    f"`{d.revision}`",
-                    f"[card]({d.card})" if d.card else "",
-                    ", ".join(d.evaluators),
-                ]
-                for d in datasets
-            ],
-        ),
-        "",
-    ]
-    parts += [
-        markdown_table(
-            ["model", "revision", "spec", "evaluators"],
-            [
-                [
-                    f"`{m.id}`",
-                    f"`{m.revision}`",
-                    f"`{m.spec}`" if m.spec else "",
-                    ", ".join(m.evaluators),
-                ]
-                for m in models
-            ],
-        ),
-        "",
-    ]
+    parts += _provenance_section(datasets, models)
     return "\n".join(parts)

@@ -260,9 +260,30 @@ def _lengths_by_key(afile: AlignmentFile, src_lens, tgt_lens, order_keys: list[s
     return [src_lens[pos[k]] for k in afile.keys], [tgt_lens[pos[k]] for k in afile.keys]
 
 
+def _gold_from_files(args: Params):
+    """The gold file (and the tokenised text, for lengths and line order); its dataset record.
+
+    Returns ``(gold, source lengths, target lengths, dataset record, key order)``; lengths
+    and order are ``None`` without ``--text``.
+    """
+    assert args.gold, "checked by evaluate_files"
+    gold_raw = read_alignments(args.gold, args.gold_format)
+    ds_info = {
+        "id": args.gold,
+        "source": "file",
+        "revision": file_sha256(args.gold),
+        "version": None,
+    }
+    src_lens = tgt_lens = order_keys = None
+    if args.text:
+        src_tok, tgt_tok = read_parallel_text(args.text)
+        src_lens, tgt_lens = [len(s) for s in src_tok], [len(t) for t in tgt_tok]
+        order_keys = [str(n) for n in range(len(src_lens))]
+    return gold_raw, src_lens, tgt_lens, ds_info, order_keys
+
+
 def evaluate_files(args: Params, data=None) -> tuple[AlignmentScore, dict]:
     """Read, convert and score; return the score and the parameters that shaped it."""
-    src_lens = tgt_lens = None
     if data is not None and args.gold:
         raise UsageError("Pass either --gold or --dataset, not both.")
     if data is None and not args.gold:
@@ -274,21 +295,9 @@ def evaluate_files(args: Params, data=None) -> tuple[AlignmentScore, dict]:
         order_keys = list(gold_raw.keys)
         gold_base_req = "0"  # the dataset contract is 0-based
     else:
-        assert args.gold, "checked above"
-        gold_raw = read_alignments(args.gold, args.gold_format)
-        ds_info = {
-            "id": args.gold,
-            "source": "file",
-            "revision": file_sha256(args.gold),
-            "version": None,
-        }
+        gold_raw, src_lens, tgt_lens, ds_info, order_keys = _gold_from_files(args)
         config = None
         gold_base_req = args.gold_base or args.index_base
-        order_keys = None
-        if args.text:
-            src_tok, tgt_tok = read_parallel_text(args.text)
-            src_lens, tgt_lens = [len(s) for s in src_tok], [len(t) for t in tgt_tok]
-            order_keys = [str(n) for n in range(len(src_lens))]
     pred_raw = read_alignments(args.pred, args.pred_format)
     gl_s, gl_t = _lengths_by_key(gold_raw, src_lens, tgt_lens, order_keys or [])
     if gl_s is not None and args.reverse_gold:

@@ -253,11 +253,8 @@ def _entry(
     }
 
 
-def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
-    """Score one model on a bucc dataset."""
-    from evaluators.schema import bucc as schema  # lazy: the family schemas import datasets
-
-    available = data.configs()
+def _mains(data, params: Params) -> list[str]:
+    """The main configs to score: ``--config`` alone, or every bucc sentence config."""
     mains = data.main_configs(NAME)
     if params.config:
         if params.config not in mains:
@@ -269,6 +266,52 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         raise SchemaError(
             f"{data.id} has no bucc sentence config; build one with 'xlbench build bucc'."
         )
+    return mains
+
+
+def _mine_config(data, model, config: str, splits, gold_splits: set, params: Params, rng, notes):
+    """Encode and mine every split of ``config`` that has gold (subsampled from ``rng`` in split order).
+
+    Returns, per split, ``(candidates, gold index pairs, n source, n target)`` and the row ids.
+    """
+    mined: dict[str, tuple] = {}
+    ids: dict[str, tuple[list, list]] = {}
+    for split in splits:
+        if split not in gold_splits:
+            notes.append(
+                f"{config}/{split} has no gold pairs (e.g. the official BUCC test set, whose gold was held back): "
+                "not scored and not encoded."
+            )
+            continue
+        src, tgt, gold = _read(data, config, split, True)
+        if params.sample_fraction:
+            src, tgt, gold = _subsample(src, tgt, gold, params.sample_fraction, rng)
+        log.info("%s/%s: encoding %d + %d sentences", config, split, len(src), len(tgt))
+        x = model.sentence_embeddings([t for _, t in src], pooling=params.pooling, role=ROLE)
+        y = model.sentence_embeddings([t for _, t in tgt], pooling=params.pooling, role=ROLE)
+        cands = mining.mine(
+            x,
+            y,
+            k=params.k,
+            margin=params.margin,
+            retrieval=params.retrieval,
+            backend="faiss" if params.faiss else "auto",
+            approximate=params.approximate,
+        )
+        s_of = {sid: i for i, (sid, _) in enumerate(src)}
+        t_of = {tid: j for j, (tid, _) in enumerate(tgt)}
+        gold_idx = {(s_of[s], t_of[t]) for s, t in gold}
+        mined[split] = (cands, gold_idx, len(src), len(tgt))
+        ids[split] = ([i for i, _ in src], [i for i, _ in tgt])
+    return mined, ids
+
+
+def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
+    """Score one model on a bucc dataset."""
+    from evaluators.schema import bucc as schema  # lazy: the family schemas import datasets
+
+    available = data.configs()
+    mains = _mains(data, params)
     model_id = getattr(model, "model_id", None)
     fixed = params.threshold
     source = "train"
@@ -292,38 +335,10 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         )
 
     for config in mains:
-        splits = available[config]
         gold_splits = set(available.get(schema.gold_config(config), []))
-        mined: dict[str, tuple] = {}
-        ids: dict[str, tuple[list, list]] = {}
-        for split in splits:
-            if split not in gold_splits:
-                notes.append(
-                    f"{config}/{split} has no gold pairs (e.g. the official BUCC test set, whose gold was held back): "
-                    "not scored and not encoded."
-                )
-                continue
-            src, tgt, gold = _read(data, config, split, True)
-            if params.sample_fraction:
-                src, tgt, gold = _subsample(src, tgt, gold, params.sample_fraction, rng)
-            log.info("%s/%s: encoding %d + %d sentences", config, split, len(src), len(tgt))
-            x = model.sentence_embeddings([t for _, t in src], pooling=params.pooling, role=ROLE)
-            y = model.sentence_embeddings([t for _, t in tgt], pooling=params.pooling, role=ROLE)
-            cands = mining.mine(
-                x,
-                y,
-                k=params.k,
-                margin=params.margin,
-                retrieval=params.retrieval,
-                backend="faiss" if params.faiss else "auto",
-                approximate=params.approximate,
-            )
-            s_of = {sid: i for i, (sid, _) in enumerate(src)}
-            t_of = {tid: j for j, (tid, _) in enumerate(tgt)}
-            gold_idx = {(s_of[s], t_of[t]) for s, t in gold}
-            mined[split] = (cands, gold_idx, len(src), len(tgt))
-            ids[split] = ([i for i, _ in src], [i for i, _ in tgt])
-
+        mined, ids = _mine_config(
+            data, model, config, available[config], gold_splits, params, rng, notes
+        )
         if fixed is None:
             if "train" not in mined:
                 raise SchemaError(

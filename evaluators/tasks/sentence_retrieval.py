@@ -207,49 +207,9 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         entries = []
         per_layer_items: dict[int, list[dict]] = {}
         for layer in layer_ids:
-            entry: dict[str, Any] = {"subset": config, "layer": layer, "n": n}
-            for pooling in poolings:
-                vecs = emb[(layer, ENCODER_POOLING[pooling])]
-                a, b = vecs[:n], vecs[n:]
-                r = sentence_retrieval(
-                    a, b, params.criterion, params.csls_k, params.tie_rule, device=device
-                )
-                entry[f"acc_{pooling}_src_tgt"] = r.correct_src_tgt / n
-                entry[f"acc_{pooling}_tgt_src"] = r.correct_tgt_src / n
-                entry[f"acc_{pooling}"] = r.accuracy
-                entry[f"correct_{pooling}"] = [r.correct_src_tgt, r.correct_tgt_src]
-                entry[f"ties_{pooling}"] = [r.ties_src_tgt, r.ties_tgt_src]
-                if pooling == main:
-                    per_layer_items[layer] = _items(
-                        config,
-                        layer,
-                        [str(i) for i in pick],
-                        *(
-                            csls.weak_items(
-                                q,
-                                t,
-                                params.criterion,
-                                params.csls_k,
-                                device=device,
-                                tie_rule=params.tie_rule,
-                            )
-                            for q, t in ((a, b), (b, a))
-                        ),
-                    )
-                same, rand = translated_vs_random(a, b, partners)
-                entry[f"cos_translated_{pooling}"], entry[f"cos_translated_{pooling}_std"] = (
-                    float(same.mean()),
-                    float(same.std()),
-                )
-                entry[f"cos_random_{pooling}"], entry[f"cos_random_{pooling}_std"] = (
-                    float(rand.mean()),
-                    float(rand.std()),
-                )
-            for key in ("cos_translated", "cos_translated_std", "cos_random", "cos_random_std"):
-                entry[key] = entry[
-                    key.replace("_std", "") + f"_{fig4}" + ("_std" if key.endswith("_std") else "")
-                ]
-            entry["main_score"] = entry[f"acc_{main}"]
+            entry, per_layer_items[layer] = _layer_entry(
+                config, layer, n, emb, poolings, main, fig4, pick, partners, params, device
+            )
             entries.append(entry)
             log.info(
                 "%s layer %d: %s",
@@ -257,22 +217,9 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
                 layer,
                 " ".join(f"{p} {entry[f'acc_{p}']:.3f}" for p in poolings),
             )
-        tied = [
-            (e["layer"], p, sum(e[f"ties_{p}"]))
-            for e in entries
-            for p in poolings
-            if sum(e[f"ties_{p}"])
-        ]
-        if tied:
-            rule = (
-                "counted as failures (strict)"
-                if params.tie_rule == "strict"
-                else "decided by first index"
-            )
-            notes.append(
-                f"{config}: retrieval ties {rule}: "
-                + ", ".join(f"layer {la} {p}: {t}" for la, p, t in tied)
-            )
+        note = _ties_note(config, entries, poolings, params.tie_rule)
+        if note:
+            notes.append(note)
         entries_all += entries
         bests.append(max(e["main_score"] for e in entries))
         best_layer = max(entries, key=lambda e: e["main_score"])["layer"]
@@ -293,6 +240,70 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         main_score_name=f"acc_{main} (best layer, both directions, {params.criterion})",
         plot_data=plot_data,
         items=items,
+    )
+
+
+def _layer_entry(config, layer, n, emb, poolings, main, fig4, pick, partners, params, device):
+    """One layer's entry (accuracy, ties and cosines per pooling) and the main pooling's items."""
+    entry: dict[str, Any] = {"subset": config, "layer": layer, "n": n}
+    items: list[dict] = []
+    for pooling in poolings:
+        vecs = emb[(layer, ENCODER_POOLING[pooling])]
+        a, b = vecs[:n], vecs[n:]
+        r = sentence_retrieval(
+            a, b, params.criterion, params.csls_k, params.tie_rule, device=device
+        )
+        entry[f"acc_{pooling}_src_tgt"] = r.correct_src_tgt / n
+        entry[f"acc_{pooling}_tgt_src"] = r.correct_tgt_src / n
+        entry[f"acc_{pooling}"] = r.accuracy
+        entry[f"correct_{pooling}"] = [r.correct_src_tgt, r.correct_tgt_src]
+        entry[f"ties_{pooling}"] = [r.ties_src_tgt, r.ties_tgt_src]
+        if pooling == main:
+            items = _items(
+                config,
+                layer,
+                [str(i) for i in pick],
+                *(
+                    csls.weak_items(
+                        q,
+                        t,
+                        params.criterion,
+                        params.csls_k,
+                        device=device,
+                        tie_rule=params.tie_rule,
+                    )
+                    for q, t in ((a, b), (b, a))
+                ),
+            )
+        same, rand = translated_vs_random(a, b, partners)
+        entry[f"cos_translated_{pooling}"], entry[f"cos_translated_{pooling}_std"] = (
+            float(same.mean()),
+            float(same.std()),
+        )
+        entry[f"cos_random_{pooling}"], entry[f"cos_random_{pooling}_std"] = (
+            float(rand.mean()),
+            float(rand.std()),
+        )
+    for key in ("cos_translated", "cos_translated_std", "cos_random", "cos_random_std"):
+        entry[key] = entry[
+            key.replace("_std", "") + f"_{fig4}" + ("_std" if key.endswith("_std") else "")
+        ]
+    entry["main_score"] = entry[f"acc_{main}"]
+    return entry, items
+
+
+def _ties_note(config: str, entries: list, poolings, tie_rule: str) -> str | None:
+    tied = [
+        (e["layer"], p, sum(e[f"ties_{p}"]))
+        for e in entries
+        for p in poolings
+        if sum(e[f"ties_{p}"])
+    ]
+    if not tied:
+        return None
+    rule = "counted as failures (strict)" if tie_rule == "strict" else "decided by first index"
+    return f"{config}: retrieval ties {rule}: " + ", ".join(
+        f"layer {la} {p}: {t}" for la, p, t in tied
     )
 
 

@@ -421,52 +421,45 @@ def main_types(labels: Sequence[str]) -> tuple[str, ...]:
 ALL_TYPES_KEY = "macro_tacc_all_types"
 
 
-def entries_of(
-    agg: dict[str, Any], configs: list[str]
-) -> tuple[list[dict[str, Any]], float, list[str]]:
-    """Turn an aggregate into score entries; return ``(entries, main score: mean over languages, notes)``.
-
-    ``macro_tacc`` averages the alee types present; when other labels are present
-    (:func:`main_types`), ``macro_tacc_all_types`` averages every type present and is the main score.
-    """
+def _language_entries(agg: dict[str, Any], subset: str, lang: str, per_type: dict, types):
+    """One language's entries (per type, macro, by length and level) and its main macro TACC."""
     from evaluators.schema import alee as S
-    from evaluators.schema.base import languages
 
-    entries: list[dict[str, Any]] = []
-    lang_main: dict[str, float] = {}
-    types = main_types([t for per_type in agg["by_type"].values() for t in per_type])
     all_types = types != S.PERTURBATIONS
-    subset_of = {languages(c)[1]: c for c in configs}
-    for lang, per_type in agg["by_type"].items():
-        subset = subset_of.get(lang, lang)
-        for key, score in per_type.items():
-            entries.append(_entry(subset, lang, "perturbation", key, score))
-        alee_macro = macro_tacc(per_type, S.PERTURBATIONS)
-        lang_main[lang] = macro_tacc(per_type, types)
-        alee_total = _sum_scores(s for t, s in per_type.items() if t in S.PERTURBATIONS)
+    entries = [_entry(subset, lang, "perturbation", key, score) for key, score in per_type.items()]
+    alee_macro = macro_tacc(per_type, S.PERTURBATIONS)
+    main = macro_tacc(per_type, types)
+    alee_total = _sum_scores(s for t, s in per_type.items() if t in S.PERTURBATIONS)
+    entries.append(
+        {
+            **_entry(subset, lang, "macro", "macro_tacc", alee_total),
+            "tacc": alee_macro,
+            "main_score": alee_macro,
+            **({} if all_types else {"fertility": agg["fertility"].get(lang)}),
+        }
+    )
+    if all_types:
+        total = _sum_scores(per_type.values())
         entries.append(
             {
-                **_entry(subset, lang, "macro", "macro_tacc", alee_total),
-                "tacc": alee_macro,
-                "main_score": alee_macro,
-                **({} if all_types else {"fertility": agg["fertility"].get(lang)}),
+                **_entry(subset, lang, "macro", ALL_TYPES_KEY, total),
+                "tacc": main,
+                "main_score": main,
+                "fertility": agg["fertility"].get(lang),
             }
         )
-        if all_types:
-            total = _sum_scores(per_type.values())
-            entries.append(
-                {
-                    **_entry(subset, lang, "macro", ALL_TYPES_KEY, total),
-                    "tacc": lang_main[lang],
-                    "main_score": lang_main[lang],
-                    "fertility": agg["fertility"].get(lang),
-                }
-            )
-        for key, score in agg["by_length"].get(lang, {}).items():
-            entries.append(_entry(subset, lang, "length", key, score))
-        for key, score in agg["by_level"].get(lang, {}).items():
-            entries.append(_entry(subset, lang, "level", key, score))
-    # Pooled over languages, per perturbation.
+    for key, score in agg["by_length"].get(lang, {}).items():
+        entries.append(_entry(subset, lang, "length", key, score))
+    for key, score in agg["by_level"].get(lang, {}).items():
+        entries.append(_entry(subset, lang, "level", key, score))
+    return entries, main
+
+
+def _pooled_entries(agg: dict[str, Any], types) -> list[dict[str, Any]]:
+    """Entries pooled over languages: per perturbation, then the macro TACCs."""
+    from evaluators.schema import alee as S
+
+    entries = []
     pooled: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     for per_type in agg["by_type"].values():
         for key, s in per_type.items():
@@ -485,7 +478,7 @@ def entries_of(
             "main_score": pooled_alee,
         }
     )
-    if all_types:
+    if types != S.PERTURBATIONS:
         pooled_all = macro_tacc(pooled_scores, types)
         entries.append(
             {
@@ -494,6 +487,31 @@ def entries_of(
                 "main_score": pooled_all,
             }
         )
+    return entries
+
+
+def entries_of(
+    agg: dict[str, Any], configs: list[str]
+) -> tuple[list[dict[str, Any]], float, list[str]]:
+    """Turn an aggregate into score entries; return ``(entries, main score: mean over languages, notes)``.
+
+    ``macro_tacc`` averages the alee types present; when other labels are present
+    (:func:`main_types`), ``macro_tacc_all_types`` averages every type present and is the main score.
+    """
+    from evaluators.schema import alee as S
+    from evaluators.schema.base import languages
+
+    entries: list[dict[str, Any]] = []
+    lang_main: dict[str, float] = {}
+    types = main_types([t for per_type in agg["by_type"].values() for t in per_type])
+    all_types = types != S.PERTURBATIONS
+    subset_of = {languages(c)[1]: c for c in configs}
+    for lang, per_type in agg["by_type"].items():
+        lang_entries, lang_main[lang] = _language_entries(
+            agg, subset_of.get(lang, lang), lang, per_type, types
+        )
+        entries += lang_entries
+    entries += _pooled_entries(agg, types)
     main = (
         float(np.mean([v for v in lang_main.values() if not math.isnan(v)]))
         if lang_main

@@ -345,23 +345,163 @@ def _aligner_sample(
     return rows
 
 
-def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
-    """Score one model (or static vectors) on every config of a cbd dataset."""
+def _static_encoders(paths: tuple[str, str]):
+    """Static word vectors as the source and target encoders, and their model record."""
+    src_enc, tgt_enc = StaticVectors(paths[0]), StaticVectors(paths[1])
+    model_record = {
+        "id": f"static:{Path(paths[0]).name}+{Path(paths[1]).name}",
+        "revision": src_enc.revision[:16] + tgt_enc.revision[:16],
+        "revision_source": "encoder",
+        "spec": "static-vectors",
+    }
+    return src_enc, tgt_enc, model_record
+
+
+def _draw(data, config: str, params: Params, rows, n: int, repeats: int, rng):
+    """Draw the samples, the Fig. 5 random other words and aligner pairs, in this rng order.
+
+    Returns the samples (sorted row indices), the position of each needed row in ``sub``, the
+    needed rows ``sub``, the other word of each (or ``None``) and the aligner rows.
+    """
     from evaluators.schema import cbd as S
 
+    samples = [np.sort(rng.choice(len(rows), size=n, replace=False)) for _ in range(repeats)]
+    needed = np.unique(np.concatenate(samples))
+    pos = {int(r): k for k, r in enumerate(needed)}
+    sub = [rows[int(r)] for r in needed]
+    # Random other word of the same target sentence, for the Fig. 5 histogram (drawn from the
+    # scoring rng as before, so the scores stay those of earlier versions).
+    others = [
+        random_other_word(r[S.TGT_SENTENCE], (r[S.TGT_START], r[S.TGT_END]), rng) for r in sub
+    ]
+    # Aligner pairs of the Fig. 5 histogram come from the sentence pairs encoded anyway, so they
+    # cost no forward pass; drawn from a child stream, so the scoring draws (and scores) do not move.
+    al = _aligner_sample(data, config, params, sub, rng.spawn(1)[0])
+    return samples, pos, sub, others, al
+
+
+def _encode(config: str, src_enc, tgt_enc, sub, others, al, layers) -> dict:
+    """Encode the sampled pairs, the other words and the aligner pairs in one pass per side.
+
+    Returns the per-layer vectors and found masks: ``u``/``v`` the pairs' source/target words,
+    ``w`` the other words, ``a_src``/``a_tgt`` the aligner pairs found on both sides.
+    """
+    from evaluators.schema import cbd as S
+
+    has_other = [o is not None for o in others]
+    tgt_texts = [r[S.TGT_SENTENCE] for r in sub] + [
+        r[S.TGT_SENTENCE] for r, h in zip(sub, has_other) if h
+    ]
+    tgt_spans = [(r[S.TGT_START], r[S.TGT_END]) for r in sub] + [o for o in others if o is not None]
+    src_texts = [r[S.SRC_SENTENCE] for r in sub] + [r[S.SRC_SENTENCE] for r in al]
+    src_spans = [(r[S.SRC_START], r[S.SRC_END]) for r in sub] + [
+        (r[S.SRC_START], r[S.SRC_END]) for r in al
+    ]
+    n_w = len(tgt_texts) - len(sub)
+    tgt_texts += [r[S.TGT_SENTENCE] for r in al]
+    tgt_spans += [(r[S.TGT_START], r[S.TGT_END]) for r in al]
+    log.info(
+        "%s: encoding %d pairs (%d distinct source sentences)",
+        config,
+        len(sub),
+        len({r[S.SRC_SENTENCE] for r in sub}),
+    )
+    s_all, s_found, layer_ids = encode_spans(src_enc, src_texts, src_spans, layers)
+    t_all, t_found, _ = encode_spans(tgt_enc, tgt_texts, tgt_spans, layers)
+    a_keep = s_found[len(sub) :] & t_found[len(sub) + n_w :]
+    return {
+        "layer_ids": layer_ids,
+        "has_other": has_other,
+        "u_all": s_all[:, : len(sub)],
+        "u_found": s_found[: len(sub)],
+        "v_all": t_all[:, : len(sub)],
+        "v_found": t_found[: len(sub)],
+        "w_all": t_all[:, len(sub) : len(sub) + n_w],
+        "w_found": t_found[len(sub) : len(sub) + n_w],
+        "a_src": s_all[:, len(sub) :][:, a_keep],
+        "a_tgt": t_all[:, len(sub) + n_w :][:, a_keep],
+    }
+
+
+def _retrieve(config: str, samples, pos, ok, enc: dict, params: Params, device):
+    """S_weak/S_strong per layer, direction and repeat; tie counts; raw counts per repeat."""
+    layer_ids = enc["layer_ids"]
+    per_layer: dict[int, dict[str, list[float]]] = {layer: {} for layer in layer_ids}
+    ties: dict[int, dict[str, int]] = {layer: {} for layer in layer_ids}
+    raw: dict[int, list[dict]] = {layer: [] for layer in layer_ids}
+    for sample in samples:
+        idx = np.array([pos[int(r)] for r in sample if ok[pos[int(r)]]])
+        if len(idx) < 2:
+            raise UsageError(
+                f"{config}: fewer than 2 sampled pairs could be encoded; check the model and the dataset."
+            )
+        for li, layer in enumerate(layer_ids):
+            u, v = enc["u_all"][li, idx], enc["v_all"][li, idx]
+            got = csls.retrieval_counts_pair(
+                u, v, params.criterion, params.csls_k, device=device, tie_rule=params.tie_rule
+            )
+            d, t = per_layer[layer], ties[layer]
+            for direction, c in got.items():
+                d.setdefault(f"s_weak_{direction}", []).append(c.s_weak)
+                d.setdefault(f"s_strong_{direction}", []).append(c.s_strong(params.strong))
+                t[f"s_weak_ties_{direction}"] = t.get(f"s_weak_ties_{direction}", 0) + c.weak_ties
+                t[f"s_strong_ties_{direction}"] = t.get(f"s_strong_ties_{direction}", 0) + getattr(
+                    c, f"strong_{params.strong}_ties"
+                )
+            raw[layer].append({direction: dict(c.__dict__) for direction, c in got.items()})
+    return per_layer, ties, raw
+
+
+def _layer_entries(config: str, layer_ids, per_layer, ties, raw, n: int, repeats: int) -> list:
+    """One result entry per layer: mean and std of each score over repeats, ties, raw counts."""
+    entries = []
+    for layer in layer_ids:
+        d = per_layer[layer]
+        entry: dict[str, Any] = {
+            "subset": config,
+            "layer": layer,
+            "n": n,
+            "repeats": repeats,
+        }
+        for name in (
+            "s_weak_src_tgt",
+            "s_weak_tgt_src",
+            "s_strong_src_tgt",
+            "s_strong_tgt_src",
+        ):
+            entry[name], entry[name + "_std"] = _stats(d[name])
+        entry["s_weak"] = (entry["s_weak_src_tgt"] + entry["s_weak_tgt_src"]) / 2
+        entry["s_strong"] = (entry["s_strong_src_tgt"] + entry["s_strong_tgt_src"]) / 2
+        entry["main_score"] = entry["s_weak"]
+        entry.update(ties[layer])
+        entry["ties"] = sum(ties[layer].values())
+        entry["counts"] = raw[layer]
+        entries.append(entry)
+    return entries
+
+
+def _ties_note(config: str, entries: list, tie_rule: str, repeats: int) -> str | None:
+    tied = [e for e in entries if e["ties"]]
+    if not tied:
+        return None
+    rule = (
+        "counted as failures (strict)"
+        if tie_rule == "strict"
+        else "decided by first index (--tie-rule first)"
+    )
+    return (
+        f"{config}: ties between the translation and its best competitor, {rule}: "
+        + ", ".join(f"layer {e['layer']}: {e['ties']}" for e in tied)
+        + f" (summed over both directions, S_weak and S_strong, {repeats} repeat(s); see the *_ties keys)"
+    )
+
+
+def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
+    """Score one model (or static vectors) on every config of a cbd dataset."""
     layers = parse_layers(params.layers)
     model_record = None
     if params.static_vectors:
-        src_enc, tgt_enc = (
-            StaticVectors(params.static_vectors[0]),
-            StaticVectors(params.static_vectors[1]),
-        )
-        model_record = {
-            "id": f"static:{Path(params.static_vectors[0]).name}+{Path(params.static_vectors[1]).name}",
-            "revision": src_enc.revision[:16] + tgt_enc.revision[:16],
-            "revision_source": "encoder",
-            "spec": "static-vectors",
-        }
+        src_enc, tgt_enc, model_record = _static_encoders(params.static_vectors)
         layers = [0]
     else:
         src_enc = tgt_enc = model
@@ -388,110 +528,21 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
             )
             repeats = 1
         used_n[config], used_repeats[config] = n, repeats
-        samples = [np.sort(rng.choice(len(rows), size=n, replace=False)) for _ in range(repeats)]
-        needed = np.unique(np.concatenate(samples))
-        pos = {int(r): k for k, r in enumerate(needed)}
-        sub = [rows[int(r)] for r in needed]
-        # Random other word of the same target sentence, for the Fig. 5 histogram (drawn from the
-        # scoring rng as before, so the scores stay those of earlier versions).
-        others = [
-            random_other_word(r[S.TGT_SENTENCE], (r[S.TGT_START], r[S.TGT_END]), rng) for r in sub
-        ]
-        has_other = [o is not None for o in others]
-        # Aligner pairs of the Fig. 5 histogram come from the sentence pairs encoded anyway, so they
-        # cost no forward pass; drawn from a child stream, so the scoring draws (and scores) do not move.
-        al = _aligner_sample(data, config, params, sub, rng.spawn(1)[0])
-        tgt_texts = [r[S.TGT_SENTENCE] for r in sub] + [
-            r[S.TGT_SENTENCE] for r, h in zip(sub, has_other) if h
-        ]
-        tgt_spans = [(r[S.TGT_START], r[S.TGT_END]) for r in sub] + [
-            o for o in others if o is not None
-        ]
-        src_texts = [r[S.SRC_SENTENCE] for r in sub] + [r[S.SRC_SENTENCE] for r in al]
-        src_spans = [(r[S.SRC_START], r[S.SRC_END]) for r in sub] + [
-            (r[S.SRC_START], r[S.SRC_END]) for r in al
-        ]
-        n_w = len(tgt_texts) - len(sub)
-        tgt_texts += [r[S.TGT_SENTENCE] for r in al]
-        tgt_spans += [(r[S.TGT_START], r[S.TGT_END]) for r in al]
-        log.info(
-            "%s: encoding %d pairs (%d distinct source sentences)",
-            config,
-            len(sub),
-            len({r[S.SRC_SENTENCE] for r in sub}),
-        )
-        s_all, s_found, layer_ids = encode_spans(src_enc, src_texts, src_spans, layers)
-        t_all, t_found, _ = encode_spans(tgt_enc, tgt_texts, tgt_spans, layers)
-        u_all, u_found = s_all[:, : len(sub)], s_found[: len(sub)]
-        v_all, v_found = t_all[:, : len(sub)], t_found[: len(sub)]
-        w_all, w_found = t_all[:, len(sub) : len(sub) + n_w], t_found[len(sub) : len(sub) + n_w]
-        a_keep = s_found[len(sub) :] & t_found[len(sub) + n_w :]
-        a_src, a_tgt = s_all[:, len(sub) :][:, a_keep], t_all[:, len(sub) + n_w :][:, a_keep]
-        ok = u_found & v_found
+        samples, pos, sub, others, al = _draw(data, config, params, rows, n, repeats, rng)
+        enc = _encode(config, src_enc, tgt_enc, sub, others, al, layers)
+        layer_ids = enc["layer_ids"]
+        ok = enc["u_found"] & enc["v_found"]
         if (~ok).any():
             notes.append(
                 f"{config}: {int((~ok).sum())} of {len(sub)} sampled pairs dropped (a word not covered by the model's tokens or vectors)"
             )
-        per_layer: dict[int, dict[str, list[float]]] = {layer: {} for layer in layer_ids}
-        ties: dict[int, dict[str, int]] = {layer: {} for layer in layer_ids}
-        raw: dict[int, list[dict]] = {layer: [] for layer in layer_ids}
-        for sample in samples:
-            idx = np.array([pos[int(r)] for r in sample if ok[pos[int(r)]]])
-            if len(idx) < 2:
-                raise UsageError(
-                    f"{config}: fewer than 2 sampled pairs could be encoded; check the model and the dataset."
-                )
-            for li, layer in enumerate(layer_ids):
-                u, v = u_all[li, idx], v_all[li, idx]
-                got = csls.retrieval_counts_pair(
-                    u, v, params.criterion, params.csls_k, device=device, tie_rule=params.tie_rule
-                )
-                d, t = per_layer[layer], ties[layer]
-                for direction, c in got.items():
-                    d.setdefault(f"s_weak_{direction}", []).append(c.s_weak)
-                    d.setdefault(f"s_strong_{direction}", []).append(c.s_strong(params.strong))
-                    t[f"s_weak_ties_{direction}"] = (
-                        t.get(f"s_weak_ties_{direction}", 0) + c.weak_ties
-                    )
-                    t[f"s_strong_ties_{direction}"] = t.get(
-                        f"s_strong_ties_{direction}", 0
-                    ) + getattr(c, f"strong_{params.strong}_ties")
-                raw[layer].append({direction: dict(c.__dict__) for direction, c in got.items()})
-        entries = []
-        for layer in layer_ids:
-            d = per_layer[layer]
-            entry: dict[str, Any] = {
-                "subset": config,
-                "layer": layer,
-                "n": int(len(samples[0])),
-                "repeats": repeats,
-            }
-            for name in (
-                "s_weak_src_tgt",
-                "s_weak_tgt_src",
-                "s_strong_src_tgt",
-                "s_strong_tgt_src",
-            ):
-                entry[name], entry[name + "_std"] = _stats(d[name])
-            entry["s_weak"] = (entry["s_weak_src_tgt"] + entry["s_weak_tgt_src"]) / 2
-            entry["s_strong"] = (entry["s_strong_src_tgt"] + entry["s_strong_tgt_src"]) / 2
-            entry["main_score"] = entry["s_weak"]
-            entry.update(ties[layer])
-            entry["ties"] = sum(ties[layer].values())
-            entry["counts"] = raw[layer]
-            entries.append(entry)
-        tied = [e for e in entries if e["ties"]]
-        if tied:
-            rule = (
-                "counted as failures (strict)"
-                if params.tie_rule == "strict"
-                else "decided by first index (--tie-rule first)"
-            )
-            notes.append(
-                f"{config}: ties between the translation and its best competitor, {rule}: "
-                + ", ".join(f"layer {e['layer']}: {e['ties']}" for e in tied)
-                + f" (summed over both directions, S_weak and S_strong, {repeats} repeat(s); see the *_ties keys)"
-            )
+        per_layer, ties, raw = _retrieve(config, samples, pos, ok, enc, params, device)
+        entries = _layer_entries(
+            config, layer_ids, per_layer, ties, raw, int(len(samples[0])), repeats
+        )
+        note = _ties_note(config, entries, params.tie_rule, repeats)
+        if note:
+            notes.append(note)
         entries_all += entries
         best_scores.append(max(e["s_weak"] for e in entries))
         best = max(entries, key=lambda e: e["s_weak"])
@@ -503,28 +554,14 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
             pos,
             ok,
             sub,
-            u_all,
-            v_all,
+            enc["u_all"],
+            enc["v_all"],
             params,
             device,
         )
+        # The plots read every encoded array (pairs, other words, aligner pairs) and the first sample.
         plot_data.append(
-            {
-                "config": config,
-                "entries": entries,
-                "layer_ids": layer_ids,
-                "u_all": u_all,
-                "v_all": v_all,
-                "w_all": w_all,
-                "u_found": u_found,
-                "v_found": v_found,
-                "w_found": w_found,
-                "has_other": has_other,
-                "sample": samples[0],
-                "pos": pos,
-                "a_src": a_src,
-                "a_tgt": a_tgt,
-            }
+            {"config": config, "entries": entries, **enc, "sample": samples[0], "pos": pos}
         )
     return Scores(
         scores={params.split: entries_all},

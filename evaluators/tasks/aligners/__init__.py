@@ -45,14 +45,17 @@ from typing import Any
 
 from evaluators.errors import UsageError
 from evaluators.metrics.aligner_corpus import PAPER_SWEEP_TOKENIZER
-from evaluators.metrics.alignment import restrict_source, score_alignments
-from evaluators.metrics.correlation import MIN_N, correlate, sentence_counts
+from evaluators.metrics.alignment import score_alignments
+from evaluators.metrics.correlation import MIN_N, sentence_counts
 from evaluators.task import Scores, TaskMetadata, param, seed_of
 from evaluators.tasks.aligners.analyses import (
     _bins,
     _pos_tagger,
     _spread,
     correlation,
+    correlation_entry,
+    frequency_rows,
+    main_items,
     training_corpora,
 )
 from evaluators.tasks.aligners.grid import config_label, configurations
@@ -226,11 +229,160 @@ def signature_extra(values: dict) -> dict:
     return {"silver": "partial", "avg": "micro", "corr-min-n": MIN_N}
 
 
+def _dataset_info(spec: dict, silver: dict, gold: dict | None, n_extra: int, corpora: dict) -> dict:
+    """The result's record of one pair: source, sizes, training corpora, gold index base."""
+    return {
+        **silver["source"],
+        "pair": spec["name"],
+        "n_silver": len(silver["src"]),
+        "n_gold": len(gold["src"]) if gold else 0,
+        "n_train_extra": n_extra,
+        "training": {
+            name: {
+                "lines": len(c.src),
+                "extra": c.n_extra,
+                "dropped_duplicates": c.dropped_duplicates,
+            }
+            for name, c in corpora.items()
+        },
+        "gold_base": gold["base"] if gold else None,
+    }
+
+
+def _score_config(
+    spec: dict, c: dict, sil_pred, gold_pred, silver: dict, gold: dict | None, boot_rng, args
+) -> tuple[dict, Any, Any]:
+    """Score one configuration's predictions on silver (partial) and gold; the entry and both scores.
+
+    The bootstrap draws silver's spread, then gold's, from ``boot_rng`` (in this order).
+    """
+    s_score = score_alignments(silver["sure"], silver["possible"], sil_pred, partial=True)
+    entry = {
+        "subset": spec["name"],
+        "config": config_label(c),
+        "method": c["method"],
+        "tokenizer": c["tokenizer"],
+        "vocab_size": c["vocab"],
+        "groups": c["groups"],
+        **{f"silver_{k}": v for k, v in s_score.to_dict().items() if k != "partial"},
+        **_spread(
+            "silver",
+            sentence_counts(silver["sure"], silver["possible"], sil_pred, partial=True),
+            boot_rng,
+            args.bootstrap,
+        ),
+    }
+    g_score = None
+    if gold:
+        g_score = score_alignments(gold["sure"], gold["possible"], gold_pred)
+        entry.update({f"gold_{k}": v for k, v in g_score.to_dict().items() if k != "partial"})
+        entry.update(
+            _spread(
+                "gold",
+                sentence_counts(gold["sure"], gold["possible"], gold_pred),
+                boot_rng,
+                args.bootstrap,
+            )
+        )
+    return entry, s_score, g_score
+
+
+def _run_pair(spec: dict, args: Params, configs: list, seed: int, boot_rng, progress_bar) -> tuple:
+    """Align and score every configuration on one pair.
+
+    Returns the pair's dataset record, whether it has gold, its entries, ``(config, silver score, gold score)`` per
+    configuration, and its frequency-bin rows.
+    """
+    from evaluators.aligners import align_subwords
+
+    silver = load_silver(spec)
+    gold = load_gold(spec)
+    train_src, train_tgt = _read_extra(spec, args)
+    corpora, where = training_corpora(silver, gold, train_src, train_tgt, args)
+    n_sil = len(silver["src"])
+    n_gold = len(gold["src"]) if gold else 0
+    info = _dataset_info(spec, silver, gold, len(train_src), corpora)
+    counts = {name: Counter(w for s in c.src for w in s) for name, c in corpora.items()}
+
+    def lines(setting, n, _where=where, _corpora=corpora):
+        name, first = _where[setting]
+        return [list(x) for x in _corpora[name].src[first : first + n]]
+
+    sil_src_l = lines("silver", n_sil)
+    gold_src_l = lines("gold", n_gold) if gold else []
+    iterator = (
+        progress_bar(configs, desc=f"aligners {spec['name']}", file=__import__("sys").stderr)
+        if progress_bar
+        else configs
+    )
+    entries, per_pair, freq_rows = [], [], []
+    for c in iterator:
+        preds = {
+            name: align_subwords(
+                [list(x) for x in corp.src],
+                [list(x) for x in corp.tgt],
+                c["tokenizer"],
+                c["vocab"] or 0,
+                c["method"],
+                args.symmetrize,
+                seed,
+            )
+            for name, corp in corpora.items()
+        }
+        sil_name, sil_first = where["silver"]
+        sil_pred = preds[sil_name][sil_first : sil_first + n_sil]
+        gold_pred = []
+        if gold:
+            g_name, g_first = where["gold"]
+            gold_pred = preds[g_name][g_first : g_first + n_gold]
+        entry, s_score, g_score = _score_config(
+            spec, c, sil_pred, gold_pred, silver, gold, boot_rng, args
+        )
+        entries.append(entry)
+        per_pair.append((c, s_score, g_score))
+        if "aligner" in c["groups"]:
+            freq_rows += frequency_rows(
+                spec["name"],
+                c["method"],
+                (silver, sil_pred, sil_src_l, counts[where["silver"][0]]),
+                (gold, gold_pred, gold_src_l, counts[where["gold"][0]]) if gold else None,
+            )
+    return info, bool(gold), entries, per_pair, freq_rows
+
+
+def _notes(args: Params, configs: list, corr_entries: list, n_main: int, datasets_info: list):
+    """The notes after the grid: correlations left out, training, bootstrap, eflomal's seeding."""
+    notes = []
+    if not corr_entries:
+        notes.append("no gold alignment given: silver scores only, no silver-gold correlation")
+    elif n_main < len(corr_entries):
+        notes.append(
+            f"Pearson r and Spearman rho are reported only from {MIN_N} configurations on (over two, r is always ±1); "
+            f"{len(corr_entries) - n_main} pair(s) have no tokenizer correlation and are left out of the main score"
+        )
+    if args.training == "per-setting":
+        dropped = sum(
+            c["dropped_duplicates"] for d in datasets_info for c in d["training"].values()
+        )
+        notes.append(
+            "one aligner per setting (silver; gold), each trained on its sentences + the extra text"
+            + (f"; {dropped} repeated extra pairs dropped" if args.dedup else "; duplicates kept")
+        )
+    if args.bootstrap:
+        notes.append(
+            f"*_f1_std/_low/_high: spread of each F1 over {args.bootstrap} bootstrap resamples of sentences "
+            f"(95% interval); configurations whose intervals overlap are not reliably ranked"
+        )
+    if "eflomal" in {c["method"] for c in configs}:
+        notes.append(
+            "eflomal seeds itself from /dev/urandom (no seed option): its scores vary slightly between runs"
+        )
+    return notes
+
+
 def score(data, model, args: Params, rng) -> Scores:
     """Run every configuration on every pair (``args``: the parameters; the seed is drawn from ``rng``)."""
     import numpy as np
-
-    from evaluators.aligners import align_subwords
 
     if not args.pair:
         raise UsageError(
@@ -257,179 +409,19 @@ def score(data, model, args: Params, rng) -> Scores:
         )
     datasets_info = []
     for spec in pairs:
-        silver = load_silver(spec)
-        gold = load_gold(spec)
-        train_src, train_tgt = _read_extra(spec, args)
-        corpora, where = training_corpora(silver, gold, train_src, train_tgt, args)
-        n_sil = len(silver["src"])
-        n_gold = len(gold["src"]) if gold else 0
-        datasets_info.append(
-            {
-                **silver["source"],
-                "pair": spec["name"],
-                "n_silver": n_sil,
-                "n_gold": n_gold,
-                "n_train_extra": len(train_src),
-                "training": {
-                    name: {
-                        "lines": len(c.src),
-                        "extra": c.n_extra,
-                        "dropped_duplicates": c.dropped_duplicates,
-                    }
-                    for name, c in corpora.items()
-                },
-                "gold_base": gold["base"] if gold else None,
-            }
+        info, has_gold, pair_entries, per_pair, freq_rows = _run_pair(
+            spec, args, configs, seed, boot_rng, progress_bar
         )
-        counts = {name: Counter(w for s in c.src for w in s) for name, c in corpora.items()}
-
-        def lines(setting, n, _where=where, _corpora=corpora):
-            name, first = _where[setting]
-            return [list(x) for x in _corpora[name].src[first : first + n]]
-
-        sil_src_l = lines("silver", n_sil)
-        gold_src_l = lines("gold", n_gold) if gold else []
-        iterator = (
-            progress_bar(configs, desc=f"aligners {spec['name']}", file=__import__("sys").stderr)
-            if progress_bar
-            else configs
-        )
-        per_pair = []
-        for c in iterator:
-            preds = {
-                name: align_subwords(
-                    [list(x) for x in corp.src],
-                    [list(x) for x in corp.tgt],
-                    c["tokenizer"],
-                    c["vocab"] or 0,
-                    c["method"],
-                    args.symmetrize,
-                    seed,
-                )
-                for name, corp in corpora.items()
-            }
-            sil_name, sil_first = where["silver"]
-            sil_pred = preds[sil_name][sil_first : sil_first + n_sil]
-            s_score = score_alignments(silver["sure"], silver["possible"], sil_pred, partial=True)
-            entry = {
-                "subset": spec["name"],
-                "config": config_label(c),
-                "method": c["method"],
-                "tokenizer": c["tokenizer"],
-                "vocab_size": c["vocab"],
-                "groups": c["groups"],
-                **{f"silver_{k}": v for k, v in s_score.to_dict().items() if k != "partial"},
-                **_spread(
-                    "silver",
-                    sentence_counts(silver["sure"], silver["possible"], sil_pred, partial=True),
-                    boot_rng,
-                    args.bootstrap,
-                ),
-            }
-            g_score = None
-            gold_pred = []
-            if gold:
-                g_name, g_first = where["gold"]
-                gold_pred = preds[g_name][g_first : g_first + n_gold]
-                g_score = score_alignments(gold["sure"], gold["possible"], gold_pred)
-                entry.update(
-                    {f"gold_{k}": v for k, v in g_score.to_dict().items() if k != "partial"}
-                )
-                entry.update(
-                    _spread(
-                        "gold",
-                        sentence_counts(gold["sure"], gold["possible"], gold_pred),
-                        boot_rng,
-                        args.bootstrap,
-                    )
-                )
-            entries.append(entry)
-            per_pair.append((c, s_score, g_score))
-            if "aligner" in c["groups"]:
-                sil_words = {
-                    sil_src_l[k][i] for k, s in enumerate(silver["possible"]) for i, _ in s
-                }
-                gold_words = (
-                    {gold_src_l[k][i] for k, s in enumerate(gold["possible"]) for i, _ in s}
-                    if gold
-                    else set()
-                )
-                for name, words_by_bin, sure, poss, hyp, src_l, partial in (
-                    (
-                        "silver",
-                        _bins(counts[where["silver"][0]], sil_words),
-                        silver["sure"],
-                        silver["possible"],
-                        sil_pred,
-                        sil_src_l,
-                        True,
-                    ),
-                    (
-                        "gold",
-                        _bins(counts[where["gold"][0]], gold_words) if gold else {},
-                        gold["sure"] if gold else [],
-                        gold["possible"] if gold else [],
-                        gold_pred,
-                        gold_src_l,
-                        False,
-                    ),
-                ):
-                    if name == "gold" and not gold:
-                        continue
-                    for label, words in words_by_bin.items():
-                        sc = score_alignments(
-                            restrict_source(sure, src_l, words),
-                            restrict_source(poss, src_l, words),
-                            restrict_source(hyp, src_l, words),
-                            partial=partial,
-                        )
-                        freq_tables.append(
-                            {
-                                "subset": spec["name"],
-                                "method": c["method"],
-                                "data": name,
-                                "bin": label,
-                                "n_words": len(words),
-                                "f1": sc.f1,
-                                "n_sure": sc.n_sure,
-                                "n_pred": sc.n_pred,
-                            }
-                        )
-        if gold:
-            entry = {"subset": spec["name"]}
-            for key, group in (("tokenizer", "tokenizer"), ("sweep", "sweep"), ("all", None)):
-                # With gold every config has a gold score (g is never None here).
-                chosen = [
-                    (s, g)
-                    for c, s, g in per_pair
-                    if g is not None and (group is None or group in c["groups"])
-                ]
-                corr = correlate([s.f1 for s, _ in chosen], [g.f1 for _, g in chosen], min_n=MIN_N)
-                entry[f"pearson_r_{key}"] = corr.pearson
-                entry[f"spearman_rho_{key}"] = corr.spearman
-                entry[f"n_configs_{key}"] = corr.n
+        datasets_info.append(info)
+        entries += pair_entries
+        freq_tables += freq_rows
+        if has_gold:
+            entry = correlation_entry(spec["name"], per_pair)
             corr_entries.append(entry)
             scatter[spec["name"]] = [
                 (config_label(c), s.f1, g.f1) for c, s, g in per_pair if g is not None
             ]
-            # Items of the main score: the tokenizer configurations whose silver and gold F1 it correlates.
-            main_pair = entry["pearson_r_tokenizer"] is not None
-            items += [
-                {
-                    "item_id": config_label(c),
-                    "subset": spec["name"],
-                    "correct": True,
-                    "score": g.f1,
-                    "retrieved": "",
-                    "tie": False,
-                    "main": main_pair and "tokenizer" in c["groups"],
-                    "x": s.f1,
-                    "y": g.f1,
-                    "method": c["method"],
-                }
-                for c, s, g in per_pair
-                if g is not None
-            ]
+            items += main_items(spec["name"], per_pair, entry["pearson_r_tokenizer"] is not None)
         sweep_curves[spec["name"]] = [
             (c["vocab"], s.f1, g.f1 if g else None)
             for c, s, g in per_pair
@@ -438,30 +430,7 @@ def score(data, model, args: Params, rng) -> Scores:
 
     rs = [c["pearson_r_tokenizer"] for c in corr_entries if c["pearson_r_tokenizer"] is not None]
     main = sum(rs) / len(rs) if rs else None
-    if not corr_entries:
-        notes.append("no gold alignment given: silver scores only, no silver-gold correlation")
-    elif len(rs) < len(corr_entries):
-        notes.append(
-            f"Pearson r and Spearman rho are reported only from {MIN_N} configurations on (over two, r is always ±1); "
-            f"{len(corr_entries) - len(rs)} pair(s) have no tokenizer correlation and are left out of the main score"
-        )
-    if args.training == "per-setting":
-        dropped = sum(
-            c["dropped_duplicates"] for d in datasets_info for c in d["training"].values()
-        )
-        notes.append(
-            "one aligner per setting (silver; gold), each trained on its sentences + the extra text"
-            + (f"; {dropped} repeated extra pairs dropped" if args.dedup else "; duplicates kept")
-        )
-    if args.bootstrap:
-        notes.append(
-            f"*_f1_std/_low/_high: spread of each F1 over {args.bootstrap} bootstrap resamples of sentences "
-            f"(95% interval); configurations whose intervals overlap are not reliably ranked"
-        )
-    if "eflomal" in {c["method"] for c in configs}:
-        notes.append(
-            "eflomal seeds itself from /dev/urandom (no seed option): its scores vary slightly between runs"
-        )
+    notes += _notes(args, configs, corr_entries, len(rs), datasets_info)
     return Scores(
         scores={"test": entries, "correlation": corr_entries, "frequency": freq_tables},
         main_score=main,
