@@ -400,6 +400,15 @@ def alee_on_engine(engine, run, stages, factories: dict[str, Any], sizes: dict[s
     planned = {name: _Planned(name) for name in factories}
     for name, stage in planned.items():
         setattr(stages, name, stage)
+    split = stages.split
+    splits: dict[str, list[str]] = {}
+
+    def split_once(text: str) -> list[str]:  # the splitter is pure: once per text, not per pass
+        if text not in splits:
+            splits[text] = list(split(text))
+        return list(splits[text])
+
+    stages.split = split_once
     passes = 0
     while True:
         passes += 1

@@ -216,3 +216,23 @@ def test_alee_on_ray_survives_a_killed_worker(tmp_path, alee_inputs, killer):
     assert k.killed is not None, "the test did not manage to kill a worker"
     assert digest(tmp_path / "ray") == digest(tmp_path / "local")
     assert manifest(tmp_path / "ray") == manifest(tmp_path / "local")
+
+
+def test_alee_from_foils_on_ray_equals_local(tmp_path, alee_inputs):
+    """``--foils``: only the NLI stage runs, on the workers; kept and rejected foils as locally."""
+    argv, _ = alee_inputs
+    sources = _sources()[:12]
+    lines = ["en_orig,en_foil,type"]
+    for i, s in enumerate(sources):
+        _, verb, _ = SENTENCE.match(s).groups()
+        lines.append(
+            f"{s},{s.replace(verb, 'did not ' + verb)},PN" if i % 2 else f"{s},{s[::-1]},RS"
+        )
+    (tmp_path / "foils.csv").write_text("\n".join(lines) + "\n")
+    common = [*argv, "--foils", str(tmp_path / "foils.csv")]
+    assert main([*common, "--out", str(tmp_path / "local")]) == 0
+    total = json.loads((tmp_path / "local" / "manifest.json").read_text())["counts"]["total"]
+    assert total["sources"] > total["nli_kept"] > 0
+    assert main([*common, "--out", str(tmp_path / "ray"), "--engine", "ray", "--workers", "2"]) == 0
+    assert digest(tmp_path / "ray") == digest(tmp_path / "local")
+    assert manifest(tmp_path / "ray") == manifest(tmp_path / "local")
