@@ -4,9 +4,11 @@ A stage factory is a frozen spec (model or engine id, revision, options) whose
 ``open()`` builds the stage on a worker, once. Nothing here changes what a
 stage computes: each unit of work is exactly what a local build computes in one
 call (a 64-sentence substitute chunk, one MT request, a 2000-pair extraction
-chunk), so the rows are the same bytes whichever worker ran them and in which
-order. Only non-local engines use this module; a local build runs the builders'
-own loops, unchanged.
+chunk, one chunk of an alee model stage), so the rows are the same bytes
+whichever worker ran them and in which order. Silver and cbd use this module
+only on non-local engines (a local build runs their own loops, unchanged); alee
+opens the same stage factories in-process on one machine, so that its model
+calls are cut into the same chunks everywhere.
 """
 
 from __future__ import annotations

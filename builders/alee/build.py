@@ -5,7 +5,9 @@ per perturbation (PN/RS/AR/HS, :mod:`builders.alee.logic.edits`), generated back
 English, filtered by NLI in both directions and paired with the untouched
 target-language translation of the original. English is processed once; the
 kept foils are reused for every target language. ``--foils`` starts from foils
-made elsewhere (e.g. Sentence Smith's) and runs only NLI and pairing.
+made elsewhere (e.g. Sentence Smith's) and runs only NLI and pairing. With
+``--engine ray`` the model stages (parse, generate, NLI) run on a Ray actor pool
+and give the same bytes (README "Running on a cluster", :func:`builders.adapters.stages.alee_on_engine`).
 """
 
 from __future__ import annotations
