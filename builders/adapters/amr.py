@@ -103,6 +103,16 @@ def model_revision(folder: Path) -> str:
     return f"{meta.get('version', 'unknown')}"
 
 
+def model_identity(role: str, path: str | os.PathLike | None = None) -> tuple[str, str]:
+    """Return ``(model id, revision)`` of the ``role`` model without loading it (a driver that runs no model).
+
+    Raises:
+        EngineUnavailableError: the model is not installed (see :func:`model_dir`).
+    """
+    folder = model_dir(role, path)
+    return folder.resolve().name, model_revision(folder)
+
+
 @dataclass(frozen=True)
 class Parsed:
     """One parse: the PENMAN text or ``None`` with a failure reason."""
@@ -127,8 +137,7 @@ class AmrParser:
         self, path: str | os.PathLike | None = None, batch_size: int = 16, device: str | None = None
     ):
         self.folder = model_dir("parse", path)
-        self.model_id = self.folder.resolve().name
-        self.revision = model_revision(self.folder)
+        self.model_id, self.revision = model_identity("parse", path)
         kwargs: dict[str, Any] = {"batch_size": batch_size}
         if device:
             kwargs["device"] = device
@@ -165,8 +174,7 @@ class AmrGenerator:
         self, path: str | os.PathLike | None = None, batch_size: int = 16, device: str | None = None
     ):
         self.folder = model_dir("generate", path)
-        self.model_id = self.folder.resolve().name
-        self.revision = model_revision(self.folder)
+        self.model_id, self.revision = model_identity("generate", path)
         kwargs: dict[str, Any] = {"batch_size": batch_size}
         if device:
             kwargs["device"] = device

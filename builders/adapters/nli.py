@@ -45,6 +45,35 @@ def label_map(id2label: dict) -> dict[str, int]:
     return {k: out[k] for k in LABELS if k in out}
 
 
+def _unavailable(model_id: str, err: Exception) -> EngineUnavailableError:
+    return EngineUnavailableError(
+        f"Cannot load the NLI model {model_id!r} ({str(err).splitlines()[0][:120]}); download it with "
+        f"'huggingface-cli download {model_id}' and pass --nli-model <local folder>, or pass --no-nli."
+    )
+
+
+def _revision(config, revision: str | None) -> str:
+    return revision or getattr(config, "_commit_hash", None) or "unknown"
+
+
+def model_identity(model_id: str, revision: str | None = None) -> tuple[str, str]:
+    """Return ``(model id, revision)`` as :meth:`NliModel.from_pretrained` records them, reading only the config.
+
+    For a driver that runs no model (``--engine ray``): the revision is the same
+    one a loaded model reports.
+
+    Raises:
+        EngineUnavailableError: the model cannot be found; says how to fix it.
+    """
+    try:
+        from transformers import AutoConfig
+
+        config = AutoConfig.from_pretrained(model_id, revision=revision)
+    except (OSError, ValueError) as err:
+        raise _unavailable(model_id, err) from err
+    return model_id, _revision(config, revision)
+
+
 class NliModel:
     """A sequence-classification NLI model with its tokenizer (batched, CPU or GPU)."""
 
@@ -83,12 +112,8 @@ class NliModel:
             tok = AutoTokenizer.from_pretrained(model_id, revision=revision)
             model = AutoModelForSequenceClassification.from_pretrained(model_id, revision=revision)
         except (OSError, ValueError) as err:
-            raise EngineUnavailableError(
-                f"Cannot load the NLI model {model_id!r} ({str(err).splitlines()[0][:120]}); download it with "
-                f"'huggingface-cli download {model_id}' and pass --nli-model <local folder>, or pass --no-nli."
-            ) from err
-        rev = revision or getattr(model.config, "_commit_hash", None) or "unknown"
-        return cls(model, tok, model_id, rev, **kwargs)
+            raise _unavailable(model_id, err) from err
+        return cls(model, tok, model_id, _revision(model.config, revision), **kwargs)
 
     def probabilities(
         self, premises: Sequence[str], hypotheses: Sequence[str]

@@ -5,7 +5,9 @@ per perturbation (PN/RS/AR/HS, :mod:`builders.alee.logic.edits`), generated back
 English, filtered by NLI in both directions and paired with the untouched
 target-language translation of the original. English is processed once; the
 kept foils are reused for every target language. ``--foils`` starts from foils
-made elsewhere (e.g. Sentence Smith's) and runs only NLI and pairing.
+made elsewhere (e.g. Sentence Smith's) and runs only NLI and pairing. With
+``--engine ray`` the model stages (parse, generate, NLI) run on a Ray actor pool
+and give the same bytes (README "Running on a cluster", :func:`builders.adapters.stages.alee_on_engine`).
 """
 
 from __future__ import annotations
@@ -13,10 +15,12 @@ from __future__ import annotations
 import argparse
 import logging
 from pathlib import Path
+from typing import Any
 
 from builders.alee.logic import foil_types
 from builders.alee.spec import DEFAULT_NLI_MODEL, ENTAIL_THRESHOLD, PERTURBATIONS, Params
 from builders.base import BuildResult, file_input
+from evaluators.engine import engine_from_args
 from evaluators.errors import UsageError
 from evaluators.schema.langs import iso3, resolve_lang
 from evaluators.schema.meta import InputRecord, ModelRecord
@@ -167,6 +171,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="torch device for AMR and NLI models (default: cuda if available)",
     )
+    from evaluators.engine import add_engine_arguments
+
+    add_engine_arguments(parser)
 
 
 def default_out(args: argparse.Namespace) -> str:
@@ -243,7 +250,11 @@ def read_corpora(args: Params, langs: list[str]):
 
 def run(raw: argparse.Namespace | Params) -> BuildResult:
     """Build the alee dataset (see the module docstring); ``raw``: :class:`builders.alee.spec.Params` or a namespace."""
+    backend = engine_from_args(
+        raw
+    )  # --engine flags (or XLBENCH_ENGINE): how to run, not a build parameter
     args = Params.from_args(raw)
+    from builders.adapters import stages as stage_specs
     from builders.adapters.sentences import split_sentences
     from builders.alee.logic import pipeline
     from builders.alee.logic.nli_filter import decide
@@ -261,7 +272,6 @@ def run(raw: argparse.Namespace | Params) -> BuildResult:
     if args.limit is not None and args.limit < 1:
         raise UsageError(f"--limit must be a positive number of sources, got {args.limit}.")
     models: list[ModelRecord] = []
-    parser = generator = None
     if not args.foils:
         # Detect missing amrlib models before reading corpora or loading anything heavy.
         from builders.adapters.amr import model_dir
@@ -279,20 +289,46 @@ def run(raw: argparse.Namespace | Params) -> BuildResult:
             a, b, threshold=args.entail_threshold, reject_bidirectional=not args.keep_bidirectional
         )
 
-    nli_fn = None
-    if not args.no_nli:
-        from builders.adapters.nli import NliModel
+    # Model stages as factories (model id, revision, options): opened here on one machine,
+    # on every worker of a cluster (the driver then loads no model).
+    local = backend.name == "local"
+    factories: dict[str, Any] = {}
+    sizes = {
+        "parse": args.amr_batch_size,
+        "generate": args.amr_batch_size,
+        "nli": args.nli_batch_size,
+    }
+    opened: dict[str, Any] = {}
 
-        nli_model = NliModel.from_pretrained(
-            args.nli_model, args.nli_revision, batch_size=args.nli_batch_size, device=args.device
+    def stage_of(name: str, factory) -> tuple[str, str]:
+        factories[name] = factory
+        if not local:
+            return factory.identity()
+        opened[name] = factory.open()
+        return opened[name].model_id, opened[name].revision
+
+    if not args.no_nli:
+        nli_id = stage_of(
+            "nli",
+            stage_specs.NliStage(
+                args.nli_model, args.nli_revision, args.nli_batch_size, args.device
+            ),
         )
-        nli_fn = nli_model.probabilities
-        models.append(ModelRecord("nli", nli_model.model_id, nli_model.revision))
+        models.append(ModelRecord("nli", *nli_id))
     else:
         models.append(ModelRecord("nli", "none", "skipped"))
     stages = pipeline.Stages(
-        split=lambda text: split_sentences(text, args.splitter), nli=nli_fn, decide=thresholds
+        split=lambda text: split_sentences(text, args.splitter), decide=thresholds
     )
+
+    def run_pipeline(run):
+        if local:  # each model call cut into chunks, one model call per chunk, as on a cluster
+            for name, stage in opened.items():
+                setattr(stages, name, stage_specs.chunked(stage, sizes[name]))
+            return run(stages)
+        log.info("alee: model stages %s on %s", ", ".join(factories) or "none", backend.describe())
+        return stage_specs.alee_on_engine(backend, run, stages, factories, sizes)
+
     skipped_types: dict[str, int] = {}
     foil_generator = None
     relabelled: dict[str, str] = {}
@@ -304,22 +340,22 @@ def run(raw: argparse.Namespace | Params) -> BuildResult:
         items = items[: args.limit] if args.limit else items
         items = [it for it in items if it[3] in args.types]
         inputs.insert(0, file_input("foils", args.foils))
-        kept, counts = pipeline.filter_given_foils(items, stages, args.types)
+        kept, counts = run_pipeline(lambda st: pipeline.filter_given_foils(items, st, args.types))
         models.insert(0, ModelRecord("foils", Path(args.foils).name, inputs[0].sha256[:12]))
         foil_generator = foil_types.generator_of(args.foils)
         relabelled = relabel(kept, foil_generator)
     else:
-        from builders.adapters.amr import AmrGenerator, AmrParser
-
-        parser = AmrParser(args.amr_parser, args.amr_batch_size, args.device)
-        generator = AmrGenerator(args.amr_generator, args.amr_batch_size, args.device)
+        parse_id = stage_of(
+            "parse",
+            stage_specs.AmrStage("parse", args.amr_parser, args.amr_batch_size, args.device),
+        )
+        generate_id = stage_of(
+            "generate",
+            stage_specs.AmrStage("generate", args.amr_generator, args.amr_batch_size, args.device),
+        )
         models[:0] = [
-            ModelRecord("amr-parse", parser.model_id, parser.revision),
-            ModelRecord("amr-generate", generator.model_id, generator.revision),
-        ]
-        stages.parse = lambda sents: [(p.graph, p.reason) for p in parser.parse(sents)]
-        stages.generate = lambda graphs: [
-            (g.text, g.clipped, g.reason) for g in generator.generate(graphs)
+            ModelRecord("amr-parse", *parse_id),
+            ModelRecord("amr-generate", *generate_id),
         ]
         if {"AR", "HS"} & set(args.types):
             from builders.adapters.wordnet import wordnet_input
@@ -329,8 +365,9 @@ def run(raw: argparse.Namespace | Params) -> BuildResult:
             models.append(ModelRecord("wordnet", "wordnet", stages.lexicon.revision))
             inputs.append(wordnet_input())  # antonyms and hypernyms come from these files
         sources = english[: args.limit] if args.limit else english
-        kept, counts = pipeline.generate_candidates(
-            [(str(i), s) for i, s in enumerate(sources)], args.types, stages, args.seed
+        numbered = [(str(i), s) for i, s in enumerate(sources)]
+        kept, counts = run_pipeline(
+            lambda st: pipeline.generate_candidates(numbered, args.types, st, args.seed)
         )
     tables, paired = pipeline.pair(kept, targets)
     manifest_counts = pipeline.table2(counts, paired)
