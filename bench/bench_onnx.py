@@ -202,8 +202,9 @@ def main() -> None:
         f"min cosine over all layers: {worst:.12f} ({'>=' if keeps else '<'} 0.9999); onnx / torch = {ratio:.2f}"
     )
     if keeps:
-        print("choice: --backend onnx is offered (fp32, every layer within cosine 0.9999 of torch); "
-              f"the default stays torch (this run: {ratio:.2f}x; no extra dependency, GPU and bf16 paths)")  # fmt: skip
+        print(f"choice: --backend onnx is offered (fp32, every layer within cosine 0.9999 of torch; "
+              f"{ratio:.2f}x torch in this run); the default stays torch, which needs no extra "
+              "and also runs on GPUs")  # fmt: skip
     else:
         print(
             "choice: --backend onnx is NOT usable for this model (cosine below 0.9999); stay on torch"
