@@ -8,6 +8,9 @@ result records the backend; bad options are one sentence.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -175,3 +178,17 @@ def test_result_records_the_backend(tiny_bert, tmp_path, capsys, monkeypatch):
     assert (tmp_path / "cache" / "onnx").is_dir()  # exports live under the xlbench cache root
     enc = load_encoder(f"hf:{tiny_bert}", use_cache=False, backend="onnx")
     assert identify(enc, f"hf:{tiny_bert}").backend == "onnx" and not enc.onnx_export.exported
+
+
+def test_onnxruntime_is_imported_only_when_asked_for():
+    code = (
+        "import sys, builders.cli, evaluators.runner, evaluators.encoders.hf, "
+        "evaluators.encoders.onnxrt; from evaluators.encoders import load_encoder; "
+        "load_encoder('random:8:1'); "
+        "print(sorted(m for m in ('onnxruntime', 'onnx', 'torch') if m in sys.modules))"
+    )
+    repo = Path(__file__).resolve().parents[2]
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=repo, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[]"
