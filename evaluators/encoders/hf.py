@@ -371,7 +371,10 @@ class HFEncoder(TokenEncoderMixin):
             "torch": torch.__version__.split("+")[0],
             "transformers": transformers.__version__,
         }
-        key = onnxrt.export_key(weights, self.config.to_dict(), versions)
+        # The config without the loader's bookkeeping (_name_or_path is where the folder sits,
+        # _commit_hash is in `weights` already): a copied or moved folder keeps its export.
+        config = {k: v for k, v in self.config.to_dict().items() if not k.startswith("_")}
+        key = onnxrt.export_key(weights, config, versions)
         threads = torch.get_num_threads()
         found = onnxrt.cached_export(key, onnx_dir)
         if found is None:

@@ -108,6 +108,12 @@ def test_export_is_cached_by_weights_and_reused(tiny_bert, tiny_builders, tmp_pa
     a = first.sentence_embeddings(TEXTS, "mean", -1)
     assert np.array_equal(a, second.sentence_embeddings(TEXTS, "mean", -1))
     assert [p.name for p in onnx_dir.iterdir()] == [first.onnx_export.key]  # no temp leftovers
+    # The key is the weights, not the path: a copy of the folder elsewhere reuses the export.
+    import shutil
+
+    copy = shutil.copytree(tiny_bert, tmp_path / "elsewhere" / "bert-copy")
+    moved = load_encoder(f"hf:{copy}", use_cache=False, backend="onnx", onnx_dir=onnx_dir)
+    assert not moved.onnx_export.exported and moved.onnx_export.key == first.onnx_export.key
     # Other weights are another export (the same config and tokenizer otherwise).
     monkeypatch.undo()
     other = tiny_builders["bert"](tmp_path / "other-bert", seed=1)
