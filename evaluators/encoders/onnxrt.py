@@ -171,7 +171,7 @@ def export_onnx(model: Any, path: Path, num_layers: int, ids: np.ndarray, mask: 
 
     Batch and sequence axes are dynamic; ``ids``/``mask`` are the example batch it is traced on.
     Uses the TorchScript exporter (``dynamo=False``): on torch 2.13 it takes a few seconds where
-    the dynamo exporter takes tens and needs onnxscript, and it keeps the padding mask dynamic.
+    the dynamo exporter takes several times longer and needs onnxscript.
     """
     import torch
 
