@@ -260,7 +260,7 @@ def make_export(
     Raises:
         UsageError: some layer's cosine to torch is below :data:`MIN_COSINE` (nothing is kept).
     """
-    from evaluators.fileio import atomic_write_text, make_temp_dir, rename_noreplace
+    from evaluators.fileio import atomic_write_text, clean_stale, make_temp_dir, rename_noreplace
     from evaluators.optional import require
 
     require("onnx", feature="--backend onnx (exporting the model)", extra="onnx")
@@ -268,6 +268,7 @@ def make_export(
     parent.mkdir(parents=True, exist_ok=True)
     final = parent / key
     start = time.perf_counter()
+    clean_stale(parent, (f".{key}.tmp-",))  # what an export killed half-way left behind
     tmp = make_temp_dir(f".{key}.tmp-", parent)
     try:
         ids, mask = probes[0]

@@ -8,6 +8,7 @@ result records the backend; bad options are one sentence.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -109,13 +110,17 @@ def test_export_is_cached_by_weights_and_reused(tiny_bert, tiny_builders, tmp_pa
     assert np.array_equal(a, second.sentence_embeddings(TEXTS, "mean", -1))
     assert [p.name for p in onnx_dir.iterdir()] == [first.onnx_export.key]  # no temp leftovers
     # The key is the weights, not the path: a copy of the folder elsewhere reuses the export.
-    import shutil
-
     copy = shutil.copytree(tiny_bert, tmp_path / "elsewhere" / "bert-copy")
     moved = load_encoder(f"hf:{copy}", use_cache=False, backend="onnx", onnx_dir=onnx_dir)
     assert not moved.onnx_export.exported and moved.onnx_export.key == first.onnx_export.key
     # Other weights are another export (the same config and tokenizer otherwise).
     monkeypatch.undo()
+    # An export killed half-way (its process is gone) is cleaned up by the next one.
+    key = first.onnx_export.key
+    shutil.rmtree(onnx_dir / key)
+    (onnx_dir / f".{key}.tmp-999999999-dead").mkdir()
+    again = load_encoder(f"hf:{tiny_bert}", use_cache=False, backend="onnx", onnx_dir=onnx_dir)
+    assert again.onnx_export.exported and [p.name for p in onnx_dir.iterdir()] == [key]
     other = tiny_builders["bert"](tmp_path / "other-bert", seed=1)
     third = load_encoder(f"hf:{other}", use_cache=False, backend="onnx", onnx_dir=onnx_dir)
     assert third.onnx_export.exported and third.onnx_export.key != first.onnx_export.key
