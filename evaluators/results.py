@@ -148,6 +148,8 @@ def file_stem(evaluator: str, dataset: dict[str, Any], model: dict[str, Any], ph
     """Return the safe file stem shared by a result JSON and its plots."""
     ds = f"{dataset.get('id', 'dataset')}@{(dataset.get('revision') or 'local')[:12]}"
     mdl = f"{model.get('id', 'model')}@{(model.get('revision') or 'unknown')[:12]}"
+    if model.get("backend"):  # an ONNX result never takes the name of the torch one
+        mdl += f"+{model['backend']}"
     raw = f"{evaluator}__{ds}__{mdl}__{phash}"
     return re.sub(r"[^A-Za-z0-9_.@=+-]+", "_", raw)
 

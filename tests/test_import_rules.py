@@ -36,6 +36,8 @@ FORBIDDEN_IN_PURE = (
     "sentence_transformers",
     "faiss",
     "matplotlib",
+    "onnxruntime",
+    "onnx",
     "huggingface_hub",
     "requests",
     "urllib",

@@ -20,7 +20,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -41,6 +41,9 @@ from evaluators.errors import (
     truncate,
 )
 from evaluators.hashing import sha256_tree
+
+if TYPE_CHECKING:
+    from evaluators.encoders import onnxrt
 
 #: Prompt prefixes of the E5 family (Wang et al. 2022, "Text Embeddings by Weakly-Supervised
 #: Contrastive Pre-training", model card: "query: " / "passage: ").
@@ -142,6 +145,8 @@ class HFEncoder(TokenEncoderMixin):
         prefixes: dict[str, str] | None = None,
         dtype: str | None = None,
         hub_cache_dir: str | None = None,
+        backend: str = "torch",
+        onnx_dir: str | None = None,
         **_ignored,
     ):
         try:
@@ -154,6 +159,22 @@ class HFEncoder(TokenEncoderMixin):
         if batch_size is None or int(batch_size) < 1:
             raise UsageError(f"batch_size must be a positive integer, got {batch_size!r}.")
         self.batch_size = int(batch_size)
+        if backend not in ("torch", "onnx"):
+            raise UsageError(
+                f"Unknown backend {backend!r}; use torch or onnx (e.g. --backend onnx)."
+            )
+        if backend == "onnx":
+            # ONNX Runtime runs here on the CPU in fp32 only (CPUExecutionProvider).
+            if device and str(device).split(":")[0] != "cpu":
+                raise UsageError(
+                    f"--backend onnx runs on the CPU, not on {device!r}; pass --device cpu or use --backend torch."
+                )
+            if dtype and dtype != "float32":
+                raise UsageError(
+                    f"--backend onnx runs in float32, not {dtype!r}; drop dtype or use --backend torch."
+                )
+            device = "cpu"
+        self.backend = backend
         self.device = default_device(device)
         local = Path(name).expanduser()
         is_local = local.exists()
@@ -197,15 +218,22 @@ class HFEncoder(TokenEncoderMixin):
         model_kwargs = dict(kwargs)
         if torch_dtype is not None:
             model_kwargs["dtype"] = torch_dtype
-        verbosity = transformers.logging.get_verbosity()
-        transformers.logging.set_verbosity_error()  # the load report lists unused pooler weights
-        try:
-            model = transformers.AutoModel.from_pretrained(source, config=config, **model_kwargs)
-        finally:
-            transformers.logging.set_verbosity(verbosity)
-        if getattr(config, "is_encoder_decoder", False):
-            model = model.get_encoder()
-        self.model = model.to(self.device).eval()
+        if backend == "onnx":
+            model_kwargs["dtype"] = torch.float32  # the export and its check are fp32
+
+        def load_model():
+            verbosity = transformers.logging.get_verbosity()
+            transformers.logging.set_verbosity_error()  # the load report lists unused pooler weights
+            try:
+                model = transformers.AutoModel.from_pretrained(
+                    source, config=config, **model_kwargs
+                )
+            finally:
+                transformers.logging.set_verbosity(verbosity)
+            if getattr(config, "is_encoder_decoder", False):
+                model = model.get_encoder()
+            return model.to(self.device).eval()
+
         self.config = config
         self.model_id = model_id or (str(local.resolve()) if is_local else name)
         # Identity (evaluators.encoders.identity): a local folder is identified by its weights.
@@ -245,6 +273,15 @@ class HFEncoder(TokenEncoderMixin):
                 else {}
             )
         self.prefixes = dict(prefixes)
+        #: with backend="onnx": the export in use (key, path, per-layer cosine to torch)
+        self.onnx_export: onnxrt.OnnxExport | None = None
+        self._ort: onnxrt.OrtModel | None = None
+        self.model: Any = None
+        if backend == "onnx":
+            # The torch model is loaded only to export it; a cached export needs none.
+            self._open_onnx(load_model, onnx_dir)
+        else:
+            self.model = load_model()
         self.default_pooling = "mean"
         #: applied to a batch of pooled vectors for pooling="model" (sentence-transformers Dense/Normalize)
         self._model_head: Callable[[np.ndarray], np.ndarray] | None = None
@@ -301,6 +338,66 @@ class HFEncoder(TokenEncoderMixin):
         return records
 
     # ------------------------------------------------------------------ forward
+    def _pad(self, sequences: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+        """Return ``(ids, mask)`` int64 arrays of a batch, right-padded to its longest sequence."""
+        pad_id = self.tokenizer.pad_token_id
+        width = max(len(seq) for seq in sequences)
+        ids = np.full((len(sequences), width), 0 if pad_id is None else pad_id, dtype=np.int64)
+        mask = np.zeros((len(sequences), width), dtype=np.int64)
+        for row, seq in enumerate(sequences):
+            ids[row, : len(seq)] = seq
+            mask[row, : len(seq)] = 1
+        return ids, mask
+
+    def _open_onnx(self, load_model: Callable[[], Any], onnx_dir: str | None) -> None:
+        """Use the cached ONNX export of this model, exporting and checking it first if needed."""
+        import torch
+        import transformers
+
+        from evaluators.encoders import onnxrt
+        from evaluators.encoders.identity import weights_digest
+        from evaluators.optional import require
+
+        require("onnxruntime", feature="--backend onnx", extra="onnx")
+        weights = weights_digest(self.weights_dir) if self.weights_dir else None
+        if weights is None:
+            if not self.revision or self.revision == "unknown":
+                raise UsageError(
+                    f"--backend onnx caches the export by revision, and {self.model_id} has none; "
+                    "pin it (hf:<id>@<commit>) or pass a local folder."
+                )
+            weights = f"{self.model_id}@{self.revision}"
+        versions = {
+            "torch": torch.__version__.split("+")[0],
+            "transformers": transformers.__version__,
+        }
+        # The config without the loader's bookkeeping (_name_or_path is where the folder sits,
+        # _commit_hash is in `weights` already): a copied or moved folder keeps its export.
+        config = {k: v for k, v in self.config.to_dict().items() if not k.startswith("_")}
+        key = onnxrt.export_key(weights, config, versions)
+        threads = torch.get_num_threads()
+        found = onnxrt.cached_export(key, onnx_dir)
+        if found is None:
+            model = load_model()
+            records = self._encode_inputs(list(onnxrt.PROBES), "")
+            probes = [
+                self._pad([r["ids"] for r in records]),  # mixed lengths: padding in the batch
+                self._pad([records[-1]["ids"]]),  # one text: no padding at all
+            ]
+            found = onnxrt.make_export(
+                model,
+                key,
+                self.num_layers,
+                probes,
+                name=self.model_id,
+                record={"model_id": self.model_id, "weights": weights, **versions},
+                root=onnx_dir,
+                threads=threads,
+            )
+            del model
+        self._ort = onnxrt.OrtModel(found.path, threads)
+        self.onnx_export = found
+
     def _forward(self, texts: list[str], layer_ids: list[int], prefix: str):
         """Yield ``(index, hidden (n_layers, seq, dim) float32, record)`` for each text, batched by length."""
         import torch
@@ -309,9 +406,6 @@ class HFEncoder(TokenEncoderMixin):
             return
         records = self._encode_inputs(texts, prefix)
         order = sorted(range(len(texts)), key=lambda i: len(records[i]["ids"]))
-        pad_id = self.tokenizer.pad_token_id
-        if pad_id is None:
-            pad_id = 0
         batches = [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
         bar = None
         if len(batches) > 4:
@@ -325,25 +419,22 @@ class HFEncoder(TokenEncoderMixin):
             )
         with torch.inference_mode():
             for batch in batches:
-                width = max(len(records[i]["ids"]) for i in batch)
-                ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
-                mask = torch.zeros((len(batch), width), dtype=torch.long)
-                for row, i in enumerate(batch):
-                    seq = records[i]["ids"]
-                    ids[row, : len(seq)] = torch.tensor(seq, dtype=torch.long)
-                    mask[row, : len(seq)] = 1
-                out = self.model(
-                    input_ids=ids.to(self.device),
-                    attention_mask=mask.to(self.device),
-                    output_hidden_states=True,
-                )
+                ids, mask = self._pad([records[i]["ids"] for i in batch])
+                if self._ort is not None:
+                    hidden = self._ort.run(ids, mask, layer_ids)
+                else:
+                    out = self.model(
+                        input_ids=torch.from_numpy(ids).to(self.device),
+                        attention_mask=torch.from_numpy(mask).to(self.device),
+                        output_hidden_states=True,
+                    )
+                    hidden = (
+                        torch.stack([out.hidden_states[layer] for layer in layer_ids])
+                        .float()
+                        .cpu()
+                        .numpy()
+                    )
                 self.forward_calls += 1
-                hidden = (
-                    torch.stack([out.hidden_states[layer] for layer in layer_ids])
-                    .float()
-                    .cpu()
-                    .numpy()
-                )
                 for row, i in enumerate(batch):
                     yield i, hidden[:, row, : len(records[i]["ids"])], records[i]
                 if bar is not None:
@@ -354,13 +445,12 @@ class HFEncoder(TokenEncoderMixin):
     # ------------------------------------------------------------------ public API
     def _key_params(self, prefix: str) -> dict:
         """What, besides the text, changes a vector: prompt, truncation, batching, device and dtype."""
-        dtype = str(next(self.model.parameters()).dtype).replace("torch.", "")
-        return {
-            "max_length": self.max_length,
-            "prefix": prefix,
-            "bs": self.batch_size,
-            "dev": f"{str(self.device).split(':')[0]}-{dtype}",
-        }
+        if self._ort is not None:
+            dev = "cpu-float32-onnx"  # another engine: its last bits differ from torch's
+        else:
+            dtype = str(next(self.model.parameters()).dtype).replace("torch.", "")
+            dev = f"{str(self.device).split(':')[0]}-{dtype}"
+        return {"max_length": self.max_length, "prefix": prefix, "bs": self.batch_size, "dev": dev}
 
     def cache_stats(self):
         """Return :class:`~evaluators.encoders.cache.CacheStats` of this encoder's cache (``None`` when off)."""
@@ -662,7 +752,9 @@ def from_spec(rest: str | None, **options) -> HFEncoder:
     """Build from ``hf:<id-or-path>[@revision]``.
 
     Options: batch_size, device, cache_dir, use_cache, trust_remote_code, max_length,
-    prefixes, dtype, hub_cache_dir; unknown options are ignored.
+    prefixes, dtype, hub_cache_dir, backend (``torch`` or ``onnx``: ONNX Runtime on the CPU,
+    see :mod:`evaluators.encoders.onnxrt`), onnx_dir (where exports are cached); unknown
+    options are ignored.
     """
     if not rest:
         raise UsageError(

@@ -6,6 +6,9 @@
 * A Hub model keeps its repo id and commit sha (``revision_source: "hub"``).
 * A callable or a Python object takes an explicit revision (``callable:mod:fn@rev``,
   ``model=(obj, "rev")``); the result records ``revision_source: "user"``.
+* A model run by another inference engine than torch (``--backend onnx``) records it as
+  ``backend``; without the field the model ran on torch (results written before the field
+  existed stay valid).
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ class ModelIdentity:
         revision_source: ``"weights"``, ``"hub"``, ``"user"`` or ``"encoder"`` (the adapter's own, e.g. a seed).
         spec: what the user passed (a spec string, or ``object:<class>``).
         name: the adapter's display name, when it differs from ``id``.
+        backend: the inference engine when it is not torch (``"onnx"``: ONNX Runtime fp32 on
+            the CPU); ``None`` for torch and for models that are not transformers encoders.
     """
 
     id: str
@@ -40,10 +45,18 @@ class ModelIdentity:
     revision_source: str
     spec: str
     name: str | None = None
+    backend: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the record stored in a result."""
-        return asdict(self)
+        """Return the record stored in a result (``backend`` only when there is one).
+
+        >>> ModelIdentity("m", "r", "hub", "hf:m").to_dict()["revision_source"], ModelIdentity("m", "r", "hub", "hf:m", backend="onnx").to_dict()["backend"]
+        ('hub', 'onnx')
+        """
+        record = asdict(self)
+        if record["backend"] is None:
+            del record["backend"]
+        return record
 
 
 def weight_files(folder: str | os.PathLike) -> list[Path]:
@@ -142,16 +155,19 @@ def identify(encoder: Any, spec: str, revision: str | None = None) -> ModelIdent
     """
     name = getattr(encoder, "model_id", None) or spec
     folder = getattr(encoder, "weights_dir", None)
+    backend = getattr(encoder, "backend", None)
+    backend = backend if isinstance(backend, str) and backend != "torch" else None
     digest = weights_digest(folder) if folder else None
     if digest is not None and folder:
         model_id = folder_model_name(folder)
         if revision:
-            return ModelIdentity(model_id, revision, "user", spec, name)
-        return ModelIdentity(model_id, digest, "weights", spec, name if name != model_id else None)
+            return ModelIdentity(model_id, revision, "user", spec, name, backend)
+        shown = name if name != model_id else None
+        return ModelIdentity(model_id, digest, "weights", spec, shown, backend)
     if revision:
-        return ModelIdentity(name, revision, "user", spec)
+        return ModelIdentity(name, revision, "user", spec, backend=backend)
     own = getattr(encoder, "revision", None)
     source = getattr(encoder, "revision_source", None) or (
         "hub" if folder is None and getattr(encoder, "from_hub", False) else "encoder"
     )
-    return ModelIdentity(name, own, source, spec)
+    return ModelIdentity(name, own, source, spec, backend=backend)

