@@ -290,7 +290,9 @@ def main() -> int:
         action="store_true",
         help="run word retrieval at the paper's setting over a 50k-pair corpus (10-25 min)",
     )
-    ap.add_argument("--pairs", type=int, default=50_000, help="corpus size of --paper-word-retrieval")
+    ap.add_argument(
+        "--pairs", type=int, default=50_000, help="corpus size of --paper-word-retrieval"
+    )
     ap.add_argument("--n", type=int, default=5000, help="--paper-word-retrieval: pairs per sample")
     ap.add_argument("--repeats", type=int, default=10, help="--paper-word-retrieval: samples")
     ap.add_argument("--paper-step", nargs=4, help=argparse.SUPPRESS)
