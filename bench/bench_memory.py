@@ -222,8 +222,11 @@ def write_cbd_corpus(folder: Path, pairs: int, seed: int = 0) -> str:
 
 def paper_step(model: str, dataset: str, n: int, repeats: int) -> dict:
     """Run word retrieval through the runner in this process; return figures."""
+    import logging
+
     import xlbench
 
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     t0 = time.perf_counter()
     res = xlbench.evaluate(
         "word-retrieval",
@@ -258,16 +261,19 @@ def paper_word_retrieval(pairs: int, n: int, repeats: int) -> int:
             flush=True,
         )
         t1 = time.perf_counter()
+        # the child's log and progress bars pass through (a long run shows where it is)
         proc = subprocess.run(
             [sys.executable, __file__, "--paper-step", model, dataset, str(n), str(repeats)],
-            capture_output=True,
+            stdout=subprocess.PIPE,
             text=True,
             check=False,
         )
         wall = time.perf_counter() - t1
         peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     if proc.returncode != 0:
-        print(f"failed: {(proc.stderr.strip().splitlines() or ['?'])[-1]}")
+        print(
+            f"failed (exit {proc.returncode}) after {wall:.0f} s; peak RSS of the child {peak:.0f} MiB"
+        )
         return 1
     r = json.loads(proc.stdout.strip().splitlines()[-1])
     print(
