@@ -129,7 +129,7 @@ def step(model: str, mode: str, n: int, batch_size: int) -> dict:
 E5_SMALL_VOCAB = 250_037
 
 
-def build_e5_small_shape(folder: Path) -> str:
+def build_e5_small_shape(folder: Path, ffn: int = 1536) -> str:
     """Save a random BERT with multilingual-e5-small's shape (only 3,005 of its ids are tokenised)."""
     import torch
     from transformers import BertConfig, BertModel, BertTokenizerFast
@@ -145,7 +145,7 @@ def build_e5_small_shape(folder: Path) -> str:
         hidden_size=384,
         num_hidden_layers=12,
         num_attention_heads=12,
-        intermediate_size=1536,
+        intermediate_size=ffn,
         max_position_embeddings=512,
     )
     BertModel(config).eval().save_pretrained(folder)
@@ -249,11 +249,11 @@ def paper_step(model: str, dataset: str, n: int, repeats: int) -> dict:
     }
 
 
-def paper_word_retrieval(pairs: int, n: int, repeats: int) -> int:
+def paper_word_retrieval(pairs: int, n: int, repeats: int, ffn: int = 1536) -> int:
     """Build the corpus and the model, run the evaluator in a child, print its wall time and peak RSS."""
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
-        model = build_e5_small_shape(Path(tmp) / "e5-small-shape")
+        model = build_e5_small_shape(Path(tmp) / "e5-small-shape", ffn)
         dataset = write_cbd_corpus(Path(tmp) / "cbd-synthetic", pairs)
         print(
             f"built a random e5-small-shaped BERT and a {pairs:,}-pair cbd folder in "
@@ -278,7 +278,7 @@ def paper_word_retrieval(pairs: int, n: int, repeats: int) -> int:
     r = json.loads(proc.stdout.strip().splitlines()[-1])
     print(
         f"word retrieval, {pairs:,}-pair corpus, n={r['n']:,} x {r['repeats']} repeats, "
-        f"{r['layers']} layers (random BERT 384 x 12, e5-small's shape), no cache: MEASURED "
+        f"{r['layers']} layers (random BERT 384 x 12, feed-forward {ffn}), no cache: MEASURED "
         f"wall {wall:.0f} s (evaluate() {r['wall_s']:.0f} s), peak RSS of the child "
         f"{peak:.0f} MiB = {peak / 1024:.2f} GiB -> {'within' if peak < 24 * 1024 else 'OVER'} 24 GB; "
         f"load average {os.getloadavg()[0]:.1f} (main score {r['main_score']:.4f}: chance-level, a random model)"
@@ -301,6 +301,13 @@ def main() -> int:
     )
     ap.add_argument("--n", type=int, default=5000, help="--paper-word-retrieval: pairs per sample")
     ap.add_argument("--repeats", type=int, default=10, help="--paper-word-retrieval: samples")
+    ap.add_argument(
+        "--ffn",
+        type=int,
+        default=1536,
+        help="--paper-word-retrieval: feed-forward width (e5-small: 1536; smaller runs faster, "
+        "same outputs' memory)",
+    )
     ap.add_argument("--paper-step", nargs=4, help=argparse.SUPPRESS)
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--step", nargs=3, help=argparse.SUPPRESS)
@@ -311,7 +318,7 @@ def main() -> int:
         print(json.dumps(paper_step(model, dataset, int(n), int(repeats))))
         return 0
     if args.paper_word_retrieval:
-        return paper_word_retrieval(args.pairs, args.n, args.repeats)
+        return paper_word_retrieval(args.pairs, args.n, args.repeats, args.ffn)
     if args.step:
         mode, n, _ = args.step
         print(json.dumps(step(args.model, mode, int(n), args.batch_size)))
