@@ -4,7 +4,8 @@ Every step runs in its own subprocess (so its max RSS is its own) on the same ra
 unit vectors (``n`` x ``dim`` float32, 2.5 % planted gold pairs, seed 0):
 
 ``gemm``        the bound: a plain numpy float32 ``x_block @ y.T`` over the same blocks, result discarded;
-``xlbench``     ``mining.knn_both`` (blocked, threaded numpy engine) + ratio margin + ``max`` retrieval;
+``xlbench``     ``mining.knn_both`` (blocked, threaded numpy engine, one-pass selection per block)
+                + ratio margin + ``max`` retrieval;
 ``sequential``  the engine before this change (2,048-row blocks, one thread doing selection
                 while the BLAS threads wait), same margin and retrieval;
 ``faiss``       ``IndexFlatIP`` searched both ways (exact) + the same margin and retrieval;
@@ -17,7 +18,12 @@ after each worker's first block), with the time of the full pass and of 1M x 1M
 extrapolated and labelled as such.
 
     OMP_NUM_THREADS=2 .venv/bin/python bench/bench_mining.py                 # 20k x 20k (make bench)
-    OMP_NUM_THREADS=2 .venv/bin/python bench/bench_mining.py --n 100000 --big 300000
+    OMP_NUM_THREADS=2 .venv/bin/python bench/bench_mining.py --n 100000 --steps gemm,xlbench,faiss --approx-n 0
+    OMP_NUM_THREADS=2 .venv/bin/python bench/bench_mining.py --n 30000 --big 300000
+
+Each row is printed as its step ends, with the wall time, the CPU time of the step's process
+(all threads; it moves less with the machine's load than the wall time) and both ratios to the
+bound, and the load average at that moment.
 
 This is a benchmark, not a test: the figures depend on the machine and its load.
 """
