@@ -15,7 +15,10 @@ each neighbour list by (similarity desc, index asc), so they agree on ties.
     merge (numpy releases the GIL in both), so the selection work that used
     to leave cores idle while one thread sorted overlaps other blocks'
     products. Each worker keeps its own running column top-k; they are merged
-    at the end (top-k of a union is the top-k of the partial top-ks).
+    at the end (top-k of a union is the top-k of the partial top-ks). Both
+    directions are selected from a block in one comparison pass over it
+    (:func:`select_block`); :func:`topk_rows` and :func:`merge_cols` are the
+    two-pass selection it replaces, kept as its reference.
 ``torch``
     The same blocked pass with ``torch.topk`` (for a CUDA device; unverified on GPU).
 ``faiss``
