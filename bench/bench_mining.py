@@ -4,7 +4,8 @@ Every step runs in its own subprocess (so its max RSS is its own) on the same ra
 unit vectors (``n`` x ``dim`` float32, 2.5 % planted gold pairs, seed 0):
 
 ``gemm``        the bound: a plain numpy float32 ``x_block @ y.T`` over the same blocks, result discarded;
-``xlbench``     ``mining.knn_both`` (blocked, threaded numpy engine) + ratio margin + ``max`` retrieval;
+``xlbench``     ``mining.knn_both`` (blocked, threaded numpy engine, one-pass selection per block)
+                + ratio margin + ``max`` retrieval;
 ``sequential``  the engine before this change (2,048-row blocks, one thread doing selection
                 while the BLAS threads wait), same margin and retrieval;
 ``faiss``       ``IndexFlatIP`` searched both ways (exact) + the same margin and retrieval;
@@ -17,7 +18,12 @@ after each worker's first block), with the time of the full pass and of 1M x 1M
 extrapolated and labelled as such.
 
     OMP_NUM_THREADS=2 .venv/bin/python bench/bench_mining.py                 # 20k x 20k (make bench)
-    OMP_NUM_THREADS=2 .venv/bin/python bench/bench_mining.py --n 100000 --big 300000
+    OMP_NUM_THREADS=2 .venv/bin/python bench/bench_mining.py --n 100000 --steps gemm,xlbench,faiss --approx-n 0
+    OMP_NUM_THREADS=2 .venv/bin/python bench/bench_mining.py --n 30000 --big 300000
+
+Each row is printed as its step ends, with the wall time, the CPU time of the step's process
+(all threads; it moves less with the machine's load than the wall time) and both ratios to the
+bound, and the load average at that moment.
 
 This is a benchmark, not a test: the figures depend on the machine and its load.
 """
@@ -75,7 +81,7 @@ def step(name: str, n: int, dim: int) -> dict:
     from evaluators.metrics import mining
 
     x, y = planted(n, dim)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     out: dict = {"step": name, "n": n}
     if name == "gemm":
         rows = knn.block_rows_for(n, knn.blas_threads())
@@ -89,6 +95,7 @@ def step(name: str, n: int, dim: int) -> dict:
         else:
             fwd, bwd = mining.knn_both(x, y, 4, backend="faiss")
         out["knn_s"] = time.perf_counter() - t0
+        out["knn_cpu_s"] = time.process_time() - c0
         f, b = mining.margin_scores(fwd, bwd, "ratio")
         cands = mining.retrieve(fwd, bwd, f, b, "max")
         out["pairs"] = len(cands)
@@ -112,6 +119,7 @@ def step(name: str, n: int, dim: int) -> dict:
             )
         )
     out["wall_s"] = time.perf_counter() - t0
+    out["cpu_s"] = time.process_time() - c0
     out["max_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     out["inputs_mib"] = 2 * x.nbytes / 2**20
     return out
@@ -142,6 +150,11 @@ def main() -> int:
         "--big", type=int, default=0, help="also one exact mining run of BIG x BIG (memory check)"
     )
     ap.add_argument("--no-faiss", action="store_true")
+    ap.add_argument(
+        "--steps",
+        default="gemm,xlbench,sequential,faiss",
+        help="exact steps to run, in order (default gemm,xlbench,sequential,faiss)",
+    )
     ap.add_argument("--step", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.step:
@@ -153,43 +166,51 @@ def main() -> int:
         f"numpy {np.__version__}, OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']}, "
         f"load average {os.getloadavg()[0]:.1f} (a loaded machine slows every step alike)"
     )
-    steps = ["gemm", "xlbench", "sequential"] + ([] if args.no_faiss else ["faiss"])
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
-        res = {s: run(s, args.n, args.dim, tmp) for s in steps}
-        same = {}
-        base = tmp / f"xlbench-{args.n}.npy"
-        for s in ("sequential", "faiss"):
-            other = tmp / f"{s}-{args.n}.npy"
-            if base.is_file() and other.is_file():
-                same[s] = float((np.load(base) == np.load(other)).mean())
-        approx = (
-            [] if args.no_faiss else [run(s, args.approx_n, args.dim, tmp) for s in ("hnsw", "ivf")]
-        )
-        big = run("bigmem", args.big, args.dim, tmp) if args.big else None
-    gemm = res["gemm"].get("wall_s")
+    steps = [st for st in args.steps.split(",") if not (args.no_faiss and st == "faiss")]
     print(
         f"\nexact k=4 both ways + ratio margin + max retrieval, {args.n:,} x {args.n:,}, dim {args.dim}"
+        "\n(CPU s: all threads of the step's process; its ratio moves less with the machine's load)"
     )
-    print(f"{'step':<11}{'wall s':>9}{'kNN s':>9}{'GEMM bound / kNN':>18}{'max RSS MiB':>13}  note")
-    for s, r in res.items():
-        if "error" in r:
-            print(f"{s:<11}  failed: {r['error'][0]}")
-            continue
-        ratio = (
-            f"{gemm / r['knn_s']:.2f}" if gemm and "knn_s" in r else ("1.00" if s == "gemm" else "")
+    print(
+        f"{'step':<11}{'wall s':>9}{'kNN s':>9}{'bound/kNN':>11}{'CPU s':>9}{'bound/CPU':>11}"
+        f"{'max RSS MiB':>13}{'load':>6}  note",
+        flush=True,
+    )
+    res: dict = {}
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        base = tmp / f"xlbench-{args.n}.npy"
+        for s in steps:
+            r = res[s] = run(s, args.n, args.dim, tmp)
+            load = os.getloadavg()[0]
+            if "error" in r:
+                print(f"{s:<11}  failed: {r['error'][0]}", flush=True)
+                continue
+            gemm, gemm_cpu = res.get("gemm", {}).get("wall_s"), res.get("gemm", {}).get("cpu_s")
+            knn_s, knn_cpu = r.get("knn_s", r["wall_s"]), r.get("knn_cpu_s", r["cpu_s"])
+            ratio = f"{gemm / knn_s:.2f}" if gemm else ""
+            ratio_cpu = f"{gemm_cpu / knn_cpu:.2f}" if gemm_cpu else ""
+            note = "bound: plain float32 matmul of the same blocks" if s == "gemm" else ""
+            other = tmp / f"{s}-{args.n}.npy"
+            if s != "xlbench" and base.is_file() and other.is_file():
+                same = float((np.load(base) == np.load(other)).mean())
+                note = f"same neighbour indices as xlbench: {same:.4%}"
+            print(
+                f"{s:<11}{r['wall_s']:>9.1f}{knn_s:>9.1f}{ratio:>11}{knn_cpu:>9.1f}{ratio_cpu:>11}"
+                f"{r['max_rss_mib']:>13.0f}{load:>6.1f}  {note}",
+                flush=True,
+            )
+        approx = (
+            []
+            if args.no_faiss or not args.approx_n
+            else [run(s, args.approx_n, args.dim, tmp) for s in ("hnsw", "ivf")]
         )
-        note = "bound: plain float32 matmul of the same blocks" if s == "gemm" else ""
-        if s in same:
-            note = f"same neighbour indices as xlbench: {same[s]:.4%}"
-        print(
-            f"{s:<11}{r['wall_s']:>9.1f}{r.get('knn_s', r['wall_s']):>9.1f}{ratio:>18}{r['max_rss_mib']:>13.0f}  {note}"
-        )
-    if "faiss" in res and "knn_s" in res["faiss"] and "knn_s" in res["xlbench"]:
-        print(
-            f"xlbench kNN is {res['faiss']['knn_s'] / res['xlbench']['knn_s']:.2f}x faiss IndexFlatIP; "
-            f"{res['sequential']['knn_s'] / res['xlbench']['knn_s']:.2f}x the previous engine"
-        )
+        big = run("bigmem", args.big, args.dim, tmp) if args.big else None
+    ok = {s: r for s, r in res.items() if "knn_s" in r}
+    if "xlbench" in ok:
+        for s, label in (("faiss", "faiss IndexFlatIP"), ("sequential", "the previous engine")):
+            if s in ok:
+                print(f"xlbench kNN is {ok[s]['knn_s'] / ok['xlbench']['knn_s']:.2f}x {label}")
     for r in approx:
         if "error" in r:
             print(f"{r['step']}: failed: {r['error'][0]}")

@@ -15,7 +15,10 @@ each neighbour list by (similarity desc, index asc), so they agree on ties.
     merge (numpy releases the GIL in both), so the selection work that used
     to leave cores idle while one thread sorted overlaps other blocks'
     products. Each worker keeps its own running column top-k; they are merged
-    at the end (top-k of a union is the top-k of the partial top-ks).
+    at the end (top-k of a union is the top-k of the partial top-ks). Both
+    directions are selected from a block in one comparison pass over it
+    (:func:`select_block`); :func:`topk_rows` and :func:`merge_cols` are the
+    two-pass selection it replaces, kept as its reference.
 ``torch``
     The same blocked pass with ``torch.topk`` (for a CUDA device; unverified on GPU).
 ``faiss``
@@ -134,6 +137,111 @@ def _topk_groups(
     return order[(starts[:, None] + np.arange(k)[None, :]).ravel()]
 
 
+def _desc_key(groups: np.ndarray, vals: np.ndarray) -> np.ndarray:
+    """One int64 sort key per entry: ``groups`` ascending, then float32 ``vals`` descending.
+
+    The float's bits map to an unsigned integer in the float's order (``-0.0`` folded into
+    ``0.0`` first, as float comparison treats them); complemented, larger values sort first.
+    """
+    bits = (vals.astype(np.float32) + np.float32(0.0)).view(np.int32).astype(np.int64)
+    ordered = np.where(bits < 0, ~bits & 0xFFFFFFFF, bits | 0x80000000)
+    return (groups.astype(np.int64) << 32) | (0xFFFFFFFF - ordered)
+
+
+def _first_k(order: np.ndarray, groups_sorted_counts: np.ndarray, k: int) -> np.ndarray:
+    """Positions in ``order`` of the first ``k`` entries of each group (each group has at least k)."""
+    starts = np.concatenate(([0], np.cumsum(groups_sorted_counts)[:-1]))
+    return order[(starts[:, None] + np.arange(k)[None, :]).ravel()]
+
+
+def _group_max_bound(block: np.ndarray, k: int, axis: int, width: int) -> np.ndarray:
+    """A lower bound of the k-th largest value along ``axis``: the least of k disjoint group maxima.
+
+    Each of the k groups (the first ``k * (width // k)`` entries, cut in k) holds a value at
+    least its maximum, so k distinct entries are at least the smallest maximum. A reduction
+    over a view, much cheaper than a partition.
+    """
+    g = width // k
+    if axis == 1:
+        return block[:, : g * k].reshape(len(block), k, g).max(axis=2).min(axis=1)
+    return block[: g * k].reshape(k, g, block.shape[1]).max(axis=1).min(axis=0)
+
+
+def select_block(
+    s: np.ndarray,
+    offset: int,
+    f_sims: np.ndarray,
+    f_idx: np.ndarray,
+    best_sims: np.ndarray,
+    best_idx: np.ndarray,
+    kf: int,
+    kb: int,
+    row_probe: int = 16384,
+    col_probe: int = 256,
+) -> None:
+    """Both directions' selection for block ``s`` (rows ``offset..``) in one pass over it, in place.
+
+    The same result as :func:`topk_rows` into ``f_sims``/``f_idx`` plus :func:`merge_cols`
+    into ``best_sims``/``best_idx`` (the same neighbours in the same order: the candidates
+    differ, the top-k of each row and column by (similarity desc, index asc) cannot), but
+    cheaper, because full passes over the block, not sorting its few candidates, are what
+    selection costs next to the product:
+
+    - each row's bound is the least of ``kf`` group maxima of its first ``row_probe`` columns
+      (a reduction, not a partition);
+    - one comparison pass with one threshold per row, the lower of the row's bound and a low
+      quantile ``q`` of the running column bounds, finds every row candidate and every
+      candidate of a column whose bound is at least ``q``; the few columns below ``q`` (1/256
+      of them) are checked on their own sub-block;
+    - candidates are ordered by one stable sort on an integer key (group, similarity desc)
+      instead of a three-key lexsort: they arrive in index order (row-major pass; earlier rows
+      of a column in its running state), so the stable sort breaks ties by index.
+
+    Requires the blocks of one running state to come in increasing ``offset`` order.
+    """
+    c, m = s.shape
+    row_bound = _group_max_bound(s, kf, 1, min(m, max(row_probe, kf)))
+    col_bound = best_sims[:, kb - 1]
+    if c >= kb and np.isneginf(col_bound).any():
+        col_bound = np.maximum(col_bound, _group_max_bound(s, kb, 0, max(kb, min(col_probe, c))))
+    q = np.partition(col_bound, m // 256)[m // 256]
+    flat = np.flatnonzero(s >= np.minimum(row_bound, q)[:, None])
+    rows, cols = np.divmod(flat, m)
+    vals = s.ravel()[flat]
+    # rows: candidates in (row, col) order; first kf of each row by (sim desc, col asc)
+    keep = vals >= row_bound[rows]
+    r_rows, r_cols, r_vals = rows[keep], cols[keep], vals[keep]
+    order = np.argsort(_desc_key(r_rows, r_vals), kind="stable")
+    pick = _first_k(order, np.bincount(r_rows, minlength=c), kf)
+    f_sims[offset : offset + c] = r_vals[pick].reshape(c, kf)
+    f_idx[offset : offset + c] = r_cols[pick].reshape(c, kf)
+    # columns: bound >= q -> from the pass above; bound < q -> from their own sub-block
+    keep = (vals >= col_bound[cols]) & (col_bound[cols] >= q)
+    c_rows, c_cols, c_vals = rows[keep], cols[keep], vals[keep]
+    low = np.flatnonzero(col_bound < q)
+    if len(low):
+        sub = s[:, low]
+        l_rows, l_pos = np.divmod(np.flatnonzero(sub >= col_bound[low][None, :]), len(low))
+        c_rows = np.concatenate((c_rows, l_rows))
+        c_cols = np.concatenate((c_cols, low[l_pos]))
+        c_vals = np.concatenate((c_vals, sub[l_rows, l_pos]))
+    if len(c_cols) == 0:
+        return
+    counts = np.bincount(c_cols, minlength=m)
+    touched = np.flatnonzero(counts)
+    t = len(touched)
+    group_of = np.empty(m, np.int64)
+    group_of[touched] = np.arange(t)
+    # the running state (earlier rows, sorted) first, then this block's rows in row order
+    all_groups = np.concatenate((np.repeat(np.arange(t), kb), group_of[c_cols]))
+    all_vals = np.concatenate((best_sims[touched].ravel(), c_vals))
+    all_idx = np.concatenate((best_idx[touched].ravel(), c_rows.astype(np.int64) + offset))
+    order = np.argsort(_desc_key(all_groups, all_vals), kind="stable")
+    pick = _first_k(order, counts[touched] + kb, kb)
+    best_sims[touched] = all_vals[pick].reshape(t, kb)
+    best_idx[touched] = all_idx[pick].reshape(t, kb)
+
+
 def blas_threads() -> int:
     """Return how many threads the BLAS would use (threadpoolctl; else ``OMP_NUM_THREADS`` or the CPU count)."""
     try:
@@ -201,8 +309,7 @@ def knn_numpy(
             if start is None:
                 return
             s = x[start : start + rows] @ y.T
-            f_sims[start : start + len(s)], f_idx[start : start + len(s)] = topk_rows(s, kf)
-            merge_cols(s, start, b_sims, b_idx, kb)
+            select_block(s, start, f_sims, f_idx, b_sims, b_idx, kf, kb)
             del s
 
     try:
@@ -221,11 +328,11 @@ def knn_numpy(
     else:
         vals = np.concatenate([st[0] for st in states], axis=1)
         idx = np.concatenate([st[1] for st in states], axis=1)
-        width = vals.shape[1]
-        groups = np.repeat(np.arange(m), width)
-        pick = _topk_groups(groups, vals.ravel(), idx.ravel(), m, kb)
-        b_sims = vals.ravel()[pick].reshape(m, kb)
-        b_idx = idx.ravel()[pick].reshape(m, kb)
+        # a sort within each column's few entries (workers x kb), not one over all of them
+        order = np.lexsort((np.where(idx < 0, np.iinfo(np.int64).max, idx), -vals), axis=1)
+        order = order[:, :kb]
+        b_sims = np.take_along_axis(vals, order, axis=1)
+        b_idx = np.take_along_axis(idx, order, axis=1)
     return Neighbours(f_sims, f_idx), Neighbours(b_sims, b_idx)
 
 

@@ -83,17 +83,17 @@ def test_memory_budget_sets_the_block_and_never_an_n_by_m_matrix():
     assert knn.block_rows_for(10**7, 4) == 64  # a floor keeps the products efficient
     x, y = data(600, 500)
     seen = []
-    original = knn.topk_rows
+    original = knn.select_block
 
-    def spy(s, k, probe=4096):
+    def spy(s, *args, **kwargs):
         seen.append(s.shape)
-        return original(s, k, probe)
+        return original(s, *args, **kwargs)
 
-    knn.topk_rows = spy
+    knn.select_block = spy
     try:
         knn.knn_numpy(x, y, 4, 4, budget=64 * 500 * 2 * 6, workers=2)
     finally:
-        knn.topk_rows = original
+        knn.select_block = original
     assert max(r for r, _ in seen) == 64 and len(seen) == 10
 
 
@@ -121,3 +121,28 @@ def test_approximate_faiss_indexes_find_most_exact_neighbours(kind):
         [len(set(a) & set(e)) / 4 for a, e in zip(approx.idx.tolist(), exact.idx.tolist())]
     )
     assert 0.5 < recall <= 1.0
+
+
+@pytest.mark.parametrize(
+    "c,m,kf,kb,seed",
+    [(64, 700, 4, 4, 0), (3, 300, 4, 5, 1), (200, 40_000, 4, 4, 2), (130, 520, 7, 2, 3)],
+)
+def test_fused_block_selection_equals_the_two_pass_selection(c, m, kf, kb, seed):
+    # ties (duplicated rows and columns), signed zeros and several blocks into one running state
+    rng = np.random.default_rng(seed)
+    x = M.normalize(rng.standard_normal((4 * c, 16)).astype(np.float32))
+    y = M.normalize(rng.standard_normal((m, 16)).astype(np.float32))
+    x[1], y[2], y[3] = x[0], y[1], y[1]
+    old = [np.full((m, kb), -np.inf, np.float32), np.full((m, kb), -1, np.int64)]
+    new = [a.copy() for a in old]
+    f_sims, f_idx = np.empty((4 * c, kf), np.float32), np.empty((4 * c, kf), np.int64)
+    for start in range(0, 4 * c, c):
+        s = x[start : start + c] @ y.T
+        s[0, :5] = [0.0, -0.0, -0.0, 0.0, -0.0]
+        want_sims, want_idx = knn.topk_rows(s, kf)
+        knn.merge_cols(s, start, *old, kb)
+        knn.select_block(s, start, f_sims, f_idx, *new, kf, kb)
+        np.testing.assert_array_equal(f_idx[start : start + c], want_idx)
+        np.testing.assert_array_equal(f_sims[start : start + c], want_sims)
+        np.testing.assert_array_equal(new[1], old[1])
+        np.testing.assert_array_equal(new[0], old[0])
