@@ -71,6 +71,7 @@ def _csv(value: str) -> list[str]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add alee's options (the CLI adds --out/--version/--seed/--overwrite/--changelog)."""
+    # Long on purpose: one flat declaration per flag, read as the CLI's reference.
     parser.add_argument(
         "--langs",
         required=True,
