@@ -42,6 +42,7 @@ from evaluators.metrics.fertility import (
     OFFLINE_SUBSTITUTE,
     PAPER_TOKENIZER,
     fertility_against_mean_tacc,
+    median_subtokens,
 )
 from evaluators.metrics.triplet import (
     TIE_TOLERANCE,
@@ -221,18 +222,6 @@ def _entry(subset: str, lang: str, group: str, key: str, score: TripletScore) ->
         "wrong": score.wrong,
         "main_score": score.tacc,
     }
-
-
-def median_subtokens(
-    tokenize: Callable[[list[str]], list[list[str]]], texts: Sequence[str]
-) -> float:
-    """Return the median number of subword tokens per text (the paper's fertility proxy).
-
-    >>> median_subtokens(lambda ts: [t.split() for t in ts], ["a b", "a b c d", "a"])
-    2.0
-    """
-    counts = [len(toks) for toks in tokenize(list(texts))]
-    return float(np.median(counts)) if counts else math.nan
 
 
 def read_rows(source, configs: Sequence[str]) -> list[dict[str, Any]]:
