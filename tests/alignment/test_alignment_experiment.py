@@ -260,3 +260,22 @@ def test_bootstrap_spread_is_seeded_and_shows_noise(tmp_path):
     a = bootstrap_f1(counts, np.random.default_rng([0, BOOTSTRAP_STREAM]), 200)
     b = bootstrap_f1(counts, np.random.default_rng([0, BOOTSTRAP_STREAM]), 200)
     assert a == b and a.low < a.f1 < a.high and a.std > 0
+
+
+@pytest.mark.parametrize(
+    "ys",
+    [[0.5, 0.5, 0.5, 0.99], [0.74, 0.742, 0.741, 0.71, 0.84], [0.9, 0.95, 1.0, 1.0], [0.3]],
+)
+def test_scatter_labels_are_spread_apart_in_the_points_order(ys):
+    from evaluators.plots.alignment import spread_labels
+
+    gap, low, high = 0.05, 0.0, 1.0
+    out = spread_labels(ys, gap, low, high)
+    order = sorted(range(len(ys)), key=lambda i: ys[i])
+    placed = [out[i] for i in order]
+    # No two labels closer than a label's height, in the points' order, inside the panel.
+    assert all(b - a >= gap - 1e-12 for a, b in zip(placed, placed[1:]))
+    assert all(low <= y <= high for y in out)
+    # A label that nothing forces away stays at its point.
+    alone = [i for i in order if all(abs(ys[i] - ys[j]) >= 2 * gap for j in order if j != i)]
+    assert all(out[i] == ys[i] for i in alone)
