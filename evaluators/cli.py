@@ -214,7 +214,7 @@ def run_eval(args: argparse.Namespace) -> int:
             print(render_table(r, meta.table))
             main = "n/a" if r.main_score is None else f"{r.main_score:.4f}"
             if r.ci_low is not None and r.ci_high is not None:
-                main += f" ({r.ci_level:.0%} CI {r.ci_low:.4f}-{r.ci_high:.4f}, {r.ci_resamples} resamples)"
+                main += f" ({r.ci_level:.0%} CI [{r.ci_low:.4f}, {r.ci_high:.4f}], {r.ci_resamples} resamples)"
             print(f"\nmain score ({r.main_score_name}): {main}")
             print(f"signature: {r.signature}\n")
         if many:

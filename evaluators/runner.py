@@ -686,6 +686,10 @@ def render_table(result: EvalResult, columns: Sequence[str]) -> str:
         if not entries:
             continue
         cols = [c for c in ("subset", *columns) if any(c in e for e in entries)]
+        if len(cols) <= 1:
+            # A split the task's table does not describe (aligners' frequency bins): its own
+            # scalar fields, rather than a column of subset names alone.
+            cols = [k for k, v in entries[0].items() if isinstance(v, str | int | float | None)]
         rows = [[_cell(e.get(c)) for c in cols] for e in entries]
         parts.append(f"**{split}**\n\n" + markdown_table(cols, rows))
     if result.notes:

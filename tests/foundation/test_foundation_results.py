@@ -121,3 +121,19 @@ def test_markdown_table_formats_floats_and_none():
         markdown_table(["a", "b"], [[None, 1.0]], floatfmt="{:.1f}").splitlines()[-1]
         == "|  | 1.0 |"
     )
+
+
+def test_render_table_shows_a_split_the_task_table_does_not_describe():
+    from evaluators.runner import render_table
+
+    r = result()
+    r.scores["frequency"] = [
+        {"subset": "eng-fra", "bin": "1", "f1": 0.5, "n_sure": 4, "links": [1, 2]},
+        {"subset": "eng-fra", "bin": "2-5", "f1": 0.75, "n_sure": 8, "links": []},
+    ]
+    text = render_table(r, ("layer", "s_weak"))
+    test_part, freq_part = text.split("**frequency**")
+    assert "| subset | layer | s_weak |" in test_part
+    # Its own scalar fields, not a lone column of subset names; lists are left out.
+    assert "| subset | bin | f1 | n_sure |" in freq_part
+    assert "| eng-fra | 2-5 | 0.7500 | 8 |" in freq_part and "links" not in freq_part
