@@ -18,18 +18,6 @@ PACKAGES = ("builders", "evaluators", "cards", "xlbench")
 MAX_LINES = 80
 MARKER = "Long on purpose"
 
-#: Functions not yet split (``path::name``): they were being changed by other work when the
-#: rest was split, and are the next ones to split. Only this table may exempt a function, and
-#: an entry whose function is gone or short again must be removed (the table only shrinks).
-ALLOWED = {
-    "builders/alee/build.py::run": "not yet split (issue 17 follow-up)",
-    "builders/adapters/stages.py::silver_on_engine": "not yet split (issue 17 follow-up)",
-    "evaluators/encoders/hf.py::__init__": "not yet split (issue 17 follow-up)",
-    "evaluators/encoders/hf.py::word_vectors": "not yet split (issue 17 follow-up)",
-    "evaluators/encoders/hf.py::embed_sentences": "not yet split (issue 17 follow-up)",
-    "evaluators/encoders/onnxrt.py::make_export": "not yet split (issue 17 follow-up)",
-}
-
 
 def _signature_end(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
     """The last line of the signature (the line of its closing ``:``, as far as ast tells)."""
@@ -63,26 +51,15 @@ def _files() -> list[Path]:
 
 
 def test_no_long_function_without_a_reason():
-    offenders = []
-    for path in _files():
-        rel = path.relative_to(ROOT).as_posix()
-        for name, line, length in long_functions(path.read_text(encoding="utf-8")):
-            if f"{rel}::{name}" not in ALLOWED:
-                offenders.append(f"{rel}:{line} {name} ({length} lines)")
+    offenders = [
+        f"{path.relative_to(ROOT).as_posix()}:{line} {name} ({length} lines)"
+        for path in _files()
+        for name, line, length in long_functions(path.read_text(encoding="utf-8"))
+    ]
     assert not offenders, (
         f"functions over {MAX_LINES} lines without a '# {MARKER}: <why>' comment in their first "
         "lines; split them along their steps or say why they are long:\n" + "\n".join(offenders)
     )
-
-
-def test_allowlist_names_long_functions_only():
-    # An entry whose function was split, renamed or removed must go, so the table only shrinks.
-    for entry in ALLOWED:
-        rel, name = entry.split("::")
-        path = ROOT / rel
-        assert path.is_file(), f"ALLOWED names {rel!r}, which does not exist"
-        names = {n for n, _, _ in long_functions(path.read_text(encoding="utf-8"))}
-        assert name in names, f"ALLOWED names {entry!r}, which is no longer a long function"
 
 
 def _body(n: int) -> str:

