@@ -89,8 +89,13 @@ def train_segmenter(kind: str, sentences: Iterable[Sequence[str]], vocab_size: i
         )
     elif kind == "wordpiece":
         tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+        # tokenizers gives its "##x" pieces ids in hash-map order, and merges of equal count are
+        # ranked by id, so the vocabulary changed from run to run (huggingface/tokenizers#1794).
+        # Declared up front in sorted order, those pieces get fixed ids, and training is repeatable.
         trainer = trainers.WordPieceTrainer(
-            vocab_size=vocab_size, special_tokens=["[UNK]"], show_progress=False
+            vocab_size=vocab_size,
+            special_tokens=["[UNK]", *continuing_pieces(corpus)],
+            show_progress=False,
         )
     else:
         tok = Tokenizer(models.Unigram())
@@ -99,4 +104,18 @@ def train_segmenter(kind: str, sentences: Iterable[Sequence[str]], vocab_size: i
         )
     tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
     tok.train_from_iterator(corpus, trainer=trainer)
+    if kind == "wordpiece":
+        # The declared pieces are "added tokens" of the trained tokenizer, which encoding would
+        # match in raw text: keep only the WordPiece model over the same vocabulary.
+        tok = Tokenizer(models.WordPiece(tok.get_vocab(), unk_token="[UNK]"))
+        tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
     return Segmenter(kind, tok, vocab_size)
+
+
+def continuing_pieces(corpus: Iterable[str]) -> list[str]:
+    """The ``##``-pieces WordPiece training creates: every character after a word's first, sorted.
+
+    >>> continuing_pieces(["ab ba", "c"])
+    ['##a', '##b']
+    """
+    return sorted({"##" + ch for line in corpus for word in line.split() for ch in word[1:]})

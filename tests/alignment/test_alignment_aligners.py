@@ -168,3 +168,25 @@ def test_align_subwords_maps_back_to_words():
         train_segmenter("sentencepiece", SRC, 100)
     with pytest.raises(UsageError, match="Vocabulary size must be at least 2"):
         train_segmenter("bpe", SRC, 1)
+
+
+def test_wordpiece_training_is_repeatable():
+    # tokenizers' WordPiece trainer ranks merges of equal count by piece ids it hands out in
+    # hash-map order (huggingface/tokenizers#1794): on this corpus five plain trainings give
+    # several vocabularies. The segmenter must give one.
+    pytest.importorskip("tokenizers")
+    import random
+
+    rng = random.Random(3)
+    words = [
+        "".join(rng.choice("abcdefghij") for _ in range(rng.randint(2, 7))) for _ in range(300)
+    ]
+    sentences = [[rng.choice(words) for _ in range(8)] for _ in range(400)]
+    segs = [train_segmenter("wordpiece", sentences, 120) for _ in range(5)]
+    vocabs = [s.tokenizer.get_vocab() for s in segs]
+    assert len(vocabs[0]) == 120 and all(v == vocabs[0] for v in vocabs)
+    assert all(s.segment(sent) == segs[0].segment(sent) for s in segs for sent in sentences[:50])
+    # The declared pieces are plain vocabulary, not added tokens matched in raw text.
+    assert not segs[0].tokenizer.get_added_tokens_decoder()
+    pieces, ids = segs[0].segment(["abcdefghij"])
+    assert "".join(p.removeprefix("##") for p in pieces) == "abcdefghij" and set(ids) == {0}
