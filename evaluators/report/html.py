@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from html import escape
 
-from evaluators.report.views import BuccRow, DatasetRef, Leaderboard, ModelRef
+from evaluators.report.views import BUCC_COLUMNS, BuccRow, DatasetRef, Leaderboard, ModelRef
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1b1b1b;background:#fff}
@@ -123,17 +123,7 @@ def figure(stem: str, caption: str, folder: str = "plots") -> str:
 
 def bucc_table(rows: list[BuccRow], table_id: str) -> str:
     """BUCC precision/recall/F1 at the train-learned threshold, and the oracle labelled as such."""
-    head = [
-        "model",
-        "dataset",
-        "languages",
-        "precision",
-        "recall",
-        "F1",
-        "threshold (learned on train)",
-        "oracle F1 (threshold tuned on test)",
-        "oracle threshold",
-    ]
+    head = [*BUCC_COLUMNS, "oracle threshold"]
     ths = "".join(f'<th data-col="{i}">{escape(h)}</th>' for i, h in enumerate(head))
     out = []
     for r in rows:

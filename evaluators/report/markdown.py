@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from evaluators.report.html import fmt
-from evaluators.report.views import BuccRow, DatasetRef, Leaderboard, ModelRef
+from evaluators.report.views import BUCC_COLUMNS, BuccRow, DatasetRef, Leaderboard, ModelRef
 from evaluators.results import markdown_table
 
 
@@ -42,19 +42,7 @@ def _bucc_section(bucc: list[BuccRow]) -> list[str]:
     return [
         "## BUCC precision / recall / F1",
         "",
-        markdown_table(
-            [
-                "model",
-                "dataset",
-                "languages",
-                "precision",
-                "recall",
-                "F1",
-                "threshold (learned on train)",
-                "oracle F1 (threshold tuned on test)",
-            ],
-            rows,
-        ),
+        markdown_table(list(BUCC_COLUMNS), rows),
         "",
         "The oracle F1 picks the threshold on the test split itself: an upper bound, not a score.",
         "",

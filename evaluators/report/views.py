@@ -371,6 +371,19 @@ class BuccRow:
     href: str
 
 
+#: Column heads of the BUCC table, one per :class:`BuccRow` score, in both report formats.
+BUCC_COLUMNS = (
+    "model",
+    "dataset",
+    "languages",
+    "precision",
+    "recall",
+    "F1",
+    "threshold (learned on train)",
+    "oracle F1 (threshold tuned on test)",
+)
+
+
 def bucc_rows(records: list[Record], href_of: dict[str, str]) -> list[BuccRow]:
     """One row per BUCC result and test subset."""
     rows = []
