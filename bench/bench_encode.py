@@ -34,7 +34,6 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-NTREX = REPO.parent / "shared" / "data" / "ntrex128"
 #: NTREX languages mixed in round-robin: several scripts, so lengths in tokens vary a lot.
 NTREX_LANGS = (
     "src.eng",
@@ -48,32 +47,6 @@ NTREX_LANGS = (
     "ref.vie",
     "ref.amh",
 )
-BIBLE_LANGS = ("eng_Latn", "deu_Latn", "fra_Latn", "rus_Cyrl", "arb_Arab", "vie_Latn")
-
-
-def load_sentences(n: int, source: str) -> tuple[list[str], str]:
-    """Return ``n`` mixed-language sentences and a description of where they came from."""
-    if source in ("auto", "ntrex") and NTREX.is_dir():
-        columns = [
-            (NTREX / f"newstest2019-{lang}.txt").read_text(encoding="utf-8").splitlines()
-            for lang in NTREX_LANGS
-        ]
-        out = []
-        for i in range(max(len(c) for c in columns)):
-            for col in columns:
-                if i < len(col) and col[i].strip():
-                    out.append(col[i].strip())
-        return out[:n], f"NTREX-128 newstest2019 ({', '.join(NTREX_LANGS)}), round-robin"
-    if source == "ntrex":
-        raise SystemExit(f"{NTREX} is absent; use --source bible")
-    sys.path.insert(0, str(REPO))
-    from builders.adapters import bible
-
-    columns = [[t for _, t in bible.verses(bible.translation_for(lang))] for lang in BIBLE_LANGS]
-    out = []
-    for i in range(n):
-        out.append(columns[i % len(columns)][i])
-    return out[:n], f"packaged Bible verses ({', '.join(BIBLE_LANGS)}), round-robin"
 
 
 def _rss_mib() -> float:
@@ -155,7 +128,9 @@ def main() -> None:
     )
     parser.add_argument("--_child", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    texts, origin = load_sentences(args.n, args.source)
+    from sentences import load_sentences  # bench/ is the script's folder, first on sys.path
+
+    texts, origin = load_sentences(args.n, NTREX_LANGS, args.source)
     if args._child:
         print(json.dumps(run_path(args._child, texts, args.batch_size, args.threads)))
         return

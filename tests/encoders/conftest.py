@@ -33,8 +33,12 @@ BERT_WORDS = [
 LETTERS = [chr(c) for c in range(ord("a"), ord("z") + 1)]
 
 
-def build_bert(folder, max_length: int = 64, seed: int = 0) -> str:
-    """Save a 2-block BERT (hidden 16) with a WordPiece vocab to ``folder``; return its path."""
+def build_bert(folder, max_length: int = 64, seed: int = 0, **shape) -> str:
+    """Save a random BERT with a WordPiece vocab to ``folder``; return its path.
+
+    2 blocks of hidden size 16 unless ``shape`` overrides ``BertConfig`` fields (the ONNX
+    benchmark builds multilingual-e5-small's shape with it).
+    """
     import torch
     from transformers import BertConfig, BertModel, BertTokenizerFast
 
@@ -46,14 +50,14 @@ def build_bert(folder, max_length: int = 64, seed: int = 0) -> str:
     )
     tok.save_pretrained(folder)
     torch.manual_seed(seed)
-    config = BertConfig(
-        vocab_size=len(vocab),
-        hidden_size=16,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=32,
-        max_position_embeddings=128,
-    )
+    dims = {
+        "hidden_size": 16,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 2,
+        "intermediate_size": 32,
+        "max_position_embeddings": 128,
+    }
+    config = BertConfig(vocab_size=len(vocab), **{**dims, **shape})
     BertModel(config).eval().save_pretrained(folder)
     return str(folder)
 
