@@ -160,7 +160,7 @@ def write_cbd_corpus(folder: Path, pairs: int, seed: int = 0) -> str:
     """
     import numpy as np
 
-    from builders.artifact import write_dataset
+    from builders.release.artifact import write_dataset
     from builders.base import BuildResult
     from evaluators.schema import cbd as S
     from evaluators.schema import get_family

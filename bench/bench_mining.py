@@ -64,7 +64,7 @@ def planted(n: int, dim: int, seed: int = 0, noise: float = 3.0):
 
 def sequential_knn(x, y, k):
     """The pre-change engine: 2,048-row blocks, selection and merge in the calling thread."""
-    from evaluators import knn
+    from evaluators.compute import knn
 
     n, m = len(x), len(y)
     f_sims, f_idx = np.empty((n, k), np.float32), np.empty((n, k), np.int64)
@@ -78,7 +78,7 @@ def sequential_knn(x, y, k):
 
 def step(name: str, n: int, dim: int) -> dict:
     """Run one step in this process; return its figures."""
-    from evaluators import knn
+    from evaluators.compute import knn
     from evaluators.metrics import mining
 
     x, y = planted(n, dim)

@@ -61,7 +61,7 @@ def ray_overhead(env: dict) -> float:
     """Seconds for ray.init + one trivial 1-batch actor-pool stage, in a fresh process."""
     code = (
         "import time; t=time.perf_counter()\n"
-        "from evaluators.engine import RayEngine\n"
+        "from evaluators.compute.engine import RayEngine\n"
         "class F:\n    def open(self):\n        return lambda b: b\n"
         "RayEngine(workers=1).map_batches(F(), [[1]])\n"
         "print(time.perf_counter()-t)\n"

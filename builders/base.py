@@ -20,7 +20,7 @@ from typing import Any, TypeAlias, TypeVar
 
 import pyarrow as pa
 
-from evaluators.gitstate import git_commit_state  # noqa: F401 - re-exported: builders record the commit with it
+from evaluators.core.gitstate import git_commit_state  # noqa: F401 - re-exported: builders record the commit with it
 from evaluators.schema.meta import InputRecord, ModelRecord
 
 Rows: TypeAlias = Sequence[Mapping[str, Any]] | pa.Table
@@ -39,13 +39,13 @@ class BuildResult:
         construction: numbered steps for the card's "how it was built" section.
         limitations: known limitations for the card.
         license: Hub license id of the produced data; set by the CLI from the
-            inputs' licenses (:func:`builders.licenses.license_block`).
+            inputs' licenses (:func:`builders.release.licenses.license_block`).
         name: dataset name (default: ``xlbench-<family>``).
         params: the builder's frozen parameters dataclass.
         nondeterministic: stages that cannot be seeded (``eflomal``, ``mt:google``).
         run: this run only (cache hits, stage timings): kept out of content comparisons.
         exports: ``final path -> staged path`` of side files (e.g. ``silver --export``), moved into
-            place by :func:`builders.artifact.write_dataset` only after the dataset folder is.
+            place by :func:`builders.release.artifact.write_dataset` only after the dataset folder is.
     """
 
     tables: Mapping[str, Mapping[str, Rows]]

@@ -20,8 +20,8 @@ import sys
 import time
 
 from evaluators import __version__
-from evaluators.argparsing import OneLineParser
-from evaluators.errors import UsageError, XlbenchError
+from evaluators.core.argparsing import OneLineParser
+from evaluators.core.errors import UsageError, XlbenchError
 
 # Heavy modules (datasets via the schemas, builders, torch) are imported by the
 # command that needs them, so `xlbench --help` and `xlbench list` start fast.
@@ -98,10 +98,10 @@ def default_out(args: argparse.Namespace) -> str:
 
 def run_build(args: argparse.Namespace) -> int:
     """Run one builder end to end and write its folder; return the exit code."""
-    from builders.artifact import check_output, write_dataset
+    from builders.release.artifact import check_output, write_dataset
     from builders.base import BuildResult, git_commit_state, key_params, signature_params
-    from builders.licenses import license_block
-    from evaluators.results import utc_now
+    from builders.release.licenses import license_block
+    from evaluators.run.results import utc_now
     from evaluators.schema import get_family
     from evaluators.schema.meta import Manifest, check_version
 
@@ -162,9 +162,9 @@ def run_build(args: argparse.Namespace) -> int:
 
 def _add_hub_parsers(sub: argparse._SubParsersAction) -> None:
     try:
-        publish = importlib.import_module("builders.publish")
+        publish = importlib.import_module("builders.release.publish")
     except ModuleNotFoundError as err:
-        if err.name != "builders.publish":
+        if err.name != "builders.release.publish":
             raise
         return
     publish.add_parsers(sub)

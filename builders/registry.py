@@ -1,4 +1,4 @@
-"""The registry of dataset builders (the help lines repeat each module's ``HELP``, so listing imports nothing): ``family -> module`` (one :class:`~evaluators.registry.Registry`).
+"""The registry of dataset builders (the help lines repeat each module's ``HELP``, so listing imports nothing): ``family -> module`` (one :class:`~evaluators.core.registry.Registry`).
 
 A builder module defines ``NAME`` (the family), ``HELP``, ``EPILOG``,
 ``add_arguments(parser)`` and ``run(args) -> BuildResult``; the CLI adds the
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from evaluators.registry import Registry
+from evaluators.core.registry import Registry
 
 BUILDERS = Registry("dataset family")
 

@@ -1,7 +1,7 @@
-"""``xlbench eval``: a thin layer over :mod:`evaluators.runner`.
+"""``xlbench eval``: a thin layer over :mod:`evaluators.run.runner`.
 
 Every evaluator's options come from its ``Params`` dataclass
-(:func:`evaluators.task.add_param_arguments`); the options shared by all
+(:func:`evaluators.run.task.add_param_arguments`); the options shared by all
 (``--model``, ``--dataset``, ``--out`` ...) are added here once. Several
 ``--model`` and ``--dataset`` make a grid, scored model by model; cells already
 in ``--out`` are skipped (``--rerun`` recomputes them).
@@ -19,7 +19,7 @@ import os
 import sys
 
 from evaluators import __version__
-from evaluators.errors import UsageError, XlbenchError
+from evaluators.core.errors import UsageError, XlbenchError
 
 log = logging.getLogger("xlbench")
 
@@ -110,7 +110,7 @@ def add_common_arguments(parser: argparse.ArgumentParser, meta) -> None:
             metavar="N",
             help="bootstrap resamples of the main score's confidence interval (default 1000; 0: none)",
         )
-    from evaluators.engine import add_engine_arguments
+    from evaluators.compute.engine import add_engine_arguments
 
     add_engine_arguments(
         parser,
@@ -128,7 +128,7 @@ def add_common_arguments(parser: argparse.ArgumentParser, meta) -> None:
 
 def add_eval_parsers(sub: argparse._SubParsersAction, only: str | None = None) -> None:
     """Add one ``eval <name>`` subparser per registered evaluator (or only ``only``, to start fast)."""
-    from evaluators.task import add_param_arguments
+    from evaluators.run.task import add_param_arguments
     from evaluators.tasks import TASKS
 
     for entry in TASKS.entries():
@@ -156,10 +156,10 @@ def add_eval_parsers(sub: argparse._SubParsersAction, only: str | None = None) -
 
 def run_eval(args: argparse.Namespace) -> int:
     """Run the evaluator chosen on the command line over every model x dataset; return the exit code."""
-    from evaluators.engine import engine_from_args
-    from evaluators.progress import quiet_libraries
-    from evaluators.runner import GridReport, RunOptions, ranking_table, render_table, run_grid
-    from evaluators.task import params_fields
+    from evaluators.compute.engine import engine_from_args
+    from evaluators.core.progress import quiet_libraries
+    from evaluators.run.runner import GridReport, RunOptions, ranking_table, render_table, run_grid
+    from evaluators.run.task import params_fields
 
     module = args._eval_module
     meta = module.TASK
@@ -241,7 +241,7 @@ def configure_logging(verbose: bool = False) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``xlbench-eval`` and ``python -m evaluators``."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    from evaluators.argparsing import OneLineParser
+    from evaluators.core.argparsing import OneLineParser
 
     parser = OneLineParser(prog="xlbench-eval", description="Score any model on xlbench datasets.")
     parser.add_argument("--version", action="version", version=f"xlbench {__version__}")

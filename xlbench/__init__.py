@@ -1,6 +1,6 @@
 """xlbench: build versioned cross-lingual evaluation datasets and score any model on them.
 
-``xlbench.evaluate`` is :func:`evaluators.runner.evaluate`, imported on first use so
+``xlbench.evaluate`` is :func:`evaluators.run.runner.evaluate`, imported on first use so
 ``import xlbench`` stays instant::
 
     import xlbench
@@ -17,9 +17,9 @@ from evaluators import __version__
 __all__ = ["__version__", "evaluate", "load_results", "run_grid"]
 
 _LAZY = {
-    "evaluate": ("evaluators.runner", "evaluate"),
-    "run_grid": ("evaluators.runner", "run_grid"),
-    "load_results": ("evaluators.results", "load_results"),
+    "evaluate": ("evaluators.run.runner", "evaluate"),
+    "run_grid": ("evaluators.run.runner", "run_grid"),
+    "load_results": ("evaluators.run.results", "load_results"),
 }
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from builders.adapters.parallel import read_lines
 from builders.alee.spec import EXTRA_TYPES, PERTURBATIONS, SENTENCE_SMITH_TYPES
-from evaluators.errors import InputFileError
+from evaluators.core.errors import InputFileError
 from evaluators.schema.langs import to_card_language
 
 #: Accepted header spellings: alee's own and Sentence Smith's CSV.

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evaluators.errors import EngineUnavailableError
+from evaluators.core.errors import EngineUnavailableError
 
 _RELEASES = "https://github.com/bjascob/amrlib-models/releases/download"
 #: role -> (link name in amrlib's data folder, default release): parse_xfm BART-large

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
 
-from evaluators.errors import EngineUnavailableError, LangCodeError
+from evaluators.core.errors import EngineUnavailableError, LangCodeError
 from evaluators.schema.meta import InputRecord
 
 
@@ -120,7 +120,7 @@ def input_record(translation: Translation) -> InputRecord:
     covers its software; the vetted translations here are in the public domain.
     """
     from builders.adapters.provenance import pin
-    from builders.licenses import PUBLIC_DOMAIN
+    from builders.release.licenses import PUBLIC_DOMAIN
 
     return pin(
         f"bible:{translation.lang}:{translation.name} {translation.year}",

@@ -8,7 +8,7 @@ Layout (Zweigenbaum et al. 2017, 2018), for a pair ``xx-en`` and a split
     xx-en.<split>.gold   id_xx<TAB>id_en   (absent for test: the organisers held it back)
 
 Files may sit directly in the folder or in an ``xx-en/`` subfolder. Every
-problem raises one :class:`~evaluators.errors.InputFileError` naming the file,
+problem raises one :class:`~evaluators.core.errors.InputFileError` naming the file,
 the line and the fix. Duplicate *texts* are legal (BUCC has them) and kept:
 sentences are identified by id, never by text.
 """
@@ -21,8 +21,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from evaluators.errors import InputFileError, truncate
-from evaluators.textio import read_lines
+from evaluators.core.errors import InputFileError, truncate
+from evaluators.data.textio import read_lines
 
 SPLITS = ("sample", "training", "test")
 

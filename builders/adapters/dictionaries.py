@@ -18,9 +18,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from evaluators.errors import EngineUnavailableError, InputFileError
+from evaluators.core.errors import EngineUnavailableError, InputFileError
 from evaluators.schema.langs import iso3
-from evaluators.textio import read_bytes, read_lines
+from evaluators.data.textio import read_bytes, read_lines
 
 DICTD_DIR = Path(os.environ.get("XLBENCH_DICTD_DIR", "/usr/share/dictd"))
 _B64 = {

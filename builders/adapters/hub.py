@@ -2,7 +2,7 @@
 
 It holds no dataset logic: it reads a repo's refs and files, creates repos,
 commits, tags, and loads a revision back with ``datasets``. Every Hub or
-network failure becomes a :class:`~evaluators.errors.RemoteError` whose
+network failure becomes a :class:`~evaluators.core.errors.RemoteError` whose
 message never contains the token. The endpoint is ``HF_ENDPOINT``
 (``huggingface_hub`` reads it once, at import).
 """
@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evaluators.errors import RemoteError, RevisionError, UsageError, XlbenchError
+from evaluators.core.errors import RemoteError, RevisionError, UsageError, XlbenchError
 
 log = logging.getLogger("xlbench.hub")
 REPO_TYPE = "dataset"
@@ -53,7 +53,7 @@ def scrub(text: str, token: str | None) -> str:
     >>> scrub("nothing secret", None)
     'nothing secret'
     """
-    from evaluators.hubclient import scrub as _scrub
+    from evaluators.data.hubclient import scrub as _scrub
 
     return _scrub(text, token)
 
@@ -89,8 +89,8 @@ class HubClient:
 
     @contextlib.contextmanager
     def errors(self, action: str, repo_id: str) -> Iterator[None]:
-        """Turn Hub and network errors into one-sentence xlbench errors (see :mod:`evaluators.hubclient`)."""
-        from evaluators.hubclient import hub_errors
+        """Turn Hub and network errors into one-sentence xlbench errors (see :mod:`evaluators.data.hubclient`)."""
+        from evaluators.data.hubclient import hub_errors
 
         try:
             with hub_errors(action, repo_id, token=self._token, endpoint=self.endpoint):
@@ -108,7 +108,7 @@ class HubClient:
 
     def _retried(self, action: str, repo_id: str, call):
         """Run a call that is safe to repeat, retrying rate limits, 5xx and network faults (bounded)."""
-        from evaluators.hubclient import with_retries
+        from evaluators.data.hubclient import with_retries
 
         with self.errors(action, repo_id):
             return with_retries(
@@ -221,7 +221,7 @@ class HubClient:
         """
         from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 
-        from evaluators import hubclient
+        from evaluators.data import hubclient
 
         action = "uploading the commit"
         attempt = 1
@@ -275,7 +275,7 @@ class HubClient:
         Returns ``(sha, 0)`` when ``main`` holds the commit anyway (the answer was lost),
         ``(None, delay)`` when ``main`` is unchanged and the commit may be repeated.
         """
-        from evaluators import hubclient
+        from evaluators.data import hubclient
 
         fault = hubclient.classify(err)
         if fault is None or not fault.retryable:

@@ -21,7 +21,7 @@ import hashlib
 from collections.abc import Sequence
 
 from builders.silver.tokenize import is_word, substitute
-from evaluators.errors import EngineUnavailableError, UsageError, truncate
+from evaluators.core.errors import EngineUnavailableError, UsageError, truncate
 
 #: The paper's masked language model.
 DEFAULT_MLM = "bert-large-cased"

@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 
 from builders.alee.logic.nli_filter import CONTRADICTION, ENTAILMENT, LABELS, NEUTRAL
-from evaluators.errors import EngineUnavailableError
+from evaluators.core.errors import EngineUnavailableError
 
 
 def label_map(id2label: dict) -> dict[str, int]:

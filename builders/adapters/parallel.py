@@ -1,15 +1,15 @@
 """Read parallel corpora from files: two aligned text files, a TSV, Tatoeba-style pairs.
 
 Every reader returns ``(pair_id, src_text, tgt_text)`` triples and raises one
-clear :class:`~evaluators.errors.InputFileError` on bad input.
+clear :class:`~evaluators.core.errors.InputFileError` on bad input.
 """
 
 from __future__ import annotations
 
 import os
 
-from evaluators.errors import InputFileError
-from evaluators.textio import read_lines  # builders read text files through this module
+from evaluators.core.errors import InputFileError
+from evaluators.data.textio import read_lines  # builders read text files through this module
 
 
 def read_aligned_files(

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from evaluators.errors import InputFileError
-from evaluators.hashing import sha256_file_size
+from evaluators.core.errors import InputFileError
+from evaluators.core.hashing import sha256_file_size
 from evaluators.schema.meta import FileRecord, InputRecord, files_digest
 
 #: Debian copyright short names (DEP-5) -> SPDX ids.
@@ -256,7 +256,7 @@ def pypi_license(dist: str) -> str:
         key = " ".join(value.split()).lower()
         if key in PYPI_SPDX:
             return PYPI_SPDX[key]
-        from builders.licenses import known
+        from builders.release.licenses import known
 
         spelled = known(value.strip())
         if spelled:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from evaluators.errors import EngineUnavailableError
+from evaluators.core.errors import EngineUnavailableError
 
 SPLITTERS = ("pysbd", "punkt")
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evaluators.errors import EngineUnavailableError, OutputError
+from evaluators.core.errors import EngineUnavailableError, OutputError
 
 log = logging.getLogger("xlbench.mt")
 
@@ -266,7 +266,7 @@ def plan_units(
 
 def translate_units(engine, stage: MTStage, units: list[list[str]], store: ShardStore | None, batch_size: int,
                     driver_engine) -> dict[str, list[str]]:  # fmt: skip
-    """Translate ``units`` on ``engine`` (an :mod:`evaluators.engine` backend); return ``key -> translations``.
+    """Translate ``units`` on ``engine`` (an :mod:`evaluators.compute.engine` backend); return ``key -> translations``.
 
     Units already in ``store`` are not sent again (resume). The rest are cut into
     batches of about ``batch_size`` texts in plan order, a deterministic split.

@@ -1,4 +1,4 @@
-"""Builders' model stages as picklable stage factories, for :mod:`evaluators.engine` backends.
+"""Builders' model stages as picklable stage factories, for :mod:`evaluators.compute.engine` backends.
 
 A stage factory is a frozen spec (model or engine id, revision, options) whose
 ``open()`` builds the stage on a worker, once. Nothing here changes what a
@@ -426,7 +426,7 @@ def alee_on_engine(engine, run, stages, factories: dict[str, Any], sizes: dict[s
     makes no new call: it is a local build's pipeline over a local build's answers.
 
     Args:
-        engine: an :mod:`evaluators.engine` backend.
+        engine: an :mod:`evaluators.compute.engine` backend.
         run: ``stages -> result``, the pure pipeline.
         stages: the :class:`~builders.alee.logic.pipeline.Stages` (split, decide, lexicon kept).
         factories: ``"parse"``/``"generate"``/``"nli"`` -> stage factory, for the stages to run.

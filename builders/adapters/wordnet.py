@@ -20,8 +20,8 @@ import shutil
 import warnings
 from pathlib import Path
 
-from evaluators.cache_dir import xlbench_cache_root
-from evaluators.errors import EngineUnavailableError
+from evaluators.core.cache_dir import xlbench_cache_root
+from evaluators.core.errors import EngineUnavailableError
 
 #: Where Debian's ``wordnet-base`` puts the database; ``XLBENCH_WORDNET_DIR`` overrides it.
 DEBIAN_WORDNET = "/usr/share/wordnet"

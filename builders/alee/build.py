@@ -21,8 +21,8 @@ from typing import Any
 from builders.alee.logic import foil_types
 from builders.alee.spec import DEFAULT_NLI_MODEL, ENTAIL_THRESHOLD, PERTURBATIONS, Params
 from builders.base import BuildResult, file_input
-from evaluators.engine import engine_from_args
-from evaluators.errors import UsageError
+from evaluators.compute.engine import engine_from_args
+from evaluators.core.errors import UsageError
 from evaluators.schema.langs import iso3, resolve_lang
 from evaluators.schema.meta import InputRecord, ModelRecord
 
@@ -173,7 +173,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="torch device for AMR and NLI models (default: cuda if available)",
     )
-    from evaluators.engine import add_engine_arguments
+    from evaluators.compute.engine import add_engine_arguments
 
     add_engine_arguments(parser)
 

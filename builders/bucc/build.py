@@ -20,7 +20,7 @@ import numpy as np
 
 from builders.base import BuildResult, file_input
 from builders.bucc import logic, spec
-from evaluators.errors import LangCodeError, UsageError
+from evaluators.core.errors import LangCodeError, UsageError
 from evaluators.schema import bucc as schema
 from evaluators.schema.langs import iso3, language_name, pair_config, resolve_pair, to_card_language
 from evaluators.schema.meta import InputRecord, ModelRecord

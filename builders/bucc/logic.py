@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from builders.bucc.spec import ID_WIDTH
-from evaluators.errors import InputFileError, UsageError
+from evaluators.core.errors import InputFileError, UsageError
 
 Pair = tuple[str, str, str]
 """``(unit_id, src_text, tgt_text)``: one parallel unit (verse, line)."""

@@ -17,8 +17,8 @@ import numpy as np
 
 from builders.base import BuildResult, file_input, progress
 from builders.cbd import logic, spec
-from evaluators.engine import engine_from_args
-from evaluators.errors import UsageError
+from evaluators.compute.engine import engine_from_args
+from evaluators.core.errors import UsageError
 from evaluators.schema.langs import (
     NO_SPACE_SCRIPTS,
     language_name,
@@ -140,7 +140,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="--gold indices start at 1 (awesome-align's WPT files)",
     )
-    from evaluators.engine import add_engine_arguments
+    from evaluators.compute.engine import add_engine_arguments
 
     add_engine_arguments(
         parser, with_workers=False

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from evaluators.errors import InputFileError
+from evaluators.core.errors import InputFileError
 from evaluators.schema import cbd as S
 
 WORD_RE = re.compile(S.WORD_PATTERN)
@@ -598,7 +598,7 @@ def parse_pharaoh(
     """Parse one Pharaoh line into 0-based ``(sure, possible)`` link sets (possible includes sure).
 
     ``i-j`` is a sure link, ``ipj`` or ``i?j`` a possible one (awesome-align / WPT
-    convention), read by :func:`evaluators.alignio.parse_links`, the one Pharaoh codec.
+    convention), read by :func:`evaluators.data.alignio.parse_links`, the one Pharaoh codec.
 
     >>> parse_pharaoh("1-2 2p3 3?3", one_based=True)
     (frozenset({(0, 1)}), frozenset({(0, 1), (1, 2), (2, 2)}))
@@ -613,7 +613,7 @@ def parse_pharaoh(
         InputFileError: a token that is not a link, an index 0 in a 1-based line, or a
             link beyond the sentence.
     """
-    from evaluators.alignio import parse_links
+    from evaluators.data.alignio import parse_links
 
     raw_sure, raw_possible = parse_links(line, where)
     shift = 1 if one_based else 0

@@ -25,7 +25,7 @@ ALIGNERS = ("fast_align", "eflomal", "none")
 #: Moses default, as in the paper's fast_align baseline).
 SYMMETRIZATION = "grow-diag-final-and"
 
-#: The dataset license is derived from the inputs' licenses (builders/licenses.py):
+#: The dataset license is derived from the inputs' licenses (builders/release/licenses.py):
 #: public-domain Bible texts x FreeDict (GPL-3.0-or-later for eng-deu per Debian's
 #: copyright file) gives GPL-3.0-or-later; ``--license X --license-reason`` overrides.
 

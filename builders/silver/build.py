@@ -19,8 +19,8 @@ import numpy as np
 from builders.base import BuildResult, file_input, progress
 from builders.silver import logic, spec
 from builders.silver.tokenize import SCHEMES, Tokenizer, substitute
-from evaluators.engine import engine_from_args
-from evaluators.errors import InputFileError, UsageError
+from evaluators.compute.engine import engine_from_args
+from evaluators.core.errors import InputFileError, UsageError
 from evaluators.schema import silver as S
 from evaluators.schema.langs import pair_config, resolve_pair
 from evaluators.schema.meta import InputRecord, ModelRecord
@@ -193,7 +193,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="also write '<config>.src-tgt' (src ||| tgt) + '<config>.align' (0-based Pharaoh) here",
     )
-    from evaluators.engine import add_engine_arguments
+    from evaluators.compute.engine import add_engine_arguments
 
     add_engine_arguments(parser)
     mt.add_argument(
@@ -466,7 +466,7 @@ def export_files(out: SilverOutput, directory: str, config: str) -> dict[str, st
     Raises:
         OutputError: the folder cannot be written.
     """
-    from builders.artifact import stage_exports
+    from builders.release.artifact import stage_exports
 
     lines = {
         "src-tgt": "".join(
@@ -488,7 +488,7 @@ def _silver_pass(
     Returns the :class:`SilverOutput` and the translator (its counts go to the manifest's ``run``).
     """
     from builders.adapters import mt as mt_adapter
-    from evaluators.cache_dir import xlbench_cache_root
+    from evaluators.core.cache_dir import xlbench_cache_root
 
     tokenizer, src_tokenizer = tokenizers
     cache = None

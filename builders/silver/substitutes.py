@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from builders.adapters.wordnet import load_wordnet, wordnet_revision
-from evaluators.errors import UsageError
+from evaluators.core.errors import UsageError
 
 # --- substitutes -----------------------------------------------------------------
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from evaluators.errors import UsageError
+from evaluators.core.errors import UsageError
 
 _PATTERNS = {
     "punct": re.compile(r"\w+(?:['’\-.,]\w+)*|[^\w\s]"),

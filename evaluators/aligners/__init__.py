@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from evaluators.aligners.symmetrize import ALIASES, SYMMETRIZERS
 from evaluators.aligners.symmetrize import symmetrize as _symmetrize
-from evaluators.errors import UsageError
+from evaluators.core.errors import UsageError
 
 Link = tuple[int, int]
 METHODS = ("fast_align", "eflomal")

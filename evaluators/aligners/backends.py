@@ -26,7 +26,7 @@ import os
 import tempfile
 from collections.abc import Sequence
 
-from evaluators.errors import EngineUnavailableError
+from evaluators.core.errors import EngineUnavailableError
 
 Link = tuple[int, int]
 Links = list[set[Link]]
@@ -36,7 +36,7 @@ FAST_ALIGN_ITERATIONS = 5
 
 
 def _parse_pharaoh_lines(lines: list[str]) -> Links:
-    from evaluators.alignio import parse_links  # the one Pharaoh codec
+    from evaluators.data.alignio import parse_links  # the one Pharaoh codec
 
     return [
         parse_links(line, f" on line {n + 1} of the aligner output")[1]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from evaluators.errors import UsageError
+from evaluators.core.errors import UsageError
 
 Link = tuple[int, int]
 KINDS = ("word", "bpe", "wordpiece", "unigram")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from evaluators.encoders.base import Encoder, TokenStates, WordVectors
 from evaluators.encoders.spec import KINDS, check_backend, parse_model_spec
-from evaluators.registry import Registry
+from evaluators.core.registry import Registry
 
 #: kind -> (factory "module:function", spec form, help). The kinds themselves (and what text each
 #: needs after ``kind:``) are :data:`evaluators.encoders.spec.KINDS`: that table is the one list,

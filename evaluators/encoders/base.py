@@ -17,7 +17,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from evaluators.errors import EngineUnavailableError, UsageError
+from evaluators.core.errors import EngineUnavailableError, UsageError
 
 #: ``mean``: every non-padding position (special and prompt tokens included, as
 #: sentence-transformers and E5 do); ``mean_content``: the text's own tokens only

@@ -47,8 +47,8 @@ from typing import Any
 
 import numpy as np
 
-from evaluators.cache_dir import xlbench_cache_root
-from evaluators.errors import InputFileError, OutputError, UsageError
+from evaluators.core.cache_dir import xlbench_cache_root
+from evaluators.core.errors import InputFileError, OutputError, UsageError
 
 #: File name of the cache database (v2: pooled float16 rows with LRU; v1 files are ignored).
 DB_NAME = "embeddings-v2.sqlite"

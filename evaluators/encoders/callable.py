@@ -23,7 +23,7 @@ from evaluators.encoders.base import (
     resolve_layers,
 )
 from evaluators.encoders.cache import EmbeddingCache, compact, make_key, pack, unpack
-from evaluators.errors import EngineUnavailableError, UsageError, truncate
+from evaluators.core.errors import EngineUnavailableError, UsageError, truncate
 
 
 class SentenceEncoder:

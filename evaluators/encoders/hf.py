@@ -34,14 +34,14 @@ from evaluators.encoders.base import (
     resolve_layers,
 )
 from evaluators.encoders.cache import EmbeddingCache, compact, make_key, pack, spans_hash, unpack
-from evaluators.errors import (
+from evaluators.core.errors import (
     EngineUnavailableError,
     InputFileError,
     RemoteError,
     UsageError,
     truncate,
 )
-from evaluators.hashing import sha256_tree
+from evaluators.core.hashing import sha256_tree
 
 if TYPE_CHECKING:
     from evaluators.encoders import onnxrt
@@ -417,7 +417,7 @@ class HFEncoder(TokenEncoderMixin):
 
         from evaluators.encoders import onnxrt
         from evaluators.encoders.identity import weights_digest
-        from evaluators.optional import require
+        from evaluators.core.optional import require
 
         require("onnxruntime", feature="--backend onnx", extra="onnx")
         weights = weights_digest(self.weights_dir) if self.weights_dir else None

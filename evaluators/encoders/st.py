@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from evaluators.encoders.hf import HFEncoder, folder_hash
-from evaluators.errors import EngineUnavailableError, InputFileError, UsageError, truncate
+from evaluators.core.errors import EngineUnavailableError, InputFileError, UsageError, truncate
 
 _ACTIVATIONS = {
     "Tanh": np.tanh,

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evaluators.errors import UsageError
+from evaluators.core.errors import UsageError
 
 #: Default number of resamples / trials (sacrebleu uses 1000 for both tests).
 DEFAULT_RESAMPLES = 1000

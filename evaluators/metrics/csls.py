@@ -42,7 +42,7 @@ from typing import Any
 import numpy
 import numpy as np
 
-from evaluators.errors import UsageError
+from evaluators.core.errors import UsageError
 from evaluators.metrics.vectors import normalize
 
 #: Neighbourhood size of CSLS (Conneau et al. 2018 use k = 10; so do Gaschi et al.).

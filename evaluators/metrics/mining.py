@@ -29,8 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evaluators.errors import UsageError
-from evaluators.knn import (
+from evaluators.core.errors import UsageError
+from evaluators.compute.knn import (
     Neighbours,
     cuda_available,
     knn_faiss,
@@ -99,7 +99,7 @@ def _prf(threshold: float, tp: int, n_pred: int, n_gold: int) -> MiningScore:
 
 # --------------------------------------------------------------------------- kNN
 
-# The engines live in evaluators.knn (adapters); these names stay for existing callers.
+# The engines live in evaluators.compute.knn (adapters); these names stay for existing callers.
 _topk_rows = topk_rows
 _merge_cols = merge_cols
 _tidy = tidy
@@ -121,7 +121,7 @@ def knn_both(
     Exact unless ``approximate`` (faiss: ``True``/``"hnsw"`` or ``"ivf"``). ``numpy``
     makes one pass of blocked matrix products serving both directions, on
     ``workers`` threads, with blocks sized so that memory stays bounded (never an
-    ``n x m`` matrix; :func:`evaluators.knn.knn_numpy`); ``torch`` does the same on
+    ``n x m`` matrix; :func:`evaluators.compute.knn.knn_numpy`); ``torch`` does the same on
     a GPU; ``faiss`` uses ``IndexFlatIP`` (two searches). ``auto`` is ``torch`` when
     a CUDA device is present, else ``numpy``. ``chunk_size`` is the rows per block
     (default: from the memory budget for numpy, 2048 for torch). ``k`` is capped

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evaluators.errors import UsageError
+from evaluators.core.errors import UsageError
 from evaluators.metrics import csls
 
 #: Token poolings of the paper: ``cls`` (first token) and ``mean`` over non-special tokens.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evaluators.errors import UsageError
+from evaluators.core.errors import UsageError
 
 
 def normalize(x: np.ndarray) -> np.ndarray:

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from evaluators.optional import require
+from evaluators.core.optional import require
 
 
 def pyplot() -> Any:

@@ -112,7 +112,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 def run_report(args: argparse.Namespace) -> int:
     """Build the site; print where it is."""
-    from evaluators.progress import quiet_libraries
+    from evaluators.core.progress import quiet_libraries
     from evaluators.report.site import build_site
 
     quiet_libraries(getattr(args, "verbose", False))
@@ -123,7 +123,7 @@ def run_report(args: argparse.Namespace) -> int:
 
 def run_compare(args: argparse.Namespace) -> int:
     """Run the paired tests and print the verdict."""
-    from evaluators.compare import compare
+    from evaluators.report.compare import compare
 
     result = compare(
         args.result_a,
@@ -140,7 +140,7 @@ def run_compare(args: argparse.Namespace) -> int:
 
 def run_export_mteb(args: argparse.Namespace) -> int:
     """Write mteb result files."""
-    from evaluators.interop.mteb import export_results
+    from evaluators.report.mteb import export_results
 
     paths = export_results(args.results, args.out)
     print(f"wrote {len(paths)} mteb result file(s) under {args.out}")

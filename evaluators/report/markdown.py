@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from evaluators.report.html import fmt
 from evaluators.report.views import BUCC_COLUMNS, BuccRow, DatasetRef, Leaderboard, ModelRef
-from evaluators.results import markdown_table
+from evaluators.run.results import markdown_table
 
 
 def _cell(cell) -> str:

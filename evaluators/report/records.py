@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evaluators.errors import InputFileError
+from evaluators.core.errors import InputFileError
 
 #: Evaluator -> dataset family, for results whose ``dataset`` has no ``family``.
 FAMILY_OF_EVALUATOR: dict[str, str] = {

@@ -11,8 +11,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from evaluators.errors import OutputError, UsageError
-from evaluators.predictions import predictions_path, read_predictions
+from evaluators.core.errors import OutputError, UsageError
+from evaluators.run.predictions import predictions_path, read_predictions
 from evaluators.report import html, markdown, plots, views
 from evaluators.report.records import FAMILY_TITLES, Record, load_records
 

@@ -19,7 +19,7 @@ def lang_name(code: str) -> str:
     >>> lang_name("deu_Latn"), lang_name("xx")
     ('German', 'xx')
     """
-    from evaluators.errors import LangCodeError
+    from evaluators.core.errors import LangCodeError
     from evaluators.schema.langs import language_name
 
     try:

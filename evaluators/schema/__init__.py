@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from evaluators.errors import SchemaError, did_you_mean
+from evaluators.core.errors import SchemaError, did_you_mean
 from evaluators.schema.langs import check_lang, pair_config, resolve_lang, resolve_pair
 
 if TYPE_CHECKING:

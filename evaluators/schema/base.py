@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 from datasets import Features
 
-from evaluators.errors import SchemaError, truncate
+from evaluators.core.errors import SchemaError, truncate
 from evaluators.schema.langs import check_lang
 
 

@@ -4,7 +4,7 @@ A pair is ``src-tgt`` (``eng_Latn-deu_Latn``) and is also the Hub config name.
 Users may type the short forms (``deu``, ``de``, ``eng-deu``) or BCP-47 tags
 (``pt-BR``, ``zh-TW``, ``sr-Latn``); :func:`resolve_lang` and :func:`resolve_pair`
 turn them into the canonical form, and an unknown code raises
-:class:`~evaluators.errors.LangCodeError` listing close matches.
+:class:`~evaluators.core.errors.LangCodeError` listing close matches.
 
 Which codes exist, their likely script and their names come from ``langcodes``
 and its ``language_data`` package (the IANA language subtag registry, which
@@ -22,7 +22,7 @@ import re
 import string
 from typing import Any
 
-from evaluators.errors import LangCodeError
+from evaluators.core.errors import LangCodeError
 
 #: ISO 639-3 -> script, where CLDR's likely script is not the one FLORES-200 and
 #: xlbench's data use.

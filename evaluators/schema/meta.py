@@ -24,7 +24,7 @@ Manifest shape (``manifest.json``, keys sorted)::
       "started_at", "finished_at", "build_signature"
     }
 
-Each input (:class:`InputRecord`, the shape builders/card.py lists)::
+Each input (:class:`InputRecord`, the shape builders/release/card.py lists)::
 
     {"name": "dictionary:freedict-eng-deu",
      "kind": "file" | "debian" | "pypi" | "hub" | "generated",
@@ -57,7 +57,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from evaluators.errors import SchemaError
+from evaluators.core.errors import SchemaError
 
 _SEMVER = re.compile(r"^\d+\.\d+\.\d+$")
 #: Manifest keys that legitimately change between two identical builds (or republishes).

@@ -1,8 +1,8 @@
-"""The registry of evaluators: ``name -> module`` (one :class:`~evaluators.registry.Registry`).
+"""The registry of evaluators: ``name -> module`` (one :class:`~evaluators.core.registry.Registry`).
 
-Each module defines ``TASK`` (:class:`~evaluators.task.TaskMetadata`), ``Params``
-(a frozen dataclass of :func:`~evaluators.task.param` fields) and
-``score(data, model, params, rng) -> Scores``; :mod:`evaluators.runner` does the
+Each module defines ``TASK`` (:class:`~evaluators.run.task.TaskMetadata`), ``Params``
+(a frozen dataclass of :func:`~evaluators.run.task.param` fields) and
+``score(data, model, params, rng) -> Scores``; :mod:`evaluators.run.runner` does the
 rest. Modules import only light dependencies at top level so building the CLI
 stays fast.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from evaluators.registry import Registry
+from evaluators.core.registry import Registry
 
 TASKS = Registry("evaluator")
 

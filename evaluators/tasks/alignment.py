@@ -14,17 +14,17 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from evaluators.alignio import (
+from evaluators.data.alignio import (
     FORMATS,
     AlignmentFile,
     read_alignments,
     read_parallel_text,
     resolve_base,
 )
-from evaluators.errors import InputFileError, UsageError
-from evaluators.hashing import sha256_file_or_none
+from evaluators.core.errors import InputFileError, UsageError
+from evaluators.core.hashing import sha256_file_or_none
 from evaluators.metrics.alignment import AlignmentScore, score_alignments
-from evaluators.task import Scores, TaskMetadata, param
+from evaluators.run.task import Scores, TaskMetadata, param
 
 POSSIBLE_MODES = ("keep", "as-sure", "ignore")
 

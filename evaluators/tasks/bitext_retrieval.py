@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from evaluators.errors import InputFileError, SchemaError, UsageError
+from evaluators.core.errors import InputFileError, SchemaError, UsageError
 from evaluators.metrics import mining
-from evaluators.task import Scores, TaskMetadata, param
-from evaluators.textio import read_lines
+from evaluators.run.task import Scores, TaskMetadata, param
+from evaluators.data.textio import read_lines
 
 log = logging.getLogger("xlbench")
 

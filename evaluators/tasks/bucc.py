@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from evaluators.errors import InputFileError, SchemaError, UsageError
+from evaluators.core.errors import InputFileError, SchemaError, UsageError
 from evaluators.metrics import mining
-from evaluators.task import Scores, TaskMetadata, param
+from evaluators.run.task import Scores, TaskMetadata, param
 
 log = logging.getLogger("xlbench")
 

@@ -17,10 +17,10 @@ from pathlib import Path
 import numpy as np
 
 from evaluators.aligners.embedding import EXTRACTORS, cosine_matrix
-from evaluators.alignio import write_alignments
-from evaluators.errors import UsageError
+from evaluators.data.alignio import write_alignments
+from evaluators.core.errors import UsageError
 from evaluators.metrics.alignment import score_alignments
-from evaluators.task import Scores, TaskMetadata, param
+from evaluators.run.task import Scores, TaskMetadata, param
 
 #: SimAlign's default layer for mBERT (Jalili Sabet et al. 2020, section 4.2).
 DEFAULT_LAYER = "8"

@@ -22,10 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from evaluators.errors import UsageError
+from evaluators.core.errors import UsageError
 from evaluators.metrics import csls
 from evaluators.metrics.sentence import POOLINGS, sentence_retrieval
-from evaluators.task import Scores, TaskMetadata, param
+from evaluators.run.task import Scores, TaskMetadata, param
 from evaluators.tasks.word_retrieval import main_configs, parse_layers
 
 log = logging.getLogger("xlbench")

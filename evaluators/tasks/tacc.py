@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from evaluators.errors import EngineUnavailableError, SchemaError, UsageError
+from evaluators.core.errors import EngineUnavailableError, SchemaError, UsageError
 from evaluators.metrics.fertility import (
     OFFLINE_SUBSTITUTE,
     PAPER_TOKENIZER,
@@ -55,7 +55,7 @@ from evaluators.metrics.triplet import (
     triplet_outcomes,
     triplet_score,
 )
-from evaluators.task import Scores, TaskMetadata, param
+from evaluators.run.task import Scores, TaskMetadata, param
 
 ROLES = ("query", "passage", "none")
 log = logging.getLogger("xlbench")

@@ -24,10 +24,10 @@ from typing import Any
 import numpy as np
 
 from evaluators.encoders.base import WordVectors
-from evaluators.errors import InputFileError, UsageError
-from evaluators.hashing import sha256_file
+from evaluators.core.errors import InputFileError, UsageError
+from evaluators.core.hashing import sha256_file
 from evaluators.metrics import csls
-from evaluators.task import Scores, TaskMetadata, param
+from evaluators.run.task import Scores, TaskMetadata, param
 
 log = logging.getLogger("xlbench")
 

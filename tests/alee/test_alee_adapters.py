@@ -6,7 +6,7 @@ import pytest
 
 from builders.adapters.amr import AmrGenerator, AmrParser, install_hint, model_dir
 from builders.adapters.sentences import split_sentences
-from evaluators.errors import EngineUnavailableError
+from evaluators.core.errors import EngineUnavailableError
 
 
 def test_missing_parser_message_gives_commands(tmp_path):

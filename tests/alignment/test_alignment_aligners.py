@@ -15,7 +15,7 @@ from evaluators.aligners.symmetrize import (
     symmetrize,
     union,
 )
-from evaluators.errors import UsageError
+from evaluators.core.errors import UsageError
 
 # Case B (4x4): the intersection cannot grow; the finals decide.
 FWD_B = {(0, 0), (1, 1), (3, 3)}

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from evaluators.cli import main as eval_main
-from evaluators.errors import UsageError
+from evaluators.core.errors import UsageError
 from evaluators.metrics.alignment import pearson
 from evaluators.tasks.aligners import _pos_tagger, parse_pair
 

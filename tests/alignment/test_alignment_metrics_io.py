@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from evaluators.alignio import (
+from evaluators.data.alignio import (
     detect_base,
     format_links,
     parse_alignment_lines,
@@ -21,7 +21,7 @@ from evaluators.alignio import (
     write_alignments,
 )
 from evaluators.cli import main as eval_main
-from evaluators.errors import InputFileError
+from evaluators.core.errors import InputFileError
 from evaluators.metrics.alignment import AlignmentScore, partial_filter, score_alignments
 
 # Gold (1-based, awesome-align style) and prediction (0-based) for three sentences.

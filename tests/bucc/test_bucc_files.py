@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from builders.adapters import bucc_files as bf
-from evaluators.errors import InputFileError
+from evaluators.core.errors import InputFileError
 
 
 def write(folder, name, lines, encoding="utf-8"):

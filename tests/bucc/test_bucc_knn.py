@@ -7,7 +7,7 @@ import importlib.util
 import numpy as np
 import pytest
 
-from evaluators import knn
+from evaluators.compute import knn
 from evaluators.metrics import mining as M
 
 HAS_FAISS = importlib.util.find_spec("faiss") is not None

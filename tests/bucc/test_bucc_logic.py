@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from builders.bucc import logic
-from evaluators.errors import InputFileError, UsageError
+from evaluators.core.errors import InputFileError, UsageError
 
 
 def corpus(n=600, extra=()):

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evaluators.errors import UsageError
+from evaluators.core.errors import UsageError
 from evaluators.metrics import mining as M
 
 _REF = Path(__file__).resolve().parents[1] / "oracles" / "mining_reference.py"

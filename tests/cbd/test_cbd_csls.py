@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evaluators.errors import UsageError
+from evaluators.core.errors import UsageError
 from evaluators.metrics import csls
 
 

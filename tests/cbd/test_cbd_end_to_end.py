@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from builders.cli import main
-from evaluators.data import read_card_yaml
+from evaluators.data.legacy import read_card_yaml
 
 VOCAB = [f"w{i}" for i in range(300)]  # <= 4 characters: one RandomEncoder piece per word
 

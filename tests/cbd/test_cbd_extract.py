@@ -9,7 +9,7 @@ import pytest
 
 from builders.adapters import dictionaries as D
 from builders.cbd import logic
-from evaluators.errors import EngineUnavailableError, InputFileError
+from evaluators.core.errors import EngineUnavailableError, InputFileError
 
 DICT = [
     ("dog", "Hund"),
@@ -270,7 +270,7 @@ def test_parse_pharaoh_errors():
     with pytest.raises(InputFileError, match="has index 0 but --gold-one-based"):
         logic.parse_pharaoh("0-1", one_based=True)
     # One codec with the alignment evaluator: i?j is a possible link here too.
-    from evaluators.alignio import parse_links
+    from evaluators.data.alignio import parse_links
 
     assert logic.parse_pharaoh("0-0 1?2 2p1") == tuple(
         frozenset(x) for x in parse_links("0-0 1?2 2p1")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from builders.cli import main
-from evaluators.data import read_card_yaml
+from evaluators.data.legacy import read_card_yaml
 
 _ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 

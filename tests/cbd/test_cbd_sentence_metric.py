@@ -7,7 +7,7 @@ import zlib
 import numpy as np
 import pytest
 
-from evaluators.errors import UsageError
+from evaluators.core.errors import UsageError
 from evaluators.metrics import csls
 from evaluators.metrics.sentence import pool_tokens, sentence_retrieval
 

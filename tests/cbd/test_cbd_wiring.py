@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from builders.cli import main
-from evaluators.runner import evaluate
+from evaluators.run.runner import evaluate
 
 
 def _word(i: int) -> str:
@@ -483,7 +483,7 @@ def test_sentence_retrieval_options_and_plots(tmp_path):
     ],
 )
 def test_sentence_retrieval_bad_options(kwargs, message):
-    from evaluators.errors import UsageError
+    from evaluators.core.errors import UsageError
 
     with pytest.raises(UsageError) as err:
         evaluate("sentence-retrieval", model="random", dataset="unused", **kwargs)

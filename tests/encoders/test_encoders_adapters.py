@@ -12,7 +12,7 @@ import pytest
 
 from evaluators.encoders import load_encoder
 from evaluators.encoders.st import STEncoder
-from evaluators.errors import EngineUnavailableError, InputFileError, UsageError
+from evaluators.core.errors import EngineUnavailableError, InputFileError, UsageError
 
 
 @pytest.fixture(scope="module")

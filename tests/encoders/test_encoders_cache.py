@@ -18,7 +18,7 @@ from evaluators.encoders.cache import (
     unpack,
 )
 from evaluators.encoders.hf import HFEncoder
-from evaluators.errors import UsageError
+from evaluators.core.errors import UsageError
 
 TEXTS = [
     "the cat sat on the mat",

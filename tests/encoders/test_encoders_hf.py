@@ -10,7 +10,7 @@ import pytest
 from evaluators.encoders import load_encoder
 from evaluators.encoders.base import Encoder
 from evaluators.encoders.hf import HFEncoder, folder_hash
-from evaluators.errors import EngineUnavailableError, InputFileError, UsageError
+from evaluators.core.errors import EngineUnavailableError, InputFileError, UsageError
 
 
 def _reference_hidden(path, text, prefix=""):
@@ -289,7 +289,7 @@ def test_error_bad_batch_size(tiny_bert):
 
 
 def test_unreachable_hub_id_is_a_remote_error(monkeypatch):
-    from evaluators.errors import RemoteError
+    from evaluators.core.errors import RemoteError
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(

@@ -22,7 +22,7 @@ pytest.importorskip("onnx", reason="the onnx extra (onnx) is not installed")
 from builders.cli import main  # noqa: E402
 from evaluators.encoders import load_encoder, onnxrt  # noqa: E402
 from evaluators.encoders.identity import identify  # noqa: E402
-from evaluators.errors import UsageError  # noqa: E402
+from evaluators.core.errors import UsageError  # noqa: E402
 
 TEXTS = [
     "the cat sat on the mat.",
@@ -193,7 +193,7 @@ def test_result_records_the_backend(tiny_bert, tmp_path, capsys, monkeypatch):
 
 def test_onnxruntime_is_imported_only_when_asked_for():
     code = (
-        "import sys, builders.cli, evaluators.runner, evaluators.encoders.hf, "
+        "import sys, builders.cli, evaluators.run.runner, evaluators.encoders.hf, "
         "evaluators.encoders.onnxrt; from evaluators.encoders import load_encoder; "
         "load_encoder('random:8:1'); "
         "print(sorted(m for m in ('onnxruntime', 'onnx', 'torch') if m in sys.modules))"

@@ -84,7 +84,7 @@ def test_embed_sentences_falls_back_to_one_call_per_pair():
 def test_model_pooling_of_a_head_is_last_layer_only(tiny_bert):
     enc = HFEncoder(tiny_bert, use_cache=False)
     enc._model_head = lambda m: m * 2  # stands for a sentence-transformers head
-    from evaluators.errors import UsageError
+    from evaluators.core.errors import UsageError
 
     with pytest.raises(UsageError, match="last layer only"):
         enc.embed_sentences(["cat"], layers=[1, -1], poolings=["model"])

@@ -12,7 +12,7 @@ import pytest
 from builders.adapters.stages import alee_on_engine, chunked
 from builders.alee.logic.nli_filter import decide
 from builders.alee.logic.pipeline import Stages, filter_given_foils, generate_candidates
-from evaluators.engine import LocalEngine
+from evaluators.compute.engine import LocalEngine
 
 SENTENCE = re.compile(r"^The (\w+) (\w+) the (\w+)\.$")
 NOUNS = ["dog", "cat", "boy", "girl"]

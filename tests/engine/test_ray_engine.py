@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluators.engine import LocalEngine, RayEngine
+from evaluators.compute.engine import LocalEngine, RayEngine
 
 pytestmark = [pytest.mark.slow, pytest.mark.ray]
 

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from builders.cli import main
-from evaluators.errors import OutputError
-from evaluators.results import save_result
-from evaluators.runner import load_result
+from evaluators.core.errors import OutputError
+from evaluators.run.results import save_result
+from evaluators.run.runner import load_result
 from evaluators.tasks import TASKS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "report"))

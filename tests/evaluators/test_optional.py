@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from evaluators.errors import EngineUnavailableError
-from evaluators.optional import require
+from evaluators.core.errors import EngineUnavailableError
+from evaluators.core.optional import require
 
 
 def test_plots_without_matplotlib_name_the_extra(monkeypatch):

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evaluators.predictions import COLUMNS, predictions_path, read_predictions, score_intervals
+from evaluators.run.predictions import COLUMNS, predictions_path, read_predictions, score_intervals
 
 
 def _every():

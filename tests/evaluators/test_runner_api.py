@@ -10,7 +10,7 @@ from xl_tiny_model import TinyModel
 import evaluators
 import xlbench
 from builders.cli import main
-from evaluators.errors import UsageError
+from evaluators.core.errors import UsageError
 
 
 @pytest.fixture

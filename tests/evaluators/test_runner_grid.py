@@ -80,7 +80,7 @@ def test_two_models_two_datasets_killed_midway_resume_only_missing_cells(cbd_pai
 
 
 def test_grid_through_the_api_loads_each_model_once(cbd_pair, tmp_path, monkeypatch):
-    from evaluators import runner
+    from evaluators.run import runner
 
     opened = []
     real = runner.open_model

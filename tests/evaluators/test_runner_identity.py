@@ -9,10 +9,10 @@ import pytest
 from runner_fixtures import build_cbd
 
 from builders.cli import main
-from evaluators.dsref import content_id, stable_manifest
+from evaluators.data.dsref import content_id, stable_manifest
 from evaluators.encoders.identity import folder_model_name, identify, weights_digest
-from evaluators.errors import InputFileError
-from evaluators.source import open_source
+from evaluators.core.errors import InputFileError
+from evaluators.data.source import open_source
 
 
 def test_two_identical_builds_have_one_revision_and_one_id(tmp_path):

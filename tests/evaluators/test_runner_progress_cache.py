@@ -79,7 +79,7 @@ def test_libraries_are_quiet_unless_verbose(tmp_path):
 
 def test_api_takes_bootstrap_and_save_predictions(tmp_path):
     import evaluators
-    from evaluators.predictions import predictions_path, read_predictions
+    from evaluators.run.predictions import predictions_path, read_predictions
 
     src, tgt = _files(tmp_path)
     spec = "callable:xl_tiny_model:encode@tiny-v1"

@@ -7,9 +7,9 @@ import json
 import pytest
 
 from builders.cli import main
-from evaluators.errors import OutputError
-from evaluators.results import save_result
-from evaluators.runner import RunOptions, load_result, run_grid
+from evaluators.core.errors import OutputError
+from evaluators.run.results import save_result
+from evaluators.run.runner import RunOptions, load_result, run_grid
 
 COMMON = ["--model", "random", "--no-cache", "--layers", "0"]
 

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from evaluators.errors import UsageError
-from evaluators.registry import Registry
-from evaluators.task import (
+from evaluators.core.errors import UsageError
+from evaluators.core.registry import Registry
+from evaluators.run.task import (
     add_param_arguments,
     make_params,
     param,

@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 from datasets import load_dataset
 
-from builders import artifact
-from builders.artifact import check_output, write_dataset
+from builders.release import artifact
+from builders.release.artifact import check_output, write_dataset
 from builders.base import BuildResult
-from evaluators.data import folder_hash, read_card_yaml, resolve
-from evaluators.errors import OutputError, SchemaError, XlbenchError
+from evaluators.data.legacy import folder_hash, read_card_yaml, resolve
+from evaluators.core.errors import OutputError, SchemaError, XlbenchError
 from evaluators.schema import get_family
 from evaluators.schema.meta import VOLATILE_KEYS, InputRecord, Manifest, ModelRecord
 

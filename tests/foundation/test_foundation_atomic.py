@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from builders import artifact
-from builders.artifact import WRITE_STEPS, write_dataset
+from builders.release import artifact
+from builders.release.artifact import WRITE_STEPS, write_dataset
 from builders.base import BuildResult
-from builders.validate import validate_folder
-from evaluators import fileio
-from evaluators.errors import OutputError
+from builders.release.validate import validate_folder
+from evaluators.core import fileio
+from evaluators.core.errors import OutputError
 from evaluators.schema import get_family
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -29,7 +29,7 @@ BUILD = """
 import sys
 sys.path.insert(0, sys.argv[2])
 from test_foundation_artifact import bucc_tables, manifest
-from builders.artifact import write_dataset
+from builders.release.artifact import write_dataset
 from builders.base import BuildResult
 from evaluators.schema import get_family
 result = BuildResult(bucc_tables(extra=sys.argv[3]), construction=["insert pairs"], limitations=["toy"])
@@ -197,7 +197,7 @@ def test_leftovers_of_dead_processes_are_cleaned_and_live_ones_kept(tmp_path):
 def test_publish_temp_folders_of_dead_processes_are_cleaned(tmp_path, monkeypatch):
     import tempfile
 
-    from builders.publish import clean_publish_temps
+    from builders.release.publish import clean_publish_temps
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     dead = _dead_pid()

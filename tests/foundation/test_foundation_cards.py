@@ -13,7 +13,7 @@ from datasets.info import DatasetInfosDict
 from huggingface_hub import DatasetCard, DatasetCardData
 from huggingface_hub.repocard_data import CardData
 
-from builders.card import (
+from builders.release.card import (
     bibliography,
     check_card,
     check_card_body,
@@ -22,8 +22,8 @@ from builders.card import (
     split_file,
 )
 from builders.cli import main
-from builders.validate import validate_folder
-from evaluators.errors import SchemaError, ValidationError
+from builders.release.validate import validate_folder
+from evaluators.core.errors import SchemaError, ValidationError
 from evaluators.schema import FAMILIES, get_family
 
 HUB_FIELDS = (
@@ -64,7 +64,7 @@ def assert_trustworthy_card(folder: Path) -> tuple[str, dict]:
         for c, s in report.configs.items()
         if family.split_config(c)[1] is family.main
     )
-    from builders.card import size_category
+    from builders.release.card import size_category
 
     assert data["size_categories"] == [size_category(main_rows)]
     # Body: a field table with a meaning for every column, one example per config taken from the
@@ -297,7 +297,7 @@ def test_card_renders_the_pinned_manifest_shape():
     non-deterministic stages) is rendered; older manifests without those fields still render."""
     import pyarrow as pa
 
-    from builders.card import render_card
+    from builders.release.card import render_card
     from evaluators.schema.meta import Manifest
 
     family = get_family("bucc")

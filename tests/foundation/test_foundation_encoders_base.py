@@ -3,7 +3,7 @@ import pytest
 
 from evaluators.encoders import load_encoder
 from evaluators.encoders.base import pool_spans, resolve_layers
-from evaluators.errors import EngineUnavailableError, UsageError
+from evaluators.core.errors import EngineUnavailableError, UsageError
 
 
 def test_pool_spans_is_the_true_subword_mean():

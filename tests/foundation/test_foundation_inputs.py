@@ -2,7 +2,7 @@ import pytest
 
 from builders.adapters import bible
 from builders.adapters.parallel import read_parallel
-from evaluators.errors import InputFileError, LangCodeError
+from evaluators.core.errors import InputFileError, LangCodeError
 
 
 def test_aligned_files(tmp_path):

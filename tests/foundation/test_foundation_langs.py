@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluators.errors import LangCodeError
+from evaluators.core.errors import LangCodeError
 from evaluators.schema.langs import (
     check_lang,
     known_languages,

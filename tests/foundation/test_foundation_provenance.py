@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from builders import licenses as L
+from builders.release import licenses as L
 from builders.adapters import provenance as P
 from builders.base import git_commit_state, key_params, params_from, signature_params
-from evaluators.errors import InputFileError, UsageError
+from evaluators.core.errors import InputFileError, UsageError
 from evaluators.schema.meta import InputRecord, Manifest, ModelRecord, stable_manifest
 
 FREEDICT = Path("/usr/share/dictd/freedict-eng-deu.index")

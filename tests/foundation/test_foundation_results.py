@@ -4,9 +4,9 @@ import numpy as np
 import polars as pl
 import pytest
 
-from evaluators.errors import InputFileError, OutputError
-from evaluators.results import EvalResult, finalize, load_results, markdown_table, save_result
-from evaluators.signature import make_signature
+from evaluators.core.errors import InputFileError, OutputError
+from evaluators.run.results import EvalResult, finalize, load_results, markdown_table, save_result
+from evaluators.run.signature import make_signature
 
 
 def result(model="m1", layer_scores=((0, 0.25), (1, 0.5))):
@@ -124,7 +124,7 @@ def test_markdown_table_formats_floats_and_none():
 
 
 def test_render_table_shows_a_split_the_task_table_does_not_describe():
-    from evaluators.runner import render_table
+    from evaluators.run.runner import render_table
 
     r = result()
     r.scores["frequency"] = [

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from builders.adapters import bible
-from builders.artifact import write_dataset
+from builders.release.artifact import write_dataset
 from builders.base import BuildResult
 from evaluators.schema import get_family
 from evaluators.schema.meta import Manifest
@@ -144,8 +144,8 @@ def make_folder(tmp_path):
 
 @pytest.fixture
 def waits(monkeypatch):
-    """Record the retry waits of evaluators.hubclient instead of sleeping them (a list of seconds)."""
-    from evaluators import hubclient
+    """Record the retry waits of evaluators.data.hubclient instead of sleeping them (a list of seconds)."""
+    from evaluators.data import hubclient
 
     seen: list[float] = []
     monkeypatch.setattr(hubclient, "sleep", seen.append)

@@ -1,4 +1,4 @@
-"""evaluators.hubclient: every client exception family maps to one xlbench sentence; the token never shows."""
+"""evaluators.data.hubclient: every client exception family maps to one xlbench sentence; the token never shows."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from huggingface_hub.errors import (
     RevisionNotFoundError,
 )
 
-from evaluators import hubclient
-from evaluators.errors import InputFileError, RemoteError, RevisionError
-from evaluators.hubclient import hub_errors, with_retries
+from evaluators.data import hubclient
+from evaluators.core.errors import InputFileError, RemoteError, RevisionError
+from evaluators.data.hubclient import hub_errors, with_retries
 
 HUB = "http://hub.test"
 TOKEN = "hf_xlbenchFAKEtokenDoNotLeak0123456789"

@@ -1,7 +1,7 @@
 """``xlbench eval --dataset <hub id>`` under Hub faults: one sentence and the right exit code (issue 13).
 
-The evaluators' dataset loading (``evaluators.hub``) goes through
-``evaluators.hubclient.hub_errors``/``with_retries``; these tests drive the real
+The evaluators' dataset loading (``evaluators.data.hub``) goes through
+``evaluators.data.hubclient.hub_errors``/``with_retries``; these tests drive the real
 CLI against the loopback Hub, with faults injected there.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from builders.cli import main
-from evaluators import hubclient
+from evaluators.data import hubclient
 
 ROOT = Path(__file__).resolve().parents[2]
 TRAIN = "data/deu_Latn-eng_Latn/train-00000-of-00001.parquet"

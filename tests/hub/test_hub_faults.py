@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from builders.cli import main
-from evaluators.hubclient import ATTEMPTS
+from evaluators.data.hubclient import ATTEMPTS
 
 ROOT = Path(__file__).resolve().parents[2]
 

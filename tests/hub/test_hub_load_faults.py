@@ -13,8 +13,8 @@ from datasets import load_dataset
 from huggingface_hub import HfApi
 
 from builders.cli import main
-from evaluators.errors import RemoteError, RevisionError, XlbenchError
-from evaluators.hubclient import hub_errors
+from evaluators.core.errors import RemoteError, RevisionError, XlbenchError
+from evaluators.data.hubclient import hub_errors
 
 REPO = "xlbench-test/load-faults"
 CONFIG = "deu_Latn-eng_Latn"

@@ -12,15 +12,15 @@ import subprocess
 import sys
 
 from builders.cli import main
-from evaluators.data import load_split, resolve
+from evaluators.data.legacy import load_split, resolve
 
 REPO = "xlbench-test/offline"
 CONFIG = "deu_Latn-eng_Latn"
 PROBE = """
 import json, sys
 from datasets import load_dataset
-from evaluators.data import load_split, resolve
-from evaluators.errors import XlbenchError
+from evaluators.data.legacy import load_split, resolve
+from evaluators.core.errors import XlbenchError
 out = {}
 for rev in sys.argv[2:]:
     try:

@@ -121,7 +121,7 @@ def test_versions_are_immutable_and_only_move_forward(hub_log, token, make_folde
 def test_failed_commit_leaves_remote_unchanged_and_retry_is_safe(
     faults, token, make_folder, capfd, waits
 ):
-    from evaluators.hubclient import ATTEMPTS
+    from evaluators.data.hubclient import ATTEMPTS
 
     hub_log = faults
     repo = "xlbench-test/faulty"
@@ -286,8 +286,8 @@ def test_private_repo(hub_log, token, make_folder, capfd, monkeypatch):
     assert report["private"] is True and report["status"] == "published"  # verified with the token
     assert hub_log.repos[("dataset", repo)].private
     monkeypatch.delenv("HF_TOKEN")
-    from evaluators.data import resolve
-    from evaluators.errors import RevisionError
+    from evaluators.data.legacy import resolve
+    from evaluators.core.errors import RevisionError
 
     with pytest.raises(
         RevisionError, match="does not exist or is private; check the id and HF_TOKEN"

@@ -1,7 +1,7 @@
 """Publish v1.0.0 and v1.1.0 of a real (tiny) BUCC dataset to the loopback Hub and load both back.
 
 The dataset is made of verses of 1 John from the packaged public-domain Bibles
-(German Elberfelder 1932, English WEB), written by builders.artifact.write_dataset.
+(German Elberfelder 1932, English WEB), written by builders.release.artifact.write_dataset.
 The clients are the real huggingface_hub and datasets, over HTTP.
 """
 
@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 from datasets import load_dataset
 
 from builders.cli import main
-from evaluators.data import load_split, resolve
+from evaluators.data.legacy import load_split, resolve
 
 REPO = "xlbench-test/bucc-roundtrip"
 CONFIG = "deu_Latn-eng_Latn"
@@ -128,7 +128,7 @@ def test_unknown_revision_and_repo_are_named(hub_log, token, make_folder, capsys
     _publish([str(make_folder("1.0.0")), "--repo", "xlbench-test/names", "--yes"], capsys)
     import pytest
 
-    from evaluators.errors import RevisionError
+    from evaluators.core.errors import RevisionError
 
     with pytest.raises(RevisionError) as err:
         resolve("xlbench-test/names", "v9.9.9")

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from builders.cli import main
-from builders.validate import table_digest, validate_folder
+from builders.release.validate import table_digest, validate_folder
 
 MAIN, GOLD = "deu_Latn-eng_Latn", "deu_Latn-eng_Latn-gold"
 

@@ -10,9 +10,11 @@ import pytest
 
 from builders.adapters import bucc_files, dictionaries, mt
 from builders.adapters.alee_inputs import read_foils
-from evaluators import alignio, cardio, textio
+from evaluators.data import alignio
+from evaluators.data import cardio
+from evaluators.data import textio
 from evaluators.encoders.spec import parse_model_spec
-from evaluators.errors import (
+from evaluators.core.errors import (
     EngineUnavailableError,
     InputFileError,
     OutputError,

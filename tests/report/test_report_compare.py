@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from builders.cli import main
-from evaluators.compare import compare
-from evaluators.errors import InputFileError, UsageError
-from evaluators.predictions import predictions_path, write_predictions
+from evaluators.report.compare import compare
+from evaluators.core.errors import InputFileError, UsageError
+from evaluators.run.predictions import predictions_path, write_predictions
 
 RESULT = {
     "evaluator": "bitext-retrieval",

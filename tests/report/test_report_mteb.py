@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from builders.cli import main
-from evaluators.errors import UsageError
-from evaluators.interop.mteb import mteb_scores, task_result
+from evaluators.core.errors import UsageError
+from evaluators.report.mteb import mteb_scores, task_result
 
 mteb = pytest.importorskip("mteb", reason="mteb is a test extra: pip install -e '.[dev]'")
 pytestmark = pytest.mark.slow
@@ -85,7 +85,7 @@ def test_export_errors(corpus, tmp_path, capsys):
 
 
 def test_bucc_and_cbd_folders_run_in_mteb_evaluate(corpus):
-    from evaluators.interop.mteb import MtebEncoder, bucc_task, cbd_task
+    from evaluators.report.mteb import MtebEncoder, bucc_task, cbd_task
 
     work = corpus.parent / "work"
     model = MtebEncoder("random", use_cache=False)

@@ -7,9 +7,9 @@ import math
 
 import pytest
 
-from evaluators.errors import InputFileError, SchemaError
-from evaluators.predictions import predictions_path, read_predictions, write_predictions
-from evaluators.progress import Progress, quiet_libraries
+from evaluators.core.errors import InputFileError, SchemaError
+from evaluators.run.predictions import predictions_path, read_predictions, write_predictions
+from evaluators.core.progress import Progress, quiet_libraries
 
 
 def test_predictions_round_trip_keeps_extras(tmp_path):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from builders.cli import main
-from evaluators.errors import InputFileError, UsageError
+from evaluators.core.errors import InputFileError, UsageError
 from evaluators.report.site import build_site
 
 pytestmark = pytest.mark.slow
@@ -199,7 +199,7 @@ def test_cli_errors(tmp_path, capsys):
 
 
 def test_worst_items_from_predictions(corpus, tmp_path):
-    from evaluators.predictions import predictions_path, write_predictions
+    from evaluators.run.predictions import predictions_path, write_predictions
 
     res = tmp_path / "res"
     res.mkdir()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from builders.adapters import mt
-from evaluators.errors import EngineUnavailableError, OutputError, RemoteError, UsageError
+from evaluators.core.errors import EngineUnavailableError, OutputError, RemoteError, UsageError
 
 HAS_APERTIUM = (
     shutil.which("apertium") is not None
@@ -256,7 +256,7 @@ def test_load_wordnet_from_debian_files():
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
     from builders.adapters.wordnet import lexnames_text, load_wordnet
-    from evaluators.cache_dir import xlbench_cache_root
+    from evaluators.core.cache_dir import xlbench_cache_root
 
     wn = (
         load_wordnet()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from builders import artifact
+from builders.release import artifact
 from builders.cli import main
 from builders.silver import build as silver_build
 

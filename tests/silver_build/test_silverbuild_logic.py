@@ -222,7 +222,7 @@ def test_tokenizer_spans_keep_offsets():
 
 
 def test_unknown_tokenizer_scheme_message():
-    from evaluators.errors import UsageError
+    from evaluators.core.errors import UsageError
 
     with pytest.raises(
         UsageError, match="Unknown tokenizer scheme 'bpe'; choose one of punct, whitespace"

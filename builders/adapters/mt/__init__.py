@@ -41,7 +41,7 @@ from builders.adapters.mt.bergamot import _BERGAMOT, BergamotEngine, bergamot_av
 from builders.adapters.mt.cache import CachedTranslator, TranslationCache
 from builders.adapters.mt.hf import TransformersEngine, hf_load_kwargs
 from builders.adapters.mt.online import DEEP_TRANSLATOR, OnlineEngine, deep_translator_code
-from evaluators.errors import EngineUnavailableError, UsageError
+from evaluators.core.errors import EngineUnavailableError, UsageError
 
 # mt is a package of engines (apertium, bergamot, online, hf) and the cache; selection stays
 # here so that tests (and users) can replace apertium_modes / bergamot_available in one place.

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evaluators.errors import (
+from evaluators.core.errors import (
     EngineUnavailableError,
     truncate,
 )

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
-from evaluators.errors import (
+from evaluators.core.errors import (
     EngineUnavailableError,
 )
 

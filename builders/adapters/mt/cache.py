@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from builders.adapters.mt.base import MTEngine
-from evaluators.errors import (
+from evaluators.core.errors import (
     EngineUnavailableError,
     InputFileError,
     OutputError,

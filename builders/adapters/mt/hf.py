@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from builders.adapters.mt.base import is_offline
-from evaluators.errors import (
+from evaluators.core.errors import (
     EngineUnavailableError,
     truncate,
 )

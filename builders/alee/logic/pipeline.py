@@ -24,7 +24,7 @@ import penman
 from builders.alee.logic.edits import apply_edit
 from builders.alee.logic.nli_filter import LABELS, NliDecision, decide
 from builders.alee.logic.paragraphs import edit_paragraph
-from evaluators.errors import EngineUnavailableError
+from evaluators.core.errors import EngineUnavailableError
 from evaluators.schema import alee as S
 from evaluators.schema.langs import pair_config
 

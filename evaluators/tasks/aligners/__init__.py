@@ -43,11 +43,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from evaluators.errors import UsageError
+from evaluators.core.errors import UsageError
 from evaluators.metrics.aligner_corpus import PAPER_SWEEP_TOKENIZER
 from evaluators.metrics.alignment import score_alignments
 from evaluators.metrics.correlation import MIN_N, sentence_counts
-from evaluators.task import Scores, TaskMetadata, param, seed_of
+from evaluators.run.task import Scores, TaskMetadata, param, seed_of
 from evaluators.tasks.aligners.analyses import (
     _bins,
     _pos_tagger,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evaluators.alignio import (
+from evaluators.data.alignio import (
     detect_base,
     open_lines,
     read_alignments,
@@ -13,7 +13,7 @@ from evaluators.alignio import (
     resolve_base,
     shift,
 )
-from evaluators.errors import InputFileError, UsageError
+from evaluators.core.errors import InputFileError, UsageError
 
 if TYPE_CHECKING:
     from evaluators.tasks.aligners import Params
@@ -27,7 +27,7 @@ def load_silver(spec: dict) -> dict:
     """Load a pair's silver sentences and links (0-based)."""
     if "dataset" in spec or "source" in spec:
         from evaluators.schema import silver
-        from evaluators.source import open_source
+        from evaluators.data.source import open_source
 
         data = spec.get("source") or open_source(spec["dataset"])
         schema = data.check_family("silver")

@@ -10,7 +10,7 @@ from evaluators.metrics.alignment import (
     FREQ_BINS,
     freq_bin_label,
 )
-from evaluators.task import Scores
+from evaluators.run.task import Scores
 
 if TYPE_CHECKING:
     from evaluators.tasks.aligners import Params

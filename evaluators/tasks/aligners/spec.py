@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evaluators.errors import UsageError
+from evaluators.core.errors import UsageError
 
 PAIR_KEYS = (
     "name",

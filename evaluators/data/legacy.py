@@ -1,12 +1,12 @@
-"""Open an xlbench dataset for scoring, pinned to an exact revision (function API over :mod:`evaluators.source`).
+"""Open an xlbench dataset for scoring, pinned to an exact revision (function API over :mod:`evaluators.data.source`).
 
 A reference is a local folder (built by ``xlbench build``) or a Hub repo id with
 a tag, branch or sha. Either way it is resolved to something immutable before
 scoring: the Hub commit sha, or for a folder a content id over its data files
-and the stable part of its manifest (:func:`evaluators.dsref.content_id`). The
+and the stable part of its manifest (:func:`evaluators.data.dsref.content_id`). The
 resolved revision goes into every result and signature.
 
-New code should use :func:`evaluators.source.open_source`, which parses the card
+New code should use :func:`evaluators.data.source.open_source`, which parses the card
 once; these functions remain for callers that hold a :class:`DatasetRef`.
 """
 
@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import os
 
-from evaluators.cardio import read_card
-from evaluators.dsref import DatasetRef, configs_of, content_id, read_card_yaml
-from evaluators.errors import SchemaError
+from evaluators.data.cardio import read_card
+from evaluators.data.dsref import DatasetRef, configs_of, content_id, read_card_yaml
+from evaluators.core.errors import SchemaError
 
 __all__ = [
     "DatasetRef",
@@ -42,17 +42,17 @@ def resolve(reference: str, revision: str | None = None) -> DatasetRef:
         RevisionError: a Hub revision that cannot be resolved (or would be
             silently replaced offline).
     """
-    from evaluators.source import open_source
+    from evaluators.data.source import open_source
 
     return open_source(reference, revision).ref
 
 
 def _source(ref: DatasetRef):
-    from evaluators.source import HubSource, LocalSource
+    from evaluators.data.source import HubSource, LocalSource
 
     if ref.source == "local":
         return LocalSource(ref, read_card(ref.folder))
-    from evaluators import hub
+    from evaluators.data import hub
 
     return HubSource(ref, hub.read_card(ref))
 
@@ -70,7 +70,7 @@ def list_configs(ref: DatasetRef) -> dict[str, list[str]]:
     """Return ``config -> splits`` from the pinned card."""
     if ref.source == "local":
         return configs_of(read_card(ref.folder))
-    from evaluators import hub
+    from evaluators.data import hub
 
     return configs_of(hub.read_card(ref))
 

@@ -2,7 +2,7 @@
 
 :func:`open_source` resolves a reference once (the card is parsed once, the
 revision pinned once); the source then lists configs and loads splits. All Hub
-calls stay in :mod:`evaluators.hub`.
+calls stay in :mod:`evaluators.data.hub`.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from evaluators.dsref import DatasetRef, configs_of, content_id
-from evaluators.errors import InputFileError, RemoteError, RevisionError, SchemaError
+from evaluators.data.dsref import DatasetRef, configs_of, content_id
+from evaluators.core.errors import InputFileError, RemoteError, RevisionError, SchemaError
 
 _REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -114,7 +114,7 @@ class HubSource(DatasetSource):
     """A Hub dataset repo pinned to a commit sha."""
 
     def _load(self, config: str, split: str):
-        from evaluators import hub
+        from evaluators.data import hub
 
         return hub.load_split(self.ref, config, split)  # exact revision, also offline
 
@@ -130,7 +130,7 @@ def load_local(folder: str | os.PathLike, config: str, split: str):
     """
     from datasets import load_dataset
 
-    from evaluators.cardio import check_parquet_folder
+    from evaluators.data.cardio import check_parquet_folder
 
     try:
         return load_dataset(str(folder), config, split=split)
@@ -140,7 +140,7 @@ def load_local(folder: str | os.PathLike, config: str, split: str):
 
 
 def _local(reference: str, path: Path, revision: str | None) -> LocalSource:
-    from evaluators.cardio import read_card
+    from evaluators.data.cardio import read_card
 
     if not path.exists():
         raise InputFileError(
@@ -175,7 +175,7 @@ def open_source(reference: str, revision: str | None = None) -> DatasetSource:
             path that exists nowhere (not shaped like a Hub id, or offline).
         RevisionError: a Hub revision that cannot be resolved.
     """
-    from evaluators import hub
+    from evaluators.data import hub
 
     path = Path(reference).expanduser()
     if path.exists() or reference.startswith((".", "/", "~")):

@@ -10,7 +10,7 @@ An evaluator module defines:
     command-line help, choices and its signature label, so the CLI options, the
     Python API keywords and the signature come from one declaration.
 ``score(data, model, params, rng) -> Scores``
-    the pure scoring function: ``data`` is a :class:`~evaluators.source.DatasetSource`
+    the pure scoring function: ``data`` is a :class:`~evaluators.data.source.DatasetSource`
     (or ``None`` for file-based evaluators), ``model`` an
     :class:`~evaluators.encoders.base.Encoder` (or ``None``), ``rng`` a
     ``numpy.random.Generator`` seeded from ``--seed`` and used for nothing but scoring.
@@ -31,7 +31,7 @@ and optionally:
     constants and conditional entries of the signature (a ``None`` value drops a key).
 
 Everything else (dataset resolution, encoder loading, signature, result file,
-Markdown table, resume) is :mod:`evaluators.runner`'s job.
+Markdown table, resume) is :mod:`evaluators.run.runner`'s job.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from evaluators.errors import UsageError, did_you_mean
+from evaluators.core.errors import UsageError, did_you_mean
 
 #: Second seed component of the plotting rng: ``np.random.default_rng([seed, PLOT_STREAM])``.
 PLOT_STREAM = 0x9E37
@@ -170,7 +170,7 @@ class Scores:
         dataset: the identity of file inputs, for evaluators that read files instead of a dataset.
         model: the identity of what was scored, when it is not an encoder (prediction files, vectors).
         plot_data: whatever the evaluator's ``plot`` needs (never written to the result).
-        items: per-item prediction rows (:mod:`evaluators.predictions` columns: ``item_id``,
+        items: per-item prediction rows (:mod:`evaluators.run.predictions` columns: ``item_id``,
             ``subset``, ``correct``, ``score``, ``retrieved``, ``tie``; ``main`` marks the rows
             behind the main score; ``tp``/``n_pred``/``n_gold`` make it a micro F1). The runner
             bootstraps the main score's interval from the ``main`` rows and writes every row with
@@ -287,7 +287,7 @@ def signature_params(
     """Return the ordered ``label -> value`` entries of the signature from (effective) parameter values.
 
     Fields declared with ``sig=False`` are left out; ``extra`` adds constants and
-    overrides (a ``None`` value drops the key, see :func:`evaluators.signature.make_signature`).
+    overrides (a ``None`` value drops the key, see :func:`evaluators.run.signature.make_signature`).
     """
     out: dict[str, Any] = {}
     for f in params_fields(params_cls):

@@ -27,7 +27,7 @@ The keys of a result JSON (:class:`EvalResult`):
 ``main_score``, ``main_score_name``
     the aggregated main score and what it is.
 ``signature``
-    the one-line sacreBLEU-style signature (:mod:`evaluators.signature`).
+    the one-line sacreBLEU-style signature (:mod:`evaluators.run.signature`).
 ``params_hash``
     a short hash of the effective parameters (part of the file name).
 ``request_key``
@@ -57,9 +57,9 @@ from pathlib import Path
 from typing import Any
 
 from evaluators import __version__
-from evaluators.errors import InputFileError, OutputError
-from evaluators.fileio import atomic_write_text
-from evaluators.gitstate import git_commit_state
+from evaluators.core.errors import InputFileError, OutputError
+from evaluators.core.fileio import atomic_write_text
+from evaluators.core.gitstate import git_commit_state
 
 _LIBS = ("numpy", "torch", "transformers", "datasets", "huggingface-hub", "polars", "pyarrow")
 
@@ -78,7 +78,7 @@ def library_versions() -> dict[str, str]:
 def git_commit(path: str | os.PathLike | None = None) -> str | None:
     """Return the commit of the xlbench checkout (``<sha>-dirty`` with uncommitted changes), or ``None`` outside git.
 
-    The same record as a build's manifest (:func:`evaluators.gitstate.git_commit_state`).
+    The same record as a build's manifest (:func:`evaluators.core.gitstate.git_commit_state`).
     """
     return git_commit_state(path)
 

@@ -1,6 +1,6 @@
 """The one evaluation runner: every evaluator goes through :func:`run_cell`.
 
-The runner resolves the dataset (:func:`evaluators.source.open_source`), opens
+The runner resolves the dataset (:func:`evaluators.data.source.open_source`), opens
 the model, calls the evaluator's pure ``score`` function, builds the signature
 FROM THE EFFECTIVE PARAMETERS, writes the result and its plots (plots draw
 from their own rng stream, so ``--no-plots`` never changes a score) and renders
@@ -25,9 +25,9 @@ from types import ModuleType
 from typing import Any
 
 from evaluators import __version__
-from evaluators.errors import UsageError
-from evaluators.progress import Progress
-from evaluators.results import (
+from evaluators.core.errors import UsageError
+from evaluators.core.progress import Progress
+from evaluators.run.results import (
     EvalResult,
     check_writable,
     file_stem,
@@ -36,8 +36,8 @@ from evaluators.results import (
     params_hash,
     save_result,
 )
-from evaluators.signature import make_signature
-from evaluators.task import PLOT_STREAM, Scores, make_params, signature_params
+from evaluators.run.signature import make_signature
+from evaluators.run.task import PLOT_STREAM, Scores, make_params, signature_params
 
 log = logging.getLogger("xlbench")
 
@@ -279,7 +279,7 @@ def run_cell(
     Args:
         module: the evaluator module (``TASK``, ``Params``, ``score`` ...).
         params: its parameters object (requested values).
-        source: a :class:`~evaluators.source.DatasetSource`, or ``None`` for file-based evaluators.
+        source: a :class:`~evaluators.data.source.DatasetSource`, or ``None`` for file-based evaluators.
         model: the opened model, or ``None`` when the evaluator reads predictions.
         options: the run options.
     """
@@ -346,7 +346,7 @@ def _add_intervals(
     """Put the bootstrap interval of the main score on the result and on the entries behind it."""
     import numpy as np
 
-    from evaluators.predictions import BOOTSTRAP_STREAM, score_intervals
+    from evaluators.run.predictions import BOOTSTRAP_STREAM, score_intervals
 
     if not scores.items or result.main_score is None:
         return
@@ -372,7 +372,7 @@ def _add_intervals(
 
 
 def _save_predictions(module: ModuleType, scores: Scores, result_path: Path) -> None:
-    from evaluators.predictions import predictions_path, write_predictions
+    from evaluators.run.predictions import predictions_path, write_predictions
 
     if scores.items is None:
         log.warning(
@@ -484,7 +484,7 @@ def _open_source(module: ModuleType, dataset: str | None, revision: str | None):
         return None
     if meta.dataset == "none":
         raise UsageError(f"{meta.name} reads files, not a dataset; drop --dataset.")
-    from evaluators.source import open_source
+    from evaluators.data.source import open_source
 
     source = open_source(dataset, revision)
     if meta.family:
@@ -560,7 +560,7 @@ def run_grid(
 ) -> list[EvalResult]:
     """Score every model on every dataset, grouped by model (each model is loaded once).
 
-    ``engine`` (:func:`evaluators.engine.get_engine`; default: this process) runs
+    ``engine`` (:func:`evaluators.compute.engine.get_engine`; default: this process) runs
     the cells elsewhere, e.g. on a Ray cluster, each model's cells on one worker.
 
     With ``options.out`` and ``resume``, a cell whose result (same request key:
@@ -585,7 +585,7 @@ def run_grid(
     abort_after = int(os.environ.get(ABORT_ENV, "0") or 0)
     results: list[EvalResult] = []
     if engine is not None and engine.name != "local":
-        from evaluators.distributed import run_grid_on_engine
+        from evaluators.compute.distributed import run_grid_on_engine
 
         results, computed, skipped = run_grid_on_engine(engine, meta.name, p, models, datasets, options, revision,
                                                         model_revision, done)  # fmt: skip

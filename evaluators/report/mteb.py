@@ -37,7 +37,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from evaluators.errors import OutputError, UsageError
+from evaluators.core.errors import OutputError, UsageError
 from evaluators.report.records import Record, load_records
 
 #: mteb release whose result format the export follows (also the pinned test extra).
@@ -331,7 +331,7 @@ def bucc_task(dataset: str, split: str = "test", revision: str | None = None):
     Raises:
         SchemaError: the folder is not a bucc dataset or lacks the split.
     """
-    from evaluators.data import family_of, list_configs, load_split, resolve
+    from evaluators.data.legacy import family_of, list_configs, load_split, resolve
     from evaluators.schema import bucc as schema
 
     ref = resolve(dataset, revision)
@@ -365,7 +365,7 @@ def cbd_task(dataset: str, split: str = "test", revision: str | None = None):
     Raises:
         SchemaError: the folder is not a cbd dataset or lacks the split.
     """
-    from evaluators.data import family_of, list_configs, load_split, resolve
+    from evaluators.data.legacy import family_of, list_configs, load_split, resolve
     from evaluators.schema import cbd as schema
 
     ref = resolve(dataset, revision)

@@ -44,8 +44,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from builders.validate import CARD, MANIFEST, FolderReport, table_digest, validate_folder
-from evaluators.errors import RemoteError, SchemaError, UsageError, ValidationError, XlbenchError
+from builders.release.validate import CARD, MANIFEST, FolderReport, table_digest, validate_folder
+from evaluators.core.errors import RemoteError, SchemaError, UsageError, ValidationError, XlbenchError
 from evaluators.schema.meta import VOLATILE_KEYS, Manifest
 
 log = logging.getLogger("xlbench.publish")
@@ -192,7 +192,7 @@ def check_repo_id(repo_id: str) -> str:
 # -- local content ------------------------------------------------------------------------------
 def _local_oids(report: FolderReport) -> dict[str, str]:
     """Return ``path -> sha256`` of the folder's parquet files (what the Hub reports for LFS files)."""
-    from evaluators.hashing import sha256_file
+    from evaluators.core.hashing import sha256_file
 
     return {p: sha256_file(report.folder / p) for p in report.files if p.endswith(".parquet")}
 
@@ -264,7 +264,7 @@ def _same_version_content(client, repo_id: str, tag_sha: str, report: FolderRepo
 
 def _immutable(repo_id: str, tag: str, sha: str, diffs: list[str]):
     """Return the RevisionError refusing to change a published version."""
-    from evaluators.errors import RevisionError
+    from evaluators.core.errors import RevisionError
 
     if diffs == [CARD]:
         return RevisionError(
@@ -292,7 +292,7 @@ def _instead(message: str, note: str) -> str:
 
 def clean_publish_temps() -> list[Path]:
     """Remove ``xlbench-publish-*``/``xlbench-verify-*`` temp folders of dead processes; return them."""
-    from evaluators.fileio import clean_stale
+    from evaluators.core.fileio import clean_stale
 
     return clean_stale(tempfile.gettempdir(), ("xlbench-publish-", "xlbench-verify-"))
 
@@ -322,7 +322,7 @@ def publish(
         RevisionError: the version is already published with other content, or is older than the newest.
     """
     from builders.adapters.hub import HubClient, find_token
-    from evaluators.fileio import make_temp_dir
+    from evaluators.core.fileio import make_temp_dir
 
     check_repo_id(repo_id)
     report = validate_folder(folder)
@@ -441,7 +441,7 @@ def _check_forward(repo_id: str, tags: dict[str, str], version: str, tag: str) -
     """Refuse a version older than the newest tag: versions only move forward."""
     newer = [t for t in version_tags(tags) if version_key(t) > version_key(version)]
     if newer:
-        from evaluators.errors import RevisionError
+        from evaluators.core.errors import RevisionError
 
         raise RevisionError(
             f"{repo_id} already has {newer[-1]}, newer than {tag}; versions only move forward, so rebuild with "
@@ -498,7 +498,7 @@ def _verify_and_tag(
             )
         ) from None
     if resolved != sha:
-        from evaluators.errors import RevisionError
+        from evaluators.core.errors import RevisionError
 
         raise RevisionError(
             f"{repo_id}: tag {tag} resolves to {resolved[:12]}, not the verified commit {sha[:12]}; another publish "
@@ -513,7 +513,7 @@ def verify(client, repo_id: str, revision: str, sha: str, report: FolderReport) 
     Raises:
         RemoteError: ``revision`` does not resolve to ``sha``, a split is missing, or its rows differ.
     """
-    from evaluators.fileio import make_temp_dir
+    from evaluators.core.fileio import make_temp_dir
 
     resolved = client.resolve(repo_id, revision)
     if resolved != sha:
@@ -546,8 +546,8 @@ def verify(client, repo_id: str, revision: str, sha: str, report: FolderReport) 
 
 
 def fault_hook(step: str) -> None:
-    """SIGKILL this process at ``step`` when ``XLBENCH_FAULT_AT`` names it (a test hook, see builders.artifact)."""
-    from builders.artifact import fault_point
+    """SIGKILL this process at ``step`` when ``XLBENCH_FAULT_AT`` names it (a test hook, see builders.release.artifact)."""
+    from builders.release.artifact import fault_point
 
     fault_point(step)
 

@@ -1,6 +1,6 @@
-"""Evaluation grids on a non-local :mod:`evaluators.engine` backend (``xlbench eval ... --engine ray``).
+"""Evaluation grids on a non-local :mod:`evaluators.compute.engine` backend (``xlbench eval ... --engine ray``).
 
-Each (model, dataset) cell runs :func:`evaluators.runner.run_cell` on a worker,
+Each (model, dataset) cell runs :func:`evaluators.run.runner.run_cell` on a worker,
 exactly as locally: same parameters, same seed, same signature, the result JSON
 and plots written to ``--out`` (which must be storage every node sees). Cells are
 grouped by model, so a worker loads each model (and its embedding cache) once.
@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from evaluators.errors import RemoteError
+from evaluators.core.errors import RemoteError
 
 log = logging.getLogger("xlbench")
 
@@ -43,7 +43,7 @@ class GridCellFn:
 
     def __call__(self, cell: tuple[Any, str | None]) -> tuple[str, Any]:
         """Return ``("computed", EvalResult)`` or ``("skipped", path)`` for a cell already in ``out``."""
-        from evaluators import runner
+        from evaluators.run import runner
 
         spec, dataset = cell
         module = runner.get_task(self.task)
@@ -78,7 +78,7 @@ def run_grid_on_engine(engine, task: str, params: Any, models: Sequence[Any], da
     Raises:
         RemoteError: some cells failed after their retries (the others are written); names them.
     """
-    from evaluators import runner
+    from evaluators.run import runner
 
     if any(not isinstance(m, str) and m is not None for m in models):
         raise RemoteError(

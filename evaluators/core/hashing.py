@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from evaluators.errors import InputFileError
+from evaluators.core.errors import InputFileError
 
 #: Read size: large enough to be fast on big files (the 218 MB Bible DB), small enough for memory.
 BLOCK = 1 << 20
@@ -41,7 +41,7 @@ def sha256_file_size(path: str | os.PathLike) -> tuple[str, int]:
     >>> sha256_file_size(p.parent / "missing.txt")
     Traceback (most recent call last):
     ...
-    evaluators.errors.InputFileError: Input file '...missing.txt' does not exist; check the path.
+    evaluators.core.errors.InputFileError: Input file '...missing.txt' does not exist; check the path.
     """
     p = Path(path)
     if not p.is_file():

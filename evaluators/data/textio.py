@@ -3,7 +3,7 @@
 Shared by the evaluators' readers and, through :mod:`builders.adapters.parallel`,
 by the builders (builders may import evaluators, never the reverse). Every
 problem an input file can have (missing, a directory, unreadable, not gzip,
-not UTF-8) becomes one :class:`~evaluators.errors.InputFileError` sentence that
+not UTF-8) becomes one :class:`~evaluators.core.errors.InputFileError` sentence that
 names the file and the fix; no reader opens files another way.
 """
 
@@ -14,7 +14,7 @@ import os
 import zlib
 from pathlib import Path
 
-from evaluators.errors import InputFileError
+from evaluators.core.errors import InputFileError
 
 #: Default message for a missing file; ``{path}`` is the quoted path.
 MISSING = "Input file {path} does not exist; check the path."

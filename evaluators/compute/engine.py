@@ -17,7 +17,7 @@ live models:
   that still fails is reported and the others are kept.
 
 Ray is imported only when the ``ray`` engine is asked for: ``import
-evaluators.engine`` costs nothing on one machine. Order-independence is by
+evaluators.compute.engine`` costs nothing on one machine. Order-independence is by
 design: batches are made by the caller deterministically (from content or ids),
 merges sort by input position, and :func:`item_seed` derives per-item seeds from
 ids, never from worker order.
@@ -32,7 +32,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from evaluators.errors import EngineUnavailableError, UsageError
+from evaluators.core.errors import EngineUnavailableError, UsageError
 
 log = logging.getLogger("xlbench.engine")
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import yaml
 
-from evaluators.errors import InputFileError, SchemaError
-from evaluators.textio import read_text
+from evaluators.core.errors import InputFileError, SchemaError
+from evaluators.data.textio import read_text
 
 #: Deepest YAML nesting a card may have; real cards use fewer than 10 levels.
 MAX_YAML_DEPTH = 100
@@ -45,7 +45,7 @@ def parse_card_yaml(text: str, where: str = "The dataset card") -> dict:
     >>> parse_card_yaml("---\na: " + "[" * 5000 + "]" * 5000 + "\n---\n")
     Traceback (most recent call last):
     ...
-    evaluators.errors.SchemaError: The dataset card's YAML is nested deeper than 100 levels; rebuild the card with xlbench build.
+    evaluators.core.errors.SchemaError: The dataset card's YAML is nested deeper than 100 levels; rebuild the card with xlbench build.
 
     Args:
         text: the whole card.

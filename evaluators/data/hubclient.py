@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
-from evaluators.errors import InputFileError, RemoteError, RevisionError, XlbenchError
+from evaluators.core.errors import InputFileError, RemoteError, RevisionError, XlbenchError
 
 T = TypeVar("T")
 

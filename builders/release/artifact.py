@@ -23,9 +23,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from builders.base import BuildResult
-from builders.card import render_card, split_file
-from evaluators.errors import OutputError, SchemaError
-from evaluators.fileio import clean_stale, make_temp_dir, rename_exchange, rename_noreplace
+from builders.release.card import render_card, split_file
+from evaluators.core.errors import OutputError, SchemaError
+from evaluators.core.fileio import clean_stale, make_temp_dir, rename_exchange, rename_noreplace
 from evaluators.schema import FamilySchema
 from evaluators.schema.base import check_unique, to_arrow
 from evaluators.schema.meta import Manifest

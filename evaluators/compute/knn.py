@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from evaluators.errors import EngineUnavailableError, UsageError
+from evaluators.core.errors import EngineUnavailableError, UsageError
 
 #: Bytes the similarity blocks of all workers may use together (plus the masks the selection builds).
 DEFAULT_BLOCK_BUDGET = 512 * 1024**2

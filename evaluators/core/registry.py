@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from evaluators.errors import UsageError, did_you_mean
+from evaluators.core.errors import UsageError, did_you_mean
 
 
 @dataclass(frozen=True)

@@ -22,13 +22,13 @@ import jinja2
 import pyarrow as pa
 import yaml
 
-from builders import card_stats
-from evaluators.errors import SchemaError
+from builders.release import card_stats
+from evaluators.core.errors import SchemaError
 from evaluators.schema import FamilySchema, languages
 from evaluators.schema.langs import iso3, language_name, to_card_language
 from evaluators.schema.meta import Manifest
 
-CARDS_DIR = Path(__file__).resolve().parent.parent / "cards"
+CARDS_DIR = Path(__file__).resolve().parents[2] / "cards"
 _SIZE_BINS = [
     (1_000, "n<1K"),
     (10_000, "1K<n<10K"),
@@ -112,7 +112,7 @@ def feature_yaml(feature: Any) -> dict[str, Any]:
     if isinstance(feature, Mapping):
         return {"struct": features_yaml(feature)}
     raise SchemaError(
-        f"Cannot write the card type of feature {feature!r}; add it to builders/card.py:feature_yaml."
+        f"Cannot write the card type of feature {feature!r}; add it to builders/release/card.py:feature_yaml."
     )
 
 

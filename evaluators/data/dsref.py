@@ -1,6 +1,6 @@
 """The pinned reference of a dataset and the card/manifest readers both data sources share.
 
-A leaf module (no import of :mod:`evaluators.hub` or :mod:`evaluators.source`), so
+A leaf module (no import of :mod:`evaluators.data.hub` or :mod:`evaluators.data.source`), so
 the two data sources can import it without a circle.
 """
 
@@ -13,8 +13,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from evaluators.errors import SchemaError
-from evaluators.hashing import update_tree
+from evaluators.core.errors import SchemaError
+from evaluators.core.hashing import update_tree
 
 #: Manifest keys that describe one build run, not the data: they are left out of the content id.
 VOLATILE_MANIFEST_KEYS = frozenset(
@@ -76,7 +76,7 @@ class DatasetRef:
 
 
 def read_card_yaml(text: str) -> dict:
-    r"""Return the YAML front matter of a dataset card (see :func:`evaluators.cardio.parse_card_yaml`).
+    r"""Return the YAML front matter of a dataset card (see :func:`evaluators.data.cardio.parse_card_yaml`).
 
     >>> read_card_yaml("---\nlicense: cc-by-4.0\n---\n# Title\n")
     {'license': 'cc-by-4.0'}
@@ -84,7 +84,7 @@ def read_card_yaml(text: str) -> dict:
     Raises:
         SchemaError: the card has no front matter, it does not parse, or it is nested too deep.
     """
-    from evaluators.cardio import parse_card_yaml
+    from evaluators.data.cardio import parse_card_yaml
 
     return parse_card_yaml(text)
 

@@ -35,7 +35,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evaluators.errors import InputFileError, OutputError, SchemaError
+from evaluators.core.errors import InputFileError, OutputError, SchemaError
 
 #: Required columns, in file order.
 COLUMNS: tuple[str, ...] = ("item_id", "subset", "correct", "score", "retrieved", "tie")

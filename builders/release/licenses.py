@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from evaluators.errors import UsageError
+from evaluators.core.errors import UsageError
 
 PUBLIC_DOMAIN = "LicenseRef-Public-Domain"
 WORDNET = "LicenseRef-WordNet-3.0"

@@ -28,8 +28,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from evaluators.errors import InputFileError, UsageError, truncate
-from evaluators.textio import read_lines
+from evaluators.core.errors import InputFileError, UsageError, truncate
+from evaluators.data.textio import read_lines
 
 Link = tuple[int, int]
 FORMATS = ("auto", "pharaoh", "id", "naacl")

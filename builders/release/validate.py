@@ -5,7 +5,7 @@ A folder passes when its card's YAML parses and agrees with the parquet files
 with both, no config is empty, ids are unique per split and the splits that
 must be disjoint are, and the card passes the Hub's local metadata checks and
 documents the data (field tables, one example per config, statistics, citation;
-see :func:`builders.card.check_card`). Every failure names the config (or file) and the problem.
+see :func:`builders.release.card.check_card`). Every failure names the config (or file) and the problem.
 
 The row digest (:func:`table_digest`) is what ``xlbench publish`` compares
 after loading a published revision back with ``datasets``.
@@ -23,14 +23,14 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from builders.artifact import check_disjoint
-from builders.card import check_card, check_card_body, split_file
-from evaluators.cardio import parse_card_yaml
-from evaluators.errors import InputFileError, SchemaError, ValidationError
+from builders.release.artifact import check_disjoint
+from builders.release.card import check_card, check_card_body, split_file
+from evaluators.data.cardio import parse_card_yaml
+from evaluators.core.errors import InputFileError, SchemaError, ValidationError
 from evaluators.schema import get_family
 from evaluators.schema.base import check_unique, to_arrow
 from evaluators.schema.meta import Manifest, check_version
-from evaluators.textio import read_text
+from evaluators.data.textio import read_text
 
 #: Files of a built folder that are published (besides ``data/**/*.parquet``).
 CARD, MANIFEST = "README.md", "manifest.json"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from evaluators.errors import EngineUnavailableError
+from evaluators.core.errors import EngineUnavailableError
 
 #: Which extra ships each optional top-level module (pip distribution names differ
 #: from module names for some, e.g. ``google.protobuf``).
@@ -55,7 +55,7 @@ def require(module: str, *, feature: str, extra: str | None = None) -> ModuleTyp
     >>> require("no_such_module_xyz", feature="the doctest", extra="plots")
     Traceback (most recent call last):
     ...
-    evaluators.errors.EngineUnavailableError: the doctest needs 'no_such_module_xyz', which is not installed; install it with pip install 'xlbench[plots]'.
+    evaluators.core.errors.EngineUnavailableError: the doctest needs 'no_such_module_xyz', which is not installed; install it with pip install 'xlbench[plots]'.
     """
     try:
         return importlib.import_module(module)

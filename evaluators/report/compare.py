@@ -1,6 +1,6 @@
 """``xlbench compare RESULT_A RESULT_B``: is B's score significantly different from A's?
 
-Reads the per-item predictions beside each result JSON (:mod:`evaluators.predictions`),
+Reads the per-item predictions beside each result JSON (:mod:`evaluators.run.predictions`),
 checks that both results scored the same dataset revision and the same items, and
 runs a paired bootstrap and an approximate randomisation test (as sacrebleu does
 for MT systems) on the items behind the main score.
@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from evaluators.errors import InputFileError, UsageError
+from evaluators.core.errors import InputFileError, UsageError
 from evaluators.metrics.bootstrap import (
     DEFAULT_RESAMPLES,
     PairedTest,
@@ -29,7 +29,7 @@ from evaluators.metrics.bootstrap import (
     f1_from_counts,
     paired_bootstrap,
 )
-from evaluators.predictions import counts_of, predictions_path, read_predictions
+from evaluators.run.predictions import counts_of, predictions_path, read_predictions
 
 
 @dataclass(frozen=True)
