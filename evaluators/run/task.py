@@ -36,89 +36,24 @@ Markdown table, resume) is :mod:`evaluators.run.runner`'s job.
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from evaluators.core.errors import UsageError, did_you_mean
+# Parameters are declared once with param(); the helpers live in evaluators.core.params
+# (shared with the builders) and are re-exported here for the evaluators.
+from evaluators.core.params import (  # noqa: F401 - re-exported
+    add_param_arguments,
+    flag_of,
+    make_params,
+    param,
+    params_fields,
+    params_from_namespace,
+    sig_label,
+)
 
 #: Second seed component of the plotting rng: ``np.random.default_rng([seed, PLOT_STREAM])``.
 PLOT_STREAM = 0x9E37
-
-
-def param(
-    default: Any,
-    help: str,
-    *,
-    choices: Sequence[Any] | None = None,
-    type: Any = None,
-    flag: str | None = None,
-    aliases: Sequence[str] = (),
-    sig: str | bool = True,
-    nargs: Any = None,
-    metavar: Any = None,
-    action: Any = None,
-    group: str | None = None,
-    consts: Sequence[tuple[str, Any, str]] = (),
-    cli: bool = True,
-) -> Any:
-    """Declare one parameter of an evaluator (a dataclass field with CLI and signature metadata).
-
-    Args:
-        default: the default value (also the CLI default).
-        help: the ``--help`` line.
-        choices: allowed values (checked by argparse and by the Python API).
-        type: the CLI value type; default: the type of ``default`` (``str`` when it is ``None``).
-        flag: the option name; default ``--<field-name-with-dashes>``.
-        aliases: more option names.
-        sig: the signature label (``True``: the field name with dashes), or ``False`` when
-            the parameter cannot change a number (it is then left out of the signature).
-        nargs: argparse ``nargs``.
-        metavar: argparse ``metavar``.
-        action: argparse action (e.g. ``argparse.BooleanOptionalAction``); bools default to ``store_true``.
-        group: options with the same group name are mutually exclusive.
-        consts: shortcut flags ``(flag, value, help)`` that store ``value`` (e.g. ``--one-based``),
-            mutually exclusive with the option itself.
-        cli: ``False`` to keep the parameter out of the command line (API only).
-    """
-    meta = {
-        "help": help,
-        "choices": tuple(choices) if choices is not None else None,
-        "type": type,
-        "flag": flag,
-        "aliases": tuple(aliases),
-        "sig": sig,
-        "nargs": nargs,
-        "metavar": metavar,
-        "action": action,
-        "group": group,
-        "consts": tuple(consts),
-        "cli": cli,
-    }
-    if isinstance(default, (list, dict, set)):
-        raise TypeError("param defaults must be immutable (use a tuple)")
-    return field(default=default, metadata={"xlbench": meta})
-
-
-def _meta(f: dataclasses.Field) -> dict[str, Any]:
-    return f.metadata.get(
-        "xlbench", {"help": "", "sig": True, "cli": False, "flag": None, "aliases": ()}
-    )
-
-
-def flag_of(f: dataclasses.Field) -> str:
-    """Return the command-line option of a parameter field."""
-    return _meta(f).get("flag") or "--" + f.name.replace("_", "-")
-
-
-def sig_label(f: dataclasses.Field) -> str | None:
-    """Return the signature label of a field, or ``None`` when it does not change the number."""
-    sig = _meta(f).get("sig", True)
-    if sig is False:
-        return None
-    return f.name.replace("_", "-") if sig is True else str(sig)
 
 
 @dataclass(frozen=True)
@@ -197,88 +132,6 @@ def seed_of(rng: Any) -> int:
     """
     entropy = rng.bit_generator.seed_seq.entropy
     return int(entropy[0] if isinstance(entropy, (list, tuple)) else entropy)
-
-
-def params_fields(params_cls: type) -> list[dataclasses.Field]:
-    """Return the declared fields of a parameters dataclass."""
-    return list(dataclasses.fields(params_cls))
-
-
-def make_params(params_cls: type, values: Mapping[str, Any]) -> Any:
-    """Build a parameters object from keyword values, refusing unknown names and bad choices.
-
-    Raises:
-        UsageError: an unknown parameter name or a value outside its choices.
-    """
-    fields = {f.name: f for f in params_fields(params_cls)}
-    unknown = [k for k in values if k not in fields]
-    if unknown:
-        raise UsageError(
-            f"Unknown parameter {unknown[0]!r}; valid: {', '.join(fields)}.{did_you_mean(unknown[0], fields)}"
-        )
-    for name, value in values.items():
-        choices = _meta(fields[name]).get("choices")
-        for one in value if isinstance(value, (list, tuple)) else [value]:
-            if choices and one is not None and one not in choices:
-                raise UsageError(
-                    f"{flag_of(fields[name])} must be one of {', '.join(map(str, choices))}; got {one!r}."
-                )
-    clean = {k: _freeze(v) for k, v in values.items()}
-    return params_cls(**clean)
-
-
-def _freeze(value: Any) -> Any:
-    if isinstance(value, list):
-        return tuple(_freeze(v) for v in value)
-    return value
-
-
-def add_param_arguments(parser: argparse.ArgumentParser, params_cls: type) -> None:
-    """Add one command-line option per parameter field (help, choices, type from its metadata)."""
-    groups: dict[str, Any] = {}
-    for f in params_fields(params_cls):
-        meta = _meta(f)
-        if not meta.get("cli", True):
-            continue
-        target = parser
-        group = meta.get("group") or (f.name if meta.get("consts") else None)
-        if group:
-            if group not in groups:
-                groups[group] = parser.add_mutually_exclusive_group()
-            target = groups[group]
-        for flag, const, text in meta.get("consts", ()):
-            target.add_argument(
-                flag, dest=f.name, action="store_const", const=const, default=f.default, help=text
-            )
-        kwargs: dict[str, Any] = {"dest": f.name, "default": f.default, "help": meta["help"]}
-        action = meta.get("action")
-        if action is None and isinstance(f.default, bool):
-            action = "store_true"
-        if action is not None:
-            kwargs["action"] = action
-        if action in (None, "append"):
-            if meta.get("type"):
-                kind = meta["type"]
-            elif isinstance(f.default, tuple):
-                kind = type(f.default[0]) if f.default else str
-            else:
-                kind = type(f.default) if f.default is not None else str
-            kwargs["type"] = kind
-            if meta.get("choices"):
-                kwargs["choices"] = meta["choices"]
-            if meta.get("nargs") is not None:
-                kwargs["nargs"] = meta["nargs"]
-            if meta.get("metavar") is not None:
-                kwargs["metavar"] = meta["metavar"]
-        target.add_argument(flag_of(f), *meta.get("aliases", ()), **kwargs)
-
-
-def params_from_namespace(params_cls: type, args: argparse.Namespace) -> Any:
-    """Build the parameters object from parsed command-line options."""
-    values = {
-        f.name: getattr(args, f.name) for f in params_fields(params_cls) if hasattr(args, f.name)
-    }
-    return make_params(params_cls, values)
 
 
 def signature_params(
