@@ -57,6 +57,7 @@ def param(
     must: str | None = None,
     hint: str | None = None,
 ) -> Any:
+    # Long on purpose: one documented argument per facet of a parameter, then one flat metadata dict.
     """Declare one parameter (a dataclass field carrying its CLI, validation and signature facts).
 
     Args:
