@@ -1,11 +1,13 @@
 """What a builder returns, and helpers every builder uses (parameters, pinning inputs, progress).
 
-Every builder takes a frozen parameters dataclass (``spec.Params``, built from
-the command line with :func:`params_from`); the manifest records it and the
-build signature hashes it. A field with ``metadata={"signature": False}``
-cannot change the rows (worker counts, batch sizes, cache locations, file
-paths whose bytes are pinned as inputs); a field with ``metadata={"key": label}``
-is spelled out in the signature (``gold-pairs:200``).
+Every builder takes a frozen parameters dataclass (``spec.Params``) whose fields are
+declared once with :func:`evaluators.core.params.param`: the command-line options,
+the ``xlbench.build`` keywords, their validation and the manifest's labels all come
+from it. The manifest records the parameters and the build signature hashes them. A
+field declared ``sig=False`` cannot change the rows (worker counts, batch sizes,
+cache locations, file paths whose bytes are pinned as inputs); a field declared
+``key=True`` is spelled out in the signature (``gold-pairs:200``); ``manifest=True``
+copies it as it is into the manifest's descriptive ``parameters``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,14 @@ from typing import Any, TypeAlias, TypeVar
 import pyarrow as pa
 
 from evaluators.core.gitstate import git_commit_state  # noqa: F401 - re-exported: builders record the commit with it
+from evaluators.core.params import (
+    in_manifest,
+    key_label,
+    key_omit,
+    param,
+    params_from_namespace,
+    sig_label,
+)
 from evaluators.schema.meta import InputRecord, ModelRecord
 
 Rows: TypeAlias = Sequence[Mapping[str, Any]] | pa.Table
@@ -98,44 +108,47 @@ def file_input(
 P = TypeVar("P")
 
 
+def seed_param() -> Any:
+    """Declare the ``seed`` field every builder's parameters have (one declaration, one default)."""
+    return param(13, "random seed (default 13)", min=0)
+
+
 def params_from(cls: type[P], args: Any) -> P:
     """Return ``cls`` (a frozen dataclass) filled from ``args`` (an argparse namespace or ``cls`` itself).
 
-    Lists become tuples, so the parameters stay hashable and frozen; fields
-    ``args`` lacks keep their defaults.
+    Values are checked against their :func:`~evaluators.core.params.param` declarations
+    and lists become tuples, so the parameters stay hashable and frozen; fields ``args``
+    lacks keep their defaults.
+
+    Raises:
+        UsageError: a value outside its declaration (one sentence naming the flag).
     """
     if isinstance(args, cls):
         return args
-    values = {}
-    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
-        if hasattr(args, f.name):
-            value = getattr(args, f.name)
-            values[f.name] = tuple(value) if isinstance(value, list) else value
-    return cls(**values)
+    return params_from_namespace(cls, args)
 
 
 def signature_params(params: Any) -> dict[str, Any]:
-    """Return the parameters that shape the rows (fields not marked ``signature: False``), JSON-ready."""
+    """Return the parameters that shape the rows (fields not declared ``sig=False``), JSON-ready."""
     if params is None:
         return {}
     return {
         f.name: _plain(getattr(params, f.name))
         for f in dataclasses.fields(params)
-        if f.metadata.get("signature", True)
+        if sig_label(f) is not None
     }
 
 
 def key_params(params: Any) -> dict[str, str]:
-    """Return ``label -> value`` of the fields marked ``key`` (spelled out in the signature), unset ones left out."""
+    """Return ``label -> value`` of the fields declared ``key`` (spelled out in the signature), unset ones left out."""
     if params is None:
         return {}
     out = {}
     for f in dataclasses.fields(params):
-        label = f.metadata.get("key")
+        label = key_label(f)
         value = getattr(params, f.name)
         # ``key_omit``: the values left out (default: unset ones); a flag on by default spells out ``false``.
-        omit = f.metadata.get("key_omit", (None, False, (), ""))
-        if label and value not in omit:
+        if label and value not in key_omit(f):
             out[label] = (
                 ",".join(map(str, value))
                 if isinstance(value, tuple)
@@ -144,6 +157,11 @@ def key_params(params: Any) -> dict[str, str]:
                 else str(value)
             )
     return out
+
+
+def manifest_params(params: Any) -> dict[str, Any]:
+    """Return the fields declared ``manifest=True``, as they are, for the manifest's ``parameters``."""
+    return {f.name: getattr(params, f.name) for f in dataclasses.fields(params) if in_manifest(f)}
 
 
 def _plain(value: Any) -> Any:

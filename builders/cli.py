@@ -17,7 +17,6 @@ import importlib
 import logging
 import os
 import sys
-import time
 
 from evaluators import __version__
 from evaluators.core.argparsing import OneLineParser
@@ -30,131 +29,48 @@ log = logging.getLogger("xlbench")
 
 
 def _add_build_parsers(sub: argparse._SubParsersAction, only: str | None = None) -> None:
-    from builders.registry import BUILDERS
+    """One subparser per builder, its options generated from the builder's declarations."""
+    from builders.registry import BUILDERS, get_builder
+    from builders.runner import BuildOptions, EngineOptions
+    from evaluators.core.params import add_param_arguments, params_fields
 
-    for entry in BUILDERS.entries():
-        name = entry.name
+    for name in BUILDERS.names():
+        builder = get_builder(name)
         if only is not None and name != only:
-            sub.add_parser(name, help=entry.help)
+            sub.add_parser(name, help=builder.help)
             continue
         try:
-            module = BUILDERS.load(name)
+            params_cls = builder.params_class()
         except ModuleNotFoundError as err:
-            if err.name not in (entry.target, entry.target.rsplit(".", 1)[0]):
+            module = builder.params.partition(":")[0]
+            if err.name not in (module, module.rsplit(".", 1)[0]):
                 raise
             continue
         p = sub.add_parser(
             name,
-            help=module.HELP,
-            description=module.HELP,
-            epilog=getattr(module, "EPILOG", None),
+            help=builder.help,
+            description=builder.help,
+            epilog=builder.epilog,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        module.add_arguments(p)
-        p.add_argument(
-            "--out", default=None, help="output folder (default: out/<family>-<languages>)"
-        )
-        version = getattr(
-            module, "DEFAULT_VERSION", "1.0.0"
-        )  # a builder whose output changed bumps its own default
-        p.add_argument(
-            "--version",
-            dest="ds_version",
-            default=version,
-            help=f"semantic version of this build (default {version})",
-        )
-        p.add_argument("--seed", type=int, default=13, help="random seed (default 13)")
-        p.add_argument("--overwrite", action="store_true", help="replace an existing output folder")
-        p.add_argument(
-            "--changelog",
-            default=None,
-            help="one line for the card's changelog (what changed in this version)",
-        )
-        p.add_argument(
-            "--license",
-            dest="license",
-            default=None,
-            help="license of the produced data (SPDX id), overriding the one derived from the inputs; needs --license-reason",
-        )
-        p.add_argument(
-            "--license-reason",
-            default=None,
-            help="why --license applies instead of the inputs' license (goes on the card)",
-        )
-        p.set_defaults(_build_module=module, _family=name)
-
-
-def default_out(args: argparse.Namespace) -> str:
-    """Return the default output folder: the builder's own, else ``out/<family>-<pair>`` for ``--lang``."""
-    from evaluators.schema import pair_config, resolve_pair
-
-    module = args._build_module
-    if hasattr(module, "default_out"):
-        return module.default_out(args)
-    if getattr(args, "lang", None):
-        return f"out/{args._family}-{pair_config(*resolve_pair(args.lang))}"
-    return f"out/{args._family}"
+        add_param_arguments(p, params_cls)
+        add_param_arguments(p, BuildOptions, fmt={"default_version": builder.default_version})
+        if builder.engine:  # a family's own option (cbd's --workers) takes precedence
+            own = {f.name for f in params_fields(params_cls)}
+            add_param_arguments(p, EngineOptions, skip=own)
+        p.set_defaults(_builder=builder)
 
 
 def run_build(args: argparse.Namespace) -> int:
-    """Run one builder end to end and write its folder; return the exit code."""
-    from builders.release.artifact import check_output, write_dataset
-    from builders.base import BuildResult, git_commit_state, key_params, signature_params
-    from builders.release.licenses import license_block
-    from evaluators.run.results import utc_now
-    from evaluators.schema import get_family
-    from evaluators.schema.meta import Manifest, check_version
+    """Run one builder end to end from parsed options (:func:`builders.runner.build`); return the exit code."""
+    from builders.runner import build, namespace_values, option_classes
 
-    check_version(args.ds_version)
-    license_block(
-        [], getattr(args, "license", None), getattr(args, "license_reason", None)
-    )  # flags checked before any work
-    args.out = args.out or default_out(args)
-    check_output(args.out, args.overwrite)
-    family = get_family(args._family)
-    started = utc_now()
-    t0 = time.perf_counter()
-    result: BuildResult = args._build_module.run(args)
-    data_inputs = [(i.name, i.license) for i in result.inputs if i.role == "data"]
-    license_info = license_block(
-        data_inputs, getattr(args, "license", None), getattr(args, "license_reason", None)
-    )
-    result.license = license_info["hub"]
-    manifest = Manifest(
-        name=result.name or f"xlbench-{family.name}",
-        family=family.name,
-        version=args.ds_version,
-        builder=f"builders.{family.name}",
-        seed=args.seed,
-        xlbench_version=__version__,
-        git_commit=git_commit_state(),
-        params=signature_params(result.params),
-        key_params=key_params(result.params),
-        parameters=result.parameters,
-        inputs=result.inputs,
-        models=result.models,
-        license=license_info,
-        nondeterministic=sorted(result.nondeterministic),
-        counts=result.counts,
-        run={**result.run, "seconds": round(time.perf_counter() - t0, 1)},
-        changelog=[
-            {
-                "version": args.ds_version,
-                "date": started[:10],
-                "changes": args.changelog
-                or getattr(args._build_module, "CHANGELOG", {}).get(
-                    args.ds_version, "first release"
-                ),
-            }
-        ],
-        started_at=started,
-        finished_at=utc_now(),
-    )
-    path = write_dataset(args.out, family, result, manifest, overwrite=args.overwrite)
+    builder = args._builder
+    built = build(builder.name, **namespace_values(option_classes(builder), args))
+    manifest = built.manifest
     total = sum(sum(v.values()) for v in manifest.configs.values())
-    print(
-        f"built {path} ({total} rows in {len(manifest.configs)} configs, {time.perf_counter() - t0:.1f}s)"
-    )
+    seconds = manifest.run.get("seconds", 0.0)
+    print(f"built {built.path} ({total} rows in {len(manifest.configs)} configs, {seconds:.1f}s)")
     for config, splits in sorted(manifest.configs.items()):
         print(f"  {config}: " + ", ".join(f"{s}={n}" for s, n in sorted(splits.items())))
     return 0

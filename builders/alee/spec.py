@@ -8,8 +8,10 @@ HS hypernym substitution.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from builders.base import seed_param
+from evaluators.core.params import param
 from evaluators.schema.alee import PERTURBATIONS
 
 #: Sentence Smith's ``modification_type`` labels -> alee perturbations. ``RD``
@@ -122,41 +124,149 @@ ENTAIL_THRESHOLD = 0.8
 DEFAULT_NLI_MODEL = "juliussteen/DeBERTa-v3-FaithAug"
 
 #: Fields that name files (pinned as inputs) or only set speed and placement.
-_NOSIG = {"signature": False}
+_NOSIG = {"sig": False}
+#: Sections of ``xlbench build alee --help``.
+SOURCES, AMR, NLI = "English sources and target sentences", "AMR stages", "NLI filter"
+
+
+def csv_list(value: str) -> list[str]:
+    """Split a comma-separated option value (``de,fr``), dropping blanks.
+
+    >>> csv_list("de, fr,,")
+    ['de', 'fr']
+    """
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def int_list(value: str) -> list[int]:
+    """Split a comma-separated list of integers (``--bible-books 40,41``).
+
+    >>> int_list("40,41")
+    [40, 41]
+    """
+    return [int(x) for x in csv_list(value)]
 
 
 @dataclass(frozen=True)
 class Params:
-    """Every parameter of ``xlbench build alee`` (``--seed`` included); see ``build.add_arguments``."""
+    """Every parameter of ``xlbench build alee`` (``--seed`` included), declared once."""
 
-    langs: tuple[str, ...]
-    foils: str | None = field(default=None, metadata=_NOSIG)
-    pawsx: str | None = field(default=None, metadata=_NOSIG)
-    parallel: tuple[str, ...] = field(default=(), metadata=_NOSIG)
-    tsv: tuple[str, ...] = field(default=(), metadata=_NOSIG)
-    bible: bool = False
-    bible_books: tuple[int, ...] | None = field(default=None, metadata={"key": "bible-books"})
-    limit: int | None = field(default=None, metadata={"key": "limit"})
-    types: tuple[str, ...] = field(default=tuple(PERTURBATIONS), metadata={"key": "types"})
-    amr_parser: str | None = field(default=None, metadata=_NOSIG)
-    amr_generator: str | None = field(default=None, metadata=_NOSIG)
-    amr_batch_size: int = field(default=16, metadata=_NOSIG)
-    splitter: str = "pysbd"
-    nli_model: str = DEFAULT_NLI_MODEL
-    nli_revision: str | None = None
-    no_nli: bool = field(default=False, metadata={"key": "no-nli"})
-    entail_threshold: float = ENTAIL_THRESHOLD
-    keep_bidirectional: bool = field(default=False, metadata={"key": "keep-bidirectional"})
-    nli_batch_size: int = field(default=16, metadata=_NOSIG)
-    device: str | None = field(default=None, metadata=_NOSIG)
-    seed: int = 13
-
-    @classmethod
-    def from_args(cls, args) -> Params:
-        """Build from an argparse namespace (or return ``args`` if it already is one)."""
-        from builders.base import params_from
-
-        return params_from(cls, args)
+    langs: tuple[str, ...] = param(
+        help="target languages, comma-separated (deu_Latn,fra_Latn or de,fr)", type=csv_list
+    )
+    foils: str | None = param(
+        None,
+        "CSV/TSV of ready foils (en_orig, en_foil, type; Sentence Smith's columns accepted): skips parse/edit/generate",
+        section=SOURCES,
+        **_NOSIG,
+    )
+    pawsx: str | None = param(
+        None,
+        "PAWS-X folder (XTREME layout: test-en.tsv, test-de.tsv ...): line-aligned translations",
+        section=SOURCES,
+        **_NOSIG,
+    )
+    parallel: tuple[str, ...] = param(
+        (),
+        "two line-aligned files for one target language (repeatable)",
+        action="append",
+        metavar="LANG=EN_FILE,TGT_FILE",
+        section=SOURCES,
+        **_NOSIG,
+    )
+    tsv: tuple[str, ...] = param(
+        (),
+        "English<TAB>target (or id<TAB>English<TAB>target) file (repeatable)",
+        action="append",
+        metavar="LANG=FILE",
+        section=SOURCES,
+        **_NOSIG,
+    )
+    bible: bool = param(
+        False,
+        "packaged public-domain Bible verses (offline default when no other corpus is given)",
+        section=SOURCES,
+    )
+    bible_books: tuple[int, ...] | None = param(
+        None,
+        "Bible book numbers 1-66 to use (default: all)",
+        type=int_list,
+        section=SOURCES,
+        key=True,
+        manifest=True,
+        min=1,
+        max=66,
+    )
+    limit: int | None = param(
+        None,
+        "use only the first N English sources (or foils)",
+        type=int,
+        section=SOURCES,
+        key=True,
+        manifest=True,
+        min=1,
+        must="a positive number of sources",
+    )
+    types: tuple[str, ...] = param(
+        tuple(PERTURBATIONS),
+        "perturbations to make (default PN,RS,AR,HS)",
+        type=csv_list,
+        section=AMR,
+        key=True,
+        manifest=True,
+    )
+    amr_parser: str | None = param(
+        None,
+        "amrlib parse model folder (default: amrlib's data/model_stog, parse_xfm BART-large)",
+        section=AMR,
+        **_NOSIG,
+    )
+    amr_generator: str | None = param(
+        None,
+        "amrlib generate model folder (default: amrlib's data/model_gtos)",
+        section=AMR,
+        **_NOSIG,
+    )
+    amr_batch_size: int = param(
+        16, "sentences per AMR batch (default 16)", section=AMR, min=1, **_NOSIG
+    )
+    splitter: str = param(
+        "pysbd",
+        "sentence splitter for paragraphs (default pysbd)",
+        choices=("pysbd", "punkt"),
+        section=AMR,
+        manifest=True,
+    )
+    nli_model: str = param(
+        DEFAULT_NLI_MODEL,
+        f"transformers NLI model id or folder (default {DEFAULT_NLI_MODEL})",
+        section=NLI,
+    )
+    nli_revision: str | None = param(None, "NLI model revision (Hub commit sha)", section=NLI)
+    no_nli: bool = param(
+        False, "skip the NLI filter (recorded in manifest and card)", section=NLI, key=True
+    )
+    entail_threshold: float = param(
+        ENTAIL_THRESHOLD,
+        "reject when P(entailment) > this in either direction (default 0.8)",
+        section=NLI,
+        min=0,
+        max=1,
+        open_min=True,
+    )
+    keep_bidirectional: bool = param(
+        False,
+        "do not reject foils predicted entailment in both directions",
+        section=NLI,
+        key=True,
+    )
+    nli_batch_size: int = param(
+        16, "pairs per NLI batch (default 16)", section=NLI, min=1, **_NOSIG
+    )
+    device: str | None = param(
+        None, "torch device for AMR and NLI models (default: cuda if available)", **_NOSIG
+    )
+    seed: int = seed_param()
 
 
 __all__ = [

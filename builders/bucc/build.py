@@ -13,13 +13,13 @@ Three sources, in order of precedence:
 
 from __future__ import annotations
 
-import argparse
 import logging
 
 import numpy as np
 
-from builders.base import BuildResult, file_input
+from builders.base import BuildResult, file_input, manifest_params
 from builders.bucc import logic, spec
+from evaluators.compute.engine import Engine
 from evaluators.core.errors import LangCodeError, UsageError
 from evaluators.schema import bucc as schema
 from evaluators.schema.langs import iso3, language_name, pair_config, resolve_pair, to_card_language
@@ -27,66 +27,9 @@ from evaluators.schema.meta import InputRecord, ModelRecord
 
 log = logging.getLogger("xlbench")
 
-NAME = "bucc"
-HELP = (
-    "BUCC-style bitext mining: sentences of two corpora with hidden translation pairs (train/test)"
-)
-EPILOG = """examples:
-  xlbench build bucc --lang deu-eng                      # offline: public-domain Bibles, 100 gold pairs
-  xlbench build bucc --lang fra-eng --gold-pairs 1000
-  xlbench build bucc --lang deu-eng --bucc-dir ~/bucc2018 # official de-en.{training,test}.* files
-  xlbench build bucc --lang deu-eng --parallel corpus.de corpus.en --src-mono news.de --tgt-mono news.en
 
-BUCC pairs are xx-en: --lang deu-eng gives the config deu_Latn-eng_Latn (side src = German).
-"""
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the builder's own options."""
-    parser.add_argument(
-        "--lang", required=True, help="language pair xx-eng, e.g. deu-eng (source side first)"
-    )
-    parser.add_argument(
-        "--bucc-dir",
-        default=None,
-        help="folder with official BUCC files (<xx>-en.<split>.<xx|en|gold>)",
-    )
-    parser.add_argument(
-        "--parallel",
-        nargs="+",
-        metavar="FILE",
-        default=None,
-        help="parallel corpus: two line-aligned files (src tgt) or one TSV (src<TAB>tgt)",
-    )
-    parser.add_argument(
-        "--src-mono", default=None, help="source-side distractor sentences, one per line"
-    )
-    parser.add_argument(
-        "--tgt-mono", default=None, help="target-side distractor sentences, one per line"
-    )
-    parser.add_argument(
-        "--gold-pairs",
-        type=int,
-        default=spec.DEFAULT_GOLD_PAIRS,
-        help=f"gold pairs over both splits (default {spec.DEFAULT_GOLD_PAIRS})",
-    )
-    parser.add_argument(
-        "--parallel-fraction",
-        type=float,
-        default=spec.DEFAULT_PARALLEL_FRACTION,
-        help=f"share of each side's sentences that are gold (default {spec.DEFAULT_PARALLEL_FRACTION}, as in BUCC)",
-    )
-    parser.add_argument(
-        "--test-fraction",
-        type=float,
-        default=spec.DEFAULT_TEST_FRACTION,
-        help=f"share of gold pairs and distractors in the test split (default {spec.DEFAULT_TEST_FRACTION})",
-    )
-
-
-def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
-    """Build the tables of one pair; ``raw``: :class:`builders.bucc.spec.Params` or a namespace."""
-    args = spec.Params.from_args(raw)
+def run(args: spec.Params, backend: Engine | None = None) -> BuildResult:
+    """Build the tables of one pair (``backend`` is unused: every step is light)."""
     src, tgt = resolve_pair(args.lang)
     if args.bucc_dir:
         return _official(args, args.bucc_dir, src, tgt)
@@ -168,13 +111,7 @@ def _constructed(args: spec.Params, src: str, tgt: str) -> BuildResult:
     ]
     return BuildResult(
         tables=_tables(config, built.splits, {}),
-        parameters={
-            "source": source,
-            "pair": config,
-            "gold_pairs": args.gold_pairs,
-            "parallel_fraction": args.parallel_fraction,
-            "test_fraction": args.test_fraction,
-        },
+        parameters={**manifest_params(args), "source": source, "pair": config},
         inputs=inputs,
         models=models,
         counts=built.counts,

@@ -5,7 +5,10 @@ Every number here shapes the rows, so each one goes into the manifest's paramete
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+
+from builders.base import seed_param
+from evaluators.core.params import param
 
 #: Fraction of each side's sentences that have a translation on the other side.
 #: BUCC 2017/2018 corpora are roughly 2-3% parallel (e.g. the de-en sample: 1,038
@@ -35,31 +38,54 @@ OFFICIAL_SPLITS = {"training": "train", "test": "test"}
 ID_WIDTH = 9
 
 
+#: File paths: not part of the signature, the files' bytes are pinned as inputs.
+_PATH = {"sig": False}
+#: Spelled out in the signature and copied into the manifest's parameters.
+_KEY = {"key": True, "manifest": True}
+
+
 @dataclass(frozen=True)
 class Params:
-    """Every parameter of ``xlbench build bucc`` (``--seed`` included); see ``build.add_arguments``.
+    """Every parameter of ``xlbench build bucc`` (``--seed`` included), declared once."""
 
-    File paths are not part of the signature: the files' bytes are pinned as inputs.
-    """
-
-    lang: str
-    bucc_dir: str | None = field(default=None, metadata={"signature": False})
-    parallel: tuple[str, ...] | None = field(default=None, metadata={"signature": False})
-    src_mono: str | None = field(default=None, metadata={"signature": False})
-    tgt_mono: str | None = field(default=None, metadata={"signature": False})
-    gold_pairs: int = field(default=DEFAULT_GOLD_PAIRS, metadata={"key": "gold-pairs"})
-    parallel_fraction: float = field(
-        default=DEFAULT_PARALLEL_FRACTION, metadata={"key": "parallel-fraction"}
+    lang: str = param(help="language pair xx-eng, e.g. deu-eng (source side first)")
+    bucc_dir: str | None = param(
+        None, "folder with official BUCC files (<xx>-en.<split>.<xx|en|gold>)", **_PATH
     )
-    test_fraction: float = field(default=DEFAULT_TEST_FRACTION, metadata={"key": "test-fraction"})
-    seed: int = 13
-
-    @classmethod
-    def from_args(cls, args) -> Params:
-        """Build from an argparse namespace (or return ``args`` if it already is one)."""
-        from builders.base import params_from
-
-        return params_from(cls, args)
+    parallel: tuple[str, ...] | None = param(
+        None,
+        "parallel corpus: two line-aligned files (src tgt) or one TSV (src<TAB>tgt)",
+        nargs="+",
+        metavar="FILE",
+        **_PATH,
+    )
+    src_mono: str | None = param(None, "source-side distractor sentences, one per line", **_PATH)
+    tgt_mono: str | None = param(None, "target-side distractor sentences, one per line", **_PATH)
+    gold_pairs: int = param(
+        DEFAULT_GOLD_PAIRS,
+        f"gold pairs over both splits (default {DEFAULT_GOLD_PAIRS})",
+        min=2,
+        must="at least 2 (one per split)",
+        **_KEY,
+    )
+    parallel_fraction: float = param(
+        DEFAULT_PARALLEL_FRACTION,
+        f"share of each side's sentences that are gold (default {DEFAULT_PARALLEL_FRACTION}, as in BUCC)",
+        min=0,
+        max=1,
+        open_min=True,
+        **_KEY,
+    )
+    test_fraction: float = param(
+        DEFAULT_TEST_FRACTION,
+        f"share of gold pairs and distractors in the test split (default {DEFAULT_TEST_FRACTION})",
+        min=0,
+        max=1,
+        open_min=True,
+        open_max=True,
+        **_KEY,
+    )
+    seed: int = seed_param()
 
 
 #: Card limitations of constructed builds (the card's "Limitations" section).

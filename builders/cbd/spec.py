@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import argparse
+from dataclasses import dataclass
 
+from builders.base import seed_param
 from builders.cbd.logic import (
     MAX_NGRAM,
     PAPER_AVOID_REPETITION,
     PAPER_FOLD_ACCENTS,
     PAPER_FOLD_CASE,
 )
+from evaluators.core.params import param
 
 #: Pairs kept per split by default after extraction. The paper samples 5,000
 #: pairs per evaluation (Gaschi et al. 2022, Section IV.B); 20,000 leaves room
@@ -31,46 +34,94 @@ SYMMETRIZATION = "grow-diag-final-and"
 
 
 #: Fields that name files: their bytes are pinned as inputs, so the signature does not depend on where they lie.
-_PATH = {"signature": False}
+_PATH = {"sig": False}
+#: Spelled out in the signature and copied into the manifest's parameters.
+_KEY = {"key": True, "manifest": True}
+#: The authors' settings (on by default): a build that turns one off is spelled out in
+#: the signature (``fold-case:false``), the defaults are in its hash.
+_PAPER = {"key": True, "key_omit": (True,), "manifest": True}
 
 
 @dataclass(frozen=True)
 class Params:
-    """Every parameter of ``xlbench build cbd`` (``--seed`` included); see ``build.add_arguments``."""
+    """Every parameter of ``xlbench build cbd`` (``--seed`` included), declared once."""
 
-    lang: str
-    src_file: str | None = field(default=None, metadata=_PATH)
-    tgt_file: str | None = field(default=None, metadata=_PATH)
-    tsv: str | None = field(default=None, metadata=_PATH)
-    dict: tuple[str, ...] | None = field(default=None, metadata=_PATH)
-    max_sentences: int | None = field(default=None, metadata={"key": "max-sentences"})
-    reverse_dict: bool = field(default=False, metadata={"key": "reverse-dict"})
-    #: The authors' settings (on by default); a build that turns one off is spelled out in
-    #: the signature (``fold-case:false``), the defaults are in its hash.
-    fold_case: bool = field(
-        default=PAPER_FOLD_CASE, metadata={"key": "fold-case", "key_omit": (True,)}
+    lang: str = param(help="language pair, source first, e.g. eng-deu")
+    src_file: str | None = param(None, "source sentences, one per line (with --tgt-file)", **_PATH)
+    tgt_file: str | None = param(None, "target sentences, line-aligned with --src-file", **_PATH)
+    tsv: str | None = param(
+        None, "parallel corpus as 'src<TAB>tgt' or 'id<TAB>src<TAB>tgt' lines", **_PATH
     )
-    fold_accents: bool = field(
-        default=PAPER_FOLD_ACCENTS, metadata={"key": "fold-accents", "key_omit": (True,)}
+    dict: tuple[str, ...] | None = param(
+        None,
+        "bilingual dictionary (MUSE, hunalign, dictd .index, or 'cedict'); repeatable; default: FreeDict",
+        action="append",
+        metavar="FILE",
+        **_PATH,
     )
-    avoid_repetition: bool = field(
-        default=PAPER_AVOID_REPETITION, metadata={"key": "avoid-repetition", "key_omit": (True,)}
+    max_sentences: int | None = param(
+        None,
+        "read only the first N sentence pairs of the corpus",
+        type=int,
+        min=1,
+        must="positive",
+        **_KEY,
     )
-    max_pairs: int = field(default=DEFAULT_MAX_PAIRS, metadata={"key": "max-pairs"})
-    aligner: str = DEFAULT_ALIGNER  # spelled out by its model record (aligner:<method>+<symmetrisation>@<package>)
-    aligner_extra: tuple[str, ...] | None = field(default=None, metadata=_PATH)
+    reverse_dict: bool = param(
+        False, "the --dict files list target->source (e.g. an en-de dictionary for deu-eng)", **_KEY
+    )
+    fold_case: bool = param(
+        PAPER_FOLD_CASE,
+        "match words case-insensitively (default on, as the authors; --no-fold-case to match case)",
+        action=argparse.BooleanOptionalAction,
+        **_PAPER,
+    )
+    fold_accents: bool = param(
+        PAPER_FOLD_ACCENTS,
+        "match words ignoring accents, é = e (default on, as the authors; --no-fold-accents to keep them)",
+        action=argparse.BooleanOptionalAction,
+        **_PAPER,
+    )
+    avoid_repetition: bool = param(
+        PAPER_AVOID_REPETITION,
+        "use each source and target word type at most once (default, as the authors)",
+        consts=(
+            (
+                "--allow-repetition",
+                False,
+                "keep every occurrence of a word type (more pairs, dominated by frequent words)",
+            ),
+        ),
+        **_PAPER,
+    )
+    max_pairs: int = param(
+        DEFAULT_MAX_PAIRS,
+        f"sample at most N pairs per split with the seed (default {DEFAULT_MAX_PAIRS}; 0 = keep all)",
+        min=0,
+        must="0 (keep all) or positive",
+        **_KEY,
+    )
+    #: Spelled out by its model record (aligner:<method>+<symmetrisation>@<package>).
+    aligner: str = param(
+        DEFAULT_ALIGNER,
+        f"statistical aligner of the baseline split 'aligner' (default {DEFAULT_ALIGNER}; none = skip)",
+        choices=ALIGNERS,
+        manifest=True,
+    )
+    aligner_extra: tuple[str, ...] | None = param(
+        None,
+        "more parallel text to train the aligner on: 'bible' or two aligned files SRC TGT",
+        nargs="+",
+        metavar="X",
+        **_PATH,
+    )
     #: Processes only: extraction is split in fixed chunks, so the rows do not depend on it.
-    workers: int = field(default=1, metadata={"signature": False})
-    gold: str | None = field(default=None, metadata=_PATH)
-    gold_one_based: bool = False
-    seed: int = 13
-
-    @classmethod
-    def from_args(cls, args) -> Params:
-        """Build from an argparse namespace (or return ``args`` if it already is one)."""
-        from builders.base import params_from
-
-        return params_from(cls, args)
+    workers: int = param(1, "processes for extraction (large corpora; default 1)", sig=False, min=1)
+    gold: str | None = param(
+        None, "gold word alignments (Pharaoh, one line per corpus line) for Table II", **_PATH
+    )
+    gold_one_based: bool = param(False, "--gold indices start at 1 (awesome-align's WPT files)")
+    seed: int = seed_param()
 
 
 def construction(

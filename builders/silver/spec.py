@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
+from builders.base import seed_param
 from builders.silver import logic
+from builders.silver.tokenize import SCHEMES
+from evaluators.core.params import param
 
 NAME = "silver"
 
@@ -86,51 +89,164 @@ LIMITATIONS = [
 
 
 #: Fields that name files (pinned as inputs) or only set speed, retries and caching.
-_NOSIG = {"signature": False}
+_NOSIG = {"sig": False}
+#: Spelled out in the signature.
+_KEY = {"key": True}
+#: Sections of ``xlbench build silver --help``.
+SOURCE, MT, SUBS, RULE = (
+    "source sentences (default: World English Bible verses)",
+    "machine translation",
+    "substitutes",
+    "decision rule",
+)
+#: The decision rule: spelled out in the signature and copied into the manifest's parameters.
+_RULE = {"key": True, "manifest": True, "section": RULE}
 
 
 @dataclass(frozen=True)
 class Params:
-    """Every parameter of ``xlbench build silver`` (``--seed`` included); see ``build.add_arguments``."""
+    """Every parameter of ``xlbench build silver`` (``--seed`` included), declared once."""
 
-    lang: str
-    src: str | None = field(default=None, metadata=_NOSIG)
-    small_src: str | None = field(default=None, metadata=_NOSIG)
-    max_sentences: int | None = field(default=None, metadata={"key": "max-sentences"})
-    min_words: int | None = None
-    max_words: int | None = None
-    mt: str = "auto"
-    mt_revision: str | None = None
-    mt_cache: str | None = field(default=None, metadata=_NOSIG)
-    no_mt_cache: bool = field(default=False, metadata=_NOSIG)
-    mt_batch_size: int = field(default=1000, metadata=_NOSIG)
-    mt_rate: float = field(default=4.0, metadata=_NOSIG)
-    mt_retries: int = field(default=4, metadata=_NOSIG)
-    mt_beams: int = 1
-    substitutes: str = "wordnet"
-    mlm: str = "bert-large-cased"
-    mlm_revision: str | None = None
-    mlm_batch_size: int = field(default=64, metadata=_NOSIG)
-    mlm_search: int = MLM_SEARCH
-    no_count_original: bool = False
-    no_substitute_punctuation: bool = False
-    wordnet_senses: int = 2
-    no_closed_class: bool = False
-    alternatives: int = field(default=N_ALTERNATIVES, metadata={"key": "alternatives"})
-    min_valid: int = field(default=MIN_VALID, metadata={"key": "min-valid"})
-    max_targets: int = field(default=MAX_TARGETS, metadata={"key": "max-targets"})
-    tokenizer: str = "punct"
-    src_tokenizer: str | None = None
-    lowercase: bool = False
-    export: str | None = field(default=None, metadata=_NOSIG)
-    seed: int = 13
-
-    @classmethod
-    def from_args(cls, args) -> Params:
-        """Build from an argparse namespace (or return ``args`` if it already is one)."""
-        from builders.base import params_from
-
-        return params_from(cls, args)
+    lang: str = param(help="language pair, source first: eng-spa, eng-deu, eng_Latn-fra_Latn")
+    src: str | None = param(
+        None, "monolingual source sentences, one per line (Silver_Large)", section=SOURCE, **_NOSIG
+    )
+    small_src: str | None = param(
+        None,
+        "source side of a gold alignment set (Silver_Small; ids are 0-based line numbers); "
+        "'src ||| tgt' lines are read on their left side",
+        aliases=("--gold-src",),
+        section=SOURCE,
+        **_NOSIG,
+    )
+    max_sentences: int | None = param(
+        None,
+        f"use at most N sentences (default {DEFAULT_MAX_SENTENCES} Bible verses sampled with --seed; all lines of a file)",
+        type=int,
+        section=SOURCE,
+        min=1,
+        hint="leave it out to use every sentence",
+        **_KEY,
+    )
+    min_words: int | None = param(
+        None,
+        f"skip shorter sentences (default {DEFAULT_MIN_WORDS} for the Bible)",
+        type=int,
+        section=SOURCE,
+        min=0,
+    )
+    max_words: int | None = param(
+        None,
+        f"skip longer sentences (default {DEFAULT_MAX_WORDS} for the Bible)",
+        type=int,
+        section=SOURCE,
+        min=0,
+    )
+    mt: str = param(
+        "auto",
+        "auto (offline engine if one serves the pair, else google) | apertium | apertium:<mode> | bergamot | "
+        "google | mymemory | deepl | microsoft | ... | hf:<model id or folder>",
+        section=MT,
+    )
+    mt_revision: str | None = param(None, "Hub revision of an hf: MT model", section=MT)
+    mt_cache: str | None = param(
+        None,
+        "SQLite translation cache (default $XLBENCH_CACHE/mt-cache.sqlite)",
+        section=MT,
+        **_NOSIG,
+    )
+    no_mt_cache: bool = param(
+        False, "translate everything afresh, keep nothing", section=MT, **_NOSIG
+    )
+    mt_batch_size: int = param(
+        1000,
+        "sentences per engine call; the cache commits after each (default 1000)",
+        section=MT,
+        min=1,
+        **_NOSIG,
+    )
+    mt_rate: float = param(
+        4.0,
+        "online engines: requests per second (default 4)",
+        section=MT,
+        min=0,
+        open_min=True,
+        must="positive (requests per second)",
+        **_NOSIG,
+    )
+    mt_retries: int = param(
+        4, "online engines: retries with backoff (default 4)", section=MT, min=0, **_NOSIG
+    )
+    mt_beams: int = param(1, "hf: MT models: beam size (default 1, greedy)", section=MT, min=1)
+    #: Where a run puts its translations (``--engine ray``), never what they are.
+    mt_store: str | None = param(
+        None,
+        "--engine ray: shared folder of translation shards (default <mt-cache>.shards)",
+        section=MT,
+        **_NOSIG,
+    )
+    substitutes: str = param(
+        "wordnet",
+        "wordnet (offline, English: antonyms, co-hyponyms, synonyms) or mlm (fill-mask, the paper's method)",
+        choices=SUBSTITUTES,
+        section=SUBS,
+    )
+    mlm: str = param(
+        "bert-large-cased",
+        "masked LM for --substitutes mlm (default bert-large-cased)",
+        section=SUBS,
+    )
+    mlm_revision: str | None = param(None, "Hub revision of the masked LM", section=SUBS)
+    mlm_batch_size: int = param(
+        64, "masked sentences per forward pass (default 64)", section=SUBS, min=1, **_NOSIG
+    )
+    mlm_search: int = param(
+        MLM_SEARCH,
+        f"--substitutes mlm: top predictions read per word (default {MLM_SEARCH}, the authors')",
+        section=SUBS,
+        min=1,
+    )
+    no_count_original: bool = param(
+        False,
+        "--substitutes mlm: do not let the original word, when predicted, take one of the alternatives' places "
+        "(the authors count it, so a word often has one alternative fewer)",
+        section=SUBS,
+    )
+    no_substitute_punctuation: bool = param(
+        False,
+        "never substitute (so never align) punctuation tokens (the authors substitute and align them)",
+        section=SUBS,
+    )
+    wordnet_senses: int = param(
+        2, "most frequent senses searched by --substitutes wordnet", section=SUBS, min=1
+    )
+    no_closed_class: bool = param(
+        False, "wordnet: do not substitute function words from the built-in table", section=SUBS
+    )
+    alternatives: int = param(N_ALTERNATIVES, "alternatives per word (paper: 5)", min=1, **_RULE)
+    min_valid: int = param(MIN_VALID, "valid alternatives needed (paper: 4)", **_RULE)
+    max_targets: int = param(
+        MAX_TARGETS, "target words one source word may change (paper: 1)", min=1, **_RULE
+    )
+    tokenizer: str = param(
+        "punct",
+        "tokenisation of the translations (and sources) (default punct)",
+        choices=SCHEMES,
+        section=RULE,
+    )
+    src_tokenizer: str | None = param(
+        None,
+        "tokenisation of the sources (default: whitespace for --small-src, whose gold text is pre-tokenised; else --tokenizer)",
+        choices=SCHEMES,
+        section=RULE,
+    )
+    lowercase: bool = param(False, "lowercase tokens before comparing", section=RULE)
+    export: str | None = param(
+        None,
+        "also write '<config>.src-tgt' (src ||| tgt) + '<config>.align' (0-based Pharaoh) here",
+        **_NOSIG,
+    )
+    seed: int = seed_param()
 
 
 def construction(args: Params, *, wordnet: bool, tokenizer: str) -> list[str]:

@@ -573,7 +573,7 @@ def test_sentence_smith_rows_carry_honest_labels(tmp_path):
     """A committed file in Sentence Smith's format: its RS and HS become RS-leafswap and HS-or-synonym."""
     import pyarrow.parquet as pq
 
-    from builders.alee.build import CHANGELOG, DEFAULT_VERSION
+    from builders.registry import get_builder
     from builders.alee.logic.foil_types import SENTENCE_SMITH, meets_alee
     from evaluators.schema import alee as S
 
@@ -599,8 +599,9 @@ def test_sentence_smith_rows_carry_honest_labels(tmp_path):
     assert manifest["parameters"]["foil_generator"] == SENTENCE_SMITH
     assert manifest["parameters"]["labels"] == ["AR", "HS-or-synonym", "PN", "RS-leafswap"]
     # The column values changed in 1.1.0: the default version and its changelog line say so.
-    assert manifest["version"] == DEFAULT_VERSION == "1.1.0"
-    assert manifest["changelog"][0]["changes"] == CHANGELOG["1.1.0"]
+    alee = get_builder("alee")
+    assert manifest["version"] == alee.default_version == "1.1.0"
+    assert manifest["changelog"][0]["changes"] == alee.changelog["1.1.0"]
     card = (out / "README.md").read_text()
     assert SENTENCE_SMITH in card and "RS -> RS-leafswap" in card
 

@@ -18,13 +18,27 @@ def test_every_registered_name_imports():
 
 
 @pytest.mark.parametrize("name", builder_names())
-def test_builder_modules_follow_the_contract(name):
-    module = available_builders()[name]
-    assert module.NAME == name and name in FAMILIES
-    assert module.HELP and module.EPILOG and "xlbench build " + name in module.EPILOG
+def test_builders_follow_the_contract(name):
+    import dataclasses
+
+    from builders.runner import BuildOptions, EngineOptions
+    from evaluators.core.params import add_param_arguments, flag_of
+
+    builder = available_builders()[name]
+    assert builder.name == name and name in FAMILIES
+    assert builder.help and builder.epilog and "xlbench build " + name in builder.epilog
+    params = builder.params_class()
+    assert dataclasses.is_dataclass(params) and params.__dataclass_params__.frozen
+    # Every field is declared with param(): a help line, and the options come from it alone.
+    for cls in (params, BuildOptions, EngineOptions):
+        for f in dataclasses.fields(cls):
+            assert f.metadata["xlbench"]["help"], f"{cls.__name__}.{f.name} has no help line"
     parser = argparse.ArgumentParser()
-    module.add_arguments(parser)
-    assert callable(module.run)
+    add_param_arguments(parser, params)
+    flags = {a for action in parser._actions for a in action.option_strings}
+    assert {flag_of(f) for f in dataclasses.fields(params)} <= flags
+    assert [f.name for f in dataclasses.fields(params)][-1] == "seed"
+    assert callable(builder.run_function())
 
 
 @pytest.mark.parametrize("name", task_names())

@@ -239,7 +239,7 @@ def test_two_parameter_variants_never_share_a_signature(family):
     assert signature.startswith(f"{family}|corpus:c@1|") and "|seed:13|v:1.0.0|h:" in signature
     seen = {signature}
     for f in dataclasses.fields(base):
-        if not f.metadata.get("signature", True):
+        if f.name not in signature_params(base):  # declared sig=False
             continue
         variant = dataclasses.replace(base, **{f.name: _other_value(getattr(base, f.name), f)})
         sig = _signature(family, variant)

@@ -258,17 +258,20 @@ def test_mlm_search_and_count_original_reach_the_generator(tmp_path, monkeypatch
             return self
 
     monkeypatch.setattr(mlm, "MLMSubstitutes", Recorder)
+    from evaluators.core.params import add_param_arguments, params_from_namespace
+
+    Params = silver_build.spec.Params
     parser = argparse.ArgumentParser()
-    silver_build.add_arguments(parser)
+    add_param_arguments(parser, Params)
     args = parser.parse_args(["--lang", "eng-spa", "--substitutes", "mlm"])
-    silver_build._generator(silver_build.spec.Params.from_args(args), "eng_Latn")
+    silver_build._generator(params_from_namespace(Params, args), "eng_Latn")
     assert (
         (seen["search"], seen["count_original"]) == (mlm.SEARCH, mlm.COUNT_ORIGINAL) == (10, True)
     )
     args = parser.parse_args(
         ["--lang", "eng-spa", "--substitutes", "mlm", "--mlm-search", "50", "--no-count-original"]
     )
-    params = silver_build.spec.Params.from_args(args)
+    params = params_from_namespace(Params, args)
     silver_build._generator(params, "eng_Latn")
     assert (seen["search"], seen["count_original"]) == (50, False)
     # Both are parameters of the build (manifest + signature hash), not speed settings.

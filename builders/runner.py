@@ -1,0 +1,240 @@
+"""The build runner: one family's build end to end, for the command line and for Python.
+
+``xlbench.build("bucc", lang="deu-eng", gold_pairs=40, out="out/bucc")`` and
+``xlbench build bucc --lang deu-eng --gold-pairs 40 --out out/bucc`` are the same
+call: the keywords are the fields of the family's parameters class
+(``builders/<family>/spec.py: Params``) and of :class:`BuildOptions` and
+:class:`EngineOptions`, each declared once with :func:`evaluators.core.params.param`.
+:func:`build` checks every value as the command line does, runs the builder,
+derives the license, assembles the :class:`~evaluators.schema.meta.Manifest` and
+writes the folder (:func:`builders.release.artifact.write_dataset`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from builders.registry import Builder, get_builder
+from evaluators import __version__
+from evaluators.compute.engine import ENGINES, ENV_ADDRESS, ENV_ENGINE, Engine, get_engine
+from evaluators.core.errors import UsageError, did_you_mean
+from evaluators.core.params import api_names, make_params, param, split_values
+
+#: ``--help`` section of the execution options.
+EXECUTION = "execution (one machine by default; see README 'Running on a cluster')"
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """Options every build takes: where and how the folder is written (none changes a row)."""
+
+    out: str | None = param(None, "output folder (default: out/<family>-<languages>)", sig=False)
+    version: str | None = param(
+        None, "semantic version of this build (default {default_version})", sig=False
+    )
+    overwrite: bool = param(False, "replace an existing output folder", sig=False)
+    changelog: str | None = param(
+        None,
+        "one line for the card's changelog (what changed in this version)",
+        sig=False,
+    )
+    license: str | None = param(
+        None,
+        "license of the produced data (SPDX id), overriding the one derived from the inputs; needs --license-reason",
+        sig=False,
+    )
+    license_reason: str | None = param(
+        None,
+        "why --license applies instead of the inputs' license (goes on the card)",
+        sig=False,
+    )
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    """Where a builder's heavy steps run (``--engine``); how to run, never what is built."""
+
+    engine: str | None = param(
+        None,
+        f"local (this process, default) or ray (a Ray cluster); default ${ENV_ENGINE} or local",
+        choices=ENGINES,
+        section=EXECUTION,
+        sig=False,
+    )
+    ray_address: str | None = param(
+        None,
+        f"with --engine ray: auto (the cluster 'ray start' made here) or HOST:PORT; default ${ENV_ADDRESS}, "
+        "else a Ray instance started on this machine",
+        section=EXECUTION,
+        sig=False,
+    )
+    workers: int | None = param(
+        None,
+        "with --engine ray: actors per model stage (default 2)",
+        type=int,
+        section=EXECUTION,
+        sig=False,
+        min=1,
+    )
+    gpus_per_worker: float | None = param(
+        None,
+        "with --engine ray: GPUs each worker requests (default 0)",
+        type=float,
+        section=EXECUTION,
+        sig=False,
+        min=0,
+    )
+
+
+@dataclass(frozen=True)
+class Built:
+    """What :func:`build` wrote.
+
+    Attributes:
+        path: the dataset folder.
+        manifest: its manifest (``manifest.json``; ``manifest.build_signature()`` is the signature).
+    """
+
+    path: str
+    manifest: Any
+
+
+def option_classes(builder: Builder) -> list[type]:
+    """Return the parameter classes of a build, in precedence order (the family's own first)."""
+    classes = [builder.params_class(), BuildOptions]
+    if builder.engine:
+        classes.append(EngineOptions)
+    return classes
+
+
+def build(family: str, **values: Any) -> Built:
+    """Build one dataset folder; the Python twin of ``xlbench build <family> ...``.
+
+    Args:
+        family: the dataset family (``cbd``, ``silver``, ``alee``, ``bucc``).
+        **values: the family's parameters and the build options, named as their flags
+            without dashes (``lang="deu-eng"``, ``gold_pairs=40``, ``out="out/bucc"``,
+            ``overwrite=True``, ``engine="ray"``); every value is checked as on the command line.
+
+    Returns:
+        the folder written and its manifest.
+
+    Raises:
+        UsageError: an unknown family or keyword, a value outside its declaration, or a
+            combination of options the builder refuses; the project's other errors for bad
+            inputs (missing files, unknown language codes ...).
+    """
+    builder = get_builder(family)
+    classes = option_classes(builder)
+    shares, unknown = split_values(classes, values)
+    if unknown:
+        names = api_names(classes)
+        raise UsageError(
+            f"xlbench.build({family!r}) has no parameter {unknown[0]!r}; valid: {', '.join(names)}."
+            + did_you_mean(unknown[0], names)
+        )
+    params, options, *engine = (make_params(cls, share) for cls, share in zip(classes, shares))
+    return run_build(builder, params, options, engine[0] if engine else None)
+
+
+def run_build(
+    builder: Builder, params: Any, options: BuildOptions, engine: EngineOptions | None = None
+) -> Built:
+    """Check the options, run ``builder`` with ``params`` and write its folder.
+
+    The version, the license flags and the output folder are checked before any work.
+    """
+    from builders.release.artifact import check_output
+    from builders.release.licenses import license_block
+    from evaluators.schema.meta import check_version
+
+    version = check_version(options.version or builder.default_version)
+    license_block([], options.license, options.license_reason)  # flags checked before any work
+    out = options.out or builder.out_folder(params)
+    check_output(out, options.overwrite)
+    backend = _engine(params, engine) if builder.engine else None
+    return _build_and_write(builder, params, options, version, out, backend)
+
+
+def _engine(params: Any, options: EngineOptions | None) -> Engine:
+    """The engine the options (or the environment) name; a family's own ``workers`` counts too."""
+    options = options or EngineOptions()
+    workers = options.workers if options.workers is not None else getattr(params, "workers", None)
+    return get_engine(options.engine, options.ray_address, workers, options.gpus_per_worker)
+
+
+def _build_and_write(
+    builder: Builder,
+    params: Any,
+    options: BuildOptions,
+    version: str,
+    out: str,
+    backend: Engine | None,
+) -> Built:
+    from builders.base import BuildResult
+    from builders.release.artifact import write_dataset
+    from builders.release.licenses import license_block
+    from evaluators.run.results import utc_now
+    from evaluators.schema import get_family
+
+    family = get_family(builder.name)
+    started = utc_now()
+    t0 = time.perf_counter()
+    result: BuildResult = builder.run_function()(params, backend)
+    data_inputs = [(i.name, i.license) for i in result.inputs if i.role == "data"]
+    license_info = license_block(data_inputs, options.license, options.license_reason)
+    result.license = license_info["hub"]
+    manifest = _manifest(builder, result, options, version, license_info, started, t0)
+    path = write_dataset(out, family, result, manifest, overwrite=options.overwrite)
+    return Built(str(path), manifest)
+
+
+def _manifest(
+    builder: Builder,
+    result: Any,
+    options: BuildOptions,
+    version: str,
+    license_info: Mapping[str, Any],
+    started: str,
+    t0: float,
+) -> Any:
+    """Assemble the manifest of a finished build (shape: :mod:`evaluators.schema.meta`)."""
+    from builders.base import git_commit_state, key_params, signature_params
+    from evaluators.run.results import utc_now
+    from evaluators.schema.meta import Manifest
+
+    return Manifest(
+        name=result.name or f"xlbench-{builder.name}",
+        family=builder.name,
+        version=version,
+        builder=f"builders.{builder.name}",
+        seed=result.params.seed,
+        xlbench_version=__version__,
+        git_commit=git_commit_state(),
+        params=signature_params(result.params),
+        key_params=key_params(result.params),
+        parameters=result.parameters,
+        inputs=result.inputs,
+        models=result.models,
+        license=dict(license_info),
+        nondeterministic=sorted(result.nondeterministic),
+        counts=result.counts,
+        run={**result.run, "seconds": round(time.perf_counter() - t0, 1)},
+        changelog=[
+            {
+                "version": version,
+                "date": started[:10],
+                "changes": options.changelog or builder.changelog_line(version),
+            }
+        ],
+        started_at=started,
+        finished_at=utc_now(),
+    )
+
+
+def namespace_values(classes: Sequence[type], args: Any) -> dict[str, Any]:
+    """Return the values of parsed command-line options that the classes declare."""
+    return {name: getattr(args, name) for name in api_names(classes) if hasattr(args, name)}
