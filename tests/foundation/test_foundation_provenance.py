@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from builders.release import licenses as L
 from builders.adapters import provenance as P
 from builders.base import git_commit_state, key_params, params_from, signature_params
+from builders.release import licenses as L
 from evaluators.core.errors import InputFileError, UsageError
 from evaluators.schema.meta import InputRecord, Manifest, ModelRecord, stable_manifest
 
