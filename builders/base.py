@@ -160,8 +160,12 @@ def key_params(params: Any) -> dict[str, str]:
 
 
 def manifest_params(params: Any) -> dict[str, Any]:
-    """Return the fields declared ``manifest=True``, as they are, for the manifest's ``parameters``."""
-    return {f.name: getattr(params, f.name) for f in dataclasses.fields(params) if in_manifest(f)}
+    """Return the fields declared ``manifest=True``, JSON-ready (tuples as lists), for the manifest's ``parameters``."""
+    return {
+        f.name: _plain(getattr(params, f.name))
+        for f in dataclasses.fields(params)
+        if in_manifest(f)
+    }
 
 
 def _plain(value: Any) -> Any:

@@ -163,3 +163,13 @@ def test_the_command_line_refuses_values_outside_their_declaration(tmp_path, cap
     err = capsys.readouterr().err
     assert message in err and err.count("error:") == 1
     assert not out.exists()
+
+
+def test_manifest_parameters_are_plain_json_values():
+    """The card prints the manifest's parameters: a tuple would read ``('PN', ...)``, not ``['PN', ...]``."""
+    from builders.alee.spec import Params
+    from builders.base import manifest_params
+
+    values = manifest_params(Params(("deu_Latn",), bible_books=(40, 41)))
+    assert values["types"] == ["PN", "RS", "AR", "HS"] and isinstance(values["types"], list)
+    assert values["bible_books"] == [40, 41] and isinstance(values["bible_books"], list)
