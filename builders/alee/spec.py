@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from builders.base import seed_param
 from evaluators.core.params import param
@@ -124,7 +125,7 @@ ENTAIL_THRESHOLD = 0.8
 DEFAULT_NLI_MODEL = "juliussteen/DeBERTa-v3-FaithAug"
 
 #: Fields that name files (pinned as inputs) or only set speed and placement.
-_NOSIG = {"sig": False}
+_NOSIG: dict[str, Any] = {"sig": False}
 #: Sections of ``xlbench build alee --help``.
 SOURCES, AMR, NLI = "English sources and target sentences", "AMR stages", "NLI filter"
 

@@ -6,6 +6,7 @@ Every number here shapes the rows, so each one goes into the manifest's paramete
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from builders.base import seed_param
 from evaluators.core.params import param
@@ -39,9 +40,9 @@ ID_WIDTH = 9
 
 
 #: File paths: not part of the signature, the files' bytes are pinned as inputs.
-_PATH = {"sig": False}
+_PATH: dict[str, Any] = {"sig": False}
 #: Spelled out in the signature and copied into the manifest's parameters.
-_KEY = {"key": True, "manifest": True}
+_KEY: dict[str, Any] = {"key": True, "manifest": True}
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
+from typing import Any
 
 from builders.base import seed_param
 from builders.cbd.logic import (
@@ -34,12 +35,12 @@ SYMMETRIZATION = "grow-diag-final-and"
 
 
 #: Fields that name files: their bytes are pinned as inputs, so the signature does not depend on where they lie.
-_PATH = {"sig": False}
+_PATH: dict[str, Any] = {"sig": False}
 #: Spelled out in the signature and copied into the manifest's parameters.
-_KEY = {"key": True, "manifest": True}
+_KEY: dict[str, Any] = {"key": True, "manifest": True}
 #: The authors' settings (on by default): a build that turns one off is spelled out in
 #: the signature (``fold-case:false``), the defaults are in its hash.
-_PAPER = {"key": True, "key_omit": (True,), "manifest": True}
+_PAPER: dict[str, Any] = {"key": True, "key_omit": (True,), "manifest": True}
 
 
 @dataclass(frozen=True)

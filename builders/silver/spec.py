@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from builders.base import seed_param
 from builders.silver import logic
@@ -89,9 +89,9 @@ LIMITATIONS = [
 
 
 #: Fields that name files (pinned as inputs) or only set speed, retries and caching.
-_NOSIG = {"sig": False}
+_NOSIG: dict[str, Any] = {"sig": False}
 #: Spelled out in the signature.
-_KEY = {"key": True}
+_KEY: dict[str, Any] = {"key": True}
 #: Sections of ``xlbench build silver --help``.
 SOURCE, MT, SUBS, RULE = (
     "source sentences (default: World English Bible verses)",
@@ -100,7 +100,7 @@ SOURCE, MT, SUBS, RULE = (
     "decision rule",
 )
 #: The decision rule: spelled out in the signature and copied into the manifest's parameters.
-_RULE = {"key": True, "manifest": True, "section": RULE}
+_RULE: dict[str, Any] = {"key": True, "manifest": True, "section": RULE}
 
 
 @dataclass(frozen=True)
