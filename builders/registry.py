@@ -31,7 +31,7 @@ class Builder:
     """One dataset family's builder, declared in one place.
 
     Attributes:
-        name: the family (``xlbench build <name>``; a schema of :mod:`evaluators.schema`).
+        name: the family (``xlbench build <name>``; its schema is :meth:`schema`).
         help: one line (``xlbench build --help``, ``xlbench list``, the README tables).
         title: the family's title in the README table.
         paper: the paper the family follows.
@@ -64,6 +64,12 @@ class Builder:
     def run_function(self) -> Callable[..., Any]:
         """Import and return ``run(params, engine) -> BuildResult``."""
         return _load(self.run)
+
+    def schema(self) -> Any:
+        """Return the family's schema (:class:`evaluators.schema.FamilySchema`: tables, splits, citation)."""
+        from evaluators.schema import get_family
+
+        return get_family(self.name)
 
     def out_folder(self, params: Any) -> str:
         """Return the default output folder of a build with ``params``."""

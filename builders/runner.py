@@ -178,9 +178,8 @@ def _build_and_write(
     from builders.release.artifact import write_dataset
     from builders.release.licenses import license_block
     from evaluators.run.results import utc_now
-    from evaluators.schema import get_family
 
-    family = get_family(builder.name)
+    family = builder.schema()
     started = utc_now()
     t0 = time.perf_counter()
     result: BuildResult = builder.run_function()(params, backend)
