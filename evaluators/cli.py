@@ -136,22 +136,22 @@ def add_eval_parsers(sub: argparse._SubParsersAction, only: str | None = None) -
             sub.add_parser(entry.name, help=entry.help)
             continue
         try:
-            module = TASKS.load(entry.name)
+            evaluator = TASKS.load(entry.name)
         except ModuleNotFoundError as err:
-            if err.name != entry.target:
+            if err.name != entry.target.partition(":")[0]:
                 raise
             continue
-        meta = module.TASK
+        meta = evaluator.meta
         p = sub.add_parser(
             entry.name,
-            help=meta.help,
-            description=meta.help,
+            help=entry.help,
+            description=entry.help,
             epilog=meta.epilog,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        add_param_arguments(p, module.Params)
+        add_param_arguments(p, evaluator.params)
         add_common_arguments(p, meta)
-        p.set_defaults(_eval_module=module, _eval_name=entry.name)
+        p.set_defaults(_evaluator=evaluator, _eval_name=entry.name)
 
 
 def run_eval(args: argparse.Namespace) -> int:
@@ -161,10 +161,12 @@ def run_eval(args: argparse.Namespace) -> int:
     from evaluators.run.runner import GridReport, RunOptions, ranking_table, render_table, run_grid
     from evaluators.run.task import params_fields
 
-    module = args._eval_module
-    meta = module.TASK
+    evaluator = args._evaluator
+    meta = evaluator.meta
     params = {
-        f.name: getattr(args, f.name) for f in params_fields(module.Params) if hasattr(args, f.name)
+        f.name: getattr(args, f.name)
+        for f in params_fields(evaluator.params)
+        if hasattr(args, f.name)
     }
     options = RunOptions(
         out=args.out,
@@ -193,7 +195,7 @@ def run_eval(args: argparse.Namespace) -> int:
     datasets = getattr(args, "dataset", None) or [None]
     report = GridReport()
     results = run_grid(
-        module,
+        evaluator,
         models,
         datasets,
         revision=getattr(args, "revision", None),

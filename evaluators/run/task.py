@@ -1,11 +1,12 @@
-"""What an evaluator is: metadata, a frozen parameters dataclass and one scoring function.
+"""What an evaluator is: one :class:`Evaluator` object (metadata, parameters, scoring, hooks).
 
-An evaluator module defines:
+An evaluator module defines ``EVALUATOR = Evaluator(...)`` and
+:mod:`evaluators.tasks` registers it by name (one line). Its fields:
 
-``TASK``
+``meta``
     a :class:`TaskMetadata` (name, family, splits read, main score, chance level,
-    output keys, table columns ...).
-``Params``
+    output keys, table columns, report views ...).
+``params``
     a frozen dataclass; each field declared with :func:`param` carries its
     command-line help, choices and its signature label, so the CLI options, the
     Python API keywords and the signature come from one declaration.
@@ -15,7 +16,7 @@ An evaluator module defines:
     :class:`~evaluators.encoders.base.Encoder` (or ``None``), ``rng`` a
     ``numpy.random.Generator`` seeded from ``--seed`` and used for nothing but scoring.
 
-and optionally:
+and optional hooks (``None`` when the evaluator has none):
 
 ``clamp(params, data) -> Params``
     the EFFECTIVE parameters before scoring (what will really be used);
@@ -38,11 +39,19 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from evaluators.core.errors import UsageError, did_you_mean
+
+if TYPE_CHECKING:  # types only: the runner imports these modules when it needs them
+    import numpy as np
+
+    from evaluators.data.source import DatasetSource
+    from evaluators.encoders.base import Encoder
+    from evaluators.run.results import EvalResult
 
 #: Second seed component of the plotting rng: ``np.random.default_rng([seed, PLOT_STREAM])``.
 PLOT_STREAM = 0x9E37
@@ -126,9 +135,9 @@ class TaskMetadata:
     """Declarative facts about an evaluator (in the spirit of mteb's ``TaskMetadata``).
 
     Attributes:
-        name: the evaluator name (``xlbench eval <name>``).
+        name: the evaluator name (``xlbench eval <name>``); its one-line help is the registry's
+            (:mod:`evaluators.tasks`), readable without importing the evaluator.
         family: the dataset family it reads (``None``: it reads files, not datasets).
-        help: one line.
         splits: the splits it reads (by default).
         main_score: the entry key that is the main score.
         main_score_name: the human description of the aggregated main score.
@@ -143,7 +152,6 @@ class TaskMetadata:
 
     name: str
     family: str | None
-    help: str
     splits: tuple[str, ...] = ("test",)
     main_score: str = "main_score"
     main_score_name: str = ""
@@ -186,6 +194,52 @@ class Scores:
     model: dict[str, Any] | None = None
     plot_data: Any = None
     items: list[dict[str, Any]] | None = None
+
+
+P = TypeVar("P")
+
+#: ``score(data, model, params, rng) -> Scores``.
+ScoreFn = Callable[["DatasetSource | None", "Encoder | None", P, "np.random.Generator"], Scores]
+#: ``plot(scores, params, data, model, prefix, rng) -> paths``.
+PlotFn = Callable[
+    [Scores, P, "DatasetSource | None", "Encoder | None", Path, "np.random.Generator"], list[str]
+]
+#: ``plot_grid(results, prefix, rng) -> paths``.
+PlotGridFn = Callable[[list["EvalResult"], Path, "np.random.Generator"], list[str]]
+
+
+@dataclass(frozen=True)
+class Evaluator(Generic[P]):
+    """One evaluator: its metadata, its parameters class, its scoring function and optional hooks.
+
+    The runner reads these fields; a hook left ``None`` is simply not called (no probing).
+
+    Attributes:
+        meta: the declarative facts (:class:`TaskMetadata`).
+        params: the frozen parameters dataclass (every field a :func:`param`).
+        score: ``(data, model, params, rng) -> Scores``, the pure scoring function.
+        check: ``(params, model)``: refuse a parameter/model combination before scoring.
+        clamp: ``(params, data) -> params``: the effective parameters before scoring.
+        signature_extra: ``(effective values) -> entries`` added to the signature (``None`` drops one).
+        plot: draw the result's figures (own rng stream); returns the files written.
+        plot_grid: draw one figure over every model of a grid on one dataset.
+        write_artifacts: ``(scores, params, prefix) -> files`` written beside the result.
+    """
+
+    meta: TaskMetadata
+    params: type[P]
+    score: ScoreFn[P]
+    check: Callable[[P, Encoder | None], None] | None = None
+    clamp: Callable[[P, DatasetSource], P] | None = None
+    signature_extra: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
+    plot: PlotFn[P] | None = None
+    plot_grid: PlotGridFn | None = None
+    write_artifacts: Callable[[Scores, P, Path], list[str]] | None = None
+
+    @property
+    def name(self) -> str:
+        """The evaluator name (``xlbench eval <name>``)."""
+        return self.meta.name
 
 
 def seed_of(rng: Any) -> int:

@@ -14,6 +14,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from evaluators.core.errors import InputFileError, UsageError
+from evaluators.core.hashing import sha256_file_or_none
 from evaluators.data.alignio import (
     FORMATS,
     AlignmentFile,
@@ -21,17 +23,14 @@ from evaluators.data.alignio import (
     read_parallel_text,
     resolve_base,
 )
-from evaluators.core.errors import InputFileError, UsageError
-from evaluators.core.hashing import sha256_file_or_none
 from evaluators.metrics.alignment import AlignmentScore, score_alignments
-from evaluators.run.task import Scores, TaskMetadata, param
+from evaluators.run.task import Evaluator, Scores, TaskMetadata, param
 
 POSSIBLE_MODES = ("keep", "as-sure", "ignore")
 
 TASK = TaskMetadata(
     name="alignment",
     family="silver",
-    help="Score predicted word alignments (precision, recall, F1, AER) against gold or silver links.",
     splits=("test",),
     main_score="f1",
     main_score_name="f1",
@@ -57,7 +56,6 @@ the sentence length, else 0-based. Without: 0-based if an index 0 occurs, else 1
 --one-based / --zero-based (or --index-base) force it for both files; --gold-base / --pred-base for one.
 """,
 )
-NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
 
 
 @dataclass(frozen=True)
@@ -406,3 +404,6 @@ def score(data, model, params: Params, rng) -> Scores:
         },
         items=items,
     )
+
+
+EVALUATOR = Evaluator(TASK, Params, score, signature_extra=signature_extra)

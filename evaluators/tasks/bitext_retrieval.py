@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 
 from evaluators.core.errors import InputFileError, SchemaError, UsageError
-from evaluators.metrics import mining
-from evaluators.run.task import Scores, TaskMetadata, param
 from evaluators.data.textio import read_lines
+from evaluators.metrics import mining
+from evaluators.run.task import Evaluator, Scores, TaskMetadata, param
 
 log = logging.getLogger("xlbench")
 
@@ -29,7 +29,6 @@ ROLE = "query"
 TASK = TaskMetadata(
     name="bitext-retrieval",
     family="bucc",
-    help="Tatoeba-style top-1 bitext retrieval (cosine and margin, both directions) on aligned sentences",
     splits=("test",),
     main_score="main_score",
     main_score_name="top-1 accuracy (cosine, mean of both directions)",
@@ -58,7 +57,6 @@ Main score: mean of the two directions' cosine top-1 accuracy. Duplicated senten
 wrong unless their own line is retrieved (the result says how many duplicates there are).
 """,
 )
-NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
 
 
 @dataclass(frozen=True)
@@ -257,3 +255,6 @@ def cosine_items(
             }
         )
     return out
+
+
+EVALUATOR = Evaluator(TASK, Params, score, signature_extra=signature_extra, check=check)

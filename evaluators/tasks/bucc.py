@@ -22,7 +22,7 @@ import numpy as np
 
 from evaluators.core.errors import InputFileError, SchemaError, UsageError
 from evaluators.metrics import mining
-from evaluators.run.task import Scores, TaskMetadata, param
+from evaluators.run.task import Evaluator, Scores, TaskMetadata, param
 
 log = logging.getLogger("xlbench")
 
@@ -32,7 +32,6 @@ ROLE = "query"
 TASK = TaskMetadata(
     name="bucc",
     family="bucc",
-    help="BUCC bitext mining: margin-scored kNN candidates, F1 with a threshold learned on train",
     splits=("train", "test"),
     main_score="bucc_f1",
     main_score_name="bucc_f1 (test, threshold learned on train)",
@@ -73,7 +72,6 @@ Scores: test F1 / precision / recall at the train-learned threshold (main score)
 and the oracle test F1 (threshold tuned on test; an upper bound, not a result).
 """,
 )
-NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
 
 
 @dataclass(frozen=True)
@@ -156,7 +154,7 @@ def _threshold_from(path: str, params: Params, model_id: str | None) -> float:
         data = json.loads(p.read_text(encoding="utf-8"))
     except json.JSONDecodeError as err:
         raise InputFileError(f"--threshold-from {path!r} is not JSON ({err.msg}).") from err
-    if data.get("evaluator") != NAME:
+    if data.get("evaluator") != TASK.name:
         raise InputFileError(
             f"--threshold-from {path!r} is a {data.get('evaluator')!r} result, not a bucc result."
         )
@@ -255,7 +253,7 @@ def _entry(
 
 def _mains(data, params: Params) -> list[str]:
     """The main configs to score: ``--config`` alone, or every bucc sentence config."""
-    mains = data.main_configs(NAME)
+    mains = data.main_configs(TASK.name)
     if params.config:
         if params.config not in mains:
             raise SchemaError(
@@ -435,3 +433,6 @@ def source_items(
             }
         )
     return rows
+
+
+EVALUATOR = Evaluator(TASK, Params, score, signature_extra=signature_extra)

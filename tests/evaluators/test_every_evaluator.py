@@ -85,7 +85,7 @@ EVALUATORS = [n for n in TASKS.names() if n != "aligners"]
 
 def _np(name: str) -> list[str]:
     """``--no-plots`` for evaluators that plot (the others have no such flag)."""
-    return ["--no-plots"] if TASKS.load(name).TASK.plots else []
+    return ["--no-plots"] if TASKS.load(name).meta.plots else []
 
 
 def _run(argv: list[str]) -> dict:
@@ -125,7 +125,7 @@ def test_a_different_result_under_the_same_name_is_refused(name, data, tmp_path)
     assert json.loads(path.read_text())["main_score"] == first["main_score"]
 
 
-@pytest.mark.parametrize("name", [n for n in EVALUATORS if TASKS.load(n).TASK.plots])
+@pytest.mark.parametrize("name", [n for n in EVALUATORS if TASKS.load(n).meta.plots])
 def test_no_plots_changes_no_score(name, data, tmp_path):
     plotted = _run([name, *argv_for(name, data, 0), "--out", str(tmp_path / "a")])
     plain = _run([name, *argv_for(name, data, 0), *_np(name), "--out", str(tmp_path / "b")])

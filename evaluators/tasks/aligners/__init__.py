@@ -47,7 +47,7 @@ from evaluators.core.errors import UsageError
 from evaluators.metrics.aligner_corpus import PAPER_SWEEP_TOKENIZER
 from evaluators.metrics.alignment import score_alignments
 from evaluators.metrics.correlation import MIN_N, sentence_counts
-from evaluators.run.task import Scores, TaskMetadata, param, seed_of
+from evaluators.run.task import Evaluator, Scores, TaskMetadata, param, seed_of
 from evaluators.tasks.aligners.analyses import (
     _bins,
     _pos_tagger,
@@ -90,7 +90,6 @@ __all__ = [
 TASK = TaskMetadata(
     name="aligners",
     family="silver",
-    help="Run eflomal/fast_align with several tokenizers; score each on silver and gold; Pearson r, Spearman rho (SilverAlign).",
     splits=("test",),
     main_score="pearson_r_tokenizer",
     main_score_name="pearson_r_tokenizer (silver vs gold F1, mean over pairs)",
@@ -134,7 +133,6 @@ TASK = TaskMetadata(
     --train-text bible.eng bible.fra --max-train 2000 --out results/aligners
 """,
 )
-NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
 
 
 @dataclass(frozen=True)
@@ -451,3 +449,6 @@ def score(data, model, args: Params, rng) -> Scores:
         plot_data=(scatter, sweep_curves, freq_tables),
         items=items or None,
     )
+
+
+EVALUATOR = Evaluator(TASK, Params, score, signature_extra=signature_extra, plot=plot)
