@@ -138,11 +138,14 @@ class TaskMetadata:
         name: the evaluator name (``xlbench eval <name>``); its one-line help is the registry's
             (:mod:`evaluators.tasks`), readable without importing the evaluator.
         family: the dataset family it reads (``None``: it reads files, not datasets).
-        splits: the splits it reads (by default).
+        splits: the sections of its result's ``scores``: the dataset splits it reads, then any
+            derived section (aligners' ``correlation``); a result has no other.
         main_score: the entry key that is the main score.
         main_score_name: the human description of the aggregated main score.
         chance: the main score of a random model, when known (``None`` otherwise).
-        output_keys: the keys every score entry has (besides ``subset`` and ``main_score``).
+        output_keys: the keys of its score entries (besides ``subset`` and ``main_score``): each
+            appears in a result, and a key that every entry of a result carries is one of them
+            (checked on every evaluator's mock run by ``tests/evaluators/test_every_evaluator.py``).
         table: the entry keys shown as columns of the Markdown table.
         model: ``"required"``, ``"optional"`` or ``"none"`` (``--model``).
         dataset: ``"required"``, ``"optional"`` or ``"none"`` (``--dataset``/``--revision``/``--config``).

@@ -40,6 +40,10 @@ TASK = TaskMetadata(
         "margin_tgt2src_acc",
         "src_duplicates",
         "tgt_duplicates",
+        "cosine_src2tgt_correct",
+        "cosine_tgt2src_correct",
+        "margin_src2tgt_correct",
+        "margin_tgt2src_correct",
     ),
     table=(
         "n",

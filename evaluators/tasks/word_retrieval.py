@@ -58,6 +58,10 @@ TASK = TaskMetadata(
         "s_strong_ties_tgt_src",
         "ties",
         "counts",
+        "s_weak_src_tgt_std",
+        "s_weak_tgt_src_std",
+        "s_strong_src_tgt_std",
+        "s_strong_tgt_src_std",
     ),
     table=(
         "layer",
