@@ -12,9 +12,10 @@ import tempfile
 from pathlib import Path
 
 from evaluators.core.errors import OutputError, UsageError
-from evaluators.run.predictions import predictions_path, read_predictions
 from evaluators.report import html, markdown, plots, views
-from evaluators.report.records import FAMILY_TITLES, Record, load_records
+from evaluators.report.records import Record, load_records
+from evaluators.run.predictions import predictions_path, read_predictions
+from evaluators.tasks import FAMILY_TITLES, metadata_of
 
 #: Most confident wrong items listed per result when per-item predictions exist.
 WORST_ITEMS = 15
@@ -127,6 +128,11 @@ def build_site(
     return target / index
 
 
+def _families_declaring(records: list[Record], view: str) -> list[str]:
+    """The families (sorted) of the results whose evaluator's metadata sets the boolean ``view``."""
+    return sorted({r.family for r in records if getattr(metadata_of(r.evaluator), view, False)})
+
+
 def _write(records: list[Record], site: Path, fmt: str) -> str:
     href = _copy_results(records, site)
     boards = views.leaderboards(records, href)
@@ -147,13 +153,18 @@ def _write(records: list[Record], site: Path, fmt: str) -> str:
         figs.setdefault(fam_of_ev.get(h.name.split("__")[0], "other"), []).append(
             (plots.heatmap_plot(h, pdir), h.title)
         )
+    # The families whose evaluators declare a threshold table (BUCC) or silver-vs-gold scatters.
+    table_fams = _families_declaring(records, "threshold_table")
     for ds in sorted({b.dataset for b in bucc}):
         rows = [b for b in bucc if b.dataset == ds]
-        figs.setdefault("bucc", []).append(
+        figs.setdefault(table_fams[0] if table_fams else "other", []).append(
             (plots.bucc_plot(rows, pdir, ds), f"BUCC precision/recall/F1 · {ds}")
         )
+    scatter_fams = _families_declaring(records, "silver_gold_scatter")
     for s in scat:
-        figs.setdefault("silver", []).append((plots.scatter_plot(s, pdir), s.title))
+        figs.setdefault(scatter_fams[0] if scatter_fams else "other", []).append(
+            (plots.scatter_plot(s, pdir), s.title)
+        )
     if fmt == "md":
         flat = [(f"plots/{stem}.png", cap) for fam in figs.values() for stem, cap in fam]
         (site / "report.md").write_text(
@@ -181,7 +192,7 @@ def _write(records: list[Record], site: Path, fmt: str) -> str:
     )
     for lb in boards:
         parts = [html.leaderboard_table(lb, f"lb-{lb.family}")]
-        if lb.family == "bucc" and bucc:
+        if lb.family in table_fams and bucc:
             parts += ["<h2>Precision, recall and F1</h2>", html.bucc_table(bucc, "bucc-prf")]
         if figs.get(lb.family):
             parts.append("<h2>Figures</h2>")

@@ -172,7 +172,7 @@ def open_model(model: Any, options: RunOptions, revision: str | None = None) -> 
         spec = f"object:{type(model).__module__}.{type(model).__qualname__}"
         batch = options.batch_size
 
-        def fn(texts):
+        def fn(texts: Any) -> Any:
             import numpy as np
 
             return np.asarray(model.encode(list(texts), batch_size=batch), dtype=np.float32)
@@ -533,7 +533,9 @@ def _check_options(options: RunOptions) -> None:
         check_writable(options.out)
 
 
-def _stored(name: str, p: Any, source: Any, opened: OpenModel | None, options, done: dict):
+def _stored(
+    name: str, p: Any, source: Any, opened: OpenModel | None, options: Any, done: dict
+) -> Any:
     """The stored result of this cell (same request key) in ``done``, or ``None``."""
     if not (done and opened is not None and source is not None):
         return None

