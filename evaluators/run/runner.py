@@ -11,6 +11,7 @@ already in ``out`` (resume).
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import hashlib
 import json
@@ -19,7 +20,7 @@ import os
 import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import Field, dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +37,15 @@ from evaluators.run.results import (
     save_result,
 )
 from evaluators.run.signature import make_signature
-from evaluators.run.task import PLOT_STREAM, Evaluator, Scores, make_params, signature_params
+from evaluators.run.task import (
+    PLOT_STREAM,
+    Evaluator,
+    Scores,
+    TaskMetadata,
+    make_params,
+    param,
+    signature_params,
+)
 
 if TYPE_CHECKING:
     from evaluators.data.source import DatasetSource
@@ -48,36 +57,107 @@ _DEVICE = re.compile(r"^(cpu|mps|cuda(:\d+)?)$")
 ABORT_ENV = "XLBENCH_TEST_ABORT_AFTER_CELLS"
 
 
+def _option(declared: Any, *, needs: str | None = None, **defaults: Any) -> Any:
+    """One run option: a :func:`param` field plus when it applies and its per-interface defaults.
+
+    Args:
+        declared: the :func:`param` declaration (its default is the :class:`RunOptions` default).
+        needs: ``"model"``: only for evaluators that take a model; ``"plots"``: only for
+            evaluators that plot; ``None``: every evaluator.
+        **defaults: ``cli=`` the command line's default, ``api=`` :func:`evaluate`'s default,
+            where they differ from the declared one.
+    """
+    return field(
+        default=declared.default,
+        metadata={**declared.metadata, "run": {"needs": needs, **defaults}},
+    )
+
+
 @dataclass(frozen=True)
 class RunOptions:
-    """Options of a run that are not evaluator parameters.
+    """Options of a run that are not evaluator parameters, each declared once.
 
-    Attributes:
-        out: folder for result JSONs and plots (``None``: write nothing, no plots).
-        seed: seed of the scoring rng (the plotting rng is ``[seed, PLOT_STREAM]``).
-        plots: write the evaluator's plots (needs ``out``).
-        overwrite: replace an existing, different result of the same name.
-        rerun: recompute a grid cell even when its result is already in ``out``.
-        batch_size, device, cache_dir, use_cache: model loading options.
-        backend: ``torch`` (default) or ``onnx`` (ONNX Runtime fp32 on the CPU, for
-            transformers encoders; recorded in the result's model and signature).
-        bootstrap: resamples of the main score's confidence interval (0: no interval); the
-            bootstrap draws from its own rng stream, so it never changes a score or signature.
-        save_predictions: write the per-item predictions beside each result (needs ``out``).
+    Each field is a :func:`~evaluators.run.task.param`: ``xlbench eval`` builds its shared
+    flags from these (:func:`option_fields`), :func:`evaluate` takes them as keywords and
+    :meth:`from_namespace` reads them back, so an option is never typed twice. The plotting
+    rng is ``[seed, PLOT_STREAM]``; the bootstrap draws from its own stream, so neither changes
+    a score or signature. ``backend="onnx"`` is ONNX Runtime fp32 on the CPU for transformers
+    encoders, recorded in the result's model and signature.
     """
 
-    out: str | None = None
-    seed: int = 0
-    plots: bool = True
-    overwrite: bool = False
-    rerun: bool = False
-    batch_size: int = 32
-    device: str | None = None
-    cache_dir: str | None = None
-    use_cache: bool = True
-    bootstrap: int = 1000
-    save_predictions: bool = False
-    backend: str = "torch"
+    batch_size: int = _option(
+        param(32, "sentences per forward pass (default 32)", sig=False), needs="model"
+    )
+    device: str | None = _option(
+        param(
+            None,
+            "torch device: cpu, cuda, cuda:<i>, mps (default: cuda when available)",
+            sig=False,
+        ),
+        needs="model",
+    )
+    backend: str = _option(
+        param(
+            "torch",
+            "inference engine of transformers encoders: torch (default) or onnx "
+            "(ONNX Runtime fp32 on the CPU, exported once and cached; pip install 'xlbench[onnx]')",
+            metavar="{torch,onnx}",
+            sig=False,
+        ),
+        needs="model",
+    )
+    cache_dir: str | None = _option(
+        param(None, "embedding cache folder (default: ~/.cache/xlbench/embeddings)", sig=False),
+        needs="model",
+    )
+    use_cache: bool = _option(
+        param(
+            True,
+            "do not read or write the embedding cache",
+            flag="--no-cache",
+            action="store_false",
+            sig=False,
+        ),
+        needs="model",
+    )
+    out: str | None = _option(
+        param(
+            None,
+            "folder for the result JSON and plots (default: results; the Python API writes nothing "
+            "without it)",
+            sig=False,
+        ),
+        cli="results",
+    )
+    seed: int = param(0, "random seed for sampling (default 0)")
+    overwrite: bool = param(
+        False, "replace a different result of the same name in --out", sig=False
+    )
+    rerun: bool = param(False, "recompute cells whose result is already in --out", sig=False)
+    save_predictions: bool = param(
+        False,
+        "write the per-item predictions beside each result (<result>.predictions.parquet)",
+        sig=False,
+    )
+    # An evaluator with its own --bootstrap (aligners: resamples of each F1's spread) uses it for the interval too.
+    bootstrap: int = param(
+        1000,
+        "bootstrap resamples of the main score's confidence interval (default 1000; 0: none)",
+        metavar="N",
+        sig=False,
+    )
+    plots: bool = _option(
+        param(
+            True,
+            "do not write PNG plots",
+            flag="--no-plots",
+            aliases=("--no-plot",),
+            action="store_false",
+            sig=False,
+        ),
+        needs="plots",
+        api=False,
+    )
 
     def model_options(self) -> dict[str, Any]:
         """Return the keyword options for :func:`evaluators.encoders.load_encoder`."""
@@ -90,6 +170,33 @@ class RunOptions:
         if self.backend != "torch":
             options["backend"] = self.backend
         return options
+
+    @classmethod
+    def from_namespace(cls, args: argparse.Namespace) -> RunOptions:
+        """The options parsed by ``xlbench eval`` (flags an evaluator lacks keep their defaults)."""
+        return cls(**{f.name: getattr(args, f.name) for f in fields(cls) if hasattr(args, f.name)})
+
+    @classmethod
+    def from_keywords(cls, keywords: dict[str, Any]) -> RunOptions:
+        """Take the run options out of :func:`evaluate`'s keywords (the rest are evaluator parameters)."""
+        values = {}
+        for f in fields(cls):
+            if f.name in keywords:
+                values[f.name] = keywords.pop(f.name)
+            elif "api" in f.metadata.get("run", {}):
+                values[f.name] = f.metadata["run"]["api"]
+        return cls(**values)
+
+
+def option_fields(meta: TaskMetadata) -> list[Field[Any]]:
+    """The run options an evaluator offers: model options when it takes a model, ``--no-plots`` when it plots."""
+    offered = {None: True, "model": meta.model != "none", "plots": meta.plots}
+    return [f for f in fields(RunOptions) if offered[f.metadata.get("run", {}).get("needs")]]
+
+
+def cli_default(f: Field[Any]) -> Any:
+    """The command line's default of a run option."""
+    return f.metadata.get("run", {}).get("cli", f.default)
 
 
 def check_device(device: str | None) -> None:
@@ -390,26 +497,14 @@ def _save_predictions(evaluator: Evaluator[Any], scores: Scores, result_path: Pa
 
 
 def evaluate(
-    # Long on purpose: one keyword per run option, each documented below for API users.
     task: str,
     model: Any = None,
     dataset: str | None = None,
     revision: str | None = None,
     *,
     model_revision: str | None = None,
-    out: str | None = None,
-    seed: int = 0,
-    plots: bool = False,
-    overwrite: bool = False,
-    batch_size: int = 32,
-    device: str | None = None,
-    cache_dir: str | None = None,
-    use_cache: bool = True,
-    backend: str = "torch",
     config: str | None = None,
-    bootstrap: int = 1000,
-    save_predictions: bool = False,
-    **params: Any,
+    **keywords: Any,
 ) -> EvalResult:
     """Score one model on one dataset with one evaluator; return the result (written to ``out`` if given).
 
@@ -421,46 +516,31 @@ def evaluate(
         dataset: a built dataset folder or Hub repo id.
         revision: the Hub revision of ``dataset``.
         model_revision: a revision for ``model`` (recorded as ``revision_source: "user"``).
-        out: folder for the result JSON and plots; ``None`` writes nothing.
-        seed: the scoring seed.
-        plots: write the evaluator's plots (with ``out``).
-        overwrite: replace a different result of the same name in ``out``.
-        batch_size: sentences per forward pass.
-        device: torch device (``cpu``, ``cuda``, ``cuda:1``, ``mps``).
-        cache_dir: embedding cache folder.
-        use_cache: read and write the embedding cache.
-        backend: ``"torch"`` or ``"onnx"`` (ONNX Runtime fp32 on the CPU; the ``onnx`` extra).
         config: restrict to one config (language pair) of the dataset.
-        bootstrap: resamples of the main score's confidence interval (0: none); never changes a score.
-        save_predictions: write the per-item predictions beside the result (with ``out``).
-        **params: the evaluator's parameters (see ``xlbench eval <task> --help``; dashes become underscores).
+        **keywords: the run options, each a :class:`RunOptions` field documented there
+            (``out``: folder for the result JSON and plots, ``None`` writes nothing; ``seed``;
+            ``plots``, off by default here; ``overwrite``; ``batch_size``; ``device``;
+            ``cache_dir``; ``use_cache``; ``backend``; ``bootstrap``; ``save_predictions``),
+            then the evaluator's parameters (see ``xlbench eval <task> --help``; dashes become
+            underscores).
 
     Raises:
         UsageError: unknown evaluator or parameter, bad value.
     """
     evaluator = get_task(task)
+    options = RunOptions.from_keywords(keywords)
+    params = keywords
     if config is not None:
         params["config"] = config
     if any(f.name == "bootstrap" for f in dataclasses.fields(evaluator.params)):
         # The evaluator's own resamples (aligners) are the same number.
-        params.setdefault("bootstrap", bootstrap)
-    if bootstrap < 0:
+        params.setdefault("bootstrap", options.bootstrap)
+    if options.bootstrap < 0:
         raise UsageError(
-            f"bootstrap must be 0 (no interval) or a positive number of resamples, got {bootstrap}."
+            f"bootstrap must be 0 (no interval) or a positive number of resamples, got {options.bootstrap}."
         )
-    options = RunOptions(
-        out=out,
-        seed=seed,
-        plots=plots,
-        overwrite=overwrite,
-        batch_size=batch_size,
-        device=device,
-        cache_dir=cache_dir,
-        use_cache=use_cache,
-        backend=backend,
-        bootstrap=bootstrap,
-        save_predictions=save_predictions and out is not None,
-    )
+    if options.save_predictions and options.out is None:
+        options = dataclasses.replace(options, save_predictions=False)
     results = run_grid(
         evaluator,
         [model] if model is not None else [None],
