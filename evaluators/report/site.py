@@ -128,9 +128,10 @@ def build_site(
     return target / index
 
 
-def _families_declaring(records: list[Record], view: str) -> list[str]:
-    """The families (sorted) of the results whose evaluator's metadata sets the boolean ``view``."""
-    return sorted({r.family for r in records if getattr(metadata_of(r.evaluator), view, False)})
+def _family_showing(records: list[Record], view: str) -> str:
+    """The family of the results whose evaluator's metadata sets the boolean ``view`` (e.g. BUCC's table)."""
+    fams = sorted({r.family for r in records if getattr(metadata_of(r.evaluator), view, False)})
+    return fams[0] if fams else "other"
 
 
 def _write(records: list[Record], site: Path, fmt: str) -> str:
@@ -153,16 +154,14 @@ def _write(records: list[Record], site: Path, fmt: str) -> str:
         figs.setdefault(fam_of_ev.get(h.name.split("__")[0], "other"), []).append(
             (plots.heatmap_plot(h, pdir), h.title)
         )
-    # The families whose evaluators declare a threshold table (BUCC) or silver-vs-gold scatters.
-    table_fams = _families_declaring(records, "threshold_table")
+    table_fam = _family_showing(records, "threshold_table")
     for ds in sorted({b.dataset for b in bucc}):
         rows = [b for b in bucc if b.dataset == ds]
-        figs.setdefault(table_fams[0] if table_fams else "other", []).append(
+        figs.setdefault(table_fam, []).append(
             (plots.bucc_plot(rows, pdir, ds), f"BUCC precision/recall/F1 · {ds}")
         )
-    scatter_fams = _families_declaring(records, "silver_gold_scatter")
     for s in scat:
-        figs.setdefault(scatter_fams[0] if scatter_fams else "other", []).append(
+        figs.setdefault(_family_showing(records, "silver_gold_scatter"), []).append(
             (plots.scatter_plot(s, pdir), s.title)
         )
     if fmt == "md":
@@ -192,7 +191,7 @@ def _write(records: list[Record], site: Path, fmt: str) -> str:
     )
     for lb in boards:
         parts = [html.leaderboard_table(lb, f"lb-{lb.family}")]
-        if lb.family in table_fams and bucc:
+        if lb.family == table_fam and bucc:
             parts += ["<h2>Precision, recall and F1</h2>", html.bucc_table(bucc, "bucc-prf")]
         if figs.get(lb.family):
             parts.append("<h2>Figures</h2>")

