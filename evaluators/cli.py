@@ -1,8 +1,11 @@
 """``xlbench eval``: a thin layer over :mod:`evaluators.run.runner`.
 
-Every evaluator's options come from its ``Params`` dataclass
-(:func:`evaluators.run.task.add_param_arguments`); the options shared by all
-(``--model``, ``--dataset``, ``--out`` ...) are added here once. Several
+Every evaluator's options come from its ``Params`` dataclass and the run options
+shared by all (``--out``, ``--seed``, ``--batch-size`` ...) from
+:class:`~evaluators.run.runner.RunOptions`, both declared with
+:func:`evaluators.run.task.param` and turned into flags by
+:func:`evaluators.run.task.add_param_arguments`; only the inputs (``--model``,
+``--dataset``, ``--revision``, ``--model-revision``) and ``--json`` are added here. Several
 ``--model`` and ``--dataset`` make a grid, scored model by model; cells already
 in ``--out`` are skipped (``--rerun`` recomputes them).
 
