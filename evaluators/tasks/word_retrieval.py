@@ -408,9 +408,45 @@ def _draw(
     return samples, pos, sub, others, al
 
 
+@dataclass(frozen=True)
+class _Encoded:
+    """One config's encoded words: per-layer vectors ``(layers, items, dim)`` and found masks.
+
+    Attributes:
+        layer_ids: the absolute layer of each vector row.
+        has_other: per sampled pair, whether a random other word of its target sentence exists.
+        u_all, u_found: the pairs' source words.
+        v_all, v_found: the pairs' target words.
+        w_all, w_found: the other words (one per pair with ``has_other``).
+        a_src, a_tgt: the aligner pairs found on both sides.
+    """
+
+    layer_ids: list[int]
+    has_other: list[bool]
+    u_all: np.ndarray
+    u_found: np.ndarray
+    v_all: np.ndarray
+    v_found: np.ndarray
+    w_all: np.ndarray
+    w_found: np.ndarray
+    a_src: np.ndarray
+    a_tgt: np.ndarray
+
+
+@dataclass(frozen=True)
+class _PlotInput:
+    """What :func:`plot` draws for one config: its entries, its encoded words and the first sample."""
+
+    config: str
+    entries: list[dict[str, Any]]
+    enc: _Encoded
+    sample: Any
+    pos: Any
+
+
 def _encode(
     config: str, src_enc: Encoder, tgt_enc: Encoder, sub: Any, others: Any, al: Any, layers: Any
-) -> dict:
+) -> _Encoded:
     """Encode the sampled pairs, the other words and the aligner pairs in one pass per side.
 
     Returns the per-layer vectors and found masks: ``u``/``v`` the pairs' source/target words,
@@ -439,25 +475,25 @@ def _encode(
     s_all, s_found, layer_ids = encode_spans(src_enc, src_texts, src_spans, layers)
     t_all, t_found, _ = encode_spans(tgt_enc, tgt_texts, tgt_spans, layers)
     a_keep = s_found[len(sub) :] & t_found[len(sub) + n_w :]
-    return {
-        "layer_ids": layer_ids,
-        "has_other": has_other,
-        "u_all": s_all[:, : len(sub)],
-        "u_found": s_found[: len(sub)],
-        "v_all": t_all[:, : len(sub)],
-        "v_found": t_found[: len(sub)],
-        "w_all": t_all[:, len(sub) : len(sub) + n_w],
-        "w_found": t_found[len(sub) : len(sub) + n_w],
-        "a_src": s_all[:, len(sub) :][:, a_keep],
-        "a_tgt": t_all[:, len(sub) + n_w :][:, a_keep],
-    }
+    return _Encoded(
+        layer_ids=layer_ids,
+        has_other=has_other,
+        u_all=s_all[:, : len(sub)],
+        u_found=s_found[: len(sub)],
+        v_all=t_all[:, : len(sub)],
+        v_found=t_found[: len(sub)],
+        w_all=t_all[:, len(sub) : len(sub) + n_w],
+        w_found=t_found[len(sub) : len(sub) + n_w],
+        a_src=s_all[:, len(sub) :][:, a_keep],
+        a_tgt=t_all[:, len(sub) + n_w :][:, a_keep],
+    )
 
 
 def _retrieve(
-    config: str, samples: Any, pos: Any, ok: Any, enc: dict, params: Params, device: Any
+    config: str, samples: Any, pos: Any, ok: Any, enc: _Encoded, params: Params, device: Any
 ) -> Any:
     """S_weak/S_strong per layer, direction and repeat; tie counts; raw counts per repeat."""
-    layer_ids = enc["layer_ids"]
+    layer_ids = enc.layer_ids
     per_layer: dict[int, dict[str, list[float]]] = {layer: {} for layer in layer_ids}
     ties: dict[int, dict[str, int]] = {layer: {} for layer in layer_ids}
     raw: dict[int, list[dict]] = {layer: [] for layer in layer_ids}
@@ -468,7 +504,7 @@ def _retrieve(
                 f"{config}: fewer than 2 sampled pairs could be encoded; check the model and the dataset."
             )
         for li, layer in enumerate(layer_ids):
-            u, v = enc["u_all"][li, idx], enc["v_all"][li, idx]
+            u, v = enc.u_all[li, idx], enc.v_all[li, idx]
             got = csls.retrieval_counts_pair(
                 u, v, params.criterion, params.csls_k, device=device, tie_rule=params.tie_rule
             )
@@ -549,7 +585,7 @@ def score(
     best_scores: list[float] = []
     used_n: dict[str, int] = {}
     used_repeats: dict[str, int] = {}
-    plot_data = []
+    plot_data: list[_PlotInput] = []
     items: list[dict] = []
     for config in main_configs(data, params.config):
         rows = data.rows(config, params.split)
@@ -567,8 +603,8 @@ def score(
         used_n[config], used_repeats[config] = n, repeats
         samples, pos, sub, others, al = _draw(data, config, params, rows, n, repeats, rng)
         enc = _encode(config, src_enc, tgt_enc, sub, others, al, layers)
-        layer_ids = enc["layer_ids"]
-        ok = enc["u_found"] & enc["v_found"]
+        layer_ids = enc.layer_ids
+        ok = enc.u_found & enc.v_found
         if (~ok).any():
             notes.append(
                 f"{config}: {int((~ok).sum())} of {len(sub)} sampled pairs dropped (a word not covered by the model's tokens or vectors)"
@@ -591,15 +627,13 @@ def score(
             pos,
             ok,
             sub,
-            enc["u_all"],
-            enc["v_all"],
+            enc.u_all,
+            enc.v_all,
             params,
             device,
         )
         # The plots read every encoded array (pairs, other words, aligner pairs) and the first sample.
-        plot_data.append(
-            {"config": config, "entries": entries, **enc, "sample": samples[0], "pos": pos}
-        )
+        plot_data.append(_PlotInput(config, entries, enc, samples[0], pos))
     return Scores(
         scores={params.split: entries_all},
         main_score=float(np.mean(best_scores)),
@@ -669,7 +703,8 @@ def plot(
     label = (scores.model or {}).get("id") or getattr(model, "model_id", "model")
     paths: list[str] = []
     for pd in scores.plot_data:
-        config, entries, layer_ids = pd["config"], pd["entries"], pd["layer_ids"]
+        config, entries, enc = pd.config, pd.entries, pd.enc
+        layer_ids = enc.layer_ids
         tag = re.sub(r"[^A-Za-z0-9_.-]+", "_", config)
         paths.append(
             str(
@@ -683,10 +718,10 @@ def plot(
         if layer not in layer_ids:
             raise UsageError(f"--hist-layer {layer} was not scored; choose one of {layer_ids}.")
         li = layer_ids.index(layer)
-        pos, u_found, v_found, w_found = pd["pos"], pd["u_found"], pd["v_found"], pd["w_found"]
-        u_all, v_all, w_all, has_other = pd["u_all"], pd["v_all"], pd["w_all"], pd["has_other"]
+        pos, u_found, v_found, w_found = pd.pos, enc.u_found, enc.v_found, enc.w_found
+        u_all, v_all, w_all, has_other = enc.u_all, enc.v_all, enc.w_all, enc.has_other
         idx = np.array(
-            [pos[int(r)] for r in pd["sample"] if u_found[pos[int(r)]] and v_found[pos[int(r)]]]
+            [pos[int(r)] for r in pd.sample if u_found[pos[int(r)]] and v_found[pos[int(r)]]]
         )
         u, v = u_all[li, idx], v_all[li, idx]
         groups = {"dictionary pairs": _cos_rows(u, v)}
@@ -699,8 +734,8 @@ def plot(
         shift = rng.permutation(len(idx))
         shift = np.where(shift == np.arange(len(idx)), (shift + 1) % len(idx), shift)
         groups["random pairs, whole set"] = _cos_rows(u, v_all[li, idx[shift]])
-        if pd["a_src"].shape[1]:
-            groups["aligner pairs, same sentences"] = _cos_rows(pd["a_src"][li], pd["a_tgt"][li])
+        if enc.a_src.shape[1]:
+            groups["aligner pairs, same sentences"] = _cos_rows(enc.a_src[li], enc.a_tgt[li])
         paths.append(
             str(
                 plots.similarity_histograms(
