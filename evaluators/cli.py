@@ -1,8 +1,11 @@
 """``xlbench eval``: a thin layer over :mod:`evaluators.run.runner`.
 
-Every evaluator's options come from its ``Params`` dataclass
-(:func:`evaluators.run.task.add_param_arguments`); the options shared by all
-(``--model``, ``--dataset``, ``--out`` ...) are added here once. Several
+Every evaluator's options come from its ``Params`` dataclass and the run options
+shared by all (``--out``, ``--seed``, ``--batch-size`` ...) from
+:class:`~evaluators.run.runner.RunOptions`, both declared with
+:func:`evaluators.run.task.param` and turned into flags by
+:func:`evaluators.run.task.add_param_arguments`; only the inputs (``--model``,
+``--dataset``, ``--revision``, ``--model-revision``) and ``--json`` are added here. Several
 ``--model`` and ``--dataset`` make a grid, scored model by model; cells already
 in ``--out`` are skipped (``--rerun`` recomputes them).
 
@@ -13,13 +16,18 @@ Exit codes: 0 ok, 1 failed check, 2 usage or input error.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import os
 import sys
+from typing import TYPE_CHECKING, Any
 
 from evaluators import __version__
 from evaluators.core.errors import UsageError, XlbenchError
+
+if TYPE_CHECKING:
+    from evaluators.run.task import TaskMetadata
 
 log = logging.getLogger("xlbench")
 
@@ -29,9 +37,17 @@ MODEL_HELP = (
 )
 
 
-def add_common_arguments(parser: argparse.ArgumentParser, meta) -> None:
-    # Long on purpose: one flat declaration per shared flag, read as the CLI's reference.
-    """Add the options every evaluator of this kind shares (model, dataset, output)."""
+def add_common_arguments(parser: argparse.ArgumentParser, meta: TaskMetadata) -> None:
+    """Add what every evaluator of this kind shares: its inputs, then the run options.
+
+    The run options are :class:`~evaluators.run.runner.RunOptions`' fields (declared once
+    there with :func:`~evaluators.run.task.param`); an evaluator that declares an option
+    itself (aligners' ``--bootstrap``) keeps its own.
+    """
+    from evaluators.compute.engine import add_engine_arguments
+    from evaluators.run.runner import cli_default, option_fields
+    from evaluators.run.task import add_param_arguments, flag_of
+
     if meta.dataset != "none":
         parser.add_argument(
             "--dataset",
@@ -58,72 +74,22 @@ def add_common_arguments(parser: argparse.ArgumentParser, meta) -> None:
             default=None,
             help="revision of a callable model (recorded as given by the user)",
         )
-        parser.add_argument(
-            "--batch-size", type=int, default=32, help="sentences per forward pass (default 32)"
-        )
-        parser.add_argument(
-            "--device",
-            default=None,
-            help="torch device: cpu, cuda, cuda:<i>, mps (default: cuda when available)",
-        )
-        parser.add_argument(
-            "--backend",
-            default="torch",
-            metavar="{torch,onnx}",
-            help="inference engine of transformers encoders: torch (default) or onnx "
-            "(ONNX Runtime fp32 on the CPU, exported once and cached; pip install 'xlbench[onnx]')",
-        )
-        parser.add_argument(
-            "--cache-dir",
-            default=None,
-            help="embedding cache folder (default: ~/.cache/xlbench/embeddings)",
-        )
-        parser.add_argument(
-            "--no-cache", action="store_true", help="do not read or write the embedding cache"
-        )
-    parser.add_argument(
-        "--out", default="results", help="folder for the result JSON and plots (default: results)"
-    )
-    parser.add_argument("--seed", type=int, default=0, help="random seed for sampling (default 0)")
     parser.add_argument(
         "--json", action="store_true", help="print the result JSON on stdout instead of the table"
     )
-    parser.add_argument(
-        "--overwrite",
-        action="store_true",
-        help="replace a different result of the same name in --out",
+    taken = {s for action in parser._actions for s in action.option_strings}
+    offered = [f for f in option_fields(meta) if flag_of(f) not in taken]
+    options = dataclasses.make_dataclass(
+        "Options",
+        [(f.name, Any, dataclasses.field(default=f.default, metadata=f.metadata)) for f in offered],
+        frozen=True,
     )
-    parser.add_argument(
-        "--rerun", action="store_true", help="recompute cells whose result is already in --out"
-    )
-    parser.add_argument(
-        "--save-predictions",
-        action="store_true",
-        help="write the per-item predictions beside each result (<result>.predictions.parquet)",
-    )
-    # An evaluator with its own --bootstrap (aligners: resamples of each F1's spread) uses it for the interval too.
-    if not any("--bootstrap" in a.option_strings for a in parser._actions):
-        parser.add_argument(
-            "--bootstrap",
-            type=int,
-            default=1000,
-            metavar="N",
-            help="bootstrap resamples of the main score's confidence interval (default 1000; 0: none)",
-        )
-    from evaluators.compute.engine import add_engine_arguments
-
+    add_param_arguments(parser, options)
+    parser.set_defaults(**{f.name: cli_default(f) for f in offered})
     add_engine_arguments(
         parser,
         workers_help="with --engine ray: grid workers; each keeps one model loaded (default 2)",
     )
-    if meta.plots:
-        parser.add_argument(
-            "--no-plots",
-            "--no-plot",
-            dest="no_plots",
-            action="store_true",
-            help="do not write PNG plots",
-        )
 
 
 def add_eval_parsers(sub: argparse._SubParsersAction, only: str | None = None) -> None:
@@ -136,22 +102,22 @@ def add_eval_parsers(sub: argparse._SubParsersAction, only: str | None = None) -
             sub.add_parser(entry.name, help=entry.help)
             continue
         try:
-            module = TASKS.load(entry.name)
+            evaluator = TASKS.load(entry.name)
         except ModuleNotFoundError as err:
-            if err.name != entry.target:
+            if err.name != entry.target.partition(":")[0]:
                 raise
             continue
-        meta = module.TASK
+        meta = evaluator.meta
         p = sub.add_parser(
             entry.name,
-            help=meta.help,
-            description=meta.help,
+            help=entry.help,
+            description=entry.help,
             epilog=meta.epilog,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        add_param_arguments(p, module.Params)
+        add_param_arguments(p, evaluator.params)
         add_common_arguments(p, meta)
-        p.set_defaults(_eval_module=module, _eval_name=entry.name)
+        p.set_defaults(_evaluator=evaluator, _eval_name=entry.name)
 
 
 def run_eval(args: argparse.Namespace) -> int:
@@ -161,28 +127,17 @@ def run_eval(args: argparse.Namespace) -> int:
     from evaluators.run.runner import GridReport, RunOptions, ranking_table, render_table, run_grid
     from evaluators.run.task import params_fields
 
-    module = args._eval_module
-    meta = module.TASK
+    evaluator = args._evaluator
+    meta = evaluator.meta
     params = {
-        f.name: getattr(args, f.name) for f in params_fields(module.Params) if hasattr(args, f.name)
+        f.name: getattr(args, f.name)
+        for f in params_fields(evaluator.params)
+        if hasattr(args, f.name)
     }
-    options = RunOptions(
-        out=args.out,
-        seed=args.seed,
-        plots=not getattr(args, "no_plots", False),
-        overwrite=args.overwrite,
-        rerun=args.rerun,
-        batch_size=getattr(args, "batch_size", 32),
-        device=getattr(args, "device", None),
-        cache_dir=getattr(args, "cache_dir", None),
-        use_cache=not getattr(args, "no_cache", False),
-        backend=getattr(args, "backend", "torch"),
-        bootstrap=args.bootstrap,
-        save_predictions=args.save_predictions,
-    )
-    if args.bootstrap < 0:
+    options = RunOptions.from_namespace(args)
+    if options.bootstrap < 0:
         raise UsageError(
-            f"--bootstrap must be 0 (no interval) or a positive number of resamples, got {args.bootstrap}."
+            f"--bootstrap must be 0 (no interval) or a positive number of resamples, got {options.bootstrap}."
         )
     if args.save_predictions and not args.out:
         raise UsageError(
@@ -193,7 +148,7 @@ def run_eval(args: argparse.Namespace) -> int:
     datasets = getattr(args, "dataset", None) or [None]
     report = GridReport()
     results = run_grid(
-        module,
+        evaluator,
         models,
         datasets,
         revision=getattr(args, "revision", None),

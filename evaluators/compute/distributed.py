@@ -61,7 +61,7 @@ class GridCellFn:
                 for k, v in {**runner._params_dict(self.params), "seed": self.options.seed}.items()
             }
             key = runner.request_key(
-                module.TASK.name, source.ref.to_dict(), opened.identity.to_dict(), requested
+                module.name, source.ref.to_dict(), opened.identity.to_dict(), requested
             )
             if key in self.done:
                 return "skipped", self.done[key]

@@ -22,7 +22,8 @@ score and a threshold learned on train, and scores the mined set against gold
 pairs (precision = correct mined / mined, recall = correct mined / gold), so false
 positives from distractor sources lower it. The two numbers are not comparable.
 
-mteb is imported lazily; :func:`export_results` needs only the standard library.
+mteb is imported lazily; :func:`export_results` does not need it. How each evaluator exports
+is its metadata's ``mteb`` field (:class:`~evaluators.run.task.MtebExport`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ from typing import Any
 
 from evaluators.core.errors import OutputError, UsageError
 from evaluators.report.records import Record, load_records
+from evaluators.run.task import MtebExport, MtebPivot
+from evaluators.tasks import TASKS, metadata_of
 
 #: mteb release whose result format the export follows (also the pinned test extra).
 MTEB_FORMAT_VERSION = "2.26.24"
@@ -108,69 +111,75 @@ def _entry(
     }
 
 
+def _hf_subset(subset: str, entry: dict[str, Any], export: MtebExport) -> str:
+    """The mteb ``hf_subset`` of an entry: the subset, then each declared part the entry has."""
+    name = subset.partition("/")[0] if export.pair_only else subset
+    for part in export.subset_parts:
+        fields = re.findall(r"{(\w+)}", part)
+        if all(entry.get(f) not in (None, "") for f in fields):
+            name += "." + part.format(**{f: entry[f] for f in fields})
+    return name
+
+
+def _main_of(entry: dict[str, Any], keys: tuple[str, ...]) -> Any:
+    """The first of ``keys`` the entry has (its value, even ``None``)."""
+    return next((entry[k] for k in keys if k in entry), None)
+
+
+def _pivot_entries(entries: list[dict[str, Any]], pivot: MtebPivot) -> list[dict[str, Any] | None]:
+    """One mteb entry per language (mteb averages the languages itself, so ``all`` is left out)."""
+    by_lang: dict[str, dict[str, Any]] = {}
+    for e in entries:
+        if e.get("lang") in (None, "all"):
+            continue
+        slot = by_lang.setdefault(str(e.get("subset")), {})
+        if e.get("group") == pivot.main_group:
+            slot["main"] = e.get(pivot.main_key)
+            slot.update({k: _clean(v) for k, v in e.items() if k in pivot.copy})
+        elif e.get("group") in pivot.groups:
+            slot[f"{pivot.main_key}_{e.get('key')}"] = _clean(e.get(pivot.main_key))
+    out: list[dict[str, Any] | None] = []
+    for sub, slot in sorted(by_lang.items()):
+        main = slot.pop("main", None)
+        out.append(_entry(sub, main, slot, sub))
+    return out
+
+
+def _export_of(evaluator: Any) -> MtebExport:
+    """The evaluator's declared mteb export.
+
+    Raises:
+        UsageError: the evaluator has none (or is not registered).
+    """
+    meta = metadata_of(str(evaluator)) if isinstance(evaluator, str) else None
+    if meta is None or meta.mteb is None:
+        exportable = [n for n in TASKS.names() if (m := metadata_of(n)) and m.mteb is not None]
+        raise UsageError(
+            f"Evaluator {evaluator!r} has no mteb export; exportable: {', '.join(exportable)}."
+        )
+    return meta.mteb
+
+
 def mteb_scores(data: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
     """Convert one xlbench result's scores into ``(split, entries)`` in mteb's shape (pure).
+
+    How is the evaluator's metadata (:class:`~evaluators.run.task.MtebExport`).
 
     Raises:
         UsageError: the evaluator has no mteb mapping.
     """
-    ev = data.get("evaluator")
+    export = _export_of(data.get("evaluator"))
     scores = data.get("scores") or {}
-    entries: list[dict[str, Any] | None] = []
-    if ev in ("word-retrieval", "sentence-retrieval", "embedding-aligner"):
-        split = "test"
-        for e in scores.get(split, []):
-            sub = str(e.get("subset"))
-            name = f"{sub}.layer{e.get('layer')}" + (f".{e['method']}" if e.get("method") else "")
-            main = e.get("main_score", e.get("f1"))
-            entries.append(_entry(name, main, _metrics(e), sub))
-    elif ev == "bucc":
-        split = "test"  # the train split only learns the threshold
-        for e in scores.get(split, []):
-            entries.append(
-                _entry(
-                    str(e.get("subset")),
-                    e.get("bucc_f1", e.get("main_score")),
-                    _metrics(e),
-                    str(e.get("subset")),
-                )
-            )
-    elif ev == "bitext-retrieval":
-        split = next(iter(scores), "test")
-        for e in scores.get(split, []):
-            sub = str(e.get("subset"))
-            entries.append(_entry(sub.partition("/")[0], e.get("main_score"), _metrics(e), sub))
-    elif ev == "tacc":
-        split = "test"
-        by_lang: dict[str, dict[str, Any]] = {}
-        for e in scores.get(split, []):
-            if e.get("lang") in (None, "all"):
-                continue  # mteb averages the languages itself
-            slot = by_lang.setdefault(str(e.get("subset")), {})
-            if e.get("group") == "macro":
-                slot["main"] = e.get("tacc")
-                slot.update(
-                    {
-                        k: _clean(v)
-                        for k, v in e.items()
-                        if k in ("n", "correct", "ties", "wrong", "fertility")
-                    }
-                )
-            elif e.get("group") in ("perturbation", "length", "level"):
-                slot[f"tacc_{e.get('key')}"] = _clean(e.get("tacc"))
-        for sub, slot in sorted(by_lang.items()):
-            main = slot.pop("main", None)
-            entries.append(_entry(sub, main, slot, sub))
-    elif ev == "aligners":
-        split = "test"
-        for e in scores.get(split, []):
-            sub = str(e.get("subset"))
-            entries.append(_entry(f"{sub}.{e.get('config')}", e.get("gold_f1"), _metrics(e), sub))
+    split = export.split or next(iter(scores), "test")
+    rows = scores.get(split, [])
+    if export.pivot is not None:
+        entries = _pivot_entries(rows, export.pivot)
     else:
-        raise UsageError(
-            f"Evaluator {ev!r} has no mteb export; exportable: word-retrieval, sentence-retrieval, "
-            "embedding-aligner, bucc, bitext-retrieval, tacc, aligners."
-        )
+        entries = []
+        for e in rows:
+            sub = str(e.get("subset"))
+            name = _hf_subset(sub, e, export)
+            entries.append(_entry(name, _main_of(e, export.main_keys), _metrics(e), sub))
     return split, [e for e in entries if e is not None]
 
 
@@ -335,7 +344,7 @@ def bucc_task(dataset: str, split: str = "test", revision: str | None = None):
     from evaluators.schema import bucc as schema
 
     ref = resolve(dataset, revision)
-    family_of(ref, "bucc")
+    family_of(ref, schema.SCHEMA.name)
     subsets = {}
     for config in sorted(c for c in list_configs(ref) if not c.endswith("-gold")):
         rows = load_split(ref, config, split)

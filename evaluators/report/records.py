@@ -15,25 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluators.core.errors import InputFileError
-
-#: Evaluator -> dataset family, for results whose ``dataset`` has no ``family``.
-FAMILY_OF_EVALUATOR: dict[str, str] = {
-    "word-retrieval": "cbd",
-    "sentence-retrieval": "cbd",
-    "bucc": "bucc",
-    "bitext-retrieval": "bucc",
-    "tacc": "alee",
-    "alignment": "silver",
-    "aligners": "silver",
-    "embedding-aligner": "silver",
-}
-#: Families in page order, with their titles.
-FAMILY_TITLES: dict[str, str] = {
-    "cbd": "Contextual bilingual dictionaries (word and sentence retrieval)",
-    "bucc": "BUCC-style bitext mining and retrieval",
-    "alee": "alee: translation accuracy on foil triplets (TACC)",
-    "silver": "Word alignment (SilverAlign silver and gold)",
-}
+from evaluators.tasks import family_of
 
 
 @dataclass(frozen=True)
@@ -59,7 +41,7 @@ class Record:
     def family(self) -> str:
         """The dataset family (``cbd``, ``bucc``, ``alee``, ``silver`` or ``other``)."""
         fam = (self.data.get("dataset") or {}).get("family")
-        return str(fam or FAMILY_OF_EVALUATOR.get(self.evaluator, "other"))
+        return str(fam or family_of(self.evaluator) or "other")
 
     @property
     def dataset(self) -> dict[str, Any]:

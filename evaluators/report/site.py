@@ -12,9 +12,10 @@ import tempfile
 from pathlib import Path
 
 from evaluators.core.errors import OutputError, UsageError
-from evaluators.run.predictions import predictions_path, read_predictions
 from evaluators.report import html, markdown, plots, views
-from evaluators.report.records import FAMILY_TITLES, Record, load_records
+from evaluators.report.records import Record, load_records
+from evaluators.run.predictions import predictions_path, read_predictions
+from evaluators.tasks import FAMILY_TITLES, metadata_of
 
 #: Most confident wrong items listed per result when per-item predictions exist.
 WORST_ITEMS = 15
@@ -127,6 +128,12 @@ def build_site(
     return target / index
 
 
+def _family_showing(records: list[Record], view: str) -> str:
+    """The family of the results whose evaluator's metadata sets the boolean ``view`` (e.g. BUCC's table)."""
+    fams = sorted({r.family for r in records if getattr(metadata_of(r.evaluator), view, False)})
+    return fams[0] if fams else "other"
+
+
 def _write(records: list[Record], site: Path, fmt: str) -> str:
     href = _copy_results(records, site)
     boards = views.leaderboards(records, href)
@@ -147,13 +154,16 @@ def _write(records: list[Record], site: Path, fmt: str) -> str:
         figs.setdefault(fam_of_ev.get(h.name.split("__")[0], "other"), []).append(
             (plots.heatmap_plot(h, pdir), h.title)
         )
+    table_fam = _family_showing(records, "threshold_table")
     for ds in sorted({b.dataset for b in bucc}):
         rows = [b for b in bucc if b.dataset == ds]
-        figs.setdefault("bucc", []).append(
+        figs.setdefault(table_fam, []).append(
             (plots.bucc_plot(rows, pdir, ds), f"BUCC precision/recall/F1 · {ds}")
         )
     for s in scat:
-        figs.setdefault("silver", []).append((plots.scatter_plot(s, pdir), s.title))
+        figs.setdefault(_family_showing(records, "silver_gold_scatter"), []).append(
+            (plots.scatter_plot(s, pdir), s.title)
+        )
     if fmt == "md":
         flat = [(f"plots/{stem}.png", cap) for fam in figs.values() for stem, cap in fam]
         (site / "report.md").write_text(
@@ -181,7 +191,7 @@ def _write(records: list[Record], site: Path, fmt: str) -> str:
     )
     for lb in boards:
         parts = [html.leaderboard_table(lb, f"lb-{lb.family}")]
-        if lb.family == "bucc" and bucc:
+        if lb.family == table_fam and bucc:
             parts += ["<h2>Precision, recall and F1</h2>", html.bucc_table(bucc, "bucc-prf")]
         if figs.get(lb.family):
             parts.append("<h2>Figures</h2>")

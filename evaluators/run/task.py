@@ -1,11 +1,12 @@
-"""What an evaluator is: metadata, a frozen parameters dataclass and one scoring function.
+"""What an evaluator is: one :class:`Evaluator` object (metadata, parameters, scoring, hooks).
 
-An evaluator module defines:
+An evaluator module defines ``EVALUATOR = Evaluator(...)`` and
+:mod:`evaluators.tasks` registers it by name (one line). Its fields:
 
-``TASK``
+``meta``
     a :class:`TaskMetadata` (name, family, splits read, main score, chance level,
-    output keys, table columns ...).
-``Params``
+    output keys, table columns, report views ...).
+``params``
     a frozen dataclass; each field declared with :func:`param` carries its
     command-line help, choices and its signature label, so the CLI options, the
     Python API keywords and the signature come from one declaration.
@@ -15,7 +16,7 @@ An evaluator module defines:
     :class:`~evaluators.encoders.base.Encoder` (or ``None``), ``rng`` a
     ``numpy.random.Generator`` seeded from ``--seed`` and used for nothing but scoring.
 
-and optionally:
+and optional hooks (``None`` when the evaluator has none):
 
 ``clamp(params, data) -> Params``
     the EFFECTIVE parameters before scoring (what will really be used);
@@ -36,9 +37,12 @@ Markdown table, resume) is :mod:`evaluators.run.runner`'s job.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from evaluators.core.errors import UsageError
 
 # Parameters are declared once with param(); the helpers live in evaluators.core.params
 # (shared with the builders) and are re-exported here for the evaluators.
@@ -52,8 +56,84 @@ from evaluators.core.params import (  # noqa: F401 - re-exported
     sig_label,
 )
 
+if TYPE_CHECKING:  # types only: the runner imports these modules when it needs them
+    import numpy as np
+
+    from evaluators.data.source import DatasetSource
+    from evaluators.encoders.base import Encoder
+    from evaluators.run.results import EvalResult
+
 #: Second seed component of the plotting rng: ``np.random.default_rng([seed, PLOT_STREAM])``.
 PLOT_STREAM = 0x9E37
+
+
+@dataclass(frozen=True)
+class LayerCurve:
+    """How the report draws an evaluator's per-layer curves (entries with an int ``layer``).
+
+    Attributes:
+        keys: the entry keys drawn: one per direction (source→target, target→source), or
+            one key drawn once per value of ``by``.
+        ylabel: the y-axis label.
+        by: an entry field whose values each get a line (e.g. ``method``); ``None``: one
+            line per direction.
+    """
+
+    keys: tuple[str, ...]
+    ylabel: str
+    by: str | None = None
+
+
+@dataclass(frozen=True)
+class HeatmapView:
+    """A language x model heatmap of the main score in the report.
+
+    Attributes:
+        title: the title; ``{dataset}`` and ``{group}`` are filled in.
+        metric: the colour scale's label.
+        split: the split whose entries are drawn (``None``: every split).
+        groups: entry ``group`` values that each get a heatmap, with the order of their ``key``
+            rows (rows are then languages x keys); empty: one heatmap, one row per subset.
+    """
+
+    title: str
+    metric: str
+    split: str | None = "test"
+    groups: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+
+@dataclass(frozen=True)
+class MtebPivot:
+    """mteb export of an evaluator whose entries are one number per (language, group, key).
+
+    One mteb entry per language: the ``main_group`` entry gives the main score (``main_key``)
+    and the ``copy`` fields; each ``groups`` entry adds ``<main_key>_<key>``.
+    """
+
+    main_group: str
+    main_key: str
+    copy: tuple[str, ...]
+    groups: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MtebExport:
+    """How ``xlbench report --mteb`` turns an evaluator's result into mteb's shape.
+
+    Attributes:
+        split: the split exported (``None``: the result's first split).
+        main_keys: the entry key of the mteb main score; the first one an entry has.
+        subset_parts: ``.``-joined after the subset into the mteb ``hf_subset``; each a format
+            string of entry fields, left out when the entry lacks the field (e.g. ``layer{layer}``).
+        pair_only: drop a subset's ``/split`` suffix from ``hf_subset``.
+        pivot: one entry per language instead of one per score entry (see :class:`MtebPivot`).
+    """
+
+    split: str | None = "test"
+    main_keys: tuple[str, ...] = ("main_score",)
+    subset_parts: tuple[str, ...] = ()
+    pair_only: bool = False
+    pivot: MtebPivot | None = None
 
 
 @dataclass(frozen=True)
@@ -61,34 +141,49 @@ class TaskMetadata:
     """Declarative facts about an evaluator (in the spirit of mteb's ``TaskMetadata``).
 
     Attributes:
-        name: the evaluator name (``xlbench eval <name>``).
+        name: the evaluator name (``xlbench eval <name>``); its one-line help is the registry's
+            (:mod:`evaluators.tasks`), readable without importing the evaluator.
         family: the dataset family it reads (``None``: it reads files, not datasets).
-        help: one line.
-        splits: the splits it reads (by default).
+        splits: the sections of its result's ``scores``: the dataset splits it reads, then any
+            derived section (aligners' ``correlation``); a result has no other.
         main_score: the entry key that is the main score.
         main_score_name: the human description of the aggregated main score.
         chance: the main score of a random model, when known (``None`` otherwise).
-        output_keys: the keys every score entry has (besides ``subset`` and ``main_score``).
+        chance_one_in_n: the chance level is one correct answer among ``n`` candidates
+            (``1/n``, ``n`` read from the entries; drawn as the chance line of layer curves).
+        output_keys: the keys of its score entries (besides ``subset`` and ``main_score``): each
+            appears in a result, and a key that every entry of a result carries is one of them
+            (checked on every evaluator's mock run by ``tests/evaluators/test_every_evaluator.py``).
         table: the entry keys shown as columns of the Markdown table.
         model: ``"required"``, ``"optional"`` or ``"none"`` (``--model``).
         dataset: ``"required"``, ``"optional"`` or ``"none"`` (``--dataset``/``--revision``/``--config``).
         plots: whether it writes plots (adds ``--no-plots``).
         epilog: examples shown under ``--help``.
+        layer_curve: how the report draws its per-layer curves (``None``: none).
+        heatmap: the report's language x model heatmap of it (``None``: none).
+        threshold_table: the report shows its precision/recall/F1 at a learned threshold.
+        silver_gold_scatter: the report draws silver-vs-gold F1 scatters of its entries.
+        mteb: how its results export to mteb (``None``: not exportable).
     """
 
     name: str
     family: str | None
-    help: str
     splits: tuple[str, ...] = ("test",)
     main_score: str = "main_score"
     main_score_name: str = ""
     chance: float | None = None
+    chance_one_in_n: bool = False
     output_keys: tuple[str, ...] = ()
     table: tuple[str, ...] = ()
     model: str = "required"
     dataset: str = "required"
     plots: bool = False
     epilog: str | None = None
+    layer_curve: LayerCurve | None = None
+    heatmap: HeatmapView | None = None
+    threshold_table: bool = False
+    silver_gold_scatter: bool = False
+    mteb: MtebExport | None = None
 
 
 @dataclass
@@ -121,6 +216,68 @@ class Scores:
     model: dict[str, Any] | None = None
     plot_data: Any = None
     items: list[dict[str, Any]] | None = None
+
+
+P = TypeVar("P")
+T = TypeVar("T")
+
+
+def required(value: T | None, option: str, evaluator: str) -> T:
+    """Return ``value``, which the runner passes whenever the metadata marks it ``required``.
+
+    >>> required(3, "--model", "bucc")
+    3
+
+    Raises:
+        UsageError: ``value`` is ``None`` (a direct call of ``score`` without it).
+    """
+    if value is None:
+        raise UsageError(f"{evaluator} needs {option}.")
+    return value
+
+
+#: ``score(data, model, params, rng) -> Scores``.
+ScoreFn = Callable[["DatasetSource | None", "Encoder | None", P, "np.random.Generator"], Scores]
+#: ``plot(scores, params, data, model, prefix, rng) -> paths``.
+PlotFn = Callable[
+    [Scores, P, "DatasetSource | None", "Encoder | None", Path, "np.random.Generator"], list[str]
+]
+#: ``plot_grid(results, prefix, rng) -> paths``.
+PlotGridFn = Callable[[list["EvalResult"], Path, "np.random.Generator"], list[str]]
+
+
+@dataclass(frozen=True)
+class Evaluator(Generic[P]):
+    """One evaluator: its metadata, its parameters class, its scoring function and optional hooks.
+
+    The runner reads these fields; a hook left ``None`` is simply not called (no probing).
+
+    Attributes:
+        meta: the declarative facts (:class:`TaskMetadata`).
+        params: the frozen parameters dataclass (every field a :func:`param`).
+        score: ``(data, model, params, rng) -> Scores``, the pure scoring function.
+        check: ``(params, model)``: refuse a parameter/model combination before scoring.
+        clamp: ``(params, data) -> params``: the effective parameters before scoring.
+        signature_extra: ``(effective values) -> entries`` added to the signature (``None`` drops one).
+        plot: draw the result's figures (own rng stream); returns the files written.
+        plot_grid: draw one figure over every model of a grid on one dataset.
+        write_artifacts: ``(scores, params, prefix) -> files`` written beside the result.
+    """
+
+    meta: TaskMetadata
+    params: type[P]
+    score: ScoreFn[P]
+    check: Callable[[P, Encoder | None], None] | None = None
+    clamp: Callable[[P, DatasetSource], P] | None = None
+    signature_extra: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
+    plot: PlotFn[P] | None = None
+    plot_grid: PlotGridFn | None = None
+    write_artifacts: Callable[[Scores, P, Path], list[str]] | None = None
+
+    @property
+    def name(self) -> str:
+        """The evaluator name (``xlbench eval <name>``)."""
+        return self.meta.name
 
 
 def seed_of(rng: Any) -> int:

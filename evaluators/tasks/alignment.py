@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from evaluators.core.errors import InputFileError, UsageError
+from evaluators.core.hashing import sha256_file_or_none
 from evaluators.data.alignio import (
     FORMATS,
     AlignmentFile,
@@ -21,17 +25,20 @@ from evaluators.data.alignio import (
     read_parallel_text,
     resolve_base,
 )
-from evaluators.core.errors import InputFileError, UsageError
-from evaluators.core.hashing import sha256_file_or_none
 from evaluators.metrics.alignment import AlignmentScore, score_alignments
-from evaluators.run.task import Scores, TaskMetadata, param
+from evaluators.run.task import Evaluator, Scores, TaskMetadata, param
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from evaluators.data.source import DatasetSource
+    from evaluators.encoders.base import Encoder
 
 POSSIBLE_MODES = ("keep", "as-sure", "ignore")
 
 TASK = TaskMetadata(
     name="alignment",
     family="silver",
-    help="Score predicted word alignments (precision, recall, F1, AER) against gold or silver links.",
     splits=("test",),
     main_score="f1",
     main_score_name="f1",
@@ -44,6 +51,10 @@ TASK = TaskMetadata(
         "n_sure",
         "n_possible",
         "n_sentences",
+        "a_and_s",
+        "a_and_p",
+        "n_pred_dropped",
+        "partial",
     ),
     table=("precision", "recall", "f1", "aer", "n_pred", "n_sure", "n_possible", "n_sentences"),
     model="none",
@@ -57,7 +68,6 @@ the sentence length, else 0-based. Without: 0-based if an index 0 occurs, else 1
 --one-based / --zero-based (or --index-base) force it for both files; --gold-base / --pred-base for one.
 """,
 )
-NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
 
 
 @dataclass(frozen=True)
@@ -118,7 +128,7 @@ class Params:
     )
 
 
-def signature_extra(values: dict) -> dict:
+def signature_extra(values: Mapping[str, Any]) -> dict[str, Any]:
     """The index bases actually used (detected or forced), micro averages, no seed."""
     return {
         "gold-base": values.get("gold_base"),
@@ -131,8 +141,8 @@ def signature_extra(values: dict) -> dict:
 def _apply_base(
     afile: AlignmentFile,
     requested: str,
-    src_lens,
-    tgt_lens,
+    src_lens: Any,
+    tgt_lens: Any,
     reverse: bool,
     what: str = "the alignment file",
     flag: str = "--index-base",
@@ -223,7 +233,9 @@ def file_sha256(path: str | os.PathLike | None) -> str | None:
     return sha256_file_or_none(path) if path else None
 
 
-def _gold_from_dataset(data, args) -> tuple[AlignmentFile, list[int], list[int], dict, str]:
+def _gold_from_dataset(
+    data: DatasetSource, args: Any
+) -> tuple[AlignmentFile, list[int], list[int], dict, str]:
     from evaluators.schema import silver
 
     schema = data.check_family("silver")
@@ -251,7 +263,9 @@ def _gold_from_dataset(data, args) -> tuple[AlignmentFile, list[int], list[int],
     )
 
 
-def _lengths_by_key(afile: AlignmentFile, src_lens, tgt_lens, order_keys: list[str]):
+def _lengths_by_key(
+    afile: AlignmentFile, src_lens: Any, tgt_lens: Any, order_keys: list[str]
+) -> Any:
     if src_lens is None:
         return None, None
     pos = {k: n for n, k in enumerate(order_keys)}
@@ -260,7 +274,7 @@ def _lengths_by_key(afile: AlignmentFile, src_lens, tgt_lens, order_keys: list[s
     return [src_lens[pos[k]] for k in afile.keys], [tgt_lens[pos[k]] for k in afile.keys]
 
 
-def _gold_from_files(args: Params):
+def _gold_from_files(args: Params) -> Any:
     """The gold file (and the tokenised text, for lengths and line order); its dataset record.
 
     Returns ``(gold, source lengths, target lengths, dataset record, key order)``; lengths
@@ -282,7 +296,7 @@ def _gold_from_files(args: Params):
     return gold_raw, src_lens, tgt_lens, ds_info, order_keys
 
 
-def evaluate_files(args: Params, data=None) -> tuple[AlignmentScore, dict]:
+def evaluate_files(args: Params, data: DatasetSource | None = None) -> tuple[AlignmentScore, dict]:
     """Read, convert and score; return the score and the parameters that shaped it."""
     if data is not None and args.gold:
         raise UsageError("Pass either --gold or --dataset, not both.")
@@ -352,7 +366,9 @@ def evaluate_files(args: Params, data=None) -> tuple[AlignmentScore, dict]:
     return score, params
 
 
-def sentence_items(subset: str, keys, sure, possible, pred, partial: bool = False) -> list[dict]:
+def sentence_items(
+    subset: str, keys: Any, sure: Any, possible: Any, pred: Any, partial: bool = False
+) -> list[dict]:
     """Per-sentence rows of an alignment score: summed, their counts give its micro P/R/F1.
 
     ``tp`` = |A∩S|, ``tp_p`` = |A∩P|, ``n_pred`` = |A|, ``n_gold`` = |S| (after the partial
@@ -380,7 +396,9 @@ def sentence_items(subset: str, keys, sure, possible, pred, partial: bool = Fals
     return rows
 
 
-def score(data, model, params: Params, rng) -> Scores:
+def score(
+    data: DatasetSource | None, model: Encoder | None, params: Params, rng: np.random.Generator
+) -> Scores:
     """Score ``--pred`` against ``--gold`` or ``--dataset``."""
     score, used = evaluate_files(params, data)
     ds_info = used.pop("dataset")
@@ -406,3 +424,6 @@ def score(data, model, params: Params, rng) -> Scores:
         },
         items=items,
     )
+
+
+EVALUATOR = Evaluator(TASK, Params, score, signature_extra=signature_extra)

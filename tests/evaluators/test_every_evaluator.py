@@ -85,7 +85,7 @@ EVALUATORS = [n for n in TASKS.names() if n != "aligners"]
 
 def _np(name: str) -> list[str]:
     """``--no-plots`` for evaluators that plot (the others have no such flag)."""
-    return ["--no-plots"] if TASKS.load(name).TASK.plots else []
+    return ["--no-plots"] if TASKS.load(name).meta.plots else []
 
 
 def _run(argv: list[str]) -> dict:
@@ -125,7 +125,7 @@ def test_a_different_result_under_the_same_name_is_refused(name, data, tmp_path)
     assert json.loads(path.read_text())["main_score"] == first["main_score"]
 
 
-@pytest.mark.parametrize("name", [n for n in EVALUATORS if TASKS.load(n).TASK.plots])
+@pytest.mark.parametrize("name", [n for n in EVALUATORS if TASKS.load(n).meta.plots])
 def test_no_plots_changes_no_score(name, data, tmp_path):
     plotted = _run([name, *argv_for(name, data, 0), "--out", str(tmp_path / "a")])
     plain = _run([name, *argv_for(name, data, 0), *_np(name), "--out", str(tmp_path / "b")])
@@ -148,3 +148,40 @@ def test_the_signature_carries_the_clamped_value(name, flag, asked, data, tmp_pa
     used = res["parameters"][flag]
     assert used < asked and f"|{flag}:{used}|" in res["signature"]
     assert res["requested_parameters"][flag] == asked
+
+
+#: Fields the runner adds to the entry behind the main score (the bootstrap interval).
+RUNNER_KEYS = {"ci_low", "ci_high", "ci_level", "ci_resamples"}
+
+
+def _check_against_metadata(name: str, result: dict) -> None:
+    """The result's splits and entry keys are the ones the evaluator's metadata declares."""
+    meta = TASKS.load(name).meta
+    assert result["evaluator"] == name
+    assert result["scores"] and set(result["scores"]) <= set(meta.splits), (
+        f"{name} wrote splits {sorted(result['scores'])}, declares {meta.splits}"
+    )
+    entries = [e for es in result["scores"].values() for e in es]
+    assert entries and all("subset" in e for e in entries)
+    seen = set().union(*(set(e) for e in entries))
+    missing = set(meta.output_keys) - seen
+    assert not missing, f"{name} declares output keys it never writes: {sorted(missing)}"
+    assert meta.main_score in seen, f"{name}'s main score key {meta.main_score!r} is in no entry"
+    assert set(meta.table) <= seen | set(meta.output_keys)
+    # The keys every entry of the result carries are declared (the rest are per-entry details).
+    common = set.intersection(*(set(e) for e in entries)) - {"subset", "main_score"} - RUNNER_KEYS
+    assert common <= set(meta.output_keys), (
+        f"{name}: keys in every entry but not in output_keys: {sorted(common - set(meta.output_keys))}"
+    )
+
+
+@pytest.mark.parametrize("name", EVALUATORS)
+def test_every_evaluator_writes_the_splits_and_keys_its_metadata_declares(name, data):
+    _check_against_metadata(name, _run([name, *argv_for(name, data, 0), *_np(name)]))
+
+
+def test_aligners_writes_the_splits_and_keys_its_metadata_declares(tmp_path):
+    pytest.importorskip("eflomal", reason="the statistical aligners are a build extra")
+    mk._aligners(tmp_path, tmp_path / "r")
+    (path,) = (tmp_path / "r").glob("aligners__*.json")
+    _check_against_metadata("aligners", json.loads(path.read_text(encoding="utf-8")))

@@ -52,7 +52,7 @@ def test_readme_family_table_and_docs_come_from_the_registry():
 
 def test_task_metadata_agrees_with_the_registry():
     for entry in TASKS.entries():
-        meta = TASKS.load(entry.name).TASK
+        meta = TASKS.load(entry.name).meta
         assert meta.name == entry.name and meta.family == entry.extra["family"]
         assert meta.epilog and f"xlbench eval {entry.name}" in meta.epilog
 

@@ -40,14 +40,15 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evaluators.core.errors import UsageError
 from evaluators.metrics.aligner_corpus import PAPER_SWEEP_TOKENIZER
 from evaluators.metrics.alignment import score_alignments
 from evaluators.metrics.correlation import MIN_N, sentence_counts
-from evaluators.run.task import Scores, TaskMetadata, param, seed_of
+from evaluators.run.task import Evaluator, MtebExport, Scores, TaskMetadata, param, seed_of
 from evaluators.tasks.aligners.analyses import (
     _bins,
     _pos_tagger,
@@ -62,6 +63,12 @@ from evaluators.tasks.aligners.grid import config_label, configurations
 from evaluators.tasks.aligners.loaders import _read_extra, _read_lines, load_gold, load_silver
 from evaluators.tasks.aligners.plots import plot
 from evaluators.tasks.aligners.spec import PAIR_KEYS, parse_pair
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from evaluators.data.source import DatasetSource
+    from evaluators.encoders.base import Encoder
 
 # The task is a package: spec parsing, loaders, the grid, analyses and plots live apart;
 # these names stay importable from here (the runner reads TASK, Params, score, plot).
@@ -90,8 +97,7 @@ __all__ = [
 TASK = TaskMetadata(
     name="aligners",
     family="silver",
-    help="Run eflomal/fast_align with several tokenizers; score each on silver and gold; Pearson r, Spearman rho (SilverAlign).",
-    splits=("test",),
+    splits=("test", "correlation", "frequency"),
     main_score="pearson_r_tokenizer",
     main_score_name="pearson_r_tokenizer (silver vs gold F1, mean over pairs)",
     output_keys=(
@@ -127,6 +133,8 @@ TASK = TaskMetadata(
     model="none",
     dataset="none",
     plots=True,
+    silver_gold_scatter=True,
+    mteb=MtebExport(main_keys=("gold_f1",), subset_parts=("{config}",)),
     epilog="""example (SilverAlign Silver_Small eng-fra with Hansards gold):
   D=../shared/data
   xlbench eval aligners \\
@@ -134,7 +142,6 @@ TASK = TaskMetadata(
     --train-text bible.eng bible.fra --max-train 2000 --out results/aligners
 """,
 )
-NAME, HELP, EPILOG = TASK.name, TASK.help, TASK.epilog
 
 
 @dataclass(frozen=True)
@@ -204,7 +211,7 @@ class Params:
         sig="boot",
     )
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         from evaluators.aligners import METHODS
         from evaluators.aligners.subword import KINDS
 
@@ -224,7 +231,7 @@ class Params:
 BOOTSTRAP_STREAM = 0xB007
 
 
-def signature_extra(values: dict) -> dict:
+def signature_extra(values: Mapping[str, Any]) -> dict[str, Any]:
     """Silver scored with partial evaluation, micro-averaged; correlations from MIN_N configurations."""
     return {"silver": "partial", "avg": "micro", "corr-min-n": MIN_N}
 
@@ -250,7 +257,14 @@ def _dataset_info(spec: dict, silver: dict, gold: dict | None, n_extra: int, cor
 
 
 def _score_config(
-    spec: dict, c: dict, sil_pred, gold_pred, silver: dict, gold: dict | None, boot_rng, args
+    spec: dict,
+    c: dict,
+    sil_pred: Any,
+    gold_pred: Any,
+    silver: dict,
+    gold: dict | None,
+    boot_rng: np.random.Generator,
+    args: Any,
 ) -> tuple[dict, Any, Any]:
     """Score one configuration's predictions on silver (partial) and gold; the entry and both scores.
 
@@ -287,7 +301,14 @@ def _score_config(
     return entry, s_score, g_score
 
 
-def _run_pair(spec: dict, args: Params, configs: list, seed: int, boot_rng, progress_bar) -> tuple:
+def _run_pair(
+    spec: dict,
+    args: Params,
+    configs: list,
+    seed: int,
+    boot_rng: np.random.Generator,
+    progress_bar: Any,
+) -> tuple:
     """Align and score every configuration on one pair.
 
     Returns the pair's dataset record, whether it has gold, its entries, ``(config, silver score, gold score)`` per
@@ -304,7 +325,7 @@ def _run_pair(spec: dict, args: Params, configs: list, seed: int, boot_rng, prog
     info = _dataset_info(spec, silver, gold, len(train_src), corpora)
     counts = {name: Counter(w for s in c.src for w in s) for name, c in corpora.items()}
 
-    def lines(setting, n, _where=where, _corpora=corpora):
+    def lines(setting: Any, n: Any, _where: Any = where, _corpora: Any = corpora) -> Any:
         name, first = _where[setting]
         return [list(x) for x in _corpora[name].src[first : first + n]]
 
@@ -350,7 +371,9 @@ def _run_pair(spec: dict, args: Params, configs: list, seed: int, boot_rng, prog
     return info, bool(gold), entries, per_pair, freq_rows
 
 
-def _notes(args: Params, configs: list, corr_entries: list, n_main: int, datasets_info: list):
+def _notes(
+    args: Params, configs: list, corr_entries: list, n_main: int, datasets_info: list
+) -> Any:
     """The notes after the grid: correlations left out, training, bootstrap, eflomal's seeding."""
     notes = []
     if not corr_entries:
@@ -380,7 +403,9 @@ def _notes(args: Params, configs: list, corr_entries: list, n_main: int, dataset
     return notes
 
 
-def score(data, model, args: Params, rng) -> Scores:
+def score(
+    data: DatasetSource | None, model: Encoder | None, args: Params, rng: np.random.Generator
+) -> Scores:
     """Run every configuration on every pair (``args``: the parameters; the seed is drawn from ``rng``)."""
     import numpy as np
 
@@ -451,3 +476,6 @@ def score(data, model, args: Params, rng) -> Scores:
         plot_data=(scatter, sweep_curves, freq_tables),
         items=items or None,
     )
+
+
+EVALUATOR = Evaluator(TASK, Params, score, signature_extra=signature_extra, plot=plot)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from evaluators.metrics.aligner_corpus import setting_corpus
 from evaluators.metrics.alignment import (
@@ -15,6 +15,8 @@ from evaluators.metrics.alignment import (
 from evaluators.metrics.correlation import MIN_N, bootstrap_f1, correlate
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from evaluators.tasks.aligners import Params
 
 from evaluators.tasks.aligners.grid import config_label
@@ -31,7 +33,7 @@ def correlation(xs: list[float], ys: list[float]) -> float | None:
     return correlate(xs, ys, min_n=MIN_N).pearson
 
 
-def _pos_tagger():
+def _pos_tagger() -> Any:
     try:
         import nltk
 
@@ -54,7 +56,7 @@ def _bins(counts: Counter, words: set[str]) -> dict[str, set[str]]:
 
 
 def training_corpora(
-    silver: dict, gold: dict | None, extra_src, extra_tgt, args: Params
+    silver: dict, gold: dict | None, extra_src: Any, extra_tgt: Any, args: Params
 ) -> tuple[dict, dict]:
     """Return the aligner training corpora and, per setting, ``(corpus name, first line)`` of its sentences.
 
@@ -83,7 +85,7 @@ def training_corpora(
     }
 
 
-def _spread(prefix: str, counts, boot_rng, resamples: int) -> dict:
+def _spread(prefix: str, counts: Any, boot_rng: np.random.Generator, resamples: int) -> dict:
     if not resamples or not len(counts):
         return {}
     sp = bootstrap_f1(counts, boot_rng, resamples)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
 
-def configurations(args) -> list[dict]:
+
+def configurations(args: Any) -> list[dict]:
     """Return the (method, tokenizer, vocab, group) configurations, deduplicated, in run order."""
     out: list[dict] = []
     seen = set()
 
-    def add(method, tok, vocab, group):
+    def add(method: Any, tok: Any, vocab: Any, group: Any) -> Any:
         vocab = None if tok == "word" else vocab
         key = (method, tok, vocab)
         if key in seen:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from evaluators.core.errors import InputFileError, UsageError
 from evaluators.data.alignio import (
     detect_base,
     open_lines,
@@ -13,7 +14,6 @@ from evaluators.data.alignio import (
     resolve_base,
     shift,
 )
-from evaluators.core.errors import InputFileError, UsageError
 
 if TYPE_CHECKING:
     from evaluators.tasks.aligners import Params
@@ -26,8 +26,8 @@ def _read_lines(path: str) -> list[list[str]]:
 def load_silver(spec: dict) -> dict:
     """Load a pair's silver sentences and links (0-based)."""
     if "dataset" in spec or "source" in spec:
-        from evaluators.schema import silver
         from evaluators.data.source import open_source
+        from evaluators.schema import silver
 
         data = spec.get("source") or open_source(spec["dataset"])
         schema = data.check_family("silver")

@@ -13,10 +13,21 @@ from evaluators.metrics.alignment import (
 from evaluators.run.task import Scores
 
 if TYPE_CHECKING:
+    import numpy as np
+
+    from evaluators.data.source import DatasetSource
+    from evaluators.encoders.base import Encoder
     from evaluators.tasks.aligners import Params
 
 
-def plot(scores: Scores, params: Params, data, model, prefix: Path, rng) -> list[str]:
+def plot(
+    scores: Scores,
+    params: Params,
+    data: DatasetSource | None,
+    model: Encoder | None,
+    prefix: Path,
+    rng: np.random.Generator,
+) -> list[str]:
     """Silver-vs-gold scatter, vocabulary sweep, F1 by source-word frequency per pair."""
     from evaluators.plots import alignment as aplots
 
