@@ -65,15 +65,6 @@ def builder_names() -> list[str]:
     return BUILDERS.names()
 
 
-def get_builder(name: str) -> ModuleType:
-    """Import and return a builder module.
-
-    Raises:
-        UsageError: unknown name; the message suggests close names.
-    """
-    return BUILDERS.load(name)
-
-
 def available_builders() -> dict[str, ModuleType]:
     """Return the builder modules that import (skipping ones not yet implemented)."""
     return BUILDERS.available()
