@@ -37,7 +37,8 @@ from evaluators.run.results import (
     save_result,
 )
 from evaluators.run.signature import make_signature
-from evaluators.run.task import PLOT_STREAM, Scores, make_params, signature_params
+from evaluators.run.rng import bootstrap_rng, grid_plot_rng, plot_rng, scoring_rng
+from evaluators.run.task import Scores, make_params, signature_params
 
 log = logging.getLogger("xlbench")
 
@@ -52,7 +53,7 @@ class RunOptions:
 
     Attributes:
         out: folder for result JSONs and plots (``None``: write nothing, no plots).
-        seed: seed of the scoring rng (the plotting rng is ``[seed, PLOT_STREAM]``).
+        seed: seed of the scoring rng (other streams: :mod:`evaluators.run.rng`).
         plots: write the evaluator's plots (needs ``out``).
         overwrite: replace an existing, different result of the same name.
         rerun: recompute a grid cell even when its result is already in ``out``.
@@ -251,16 +252,14 @@ def _write_artifacts(
     options: RunOptions,
 ) -> None:
     """Draw the plots (own rng stream) and the evaluator's extra files into ``out``."""
-    import numpy as np
-
     meta = module.TASK
     prefix = Path(out) / file_stem(meta.name, result.dataset, result.model, result.params_hash)
     if options.plots and meta.plots and hasattr(module, "plot"):
-        plot_rng = np.random.default_rng([options.seed, PLOT_STREAM])
+        rng = plot_rng(options.seed)
         result.artifacts = [
             str(p)
             for p in module.plot(
-                scores, params, source, model.encoder if model else None, prefix, plot_rng
+                scores, params, source, model.encoder if model else None, prefix, rng
             )
         ]
     if hasattr(module, "write_artifacts"):
@@ -283,15 +282,13 @@ def run_cell(
         model: the opened model, or ``None`` when the evaluator reads predictions.
         options: the run options.
     """
-    import numpy as np
-
     meta = module.TASK
     start = time.perf_counter()
     if hasattr(module, "check"):
         module.check(params, model.encoder if model else None)
     if hasattr(module, "clamp") and source is not None:
         params = module.clamp(params, source)
-    rng = np.random.default_rng(options.seed)
+    rng = scoring_rng(options.seed)
     scores: Scores = module.score(source, model.encoder if model else None, params, rng)
     requested = {**_params_dict(params), "seed": options.seed}
     effective = {**requested, **scores.effective}
@@ -344,13 +341,11 @@ def _add_intervals(
     module: ModuleType, result: EvalResult, scores: Scores, options: RunOptions
 ) -> None:
     """Put the bootstrap interval of the main score on the result and on the entries behind it."""
-    import numpy as np
-
-    from evaluators.run.predictions import BOOTSTRAP_STREAM, score_intervals
+    from evaluators.run.predictions import score_intervals
 
     if not scores.items or result.main_score is None:
         return
-    rng = np.random.default_rng([options.seed, BOOTSTRAP_STREAM])
+    rng = bootstrap_rng(options.seed)
     overall, per_subset = score_intervals(scores.items, rng, options.bootstrap)
     if overall is None:
         return
@@ -634,8 +629,6 @@ def _log_cache(opened: OpenModel | None) -> None:
 
 def _plot_grid(module: ModuleType, results: list[EvalResult], options: RunOptions) -> None:
     """Draw the evaluator's across-models plot per dataset and list it in every result it shows."""
-    import numpy as np
-
     if not options.out:  # the caller checks; results without a folder have nowhere to list plots
         return
     by_dataset: dict[str, list[EvalResult]] = {}
@@ -654,7 +647,7 @@ def _plot_grid(module: ModuleType, results: list[EvalResult], options: RunOption
             group[0].params_hash,
         )
         paths = module.plot_grid(
-            group, Path(options.out) / stem, np.random.default_rng([options.seed, PLOT_STREAM, 1])
+            group, Path(options.out) / stem, grid_plot_rng(options.seed)
         )
         for r in group:
             r.artifacts = [*r.artifacts, *(str(p) for p in paths if str(p) not in r.artifacts)]

@@ -20,7 +20,7 @@ and optionally:
 ``clamp(params, data) -> Params``
     the EFFECTIVE parameters before scoring (what will really be used);
 ``plot(scores, params, data, model, prefix, rng) -> list[str]``
-    write PNGs; ``rng`` is its own stream (:data:`PLOT_STREAM`), so plots never change a score;
+    write PNGs; ``rng`` is its own stream (:data:`evaluators.run.rng.PLOT_STREAM`), so plots never change a score;
 ``plot_grid(results, prefix, rng) -> list[str]``
     one plot over every model of a grid on the same dataset (e.g. tacc's fertility scatter);
 ``write_artifacts(scores, params, prefix) -> list[str]``
@@ -44,8 +44,6 @@ from typing import Any
 
 from evaluators.core.errors import UsageError, did_you_mean
 
-#: Second seed component of the plotting rng: ``np.random.default_rng([seed, PLOT_STREAM])``.
-PLOT_STREAM = 0x9E37
 
 
 def param(

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from evaluators.core.errors import EngineUnavailableError, SchemaError, UsageError
+from evaluators.metrics.correlation import correlate, finite_pairs
 from evaluators.metrics.fertility import (
     OFFLINE_SUBSTITUTE,
     PAPER_TOKENIZER,
@@ -51,7 +52,6 @@ from evaluators.metrics.triplet import (
     length_bin,
     length_thresholds,
     macro_tacc,
-    spearman,
     triplet_outcomes,
     triplet_score,
 )
@@ -479,6 +479,12 @@ def _pooled_entries(agg: dict[str, Any], types) -> list[dict[str, Any]]:
     return entries
 
 
+def _rank_correlation(xs: Sequence[float], ys: Sequence[float]) -> float:
+    """Spearman's ρ over the pairs without NaN; NaN (this result's convention) where undefined."""
+    rho = correlate(*finite_pairs(xs, ys)).spearman
+    return math.nan if rho is None else rho
+
+
 def entries_of(
     agg: dict[str, Any], configs: list[str]
 ) -> tuple[list[dict[str, Any]], float, list[str]]:
@@ -507,10 +513,8 @@ def entries_of(
         else math.nan
     )
     langs = sorted(agg["fertility"])
-    rho = (
-        spearman([agg["fertility"][lang] for lang in langs], [lang_main[lang] for lang in langs])
-        if langs
-        else math.nan
+    rho = _rank_correlation(
+        [agg["fertility"][lang] for lang in langs], [lang_main[lang] for lang in langs]
     )
     entries.append(
         {

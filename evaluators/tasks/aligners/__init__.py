@@ -47,6 +47,7 @@ from evaluators.core.errors import UsageError
 from evaluators.metrics.aligner_corpus import PAPER_SWEEP_TOKENIZER
 from evaluators.metrics.alignment import score_alignments
 from evaluators.metrics.correlation import MIN_N, sentence_counts
+from evaluators.run.rng import bootstrap_rng
 from evaluators.run.task import Scores, TaskMetadata, param, seed_of
 from evaluators.tasks.aligners.analyses import (
     _bins,
@@ -66,7 +67,6 @@ from evaluators.tasks.aligners.spec import PAIR_KEYS, parse_pair
 # The task is a package: spec parsing, loaders, the grid, analyses and plots live apart;
 # these names stay importable from here (the runner reads TASK, Params, score, plot).
 __all__ = [
-    "BOOTSTRAP_STREAM",
     "PAIR_KEYS",
     "TASK",
     "Params",
@@ -220,8 +220,6 @@ class Params:
             )
 
 
-#: Second seed component of the bootstrap rng: ``np.random.default_rng([seed, BOOTSTRAP_STREAM])``.
-BOOTSTRAP_STREAM = 0xB007
 
 
 def signature_extra(values: dict) -> dict:
@@ -382,15 +380,13 @@ def _notes(args: Params, configs: list, corr_entries: list, n_main: int, dataset
 
 def score(data, model, args: Params, rng) -> Scores:
     """Run every configuration on every pair (``args``: the parameters; the seed is drawn from ``rng``)."""
-    import numpy as np
-
     if not args.pair:
         raise UsageError(
             "Pass at least one --pair (name=...,silver=DIR or dataset=FOLDER[,gold_text=F,gold_links=F])."
         )
     seed = seed_of(rng)  # the aligners take an integer seed: --seed itself
     # The bootstrap has its own stream: its draws never change an alignment or an F1.
-    boot_rng = np.random.default_rng([seed, BOOTSTRAP_STREAM])
+    boot_rng = bootstrap_rng(seed)
     pairs = [parse_pair(p) for p in args.pair]
     configs = configurations(args)
     progress_bar: Any
