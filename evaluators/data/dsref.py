@@ -58,20 +58,6 @@ class DatasetRef:
         return asdict(self)
 
 
-def read_card_yaml(text: str) -> dict:
-    r"""Return the YAML front matter of a dataset card (see :func:`evaluators.data.cardio.parse_card_yaml`).
-
-    >>> read_card_yaml("---\nlicense: cc-by-4.0\n---\n# Title\n")
-    {'license': 'cc-by-4.0'}
-
-    Raises:
-        SchemaError: the card has no front matter, it does not parse, or it is nested too deep.
-    """
-    from evaluators.data.cardio import parse_card_yaml
-
-    return parse_card_yaml(text)
-
-
 def configs_of(card: dict) -> dict[str, list[str]]:
     """Return ``config -> splits`` from a parsed card."""
     out: dict[str, list[str]] = {}

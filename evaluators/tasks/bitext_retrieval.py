@@ -138,7 +138,7 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
         if params.src or params.tgt:
             raise UsageError("Pass either --dataset or --src/--tgt, not both.")
         available = data.configs()
-        configs = [params.config] if params.config else data.main_configs("bucc")
+        configs = data.select_configs("bucc", params.config)
         for config in configs:
             if config not in available or params.split not in available.get(
                 schema.gold_config(config), []

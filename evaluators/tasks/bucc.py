@@ -255,18 +255,7 @@ def _entry(
 
 def _mains(data, params: Params) -> list[str]:
     """The main configs to score: ``--config`` alone, or every bucc sentence config."""
-    mains = data.main_configs(NAME)
-    if params.config:
-        if params.config not in mains:
-            raise SchemaError(
-                f"Config {params.config!r} is not a main config of {data.id}; available: {', '.join(mains)}."
-            )
-        mains = [params.config]
-    if not mains:
-        raise SchemaError(
-            f"{data.id} has no bucc sentence config; build one with 'xlbench build bucc'."
-        )
-    return mains
+    return data.select_configs(NAME, params.config, fix="build one with 'xlbench build bucc'")
 
 
 def _mine_config(data, model, config: str, splits, gold_splits: set, params: Params, rng, notes):

@@ -26,7 +26,7 @@ from evaluators.core.errors import UsageError
 from evaluators.metrics import csls
 from evaluators.metrics.sentence import POOLINGS, sentence_retrieval
 from evaluators.run.task import Scores, TaskMetadata, param
-from evaluators.tasks.word_retrieval import main_configs, parse_layers
+from evaluators.tasks.word_retrieval import parse_layers
 
 log = logging.getLogger("xlbench")
 
@@ -182,7 +182,7 @@ def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
     device = getattr(model, "device", None)
     device = str(device) if device is not None else None
     entries_all, bests, used_n, plot_data, notes, items = [], [], {}, [], [], []
-    for config in main_configs(data, params.config):
+    for config in data.select_configs("cbd", params.config):
         ds = data.load(config, params.split)
         pairs = list(dict.fromkeys(zip(ds[S.SRC_SENTENCE], ds[S.TGT_SENTENCE])))
         if len(pairs) < 2:

@@ -252,33 +252,17 @@ def read_rows(source, configs: Sequence[str]) -> list[dict[str, Any]]:
     return rows
 
 
-def pick_configs(available: Sequence[str], requested: str | None) -> list[str]:
-    """Return the cross-lingual configs to score (the English-only config has no target side).
+def cross_lingual(config: str, table: object = None) -> bool:
+    """Whether a config pairs English with a target language (the English-only one has no target side).
 
-    >>> pick_configs(["eng_Latn", "eng_Latn-deu_Latn", "eng_Latn-fra_Latn"], None)
-    ['eng_Latn-deu_Latn', 'eng_Latn-fra_Latn']
+    The configs TACC scores (``DatasetSource.select_configs(scored=...)``).
 
-    Raises:
-        UsageError: the requested config is absent or English-only.
+    >>> cross_lingual("eng_Latn-deu_Latn"), cross_lingual("eng_Latn")
+    (True, False)
     """
     from evaluators.schema.base import languages
 
-    if requested:
-        if requested not in available:
-            raise UsageError(
-                f"Config {requested!r} is not in the dataset; available: {', '.join(sorted(available))}."
-            )
-        if len(languages(requested)) != 2:
-            raise UsageError(
-                f"Config {requested!r} is English-only (no target sentences); pick a pair like 'eng_Latn-deu_Latn'."
-            )
-        return [requested]
-    out = sorted(c for c in available if len(languages(c)) == 2)
-    if not out:
-        raise SchemaError(
-            "The dataset has no cross-lingual config (only English); rebuild it with target languages."
-        )
-    return out
+    return len(languages(config)) == 2
 
 
 def sample_rows(
@@ -559,7 +543,13 @@ def fertility_tokenizer_name(spec: str) -> str:
 
 def score(data, model, params: Params, rng: np.random.Generator) -> Scores:
     """Score one model on every cross-lingual config of an alee dataset."""
-    configs = pick_configs(list(data.configs()), params.config)
+    configs = data.select_configs(
+        "alee",
+        params.config,
+        scored=cross_lingual,
+        what="cross-lingual config",
+        fix="rebuild it with target languages (an English-only config has no target sentences)",
+    )
     rows: list[Mapping[str, Any]] = list(read_rows(data, configs))
     effective: dict[str, Any] = {"configs": configs}
     if params.sample is not None:
