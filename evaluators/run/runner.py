@@ -25,7 +25,7 @@ from types import ModuleType
 from typing import Any
 
 from evaluators import __version__
-from evaluators.core.errors import UsageError
+from evaluators.core.errors import InputFileError, UsageError
 from evaluators.core.progress import Progress
 from evaluators.run.results import (
     EvalResult,
@@ -34,6 +34,7 @@ from evaluators.run.results import (
     finalize,
     markdown_table,
     params_hash,
+    read_result,
     save_result,
 )
 from evaluators.run.signature import make_signature
@@ -494,11 +495,11 @@ def existing_results(out: str | os.PathLike | None) -> dict[str, Path]:
         return found
     for path in sorted(Path(out).glob("*.json")):
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError, UnicodeDecodeError):
-            continue
-        if isinstance(data, dict) and data.get("request_key"):
-            found[data["request_key"]] = path
+            key = read_result(path).request_key
+        except InputFileError:
+            continue  # not a result: never a reason to skip a cell
+        if key:
+            found[key] = path
     return found
 
 
@@ -646,9 +647,7 @@ def _plot_grid(module: ModuleType, results: list[EvalResult], options: RunOption
             {"id": f"{len(group)}models", "revision": params_hash({"m": models})},
             group[0].params_hash,
         )
-        paths = module.plot_grid(
-            group, Path(options.out) / stem, grid_plot_rng(options.seed)
-        )
+        paths = module.plot_grid(group, Path(options.out) / stem, grid_plot_rng(options.seed))
         for r in group:
             r.artifacts = [*r.artifacts, *(str(p) for p in paths if str(p) not in r.artifacts)]
             save_result(
@@ -657,10 +656,12 @@ def _plot_grid(module: ModuleType, results: list[EvalResult], options: RunOption
 
 
 def load_result(path: str | os.PathLike) -> EvalResult:
-    """Read a result JSON back into an :class:`EvalResult`."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    names = {f.name for f in dataclasses.fields(EvalResult)}
-    return EvalResult(**{k: v for k, v in data.items() if k in names})
+    """Read a result JSON back into an :class:`EvalResult` (through :func:`evaluators.run.results.read_result`).
+
+    Raises:
+        InputFileError: the file is missing, unreadable or not an xlbench result.
+    """
+    return read_result(path).to_eval_result()
 
 
 # ---------------------------------------------------------------- tables

@@ -13,7 +13,6 @@ language pair).
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +21,7 @@ import numpy as np
 
 from evaluators.core.errors import InputFileError, SchemaError, UsageError
 from evaluators.metrics import mining
+from evaluators.run.results import read_result
 from evaluators.run.task import Scores, TaskMetadata, param
 
 log = logging.getLogger("xlbench")
@@ -147,15 +147,10 @@ def signature_extra(values: dict) -> dict:
 
 
 def _threshold_from(path: str, params: Params, model_id: str | None) -> float:
-    p = Path(path)
-    if not p.is_file():
-        raise InputFileError(
-            f"--threshold-from {path!r} does not exist; pass a result JSON of 'xlbench eval bucc'."
-        )
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise InputFileError(f"--threshold-from {path!r} is not JSON ({err.msg}).") from err
+        data = read_result(path).data
+    except InputFileError as err:
+        raise type(err)(f"--threshold-from: {err}") from None
     if data.get("evaluator") != NAME:
         raise InputFileError(
             f"--threshold-from {path!r} is a {data.get('evaluator')!r} result, not a bucc result."
