@@ -321,7 +321,7 @@ def publish(
         RemoteError: the Hub refused or failed; the message names the step and what ``main`` holds.
         RevisionError: the version is already published with other content, or is older than the newest.
     """
-    from builders.adapters.hub import HubClient, find_token
+    from evaluators.data.hubclient import HubClient, find_token
     from evaluators.core.fileio import make_temp_dir
 
     check_repo_id(repo_id)
@@ -570,7 +570,7 @@ def run_validate(args: argparse.Namespace) -> int:
 
 def run_publish(args: argparse.Namespace) -> int:
     """``xlbench publish``: validate, upload in one commit, tag, verify; print the JSON report."""
-    from builders.adapters.hub import find_token, scrub
+    from evaluators.data.hubclient import find_token, scrub
 
     check_repo_id(args.repo)
     # one INFO line per HTTP request would drown the report; -v brings them back
