@@ -38,7 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from evaluators.core.errors import EngineUnavailableError, UsageError
+from evaluators.core.errors import UsageError
+from evaluators.core.optional import find, require
 
 #: Bytes the similarity blocks of all workers may use together (plus the masks the selection builds).
 DEFAULT_BLOCK_BUDGET = 512 * 1024**2
@@ -247,10 +248,8 @@ def knn_numpy(
             select_block(s, start, f_sims, f_idx, b_sims, b_idx, kf, kb)
             del s
 
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # without it the BLAS threads cannot be pinned: run one worker
-        workers = 1
+    from threadpoolctl import threadpool_limits  # a base dependency
+
     if workers == 1:
         work(0)
     else:
@@ -309,12 +308,7 @@ def faiss_index(data: np.ndarray, approximate: bool | str = False):
 
     ``approximate=True`` means HNSW. Raises :class:`EngineUnavailableError` without faiss.
     """
-    try:
-        import faiss
-    except ImportError as err:
-        raise EngineUnavailableError(
-            "--faiss needs the faiss-cpu package; install it with 'pip install faiss-cpu'."
-        ) from err
+    faiss = require("faiss", feature="--faiss")
     kind = "hnsw" if approximate is True else (approximate or "flat")
     if kind not in ("flat", *APPROXIMATE_INDEXES):
         raise UsageError(
@@ -350,8 +344,5 @@ def knn_faiss(x: np.ndarray, y: np.ndarray, kf: int, kb: int, approximate: bool 
 
 def cuda_available() -> bool:
     """Return whether torch sees a CUDA device (False without torch)."""
-    try:
-        import torch
-    except ImportError:
-        return False
-    return bool(torch.cuda.is_available())
+    torch = find("torch")
+    return torch is not None and bool(torch.cuda.is_available())

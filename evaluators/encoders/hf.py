@@ -41,6 +41,7 @@ from evaluators.core.errors import (
     UsageError,
     truncate,
 )
+from evaluators.core.optional import require
 from evaluators.core.hashing import sha256_tree
 
 if TYPE_CHECKING:
@@ -286,13 +287,9 @@ class HFEncoder(TokenEncoderMixin):
         onnx_dir: str | None = None,
         **_ignored,
     ):
-        try:
-            import torch  # noqa: F401 - only checked here, imported where used
-            import transformers  # noqa: F401
-        except ImportError as exc:  # pragma: no cover - torch is a dependency
-            raise EngineUnavailableError(
-                f"hf: models need torch and transformers ({exc}); pip install torch transformers."
-            ) from exc
+        # only checked here, imported where used
+        require("torch", feature="hf: models")
+        require("transformers", feature="hf: models")
         if batch_size is None or int(batch_size) < 1:
             raise UsageError(f"batch_size must be a positive integer, got {batch_size!r}.")
         self.batch_size = int(batch_size)

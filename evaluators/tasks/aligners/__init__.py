@@ -220,8 +220,6 @@ class Params:
             )
 
 
-
-
 def signature_extra(values: dict) -> dict:
     """Silver scored with partial evaluation, micro-averaged; correlations from MIN_N configurations."""
     return {"silver": "partial", "avg": "micro", "corr-min-n": MIN_N}
@@ -390,10 +388,7 @@ def score(data, model, args: Params, rng) -> Scores:
     pairs = [parse_pair(p) for p in args.pair]
     configs = configurations(args)
     progress_bar: Any
-    try:
-        from tqdm import tqdm as progress_bar
-    except ImportError:  # pragma: no cover
-        progress_bar = None
+    from tqdm import tqdm as progress_bar  # a base dependency
 
     entries, corr_entries, notes, items = [], [], [], []
     scatter, sweep_curves = {}, {}
