@@ -125,9 +125,7 @@ def spearman(xs: Sequence[float] | np.ndarray, ys: Sequence[float] | np.ndarray)
     return pearson(average_ranks(xs), average_ranks(ys))
 
 
-def finite_pairs(
-    xs: Sequence[float], ys: Sequence[float]
-) -> tuple[list[float], list[float]]:
+def finite_pairs(xs: Sequence[float], ys: Sequence[float]) -> tuple[list[float], list[float]]:
     """Return the pairs of ``xs`` and ``ys`` where neither value is NaN (as two lists).
 
     >>> finite_pairs([1.0, float("nan"), 3.0], [4.0, 5.0, 6.0])

@@ -45,7 +45,6 @@ from typing import Any
 from evaluators.core.errors import UsageError, did_you_mean
 
 
-
 def param(
     default: Any,
     help: str,
