@@ -160,8 +160,8 @@ def write_cbd_corpus(folder: Path, pairs: int, seed: int = 0) -> str:
     """
     import numpy as np
 
-    from builders.release.artifact import write_dataset
     from builders.base import BuildResult
+    from builders.release.artifact import write_dataset
     from evaluators.schema import cbd as S
     from evaluators.schema import get_family
     from evaluators.schema.langs import pair_config

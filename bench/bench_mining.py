@@ -64,15 +64,23 @@ def planted(n: int, dim: int, seed: int = 0, noise: float = 3.0):
 
 def sequential_knn(x, y, k):
     """The pre-change engine: 2,048-row blocks, selection and merge in the calling thread."""
+    import importlib.util
+
     from evaluators.compute import knn
+
+    spec = importlib.util.spec_from_file_location(
+        "knn_reference", REPO / "tests" / "oracles" / "knn_reference.py"
+    )
+    ref = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ref)
 
     n, m = len(x), len(y)
     f_sims, f_idx = np.empty((n, k), np.float32), np.empty((n, k), np.int64)
     b_sims, b_idx = np.full((m, k), -np.inf, np.float32), np.full((m, k), -1, np.int64)
     for start in range(0, n, 2048):
         s = x[start : start + 2048] @ y.T
-        f_sims[start : start + len(s)], f_idx[start : start + len(s)] = knn.topk_rows(s, k)
-        knn.merge_cols(s, start, b_sims, b_idx, k)
+        f_sims[start : start + len(s)], f_idx[start : start + len(s)] = ref.topk_rows(s, k)
+        ref.merge_cols(s, start, b_sims, b_idx, k)
     return knn.Neighbours(f_sims, f_idx), knn.Neighbours(b_sims, b_idx)
 
 

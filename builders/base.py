@@ -13,10 +13,9 @@ copies it as it is into the manifest's descriptive ``parameters``.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import os
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias, TypeVar
 
@@ -71,19 +70,6 @@ class BuildResult:
     nondeterministic: list[str] = field(default_factory=list)
     run: dict[str, Any] = field(default_factory=dict)
     exports: dict[str, str] = field(default_factory=dict)
-
-
-def sha256_text(lines: Iterable[str]) -> str:
-    """Return the sha256 of lines joined by newlines.
-
-    >>> sha256_text(["a", "b"])[:12]
-    '911169ddaaf1'
-    """
-    digest = hashlib.sha256()
-    for line in lines:
-        digest.update(line.encode("utf-8"))
-        digest.update(b"\n")
-    return digest.hexdigest()
 
 
 def file_input(

@@ -26,7 +26,6 @@ FORBIDDEN_IN_PURE = (
     "builders.release.publish",
     "evaluators.encoders",
     "evaluators.data.hub",
-    "evaluators.data.legacy",
     "evaluators.data.textio",
     "evaluators.data.alignio",
     "evaluators.core.cache_dir",

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evaluators.core import optional
 from evaluators.core.errors import EngineUnavailableError
 
 _RELEASES = "https://github.com/bjascob/amrlib-models/releases/download"
@@ -33,7 +34,9 @@ def amrlib_data_dir() -> Path:
 
     spec = importlib.util.find_spec("amrlib")
     if spec is None or not spec.origin:
-        raise EngineUnavailableError("amrlib is not installed; run 'pip install amrlib'.")
+        raise EngineUnavailableError(
+            f"amrlib is not installed; install it with {optional.install_hint(optional.extra_of('amrlib') or 'build')}."
+        )
     return Path(spec.origin).parent / "data"
 
 
@@ -84,7 +87,7 @@ def load_amrlib_model(role: str, folder: Path, **kwargs):
     Raises:
         EngineUnavailableError: amrlib or a module it imports is not installed.
     """
-    try:
+    try:  # amrlib imports some of its undeclared dependencies (unidecode ...) only when loading
         import amrlib
 
         load = amrlib.load_stog_model if role == "parse" else amrlib.load_gtos_model
@@ -93,7 +96,7 @@ def load_amrlib_model(role: str, folder: Path, **kwargs):
         missing = getattr(err, "name", None) or str(err)
         raise EngineUnavailableError(
             f"amrlib cannot load the {role} model because the Python module {missing!r} is missing; install "
-            f"the amrlib models/extras with \"pip install 'xlbench[build]'\" (it adds unidecode and word2number)."
+            f"the amrlib models/extras with {optional.install_hint(optional.extra_of('amrlib') or 'build')} (it adds unidecode and word2number)."
         ) from err
 
 

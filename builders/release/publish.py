@@ -45,8 +45,14 @@ from pathlib import Path
 from typing import Any
 
 from builders.release.validate import CARD, MANIFEST, FolderReport, table_digest, validate_folder
-from evaluators.core.errors import RemoteError, SchemaError, UsageError, ValidationError, XlbenchError
-from evaluators.schema.meta import VOLATILE_KEYS, Manifest
+from evaluators.core.errors import (
+    RemoteError,
+    SchemaError,
+    UsageError,
+    ValidationError,
+    XlbenchError,
+)
+from evaluators.schema.meta import Manifest, stable_manifest
 
 log = logging.getLogger("xlbench.publish")
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}$")
@@ -141,28 +147,6 @@ def replace_section(text: str, title: str, body: str) -> str:
     return text[:start] + "\n" + body.rstrip("\n") + "\n\n" + text[end:]
 
 
-def stable_manifest(data: dict[str, Any]) -> dict[str, Any]:
-    """Return a manifest dict without the keys that may differ between identical builds or publishes.
-
-    Timestamps, the git commit, the run record (``run``: cache statistics and
-    such) and the changelog (rewritten at publish time) are dropped; when
-    :func:`evaluators.schema.meta.stable_manifest` exists it decides first.
-
-    >>> stable_manifest({"version": "1.0.0", "started_at": "t", "changelog": [], "run": {"cached": 3}})
-    {'version': '1.0.0'}
-    """
-    shared: Any
-    try:
-        from evaluators.schema.meta import stable_manifest as shared
-    except ImportError:  # until the shared definition lands, the same rule locally
-        shared = None
-    if shared is not None:
-        data = shared(data)
-    return {
-        k: v for k, v in data.items() if k not in VOLATILE_KEYS and k not in ("changelog", "run")
-    }
-
-
 def card_without_changelog(text: str) -> str:
     r"""Return a card without its changelog list (rewritten at each publish), for comparing two cards.
 
@@ -197,10 +181,12 @@ def _local_oids(report: FolderReport) -> dict[str, str]:
     return {p: sha256_file(report.folder / p) for p in report.files if p.endswith(".parquet")}
 
 
-def _prepare(
-    report: FolderReport, repo_id: str, remote_manifest: dict | None, staging: Path
-) -> tuple[dict[str, Any], str, dict]:
-    """Write the card and manifest to upload into ``staging``; return (adds, changelog line, manifest dict)."""
+def published_manifest(report: FolderReport, remote_changelog: list[dict[str, Any]]) -> dict:
+    """Return the manifest dict that publishing ``report`` over ``remote_changelog`` uploads.
+
+    The folder's own changelog entry (its row count added) plus the remote
+    entries of other versions, newest first; the rest is the folder's manifest.
+    """
     manifest = report.manifest
     rows = sum(sum(s.values()) for s in report.configs.values())
     local = [dict(e) for e in manifest.changelog]
@@ -215,10 +201,19 @@ def _prepare(
     for e in local:
         if e.get("version") == manifest.version:
             e.setdefault("rows", rows)
-    entries = merge_changelog(local, (remote_manifest or {}).get("changelog") or [])
     out_manifest = manifest.to_dict()
-    out_manifest["changelog"] = entries
+    out_manifest["changelog"] = merge_changelog(local, remote_changelog)
     Manifest.from_dict(out_manifest)  # still a valid manifest
+    return out_manifest
+
+
+def _prepare(
+    report: FolderReport, repo_id: str, remote_manifest: dict | None, staging: Path
+) -> tuple[dict[str, Any], str, dict]:
+    """Write the card and manifest to upload into ``staging``; return (adds, changelog line, manifest dict)."""
+    manifest = report.manifest
+    out_manifest = published_manifest(report, (remote_manifest or {}).get("changelog") or [])
+    entries = out_manifest["changelog"]
     text = json.dumps(out_manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     card = (report.folder / CARD).read_text(encoding="utf-8")
     card = replace_section(card, "Changelog", render_changelog(entries))
@@ -236,8 +231,10 @@ def _prepare(
 def _same_version_content(client, repo_id: str, tag_sha: str, report: FolderReport) -> list[str]:
     """Return what differs between the folder and the published tag (empty when identical).
 
-    Parquet files are compared by sha256, the manifest without its run-specific
-    parts (:func:`stable_manifest`), the card without its changelog list.
+    Parquet files are compared by sha256, the manifest by its stable part
+    (:func:`evaluators.schema.meta.stable_manifest`, the one the local content id uses:
+    the changelog text counts, dates and run statistics do not), the card without
+    its changelog list (rewritten at each publish).
     """
     remote = client.files(repo_id, tag_sha)
     local = _local_oids(report)
@@ -247,8 +244,11 @@ def _same_version_content(client, repo_id: str, tag_sha: str, report: FolderRepo
         if local.get(p) != remote_parquet.get(p):
             diffs.append(p)
     text = client.read_text(repo_id, MANIFEST, tag_sha)
-    if text is None or stable_manifest(json.loads(text)) != stable_manifest(
-        report.manifest.to_dict()
+    published = None if text is None else json.loads(text)
+    # the folder's manifest as publishing it over that tag would write it (the tag's older
+    # changelog entries carried over), compared like the local content id compares manifests
+    if published is None or stable_manifest(published) != stable_manifest(
+        published_manifest(report, published.get("changelog") or [])
     ):
         diffs.append(MANIFEST)
     card = client.read_text(repo_id, CARD, tag_sha)
@@ -321,8 +321,8 @@ def publish(
         RemoteError: the Hub refused or failed; the message names the step and what ``main`` holds.
         RevisionError: the version is already published with other content, or is older than the newest.
     """
-    from builders.adapters.hub import HubClient, find_token
     from evaluators.core.fileio import make_temp_dir
+    from evaluators.data.hubclient import HubClient, find_token
 
     check_repo_id(repo_id)
     report = validate_folder(folder)
@@ -570,7 +570,7 @@ def run_validate(args: argparse.Namespace) -> int:
 
 def run_publish(args: argparse.Namespace) -> int:
     """``xlbench publish``: validate, upload in one commit, tag, verify; print the JSON report."""
-    from builders.adapters.hub import find_token, scrub
+    from evaluators.data.hubclient import find_token, scrub
 
     check_repo_id(args.repo)
     # one INFO line per HTTP request would drown the report; -v brings them back

@@ -25,12 +25,12 @@ import pyarrow.parquet as pq
 
 from builders.release.artifact import check_disjoint
 from builders.release.card import check_card, check_card_body, split_file
-from evaluators.data.cardio import parse_card_yaml
 from evaluators.core.errors import InputFileError, SchemaError, ValidationError
+from evaluators.data.cardio import parse_card_yaml
+from evaluators.data.textio import read_text
 from evaluators.schema import get_family
 from evaluators.schema.base import check_unique, to_arrow
 from evaluators.schema.meta import Manifest, check_version
-from evaluators.data.textio import read_text
 
 #: Files of a built folder that are published (besides ``data/**/*.parquet``).
 CARD, MANIFEST = "README.md", "manifest.json"

@@ -15,6 +15,7 @@ from typing import Any
 
 from builders.adapters.wordnet import load_wordnet, wordnet_revision
 from evaluators.core.errors import UsageError
+from evaluators.core.optional import find
 
 # --- substitutes -----------------------------------------------------------------
 
@@ -205,11 +206,8 @@ _SLOT_TAGS = {
 
 
 def _lemminflect():
-    try:
-        import lemminflect
-    except ImportError:  # optional: without it, inflected candidates are not checked
-        return None
-    return lemminflect
+    """Return lemminflect when installed (the ``build`` extra); without it, inflected candidates are not checked."""
+    return find("lemminflect")
 
 
 def attested(form: str, lemma: str, pos: str, suffix: str) -> bool:

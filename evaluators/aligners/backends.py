@@ -26,7 +26,7 @@ import os
 import tempfile
 from collections.abc import Sequence
 
-from evaluators.core.errors import EngineUnavailableError
+from evaluators.core.optional import require
 
 Link = tuple[int, int]
 Links = list[set[Link]]
@@ -52,12 +52,7 @@ def eflomal_directional(
     Raises:
         EngineUnavailableError: the ``eflomal`` package is not installed.
     """
-    try:
-        import eflomal
-    except ImportError as err:
-        raise EngineUnavailableError(
-            "The eflomal aligner needs the 'eflomal' package; pip install eflomal."
-        ) from err
+    eflomal = require("eflomal", feature="The eflomal aligner")
     if not src:
         return [], []
     with tempfile.TemporaryDirectory(prefix="xlbench-eflomal-") as tmp:
@@ -111,12 +106,7 @@ def fast_align_directional(
     Raises:
         EngineUnavailableError: the ``sil-thot`` package is not installed.
     """
-    try:
-        import thot.alignment  # noqa: F401
-    except ImportError as err:
-        raise EngineUnavailableError(
-            "The fast_align aligner needs the 'sil-thot' package; pip install sil-thot."
-        ) from err
+    require("thot.alignment", feature="The fast_align aligner (package sil-thot)")
     if not src:
         return [], []
     fwd = _thot_direction(src, tgt, iterations)

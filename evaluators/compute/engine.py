@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from evaluators.core.errors import EngineUnavailableError, UsageError
+from evaluators.core.optional import require
 
 log = logging.getLogger("xlbench.engine")
 
@@ -253,12 +254,7 @@ class RayEngine:
         """
         if self._ray is not None:
             return self._ray
-        try:
-            import ray
-        except ImportError as err:
-            raise EngineUnavailableError(
-                "--engine ray needs Ray; install it with pip install 'xlbench[ray]' (or pip install 'ray[data]')."
-            ) from err
+        ray = require("ray", feature="--engine ray")
         if not ray.is_initialized():
             kwargs: dict[str, Any] = {
                 "include_dashboard": False,

@@ -17,8 +17,8 @@ each neighbour list by (similarity desc, index asc), so they agree on ties.
     products. Each worker keeps its own running column top-k; they are merged
     at the end (top-k of a union is the top-k of the partial top-ks). Both
     directions are selected from a block in one comparison pass over it
-    (:func:`select_block`); :func:`topk_rows` and :func:`merge_cols` are the
-    two-pass selection it replaces, kept as its reference.
+    (:func:`select_block`); the two-pass selection it replaced is kept as its
+    reference in ``tests/oracles/knn_reference.py``.
 ``torch``
     The same blocked pass with ``torch.topk`` (for a CUDA device; unverified on GPU).
 ``faiss``
@@ -38,7 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from evaluators.core.errors import EngineUnavailableError, UsageError
+from evaluators.core.errors import UsageError
+from evaluators.core.optional import find, require
 
 #: Bytes the similarity blocks of all workers may use together (plus the masks the selection builds).
 DEFAULT_BLOCK_BUDGET = 512 * 1024**2
@@ -70,71 +71,6 @@ def tidy(nb: Neighbours) -> Neighbours:
 
 
 # --------------------------------------------------------------------------- numpy
-
-
-def topk_rows(s: np.ndarray, k: int, probe: int = 4096) -> tuple[np.ndarray, np.ndarray]:
-    """Exact top-k of each row of ``s`` (ties by column index), without a full partition.
-
-    A lower bound of each row's k-th value is taken from the first ``probe``
-    columns (all columns when there are fewer); only entries at or above it are sorted.
-    """
-    c, m = s.shape
-    probe = max(probe, k)
-    bound = -np.partition(-s[:, :probe], k - 1, axis=1)[:, k - 1]
-    # flatnonzero on the flat mask is ~20x faster than 2-D nonzero
-    rows, cols = np.divmod(np.flatnonzero(s >= bound[:, None]), m)
-    vals = s[rows, cols]
-    order = np.lexsort((cols, -vals, rows))
-    counts = np.bincount(rows, minlength=c)
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    take = (starts[:, None] + np.arange(k)[None, :]).ravel()
-    pick = order[take]
-    return vals[pick].reshape(c, k), cols[pick].reshape(c, k).astype(np.int64)
-
-
-def merge_cols(
-    s: np.ndarray,
-    offset: int,
-    best_sims: np.ndarray,
-    best_idx: np.ndarray,
-    k: int,
-    probe: int = 256,
-) -> None:
-    """Merge chunk ``s`` (rows ``offset..``) into the running column top-k, in place.
-
-    Only chunk entries at or above a lower bound of each column's current k-th
-    value (the running one, or one taken from the chunk's first ``probe`` rows)
-    are sorted, so after the first chunks little work remains.
-    """
-    c, m = s.shape
-    bound = best_sims[:, k - 1]
-    if c >= k and np.isneginf(bound).any():
-        head = s[: max(k, min(probe, c))]
-        probe_bound = -np.partition(-head, k - 1, axis=0)[k - 1]
-        bound = np.maximum(bound, probe_bound)
-    rows, cols = np.divmod(np.flatnonzero(s >= bound[None, :]), m)
-    if len(cols) == 0:
-        return
-    # merge only the columns this chunk can change
-    touched = np.unique(cols)
-    t = len(touched)
-    vals = s[rows, cols]
-    all_cols = np.concatenate((np.repeat(np.arange(t), k), np.searchsorted(touched, cols)))
-    all_vals = np.concatenate((best_sims[touched].ravel(), vals))
-    all_idx = np.concatenate((best_idx[touched].ravel(), rows.astype(np.int64) + offset))
-    pick = _topk_groups(all_cols, all_vals, all_idx, t, k)
-    best_sims[touched] = all_vals[pick].reshape(t, k)
-    best_idx[touched] = all_idx[pick].reshape(t, k)
-
-
-def _topk_groups(
-    groups: np.ndarray, vals: np.ndarray, idx: np.ndarray, n_groups: int, k: int
-) -> np.ndarray:
-    """Positions of the k best (value desc, index asc; placeholders ``-1`` last) of each group."""
-    order = np.lexsort((np.where(idx < 0, np.iinfo(np.int64).max, idx), -vals, groups))
-    counts = np.bincount(groups, minlength=n_groups)
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    return order[(starts[:, None] + np.arange(k)[None, :]).ravel()]
 
 
 def _desc_key(groups: np.ndarray, vals: np.ndarray) -> np.ndarray:
@@ -181,7 +117,7 @@ def select_block(
 ) -> None:
     """Both directions' selection for block ``s`` (rows ``offset..``) in one pass over it, in place.
 
-    The same result as :func:`topk_rows` into ``f_sims``/``f_idx`` plus :func:`merge_cols`
+    The same result as the two-pass ``topk_rows`` into ``f_sims``/``f_idx`` plus ``merge_cols``
     into ``best_sims``/``best_idx`` (the same neighbours in the same order: the candidates
     differ, the top-k of each row and column by (similarity desc, index asc) cannot), but
     cheaper, because full passes over the block, not sorting its few candidates, are what
@@ -312,10 +248,8 @@ def knn_numpy(
             select_block(s, start, f_sims, f_idx, b_sims, b_idx, kf, kb)
             del s
 
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # without it the BLAS threads cannot be pinned: run one worker
-        workers = 1
+    from threadpoolctl import threadpool_limits  # a base dependency
+
     if workers == 1:
         work(0)
     else:
@@ -374,12 +308,7 @@ def faiss_index(data: np.ndarray, approximate: bool | str = False):
 
     ``approximate=True`` means HNSW. Raises :class:`EngineUnavailableError` without faiss.
     """
-    try:
-        import faiss
-    except ImportError as err:
-        raise EngineUnavailableError(
-            "--faiss needs the faiss-cpu package; install it with 'pip install faiss-cpu'."
-        ) from err
+    faiss = require("faiss", feature="--faiss")
     kind = "hnsw" if approximate is True else (approximate or "flat")
     if kind not in ("flat", *APPROXIMATE_INDEXES):
         raise UsageError(
@@ -415,8 +344,5 @@ def knn_faiss(x: np.ndarray, y: np.ndarray, kf: int, kb: int, approximate: bool 
 
 def cuda_available() -> bool:
     """Return whether torch sees a CUDA device (False without torch)."""
-    try:
-        import torch
-    except ImportError:
-        return False
-    return bool(torch.cuda.is_available())
+    torch = find("torch")
+    return torch is not None and bool(torch.cuda.is_available())

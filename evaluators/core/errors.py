@@ -22,6 +22,13 @@ class UsageError(XlbenchError):
     """An option or argument is invalid."""
 
 
+class ConfigError(UsageError):
+    """The configs to score cannot be chosen: a ``--config`` the dataset lacks, or none to score.
+
+    The one error of :func:`evaluators.data.source.select_configs`, the one selection.
+    """
+
+
 class InputFileError(XlbenchError):
     """An input file is missing, unreadable or malformed."""
 

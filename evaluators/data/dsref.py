@@ -11,27 +11,10 @@ import json
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from evaluators.core.errors import SchemaError
 from evaluators.core.hashing import update_tree
-
-#: Manifest keys that describe one build run, not the data: they are left out of the content id.
-VOLATILE_MANIFEST_KEYS = frozenset(
-    {
-        "started_at",
-        "finished_at",
-        "created_at",
-        "created",
-        "started",
-        "finished",
-        "git_commit",
-        "run",
-        "xlbench_version",
-    }
-)
-#: Cache statistics inside ``counts`` (how much came from a cache in this run, not what is in the data).
-_VOLATILE_COUNT_KEYS = frozenset({"cached", "translated", "cache_hits", "cache_misses", "requests"})
+from evaluators.schema.meta import stable_manifest
 
 
 @dataclass(frozen=True)
@@ -75,20 +58,6 @@ class DatasetRef:
         return asdict(self)
 
 
-def read_card_yaml(text: str) -> dict:
-    r"""Return the YAML front matter of a dataset card (see :func:`evaluators.data.cardio.parse_card_yaml`).
-
-    >>> read_card_yaml("---\nlicense: cc-by-4.0\n---\n# Title\n")
-    {'license': 'cc-by-4.0'}
-
-    Raises:
-        SchemaError: the card has no front matter, it does not parse, or it is nested too deep.
-    """
-    from evaluators.data.cardio import parse_card_yaml
-
-    return parse_card_yaml(text)
-
-
 def configs_of(card: dict) -> dict[str, list[str]]:
     """Return ``config -> splits`` from a parsed card."""
     out: dict[str, list[str]] = {}
@@ -98,40 +67,11 @@ def configs_of(card: dict) -> dict[str, list[str]]:
     return out
 
 
-def stable_manifest(manifest: dict[str, Any]) -> dict[str, Any]:
-    """Return the part of a manifest that describes the data, not the build run.
-
-    Drops timestamps, the code commit, a ``run`` section, changelog dates and
-    cache statistics (``counts.*.cached`` ...): two builds of the same data at
-    different times give the same dict.
-
-    >>> stable_manifest({"name": "x", "started_at": "t", "changelog": [{"version": "1", "date": "d"}],
-    ...                  "counts": {"mt": {"cached": 3, "kept": 2}}})
-    {'name': 'x', 'changelog': [{'version': '1'}], 'counts': {'mt': {'kept': 2}}}
-    """
-    out: dict[str, Any] = {}
-    for key, value in manifest.items():
-        if key in VOLATILE_MANIFEST_KEYS:
-            continue
-        if key == "changelog" and isinstance(value, list):
-            value = [
-                {k: v for k, v in e.items() if k != "date"} if isinstance(e, dict) else e
-                for e in value
-            ]
-        elif key == "counts" and isinstance(value, dict):
-            value = {
-                k: {kk: vv for kk, vv in v.items() if kk not in _VOLATILE_COUNT_KEYS}
-                if isinstance(v, dict)
-                else v
-                for k, v in value.items()
-            }
-        out[key] = value
-    return out
-
-
 def content_id(folder: str | os.PathLike) -> str:
     """Return the sha256 over a built folder's data files and the stable part of its manifest.
 
+    The stable part is :func:`evaluators.schema.meta.stable_manifest` (the changelog text is
+    content; its dates and the run's timestamps and cache statistics are not).
     The card is left out: it is rendered from the manifest and the data (its
     changelog carries a build date). Two byte-identical rebuilds get the same id.
     """

@@ -16,8 +16,8 @@ import os
 import re
 from collections.abc import Iterator
 
-from evaluators.data.dsref import DatasetRef
 from evaluators.core.errors import InputFileError, RemoteError, RevisionError, SchemaError
+from evaluators.data.dsref import DatasetRef
 
 log = logging.getLogger("xlbench.hub")
 _SHA = re.compile(r"^[0-9a-f]{40}$")

@@ -9,11 +9,21 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from evaluators.core.errors import (
+    ConfigError,
+    InputFileError,
+    RemoteError,
+    RevisionError,
+    SchemaError,
+)
 from evaluators.data.dsref import DatasetRef, configs_of, content_id
-from evaluators.core.errors import InputFileError, RemoteError, RevisionError, SchemaError
+
+if TYPE_CHECKING:
+    from evaluators.schema.base import TableSchema
 
 _REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -55,17 +65,32 @@ class DatasetSource:
             )
         return get_family(expected)
 
-    def main_configs(self, family: str, requested: str | None = None) -> list[str]:
-        """Return the configs of the family's main table (or the requested one, checked)."""
+    def select_configs(
+        self,
+        family: str,
+        requested: str | None = None,
+        *,
+        scored: Callable[[str, TableSchema], bool] | None = None,
+        **how: Any,
+    ) -> list[str]:
+        """Return the configs to score: ``requested`` (checked) or every scored config of the dataset.
+
+        A config is scored when ``scored(config, table)`` says so (default: the
+        family's main table); ``how`` goes to :func:`select_configs` (``what``,
+        ``fix``, ``flag``, ``single``).
+
+        Raises:
+            SchemaError: the dataset is of another family.
+            ConfigError: see :func:`select_configs`.
+        """
         schema = self.check_family(family)
-        mains = sorted(c for c in self._configs if schema.split_config(c)[1] is schema.main)
-        if requested:
-            if requested not in self._configs:
-                raise SchemaError(
-                    f"Config {requested!r} is not in {self.ref.id}; available: {', '.join(sorted(self._configs))}."
-                )
-            return [requested]
-        return mains
+
+        def keep(config: str) -> bool:
+            table = schema.split_config(config)[1]
+            return table is schema.main if scored is None else scored(config, table)
+
+        candidates = [c for c in self._configs if keep(c)]
+        return select_configs(self._configs, candidates, requested, dataset=self.ref.id, **how)
 
     def load(self, config: str, split: str):
         """Load one config/split as a ``datasets.Dataset`` (loaded once per source).
@@ -94,6 +119,70 @@ class DatasetSource:
 
     def _load(self, config: str, split: str):  # pragma: no cover - overridden
         raise NotImplementedError
+
+
+def select_configs(
+    configs: Iterable[str],
+    candidates: Iterable[str],
+    requested: str | None,
+    *,
+    dataset: str,
+    what: str = "main config",
+    fix: str = "rebuild it with 'xlbench build'",
+    flag: str = "--config",
+    single: bool = False,
+) -> list[str]:
+    """THE choice of the configs an evaluator scores (every evaluator and the mteb export call it).
+
+    ``requested`` (the ``--config`` value) must be one of ``candidates`` (the configs scored by
+    default, a subset of ``configs``, all the dataset has); without it every candidate is
+    scored, sorted, or with ``single`` the only one.
+
+    >>> select_configs(["a", "a-gold", "b"], ["a", "b"], None, dataset="d")
+    ['a', 'b']
+    >>> select_configs(["a", "a-gold", "b"], ["a", "b"], "b", dataset="d")
+    ['b']
+    >>> select_configs(["a", "a-gold"], ["a"], "a-gold", dataset="d")
+    Traceback (most recent call last):
+    ...
+    evaluators.core.errors.ConfigError: --config 'a-gold' is not a main config of d; choose one of: a (a-gold is not scored).
+
+    Args:
+        configs: every config of the dataset.
+        candidates: the configs scored by default.
+        requested: the requested config, or ``None``.
+        dataset: the dataset's id, for messages.
+        what: what a candidate is, for messages ("main config", "cross-lingual config").
+        fix: what to do when the dataset has no candidate.
+        flag: how the user names a config, for messages.
+        single: exactly one config is scored; several candidates and no request is an error.
+
+    Raises:
+        ConfigError: ``requested`` is not in the dataset or not a candidate, there is no
+            candidate, or (``single``) several and none requested.
+    """
+    everything = sorted(configs)
+    chosen = sorted(candidates)
+    if requested:
+        if requested not in chosen:
+            also = sorted(set(everything) - set(chosen))
+            others = (
+                f" ({', '.join(also)} {'is' if len(also) == 1 else 'are'} not scored)"
+                if also
+                else ""
+            )
+            raise ConfigError(
+                f"{flag} {requested!r} is not a {what} of {dataset}; choose one of: "
+                f"{', '.join(chosen) or 'none'}{others}."
+            )
+        return [requested]
+    if not chosen:
+        raise ConfigError(f"{dataset} has no {what}; {fix}.")
+    if single and len(chosen) > 1:
+        raise ConfigError(
+            f"{dataset} has several {what}s ({', '.join(chosen)}); choose one with {flag}."
+        )
+    return chosen
 
 
 class LocalSource(DatasetSource):

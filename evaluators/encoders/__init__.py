@@ -15,9 +15,9 @@ Specs:
 
 from __future__ import annotations
 
+from evaluators.core.registry import Registry
 from evaluators.encoders.base import Encoder, TokenStates, WordVectors
 from evaluators.encoders.spec import KINDS, check_backend, parse_model_spec
-from evaluators.core.registry import Registry
 
 #: kind -> (factory "module:function", spec form, help). The kinds themselves (and what text each
 #: needs after ``kind:``) are :data:`evaluators.encoders.spec.KINDS`: that table is the one list,

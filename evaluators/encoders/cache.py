@@ -33,8 +33,6 @@ evicted until the payload is under the cap.
 from __future__ import annotations
 
 import hashlib
-import io
-import json
 import os
 import re
 import sqlite3
@@ -161,18 +159,6 @@ def unpack(data: bytes) -> tuple[np.ndarray, int]:
     dtype = np.float16 if code == 2 else np.float32
     arr = np.frombuffer(data, dtype=dtype, count=rows * cols, offset=_HEADER.size)
     return arr.astype(np.float32).reshape(rows, cols), flags
-
-
-def array_to_bytes(array: np.ndarray) -> bytes:
-    """Serialise an array exactly (``.npy`` format; kept for callers of the v1 cache)."""
-    buf = io.BytesIO()
-    np.save(buf, np.ascontiguousarray(array), allow_pickle=False)
-    return buf.getvalue()
-
-
-def bytes_to_array(data: bytes) -> np.ndarray:
-    """Inverse of :func:`array_to_bytes`."""
-    return np.load(io.BytesIO(data), allow_pickle=False)
 
 
 @dataclass(frozen=True)
@@ -462,16 +448,6 @@ def format_cache_info(info: dict) -> str:
             f"  {len(info['stale_v1_files'])} old v1 file(s) (token states, unused): xlbench cache clear removes them"
         )
     return "\n".join(lines)
-
-
-def meta_to_bytes(meta: dict) -> bytes:
-    """Serialise token metadata (offsets, tokens, truncation) as JSON."""
-    return json.dumps(meta, ensure_ascii=False).encode("utf-8")
-
-
-def bytes_to_meta(data: bytes) -> dict:
-    """Inverse of :func:`meta_to_bytes`."""
-    return json.loads(data.decode("utf-8"))
 
 
 def add_cache_parser(sub) -> None:

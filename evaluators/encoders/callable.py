@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from evaluators.core.errors import EngineUnavailableError, UsageError, truncate
 from evaluators.encoders.base import (
     TokenStates,
     WordVectors,
@@ -23,7 +24,6 @@ from evaluators.encoders.base import (
     resolve_layers,
 )
 from evaluators.encoders.cache import EmbeddingCache, compact, make_key, pack, unpack
-from evaluators.core.errors import EngineUnavailableError, UsageError, truncate
 
 
 class SentenceEncoder:

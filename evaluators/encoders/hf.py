@@ -25,6 +25,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from evaluators.core.errors import (
+    EngineUnavailableError,
+    InputFileError,
+    RemoteError,
+    UsageError,
+    truncate,
+)
+from evaluators.core.hashing import sha256_tree
+from evaluators.core.optional import require
 from evaluators.encoders.base import (
     TokenEncoderMixin,
     TokenStates,
@@ -34,14 +43,6 @@ from evaluators.encoders.base import (
     resolve_layers,
 )
 from evaluators.encoders.cache import EmbeddingCache, compact, make_key, pack, spans_hash, unpack
-from evaluators.core.errors import (
-    EngineUnavailableError,
-    InputFileError,
-    RemoteError,
-    UsageError,
-    truncate,
-)
-from evaluators.core.hashing import sha256_tree
 
 if TYPE_CHECKING:
     from evaluators.encoders import onnxrt
@@ -286,13 +287,9 @@ class HFEncoder(TokenEncoderMixin):
         onnx_dir: str | None = None,
         **_ignored,
     ):
-        try:
-            import torch  # noqa: F401 - only checked here, imported where used
-            import transformers  # noqa: F401
-        except ImportError as exc:  # pragma: no cover - torch is a dependency
-            raise EngineUnavailableError(
-                f"hf: models need torch and transformers ({exc}); pip install torch transformers."
-            ) from exc
+        # only checked here, imported where used
+        require("torch", feature="hf: models")
+        require("transformers", feature="hf: models")
         if batch_size is None or int(batch_size) < 1:
             raise UsageError(f"batch_size must be a positive integer, got {batch_size!r}.")
         self.batch_size = int(batch_size)
@@ -415,9 +412,9 @@ class HFEncoder(TokenEncoderMixin):
         import torch
         import transformers
 
+        from evaluators.core.optional import require
         from evaluators.encoders import onnxrt
         from evaluators.encoders.identity import weights_digest
-        from evaluators.core.optional import require
 
         require("onnxruntime", feature="--backend onnx", extra="onnx")
         weights = weights_digest(self.weights_dir) if self.weights_dir else None

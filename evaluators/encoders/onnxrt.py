@@ -307,7 +307,12 @@ def make_export(
     Raises:
         UsageError: some layer's cosine to torch is below :data:`MIN_COSINE` (nothing is kept).
     """
-    from evaluators.core.fileio import atomic_write_text, clean_stale, make_temp_dir, rename_noreplace
+    from evaluators.core.fileio import (
+        atomic_write_text,
+        clean_stale,
+        make_temp_dir,
+        rename_noreplace,
+    )
     from evaluators.core.optional import require
 
     require("onnx", feature="--backend onnx (exporting the model)", extra="onnx")

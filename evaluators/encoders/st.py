@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from evaluators.encoders.hf import HFEncoder, folder_hash
 from evaluators.core.errors import EngineUnavailableError, InputFileError, UsageError, truncate
+from evaluators.encoders.hf import HFEncoder, folder_hash
 
 _ACTIVATIONS = {
     "Tanh": np.tanh,

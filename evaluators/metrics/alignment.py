@@ -170,28 +170,6 @@ def restrict_source(
     return [{(i, j) for i, j in sent if words[i] in keep} for sent, words in zip(links, src_words)]
 
 
-def pearson(xs: Sequence[float], ys: Sequence[float]) -> float:
-    """Pearson correlation of two equally long sequences (NaN when either is constant or n < 2).
-
-    >>> pearson([1, 2, 3], [2, 4, 7])
-    0.9933992677987828
-    >>> import math; math.isnan(pearson([1, 1], [2, 3]))
-    True
-    """
-    n = len(xs)
-    if n != len(ys):
-        raise ValueError(f"pearson needs equally long sequences; got {n} and {len(ys)}")
-    if n < 2:
-        return float("nan")
-    mx, my = sum(xs) / n, sum(ys) / n
-    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
-    sxx = sum((x - mx) ** 2 for x in xs)
-    syy = sum((y - my) ** 2 for y in ys)
-    if sxx == 0 or syy == 0:
-        return float("nan")
-    return sxy / (sxx * syy) ** 0.5
-
-
 #: Frequency bins (inclusive bounds) of source words in the aligner's training
 #: text, for the breakdown of SilverAlign Figures 4/6.
 FREQ_BINS: tuple[tuple[int, int | None], ...] = (

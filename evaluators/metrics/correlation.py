@@ -42,7 +42,27 @@ class Correlation:
     spearman: float | None
 
 
-def _pearson(x: np.ndarray, y: np.ndarray) -> float | None:
+def pearson(xs: Sequence[float] | np.ndarray, ys: Sequence[float] | np.ndarray) -> float | None:
+    """Pearson's r of two equally long sequences; ``None`` where it is undefined.
+
+    THE Pearson of the project (correlations, the report's scatters, the bootstrap of a
+    correlation). Undefined means fewer than two points or a constant side, and it is
+    ``None``, never NaN, so that it survives JSON and is never averaged by accident; a
+    caller that needs a float (``numpy.nanquantile``) turns ``None`` into NaN itself.
+
+    >>> pearson([1, 2, 3], [2, 4, 7])
+    0.9933992677987828
+    >>> pearson([1, 1], [2, 3]) is None, pearson([1], [2]) is None
+    (True, True)
+
+    Raises:
+        ValueError: the sequences differ in length.
+    """
+    x, y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+    if len(x) != len(y):
+        raise ValueError(f"pearson needs equally long sequences; got {len(x)} and {len(y)}")
+    if len(x) < 2:
+        return None
     dx, dy = x - x.mean(), y - y.mean()
     sxx, syy = float(dx @ dx), float(dy @ dy)
     if sxx == 0 or syy == 0:
@@ -51,7 +71,7 @@ def _pearson(x: np.ndarray, y: np.ndarray) -> float | None:
 
 
 def average_ranks(values: Sequence[float] | np.ndarray) -> np.ndarray:
-    """Ranks 1..n, tied values sharing the mean of their ranks.
+    """Ranks 1..n, tied values sharing the mean of their ranks (THE average ranks of the project).
 
     >>> average_ranks([0.3, 0.1, 0.3, 0.2]).tolist()
     [3.5, 1.0, 3.5, 2.0]
@@ -86,7 +106,33 @@ def correlate(xs: Sequence[float], ys: Sequence[float], min_n: int = MIN_N) -> C
     if n < max(min_n, 2):
         return Correlation(n, None, None)
     x, y = np.asarray(xs, float), np.asarray(ys, float)
-    return Correlation(n, _pearson(x, y), _pearson(average_ranks(x), average_ranks(y)))
+    return Correlation(n, pearson(x, y), spearman(x, y))
+
+
+def spearman(xs: Sequence[float] | np.ndarray, ys: Sequence[float] | np.ndarray) -> float | None:
+    """Spearman's ρ: :func:`pearson` of the :func:`average_ranks` (``scipy.stats.spearmanr``'s definition).
+
+    ``None`` where it is undefined (as :func:`pearson`); :func:`correlate` also asks for
+    :data:`MIN_N` points.
+
+    >>> spearman([1, 2, 3, 4], [10, 20, 30, 40])
+    1.0
+    >>> round(spearman([1, 2, 3, 4], [1, 3, 2, 4]), 4)
+    0.8
+    >>> spearman([1, 1, 1], [1, 2, 3]) is None
+    True
+    """
+    return pearson(average_ranks(xs), average_ranks(ys))
+
+
+def finite_pairs(xs: Sequence[float], ys: Sequence[float]) -> tuple[list[float], list[float]]:
+    """Return the pairs of ``xs`` and ``ys`` where neither value is NaN (as two lists).
+
+    >>> finite_pairs([1.0, float("nan"), 3.0], [4.0, 5.0, 6.0])
+    ([1.0, 3.0], [4.0, 6.0])
+    """
+    kept = [(x, y) for x, y in zip(xs, ys) if not (math.isnan(x) or math.isnan(y))]
+    return [x for x, _ in kept], [y for _, y in kept]
 
 
 @dataclass(frozen=True)

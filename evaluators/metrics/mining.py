@@ -29,17 +29,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evaluators.core.errors import UsageError
 from evaluators.compute.knn import (
     Neighbours,
     cuda_available,
     knn_faiss,
     knn_numpy,
     knn_torch,
-    merge_cols,
-    tidy,
-    topk_rows,
 )
+from evaluators.core.errors import UsageError
 from evaluators.metrics.vectors import normalize
 
 MARGINS = ("ratio", "distance", "absolute")
@@ -98,11 +95,6 @@ def _prf(threshold: float, tp: int, n_pred: int, n_gold: int) -> MiningScore:
 
 
 # --------------------------------------------------------------------------- kNN
-
-# The engines live in evaluators.compute.knn (adapters); these names stay for existing callers.
-_topk_rows = topk_rows
-_merge_cols = merge_cols
-_tidy = tidy
 
 
 def knn_both(

@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from evaluators.metrics.triplet import spearman
+from evaluators.metrics.correlation import correlate, finite_pairs
 from evaluators.plots import pyplot, save_figure
 
 
@@ -21,8 +21,8 @@ def fertility_scatter(
             continue
         xs = [p[1] for p in pts]
         ys = [p[2] for p in pts]
-        rho = spearman(xs, ys)
-        ax.scatter(xs, ys, label=f"{model} (ρ={rho:.2f})")
+        rho = correlate(*finite_pairs(xs, ys)).spearman
+        ax.scatter(xs, ys, label=f"{model} (ρ={'n/a' if rho is None else f'{rho:.2f}'})")
         for lang, x, y in pts:
             ax.annotate(
                 lang.split("_")[0], (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points"

@@ -13,7 +13,6 @@ carry ``tp``, ``n_pred`` and ``n_gold`` columns (BUCC-style mining).
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from evaluators.core.errors import InputFileError, UsageError
+from evaluators.core.errors import UsageError
 from evaluators.metrics.bootstrap import (
     DEFAULT_RESAMPLES,
     PairedTest,
@@ -30,6 +29,7 @@ from evaluators.metrics.bootstrap import (
     paired_bootstrap,
 )
 from evaluators.run.predictions import counts_of, predictions_path, read_predictions
+from evaluators.run.results import read_result
 
 
 @dataclass(frozen=True)
@@ -85,19 +85,7 @@ class Comparison:
 
 def _load(path: str | os.PathLike) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError as err:
-        raise InputFileError(
-            f"Result file {str(p)!r} does not exist; pass a result JSON written by xlbench eval."
-        ) from err
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise InputFileError(f"{str(p)!r} is not a readable result JSON ({err}).") from err
-    if not isinstance(data, dict) or "scores" not in data:
-        raise InputFileError(
-            f"{str(p)!r} is not an xlbench result (no 'scores'); pass a result JSON written by xlbench eval."
-        )
-    return data, read_predictions(predictions_path(p))
+    return read_result(p).data, read_predictions(predictions_path(p))
 
 
 def _select(

@@ -340,15 +340,15 @@ def bucc_task(dataset: str, split: str = "test", revision: str | None = None):
     Raises:
         SchemaError: the folder is not a bucc dataset or lacks the split.
     """
-    from evaluators.data.legacy import family_of, list_configs, load_split, resolve
+    from evaluators.data.source import open_source
     from evaluators.schema import bucc as schema
 
-    ref = resolve(dataset, revision)
-    family_of(ref, schema.SCHEMA.name)
+    source = open_source(dataset, revision)
+    ref = source.ref
     subsets = {}
-    for config in sorted(c for c in list_configs(ref) if not c.endswith("-gold")):
-        rows = load_split(ref, config, split)
-        gold = load_split(ref, f"{config}-gold", split)
+    for config in source.select_configs("bucc"):
+        rows = source.load(config, split)
+        gold = source.load(schema.gold_config(config), split)
         src = {r[schema.ID]: r[schema.TEXT] for r in rows if r[schema.SIDE] == "src"}
         tgt_ids = [r[schema.ID] for r in rows if r[schema.SIDE] == "tgt"]
         tgt_text = [r[schema.TEXT] for r in rows if r[schema.SIDE] == "tgt"]
@@ -374,14 +374,14 @@ def cbd_task(dataset: str, split: str = "test", revision: str | None = None):
     Raises:
         SchemaError: the folder is not a cbd dataset or lacks the split.
     """
-    from evaluators.data.legacy import family_of, list_configs, load_split, resolve
+    from evaluators.data.source import open_source
     from evaluators.schema import cbd as schema
 
-    ref = resolve(dataset, revision)
-    family_of(ref, "cbd")
+    source = open_source(dataset, revision)
+    ref = source.ref
     subsets = {}
-    for config in sorted(list_configs(ref)):
-        rows = load_split(ref, config, split)
+    for config in source.select_configs("cbd"):
+        rows = source.load(config, split)
         seen: dict[str, str] = {}
         for r in rows:
             seen.setdefault(r[schema.SRC_SENTENCE], r[schema.TGT_SENTENCE])

@@ -7,7 +7,6 @@ skipped, a file that is not JSON raises.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import dataclass, field
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluators.core.errors import InputFileError
+from evaluators.run.results import NotAResultError, read_result
 from evaluators.tasks import family_of
 
 
@@ -131,19 +131,11 @@ def load_records(folders: list[str | os.PathLike]) -> list[Record]:
             )
         for path in sorted(root.rglob("*.json")):
             try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-                raise InputFileError(
-                    f"{str(path)!r} is not a readable JSON file ({err}); remove it or fix it."
-                ) from err
-            if (
-                isinstance(data, dict)
-                and "scores" in data
-                and "signature" in data
-                and "evaluator" in data
-            ):
-                rel = path.relative_to(root).as_posix()
-                out.append(Record(path, f"{prefix}/{rel}" if prefix else rel, data))
+                result = read_result(path)
+            except NotAResultError:
+                continue  # another JSON file (a manifest, an export): not a result
+            rel = path.relative_to(root).as_posix()
+            out.append(Record(path, f"{prefix}/{rel}" if prefix else rel, result.data))
     if not out:
         raise InputFileError(
             f"No xlbench result JSON found under {', '.join(repr(str(f)) for f in folders)}; pass the --out folder of an xlbench eval run."

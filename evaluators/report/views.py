@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from evaluators.metrics.correlation import pearson
 from evaluators.report.records import Record, _num
 from evaluators.tasks import FAMILY_TITLES, metadata_of
 
@@ -389,25 +390,6 @@ class Scatter:
     silver: list[float]
     gold: list[float]
     pearson_r: float | None
-
-
-def pearson(xs: list[float], ys: list[float]) -> float | None:
-    """Pearson correlation; ``None`` with fewer than two points or no variance.
-
-    >>> pearson([1, 2, 3], [2, 4, 7]) > 0.99
-    True
-    >>> pearson([1, 1], [2, 3]) is None
-    True
-    """
-    n = len(xs)
-    if n < 2:
-        return None
-    mx, my = sum(xs) / n, sum(ys) / n
-    sxx = sum((x - mx) ** 2 for x in xs)
-    syy = sum((y - my) ** 2 for y in ys)
-    if sxx == 0 or syy == 0:
-        return None
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / math.sqrt(sxx * syy)
 
 
 def scatters(records: list[Record]) -> list[Scatter]:

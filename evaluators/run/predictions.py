@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluators.core.errors import InputFileError, OutputError, SchemaError
+from evaluators.metrics.correlation import pearson
 
 #: Required columns, in file order.
 COLUMNS: tuple[str, ...] = ("item_id", "subset", "correct", "score", "retrieved", "tie")
@@ -146,8 +147,6 @@ def read_predictions(path: str | os.PathLike) -> list[dict[str, Any]]:
     return table.to_pylist()
 
 
-#: Second seed component of the bootstrap's rng: ``np.random.default_rng([seed, BOOTSTRAP_STREAM])``.
-BOOTSTRAP_STREAM = 0xB007
 _COUNTS = ("tp", "n_pred", "n_gold")
 
 
@@ -159,12 +158,12 @@ def main_rows(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
 
 
 def _pearson(sample: Any) -> float:
+    """Pearson's r of a resample of ``(x, y)`` rows; NaN where undefined (``nanquantile`` leaves it out)."""
     import numpy as np
 
     x, y = np.asarray(sample, dtype=float).T
-    if len(x) < 2 or np.std(x) == 0 or np.std(y) == 0:
-        return float("nan")
-    return float(np.corrcoef(x, y)[0, 1])
+    r = pearson(x, y)
+    return float("nan") if r is None else r
 
 
 def counts_of(row: Mapping[str, Any], precision_hits: bool) -> list[float]:

@@ -43,6 +43,7 @@ The keys of a result JSON (:class:`EvalResult`):
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import hashlib
 import json
@@ -132,6 +133,101 @@ class EvalResult:
     def file_name(self) -> str:
         """Return the result file name: :meth:`stem` plus ``.json``."""
         return self.stem() + ".json"
+
+
+class NotAResultError(InputFileError):
+    """A readable JSON file that is not an xlbench result (readers of a folder skip it)."""
+
+
+#: The keys every result JSON has; a JSON without one of them is not a result.
+RESULT_KEYS = ("evaluator", "scores", "signature")
+
+
+@dataclass(frozen=True)
+class StoredResult:
+    """A result JSON read back (:func:`read_result`): typed fields, plus the whole object.
+
+    The file is untrusted input: the named fields are checked for their type,
+    ``data`` holds every key as read (for the fields this record does not name).
+
+    Attributes:
+        path: the file.
+        evaluator: the evaluator name.
+        dataset: ``{id, source, revision, ...}`` (see the module docstring).
+        model: ``{id, revision, ...}``.
+        parameters: the effective parameters.
+        scores: ``split -> [entry]``.
+        signature: the one-line signature.
+        main_score: the aggregated main score (``None`` when there is none).
+        main_score_name: what the main score is.
+        request_key: the hash a grid run skips a cell by (``""`` in older results).
+        data: the whole JSON object.
+    """
+
+    path: Path
+    evaluator: str
+    dataset: dict[str, Any]
+    model: dict[str, Any]
+    parameters: dict[str, Any]
+    scores: dict[str, list[dict[str, Any]]]
+    signature: str
+    main_score: float | None
+    main_score_name: str
+    request_key: str
+    data: dict[str, Any]
+
+    def to_eval_result(self) -> EvalResult:
+        """Return the :class:`EvalResult` this file was written from (keys it does not know are left out)."""
+        names = {f.name for f in dataclasses.fields(EvalResult)}
+        return EvalResult(**{k: v for k, v in self.data.items() if k in names})
+
+
+def read_result(path: str | os.PathLike) -> StoredResult:
+    """Read one result JSON: THE reader of result files (reports, comparisons, grid resume, ``--threshold-from``).
+
+    Raises:
+        InputFileError: the file is missing, unreadable or not JSON.
+        NotAResultError: it is JSON but not an xlbench result (a key of :data:`RESULT_KEYS` is
+            missing, or a field has the wrong type).
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise InputFileError(
+            f"Result file {str(p)!r} does not exist; pass a result JSON written by xlbench eval."
+        )
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise InputFileError(
+            f"{str(p)!r} is not a readable JSON file ({err}); remove it or fix it."
+        ) from err
+    missing = [k for k in RESULT_KEYS if k not in data] if isinstance(data, dict) else RESULT_KEYS
+    if missing:
+        raise NotAResultError(
+            f"{str(p)!r} is not an xlbench result (no {', '.join(repr(k) for k in missing)}); "
+            f"pass a result JSON written by xlbench eval."
+        )
+    typed = {
+        "evaluator": (data["evaluator"], str),
+        "dataset": (data.get("dataset") or {}, dict),
+        "model": (data.get("model") or {}, dict),
+        "parameters": (data.get("parameters") or {}, dict),
+        "scores": (data["scores"], dict),
+        "signature": (data["signature"], str),
+        "main_score_name": (data.get("main_score_name") or "", str),
+        "request_key": (data.get("request_key") or "", str),
+    }
+    wrong = [k for k, (v, kind) in typed.items() if not isinstance(v, kind)]
+    main = data.get("main_score")
+    if main is not None and (isinstance(main, bool) or not isinstance(main, (int, float))):
+        wrong.append("main_score")
+    if wrong:
+        raise NotAResultError(
+            f"{str(p)!r} is not an xlbench result ({', '.join(wrong)} of the wrong type); "
+            f"pass a result JSON written by xlbench eval."
+        )
+    values = {k: v for k, (v, _) in typed.items()}
+    return StoredResult(path=p, main_score=main, data=data, **values)
 
 
 def params_hash(parameters: dict[str, Any], n: int = 8) -> str:
@@ -229,10 +325,10 @@ def save_result(result: EvalResult, out_dir: str | os.PathLike, overwrite: bool 
     path = out / result.file_name()
     if path.is_file() and not overwrite:
         try:
-            old = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
+            old: dict[str, Any] | None = read_result(path).data
+        except InputFileError:
             old = None
-        if isinstance(old, dict) and same_result(old, result.to_dict()):
+        if old is not None and same_result(old, result.to_dict()):
             return path
         raise OutputError(
             f"{str(path)!r} already holds a different result for the same evaluator, dataset, model and "
@@ -271,21 +367,19 @@ def load_results(folder: str | os.PathLike) -> Any:
     rows: list[dict[str, Any]] = []
     for path in sorted(root.rglob("*.json")):
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            continue
-        if not isinstance(data, dict) or "scores" not in data or "signature" not in data:
-            continue
+            result = read_result(path)
+        except InputFileError:
+            continue  # not a result (or unreadable): a results folder may hold other JSON files
         base = {
-            "evaluator": data["evaluator"],
-            "dataset": data["dataset"].get("id"),
-            "dataset_revision": data["dataset"].get("revision"),
-            "model": data["model"].get("id"),
-            "model_revision": data["model"].get("revision"),
-            "signature": data["signature"],
+            "evaluator": result.evaluator,
+            "dataset": result.dataset.get("id"),
+            "dataset_revision": result.dataset.get("revision"),
+            "model": result.model.get("id"),
+            "model_revision": result.model.get("revision"),
+            "signature": result.signature,
             "file": str(path),
         }
-        for split, entries in data["scores"].items():
+        for split, entries in result.scores.items():
             for entry in entries:
                 rows.append({**base, "split": split, **entry})
     if not rows:

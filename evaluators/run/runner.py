@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evaluators import __version__
-from evaluators.core.errors import UsageError
+from evaluators.core.errors import InputFileError, UsageError
 from evaluators.core.progress import Progress
 from evaluators.run.results import (
     EvalResult,
@@ -34,11 +34,12 @@ from evaluators.run.results import (
     finalize,
     markdown_table,
     params_hash,
+    read_result,
     save_result,
 )
+from evaluators.run.rng import bootstrap_rng, grid_plot_rng, plot_rng, scoring_rng
 from evaluators.run.signature import make_signature
 from evaluators.run.task import (
-    PLOT_STREAM,
     Evaluator,
     Scores,
     TaskMetadata,
@@ -80,9 +81,9 @@ class RunOptions:
     Each field is a :func:`~evaluators.run.task.param`: ``xlbench eval`` builds its shared
     flags from these (:func:`option_fields`), :func:`evaluate` takes them as keywords and
     :meth:`from_namespace` reads them back, so an option is never typed twice. The plotting
-    rng is ``[seed, PLOT_STREAM]``; the bootstrap draws from its own stream, so neither changes
-    a score or signature. ``backend="onnx"`` is ONNX Runtime fp32 on the CPU for transformers
-    encoders, recorded in the result's model and signature.
+    and bootstrap rngs draw from their own streams (:mod:`evaluators.run.rng`), so neither
+    changes a score or signature. ``backend="onnx"`` is ONNX Runtime fp32 on the CPU for
+    transformers encoders, recorded in the result's model and signature.
     """
 
     batch_size: int = _option(
@@ -360,16 +361,14 @@ def _write_artifacts(
     options: RunOptions,
 ) -> None:
     """Draw the plots (own rng stream) and the evaluator's extra files into ``out``."""
-    import numpy as np
-
     meta = evaluator.meta
     prefix = Path(out) / file_stem(meta.name, result.dataset, result.model, result.params_hash)
     if options.plots and meta.plots and evaluator.plot is not None:
-        plot_rng = np.random.default_rng([options.seed, PLOT_STREAM])
+        rng = plot_rng(options.seed)
         result.artifacts = [
             str(p)
             for p in evaluator.plot(
-                scores, params, source, model.encoder if model else None, prefix, plot_rng
+                scores, params, source, model.encoder if model else None, prefix, rng
             )
         ]
     if evaluator.write_artifacts is not None:
@@ -392,15 +391,13 @@ def run_cell(
         model: the opened model, or ``None`` when the evaluator reads predictions.
         options: the run options.
     """
-    import numpy as np
-
     meta = evaluator.meta
     start = time.perf_counter()
     if evaluator.check is not None:
         evaluator.check(params, model.encoder if model else None)
     if evaluator.clamp is not None and source is not None:
         params = evaluator.clamp(params, source)
-    rng = np.random.default_rng(options.seed)
+    rng = scoring_rng(options.seed)
     scores: Scores = evaluator.score(source, model.encoder if model else None, params, rng)
     requested = {**_params_dict(params), "seed": options.seed}
     effective = {**requested, **scores.effective}
@@ -453,13 +450,11 @@ def _add_intervals(
     evaluator: Evaluator[Any], result: EvalResult, scores: Scores, options: RunOptions
 ) -> None:
     """Put the bootstrap interval of the main score on the result and on the entries behind it."""
-    import numpy as np
-
-    from evaluators.run.predictions import BOOTSTRAP_STREAM, score_intervals
+    from evaluators.run.predictions import score_intervals
 
     if not scores.items or result.main_score is None:
         return
-    rng = np.random.default_rng([options.seed, BOOTSTRAP_STREAM])
+    rng = bootstrap_rng(options.seed)
     overall, per_subset = score_intervals(scores.items, rng, options.bootstrap)
     if overall is None:
         return
@@ -583,11 +578,11 @@ def existing_results(out: str | os.PathLike | None) -> dict[str, Path]:
         return found
     for path in sorted(Path(out).glob("*.json")):
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError, UnicodeDecodeError):
-            continue
-        if isinstance(data, dict) and data.get("request_key"):
-            found[data["request_key"]] = path
+            key = read_result(path).request_key
+        except InputFileError:
+            continue  # not a result: never a reason to skip a cell
+        if key:
+            found[key] = path
     return found
 
 
@@ -720,8 +715,6 @@ def _log_cache(opened: OpenModel | None) -> None:
 
 def _plot_grid(evaluator: Evaluator[Any], results: list[EvalResult], options: RunOptions) -> None:
     """Draw the evaluator's across-models plot per dataset and list it in every result it shows."""
-    import numpy as np
-
     plot_grid = evaluator.plot_grid
     if (
         not options.out or plot_grid is None
@@ -742,9 +735,7 @@ def _plot_grid(evaluator: Evaluator[Any], results: list[EvalResult], options: Ru
             {"id": f"{len(group)}models", "revision": params_hash({"m": models})},
             group[0].params_hash,
         )
-        paths = plot_grid(
-            group, Path(options.out) / stem, np.random.default_rng([options.seed, PLOT_STREAM, 1])
-        )
+        paths = plot_grid(group, Path(options.out) / stem, grid_plot_rng(options.seed))
         for r in group:
             r.artifacts = [*r.artifacts, *(str(p) for p in paths if str(p) not in r.artifacts)]
             save_result(
@@ -753,10 +744,12 @@ def _plot_grid(evaluator: Evaluator[Any], results: list[EvalResult], options: Ru
 
 
 def load_result(path: str | os.PathLike) -> EvalResult:
-    """Read a result JSON back into an :class:`EvalResult`."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    names = {f.name for f in dataclasses.fields(EvalResult)}
-    return EvalResult(**{k: v for k, v in data.items() if k in names})
+    """Read a result JSON back into an :class:`EvalResult` (through :func:`evaluators.run.results.read_result`).
+
+    Raises:
+        InputFileError: the file is missing, unreadable or not an xlbench result.
+    """
+    return read_result(path).to_eval_result()
 
 
 # ---------------------------------------------------------------- tables

@@ -21,7 +21,7 @@ and optional hooks (``None`` when the evaluator has none):
 ``clamp(params, data) -> Params``
     the EFFECTIVE parameters before scoring (what will really be used);
 ``plot(scores, params, data, model, prefix, rng) -> list[str]``
-    write PNGs; ``rng`` is its own stream (:data:`PLOT_STREAM`), so plots never change a score;
+    write PNGs; ``rng`` is its own stream (:data:`evaluators.run.rng.PLOT_STREAM`), so plots never change a score;
 ``plot_grid(results, prefix, rng) -> list[str]``
     one plot over every model of a grid on the same dataset (e.g. tacc's fertility scatter);
 ``write_artifacts(scores, params, prefix) -> list[str]``
@@ -62,9 +62,6 @@ if TYPE_CHECKING:  # types only: the runner imports these modules when it needs 
     from evaluators.data.source import DatasetSource
     from evaluators.encoders.base import Encoder
     from evaluators.run.results import EvalResult
-
-#: Second seed component of the plotting rng: ``np.random.default_rng([seed, PLOT_STREAM])``.
-PLOT_STREAM = 0x9E37
 
 
 @dataclass(frozen=True)

@@ -33,15 +33,6 @@ OTHER_PERTURBATIONS = ("RS-leafswap", "HS-or-synonym")
 LABELS = PERTURBATIONS + OTHER_PERTURBATIONS
 
 
-def is_alee_type(label: str) -> bool:
-    """Whether a perturbation label is one of alee's own four (pooled into Macro-TACC).
-
-    >>> is_alee_type("PN"), is_alee_type("RS-leafswap")
-    (True, False)
-    """
-    return label in PERTURBATIONS
-
-
 _NLI = {
     "entailment": Value("float32"),
     "neutral": Value("float32"),

@@ -1,8 +1,8 @@
 """Dataset metadata and the build manifest.
 
 :class:`Manifest` is the full record of how a folder was built (``manifest.json``), written so that
-two builds with the same inputs, parameters and seed differ only in the keys
-:func:`stable_manifest` drops (timestamps, git commit, the ``run`` section).
+two builds with the same inputs, parameters and seed differ only in what
+:func:`stable_manifest` drops (timestamps, git commit, the ``run`` section, changelog dates).
 
 Manifest shape (``manifest.json``, keys sorted)::
 
@@ -62,6 +62,11 @@ from evaluators.core.errors import SchemaError
 _SEMVER = re.compile(r"^\d+\.\d+\.\d+$")
 #: Manifest keys that legitimately change between two identical builds (or republishes).
 VOLATILE_KEYS = ("started_at", "finished_at", "git_commit", "xlbench_version", "run")
+#: Older spellings of run timestamps, left out of the content too (a folder written by hand or by an
+#: earlier builder keeps its content id).
+_OLD_VOLATILE_KEYS = frozenset({"created_at", "created", "started", "finished"})
+#: Cache statistics inside ``counts`` (how much came from a cache in this run, not what is in the data).
+_VOLATILE_COUNT_KEYS = frozenset({"cached", "translated", "cache_hits", "cache_misses", "requests"})
 #: Length of the signature's ``h:`` hash (hex digits).
 HASH_CHARS = 10
 
@@ -147,17 +152,43 @@ def canonical_json(value: Any) -> str:
 
 
 def stable_manifest(data: dict[str, Any]) -> dict[str, Any]:
-    """Return a manifest dict without what may differ between two builds of the same content.
+    """Return the part of a manifest that describes the data, not the build run.
+
+    THE definition of "same content": the local content id (the revision in
+    every signature, :func:`evaluators.data.dsref.content_id`) and publish's
+    same-version check (:mod:`builders.release.publish`) both call it.
 
     Drops :data:`VOLATILE_KEYS` (timestamps, git commit, xlbench version, the
-    ``run`` section with cache statistics and timings) and the changelog (it
-    describes versions, not the data). This is THE comparison of "same content":
-    publishing and local revisions call it.
+    ``run`` section) and the older spellings of timestamps, the changelog
+    entries' dates and the cache statistics inside ``counts`` (``cached``,
+    ``translated`` ...): two builds of the same data at different times give
+    the same dict. The changelog text stays: it is part of the card, so of the
+    dataset repo, and two builds that differ only in ``--changelog`` are
+    different content (a different local revision, and publish refuses to
+    call the second "unchanged").
 
-    >>> stable_manifest({"version": "1.0.0", "started_at": "t", "run": {"mt": {}}, "changelog": []})
-    {'version': '1.0.0'}
+    >>> stable_manifest({"name": "x", "started_at": "t", "changelog": [{"version": "1", "date": "d"}],
+    ...                  "counts": {"mt": {"cached": 3, "kept": 2}}})
+    {'name': 'x', 'changelog': [{'version': '1'}], 'counts': {'mt': {'kept': 2}}}
     """
-    return {k: v for k, v in data.items() if k not in VOLATILE_KEYS and k != "changelog"}
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in VOLATILE_KEYS or key in _OLD_VOLATILE_KEYS:
+            continue
+        if key == "changelog" and isinstance(value, list):
+            value = [
+                {k: v for k, v in e.items() if k != "date"} if isinstance(e, dict) else e
+                for e in value
+            ]
+        elif key == "counts" and isinstance(value, dict):
+            value = {
+                k: {kk: vv for kk, vv in v.items() if kk not in _VOLATILE_COUNT_KEYS}
+                if isinstance(v, dict)
+                else v
+                for k, v in value.items()
+            }
+        out[key] = value
+    return out
 
 
 @dataclass

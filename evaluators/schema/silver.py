@@ -102,3 +102,16 @@ SCHEMA = FamilySchema(
     tags=("word-alignment", "silver-data", "xlbench"),
     citation=CITATION,
 )
+
+
+def alignment_table(config: str, table: TableSchema) -> bool:
+    """Whether a config holds alignments (Silver_Large or Silver_Small), not per-word details.
+
+    The configs an alignment evaluator scores (``DatasetSource.select_configs(scored=...)``).
+
+    >>> alignment_table("eng_Latn-deu_Latn-small", SCHEMA.table("small"))
+    True
+    >>> alignment_table("eng_Latn-deu_Latn-details", SCHEMA.table("details"))
+    False
+    """
+    return "details" not in table.suffix

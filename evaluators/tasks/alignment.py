@@ -238,14 +238,9 @@ def _gold_from_dataset(
 ) -> tuple[AlignmentFile, list[int], list[int], dict, str]:
     from evaluators.schema import silver
 
-    schema = data.check_family("silver")
-    configs = [c for c in data.configs() if "details" not in schema.split_config(c)[1].suffix]
-    if args.config:
-        config = args.config
-    elif len(configs) == 1:
-        config = configs[0]
-    else:
-        raise UsageError(f"{data.id} has several configs ({', '.join(configs)}); pass --config.")
+    (config,) = data.select_configs(
+        "silver", args.config, scored=silver.alignment_table, what="alignment config", single=True
+    )
     ds = data.load(config, "test")
     keys = [str(x) for x in ds[silver.ID]]
     sure = [{(int(a), int(b)) for a, b in links} for links in ds[silver.SURE]]

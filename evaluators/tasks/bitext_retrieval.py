@@ -156,7 +156,7 @@ def _gold_subsets(
     subsets: list[tuple[str, list[str], list[str]]] = []
     pair_ids: dict[str, list[str]] = {}
     available = data.configs()
-    configs = [params.config] if params.config else data.main_configs("bucc")
+    configs = data.select_configs("bucc", params.config)
     for config in configs:
         if config not in available or params.split not in available.get(
             schema.gold_config(config), []

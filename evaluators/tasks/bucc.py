@@ -13,7 +13,6 @@ language pair).
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ import numpy as np
 
 from evaluators.core.errors import InputFileError, SchemaError, UsageError
 from evaluators.metrics import mining
+from evaluators.run.results import read_result
 from evaluators.run.task import (
     Evaluator,
     HeatmapView,
@@ -163,15 +163,10 @@ def signature_extra(values: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _threshold_from(path: str, params: Params, model_id: str | None) -> float:
-    p = Path(path)
-    if not p.is_file():
-        raise InputFileError(
-            f"--threshold-from {path!r} does not exist; pass a result JSON of 'xlbench eval bucc'."
-        )
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise InputFileError(f"--threshold-from {path!r} is not JSON ({err.msg}).") from err
+        data = read_result(path).data
+    except InputFileError as err:
+        raise type(err)(f"--threshold-from: {err}") from None
     if data.get("evaluator") != TASK.name:
         raise InputFileError(
             f"--threshold-from {path!r} is a {data.get('evaluator')!r} result, not a bucc result."
@@ -271,18 +266,7 @@ def _entry(
 
 def _mains(data: DatasetSource, params: Params) -> list[str]:
     """The main configs to score: ``--config`` alone, or every bucc sentence config."""
-    mains = data.main_configs(TASK.name)
-    if params.config:
-        if params.config not in mains:
-            raise SchemaError(
-                f"Config {params.config!r} is not a main config of {data.id}; available: {', '.join(mains)}."
-            )
-        mains = [params.config]
-    if not mains:
-        raise SchemaError(
-            f"{data.id} has no bucc sentence config; build one with 'xlbench build bucc'."
-        )
-    return mains
+    return data.select_configs(TASK.name, params.config, fix="build one with 'xlbench build bucc'")
 
 
 def _mine_config(

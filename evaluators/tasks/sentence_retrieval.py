@@ -35,7 +35,7 @@ from evaluators.run.task import (
     param,
     required,
 )
-from evaluators.tasks.word_retrieval import main_configs, parse_layers
+from evaluators.tasks.word_retrieval import parse_layers
 
 if TYPE_CHECKING:
     from evaluators.data.source import DatasetSource
@@ -213,7 +213,7 @@ def score(
     device = getattr(model, "device", None)
     device = str(device) if device is not None else None
     entries_all, bests, used_n, plot_data, notes, items = [], [], {}, [], [], []
-    for config in main_configs(data, params.config):
+    for config in data.select_configs("cbd", params.config):
         ds = data.load(config, params.split)
         pairs = list(dict.fromkeys(zip(ds[S.SRC_SENTENCE], ds[S.TGT_SENTENCE])))
         if len(pairs) < 2:

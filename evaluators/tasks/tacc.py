@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from evaluators.core.errors import EngineUnavailableError, SchemaError, UsageError
+from evaluators.metrics.correlation import correlate, finite_pairs
 from evaluators.metrics.fertility import (
     OFFLINE_SUBSTITUTE,
     PAPER_TOKENIZER,
@@ -51,7 +52,6 @@ from evaluators.metrics.triplet import (
     length_bin,
     length_thresholds,
     macro_tacc,
-    spearman,
     triplet_outcomes,
     triplet_score,
 )
@@ -281,33 +281,17 @@ def read_rows(source: Any, configs: Sequence[str]) -> list[dict[str, Any]]:
     return rows
 
 
-def pick_configs(available: Sequence[str], requested: str | None) -> list[str]:
-    """Return the cross-lingual configs to score (the English-only config has no target side).
+def cross_lingual(config: str, table: object = None) -> bool:
+    """Whether a config pairs English with a target language (the English-only one has no target side).
 
-    >>> pick_configs(["eng_Latn", "eng_Latn-deu_Latn", "eng_Latn-fra_Latn"], None)
-    ['eng_Latn-deu_Latn', 'eng_Latn-fra_Latn']
+    The configs TACC scores (``DatasetSource.select_configs(scored=...)``).
 
-    Raises:
-        UsageError: the requested config is absent or English-only.
+    >>> cross_lingual("eng_Latn-deu_Latn"), cross_lingual("eng_Latn")
+    (True, False)
     """
     from evaluators.schema.base import languages
 
-    if requested:
-        if requested not in available:
-            raise UsageError(
-                f"Config {requested!r} is not in the dataset; available: {', '.join(sorted(available))}."
-            )
-        if len(languages(requested)) != 2:
-            raise UsageError(
-                f"Config {requested!r} is English-only (no target sentences); pick a pair like 'eng_Latn-deu_Latn'."
-            )
-        return [requested]
-    out = sorted(c for c in available if len(languages(c)) == 2)
-    if not out:
-        raise SchemaError(
-            "The dataset has no cross-lingual config (only English); rebuild it with target languages."
-        )
-    return out
+    return len(languages(config)) == 2
 
 
 def sample_rows(
@@ -510,6 +494,12 @@ def _pooled_entries(agg: dict[str, Any], types: Any) -> list[dict[str, Any]]:
     return entries
 
 
+def _rank_correlation(xs: Sequence[float], ys: Sequence[float]) -> float:
+    """Spearman's ρ over the pairs without NaN; NaN (this result's convention) where undefined."""
+    rho = correlate(*finite_pairs(xs, ys)).spearman
+    return math.nan if rho is None else rho
+
+
 def entries_of(
     agg: dict[str, Any], configs: list[str]
 ) -> tuple[list[dict[str, Any]], float, list[str]]:
@@ -538,10 +528,8 @@ def entries_of(
         else math.nan
     )
     langs = sorted(agg["fertility"])
-    rho = (
-        spearman([agg["fertility"][lang] for lang in langs], [lang_main[lang] for lang in langs])
-        if langs
-        else math.nan
+    rho = _rank_correlation(
+        [agg["fertility"][lang] for lang in langs], [lang_main[lang] for lang in langs]
     )
     entries.append(
         {
@@ -589,7 +577,13 @@ def score(
 ) -> Scores:
     """Score one model on every cross-lingual config of an alee dataset."""
     data, model = required(data, "--dataset", TASK.name), required(model, "--model", TASK.name)
-    configs = pick_configs(list(data.configs()), params.config)
+    configs = data.select_configs(
+        "alee",
+        params.config,
+        scored=cross_lingual,
+        what="cross-lingual config",
+        fix="rebuild it with target languages (an English-only config has no target sentences)",
+    )
     rows: list[Mapping[str, Any]] = list(read_rows(data, configs))
     effective: dict[str, Any] = {"configs": configs}
     if params.sample is not None:

@@ -318,18 +318,6 @@ def _cos_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.sum(csls.normalize(a) * csls.normalize(b), axis=1)
 
 
-def main_configs(data: DatasetSource, requested: str | None) -> list[str]:
-    """Return the configs to score: ``--config`` or every main-table config of the dataset."""
-    available = data.configs()
-    if requested:
-        if requested not in available:
-            raise UsageError(
-                f"--config {requested!r} is not in {data.id}; available: {', '.join(sorted(available))}."
-            )
-        return [requested]
-    return data.main_configs("cbd")
-
-
 def _stats(values: list[float]) -> tuple[float, float]:
     arr = np.asarray(values, dtype=np.float64)
     return float(arr.mean()), float(arr.std(ddof=1)) if len(arr) > 1 else 0.0
@@ -587,7 +575,7 @@ def score(
     used_repeats: dict[str, int] = {}
     plot_data: list[_PlotInput] = []
     items: list[dict] = []
-    for config in main_configs(data, params.config):
+    for config in data.select_configs("cbd", params.config):
         rows = data.rows(config, params.split)
         if len(rows) < 2:
             raise UsageError(

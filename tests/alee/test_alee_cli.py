@@ -343,7 +343,7 @@ def test_eval_tacc_errors(tmp_path, inputs, capsys):
         )
         == 2
     )
-    assert "is English-only (no target sentences)" in capsys.readouterr().err
+    assert "--config 'eng_Latn' is not a cross-lingual config of" in capsys.readouterr().err
     assert (
         main(
             [

@@ -7,18 +7,19 @@ import math
 import numpy as np
 import pytest
 
-from evaluators.core.errors import SchemaError, UsageError
+from evaluators.core.errors import ConfigError
+from evaluators.data.source import select_configs
+from evaluators.metrics.correlation import spearman
 from evaluators.metrics.triplet import (
     TripletScore,
     cosine_rows,
     length_bin,
     length_thresholds,
     macro_tacc,
-    spearman,
     triplet_outcomes,
     triplet_score,
 )
-from evaluators.tasks.tacc import aggregate, pick_configs
+from evaluators.tasks.tacc import aggregate, cross_lingual
 
 
 def test_known_outcomes_with_ties():
@@ -69,7 +70,7 @@ def test_spearman_matches_scipy():
     x = rng.integers(0, 5, 12).astype(float)  # with ties
     y = rng.standard_normal(12)
     assert spearman(x, y) == pytest.approx(stats.spearmanr(x, y).statistic, abs=1e-12)
-    assert math.isnan(spearman([1, 1, 1], [1, 2, 3]))
+    assert spearman([1, 1, 1], [1, 2, 3]) is None  # undefined: None, the project's convention
 
 
 def test_length_bins_match_numpy():
@@ -101,15 +102,29 @@ def test_aggregate_by_language_type_length_level():
     assert out["by_level"]["deu_Latn"]["paragraph"] == TripletScore(1, 0, 0, 1)
 
 
+def _pick(available: list[str], requested: str | None) -> list[str]:
+    """TACC's choice of configs (the one selection, with its cross-lingual filter)."""
+    scored = [c for c in available if cross_lingual(c)]
+    return select_configs(
+        available, scored, requested, dataset="the dataset", what="cross-lingual config"
+    )
+
+
 def test_pick_configs_errors():
-    with pytest.raises(UsageError, match="is English-only"):
-        pick_configs(["eng_Latn", "eng_Latn-deu_Latn"], "eng_Latn")
+    assert _pick(["eng_Latn", "eng_Latn-fra_Latn", "eng_Latn-deu_Latn"], None) == [
+        "eng_Latn-deu_Latn",
+        "eng_Latn-fra_Latn",
+    ]
     with pytest.raises(
-        UsageError, match="is not in the dataset; available: eng_Latn, eng_Latn-deu_Latn"
+        ConfigError,
+        match=r"--config 'eng_Latn' is not a cross-lingual config of the dataset; "
+        r"choose one of: eng_Latn-deu_Latn \(eng_Latn is not scored\)\.",
     ):
-        pick_configs(["eng_Latn", "eng_Latn-deu_Latn"], "eng_Latn-fra_Latn")
-    with pytest.raises(SchemaError, match="no cross-lingual config"):
-        pick_configs(["eng_Latn"], None)
+        _pick(["eng_Latn", "eng_Latn-deu_Latn"], "eng_Latn")
+    with pytest.raises(ConfigError, match="'eng_Latn-fra_Latn' is not a cross-lingual config"):
+        _pick(["eng_Latn", "eng_Latn-deu_Latn"], "eng_Latn-fra_Latn")
+    with pytest.raises(ConfigError, match="the dataset has no cross-lingual config"):
+        _pick(["eng_Latn"], None)
 
 
 class NoTokenizer:

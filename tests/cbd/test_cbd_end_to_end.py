@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from builders.cli import main
-from evaluators.data.legacy import read_card_yaml
+from evaluators.data.cardio import parse_card_yaml
 
 VOCAB = [f"w{i}" for i in range(300)]  # <= 4 characters: one RandomEncoder piece per word
 
@@ -265,7 +265,7 @@ def test_gold_precision_in_manifest(tmp_path):
             ["--layers", "a,b"],
             "--layers must be 'all' or comma-separated integers like 0,6,12; got 'a,b'.",
         ),
-        (["--config", "eng_Latn-fra_Latn"], "--config 'eng_Latn-fra_Latn' is not in"),
+        (["--config", "eng_Latn-fra_Latn"], "--config 'eng_Latn-fra_Latn' is not a main config of"),
         (["--hist-layer", "7"], "--hist-layer 7 was not scored; choose one of [0, 1, 2]."),
         (["--layers", "5"], "Layer 5 is out of range: this model has layers 0..2."),
     ],
@@ -375,7 +375,7 @@ def test_offline_default_license_follows_from_freedict_and_the_bible(offline_eng
         and manifest["license"]["hub"] == "gpl-3.0"
     )
     assert sorted(manifest["license"]["derived_from"]) == sorted(inputs)
-    card = read_card_yaml((offline_eng_deu / "README.md").read_text())
+    card = parse_card_yaml((offline_eng_deu / "README.md").read_text())
     assert card["license"] == "gpl-3.0"
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from builders.cli import main
-from evaluators.data.legacy import read_card_yaml
+from evaluators.data.cardio import parse_card_yaml
 
 _ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
@@ -157,7 +157,7 @@ def test_user_inputs_of_unknown_license_give_unknown_and_an_override_needs_a_rea
         m["license"]["spdx"] == "cc-by-4.0"
         and m["license"]["override_reason"] == "we wrote both files"
     )
-    assert read_card_yaml((tmp_path / "o3" / "README.md").read_text())["license"] == "cc-by-4.0"
+    assert parse_card_yaml((tmp_path / "o3" / "README.md").read_text())["license"] == "cc-by-4.0"
 
 
 def test_eflomal_build_is_declared_nondeterministic(tmp_path, capsys):

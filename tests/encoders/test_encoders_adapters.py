@@ -10,9 +10,9 @@ import textwrap
 import numpy as np
 import pytest
 
+from evaluators.core.errors import EngineUnavailableError, InputFileError, UsageError
 from evaluators.encoders import load_encoder
 from evaluators.encoders.st import STEncoder
-from evaluators.core.errors import EngineUnavailableError, InputFileError, UsageError
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,7 @@ import re
 import numpy as np
 import pytest
 
+from evaluators.core.errors import UsageError
 from evaluators.encoders.cache import (
     EmbeddingCache,
     cache_clear,
@@ -18,7 +19,6 @@ from evaluators.encoders.cache import (
     unpack,
 )
 from evaluators.encoders.hf import HFEncoder
-from evaluators.core.errors import UsageError
 
 TEXTS = [
     "the cat sat on the mat",

@@ -7,10 +7,10 @@ import re
 import numpy as np
 import pytest
 
+from evaluators.core.errors import EngineUnavailableError, InputFileError, UsageError
 from evaluators.encoders import load_encoder
 from evaluators.encoders.base import Encoder
 from evaluators.encoders.hf import HFEncoder, folder_hash
-from evaluators.core.errors import EngineUnavailableError, InputFileError, UsageError
 
 
 def _reference_hidden(path, text, prefix=""):

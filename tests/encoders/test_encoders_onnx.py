@@ -20,9 +20,9 @@ pytest.importorskip("onnxruntime", reason="the onnx extra (onnxruntime) is not i
 pytest.importorskip("onnx", reason="the onnx extra (onnx) is not installed")
 
 from builders.cli import main  # noqa: E402
+from evaluators.core.errors import UsageError  # noqa: E402
 from evaluators.encoders import load_encoder, onnxrt  # noqa: E402
 from evaluators.encoders.identity import identify  # noqa: E402
-from evaluators.core.errors import UsageError  # noqa: E402
 
 TEXTS = [
     "the cat sat on the mat.",

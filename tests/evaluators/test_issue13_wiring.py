@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from builders.cli import main
-from evaluators.run import results
-from evaluators.encoders import ENCODERS, load_encoder
-from evaluators.encoders.spec import KINDS
 from evaluators.core.errors import UsageError
 from evaluators.core.gitstate import git_commit_state
+from evaluators.encoders import ENCODERS, load_encoder
+from evaluators.encoders.spec import KINDS
+from evaluators.run import results
 
 CORPUS = "".join(f"{i}\tw{i} x{i} y{i}\tv{i} u{i} t{i}\n" for i in range(6))
 DICT = "".join(f"w{i} v{i}\nx{i} u{i}\n" for i in range(6))

@@ -9,10 +9,11 @@ import pytest
 from runner_fixtures import build_cbd
 
 from builders.cli import main
-from evaluators.data.dsref import content_id, stable_manifest
-from evaluators.encoders.identity import folder_model_name, identify, weights_digest
 from evaluators.core.errors import InputFileError
+from evaluators.data.dsref import content_id
 from evaluators.data.source import open_source
+from evaluators.encoders.identity import folder_model_name, identify, weights_digest
+from evaluators.schema.meta import stable_manifest
 
 
 def test_two_identical_builds_have_one_revision_and_one_id(tmp_path):

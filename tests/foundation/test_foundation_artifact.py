@@ -6,11 +6,13 @@ from pathlib import Path
 import pytest
 from datasets import load_dataset
 
+from builders.base import BuildResult
 from builders.release import artifact
 from builders.release.artifact import check_output, write_dataset
-from builders.base import BuildResult
-from evaluators.data.legacy import folder_hash, read_card_yaml, resolve
 from evaluators.core.errors import OutputError, SchemaError, XlbenchError
+from evaluators.data.cardio import parse_card_yaml
+from evaluators.data.dsref import content_id
+from evaluators.data.source import open_source
 from evaluators.schema import get_family
 from evaluators.schema.meta import VOLATILE_KEYS, InputRecord, Manifest, ModelRecord
 
@@ -84,7 +86,7 @@ def test_folder_layout_and_every_config_loads(tmp_path):
         "data/deu_Latn-eng_Latn/train-00000-of-00001.parquet",
         "manifest.json",
     ]
-    card = read_card_yaml((out / "README.md").read_text())
+    card = parse_card_yaml((out / "README.md").read_text())
     assert [c["config_name"] for c in card["configs"]] == [
         "deu_Latn-eng_Latn",
         "deu_Latn-eng_Latn-gold",
@@ -106,7 +108,7 @@ def test_folder_layout_and_every_config_loads(tmp_path):
 def test_card_front_matter_is_complete(tmp_path):
     out = build(tmp_path)
     text = (out / "README.md").read_text()
-    card = read_card_yaml(text)
+    card = parse_card_yaml(text)
     assert card["license"] == "cc-by-sa-4.0"
     assert card["language"] == ["de", "en"]
     assert card["size_categories"] == ["n<1K"]
@@ -162,7 +164,7 @@ def test_same_inputs_give_byte_identical_files(tmp_path):
     assert ma == mb
     assert (a / "README.md").read_text() == (b / "README.md").read_text()
     c = build(tmp_path, "c", tables=bucc_tables(extra=" (changed)"))
-    assert folder_hash(a) != folder_hash(c)
+    assert content_id(a) != content_id(c)
 
 
 def test_interrupted_build_leaves_nothing(tmp_path, monkeypatch):
@@ -276,6 +278,6 @@ def test_nested_features_round_trip(tmp_path):
 
 def test_local_reference_is_pinned_by_content(tmp_path):
     out = build(tmp_path)
-    ref = resolve(str(out))
+    ref = open_source(str(out)).ref
     assert ref.source == "local" and ref.version == "1.0.0" and ref.family == "bucc"
-    assert ref.revision == folder_hash(out) and len(ref.revision) == 64
+    assert ref.revision == content_id(out) and len(ref.revision) == 64

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from builders.base import BuildResult
 from builders.release import artifact
 from builders.release.artifact import WRITE_STEPS, write_dataset
-from builders.base import BuildResult
 from builders.release.validate import validate_folder
 from evaluators.core import fileio
 from evaluators.core.errors import OutputError

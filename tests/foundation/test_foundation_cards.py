@@ -13,6 +13,7 @@ from datasets.info import DatasetInfosDict
 from huggingface_hub import DatasetCard, DatasetCardData
 from huggingface_hub.repocard_data import CardData
 
+from builders.cli import main
 from builders.release.card import (
     bibliography,
     check_card,
@@ -21,7 +22,6 @@ from builders.release.card import (
     features_yaml,
     split_file,
 )
-from builders.cli import main
 from builders.release.validate import validate_folder
 from evaluators.core.errors import SchemaError, ValidationError
 from evaluators.schema import FAMILIES, get_family

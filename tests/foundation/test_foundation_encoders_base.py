@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
 
+from evaluators.core.errors import EngineUnavailableError, UsageError
 from evaluators.encoders import load_encoder
 from evaluators.encoders.base import pool_spans, resolve_layers
-from evaluators.core.errors import EngineUnavailableError, UsageError
 
 
 def test_pool_spans_is_the_true_subword_mean():

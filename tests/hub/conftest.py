@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from builders.adapters import bible
-from builders.release.artifact import write_dataset
 from builders.base import BuildResult
+from builders.release.artifact import write_dataset
 from evaluators.schema import get_family
 from evaluators.schema.meta import Manifest
 

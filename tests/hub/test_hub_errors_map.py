@@ -13,8 +13,8 @@ from huggingface_hub.errors import (
     RevisionNotFoundError,
 )
 
-from evaluators.data import hubclient
 from evaluators.core.errors import InputFileError, RemoteError, RevisionError
+from evaluators.data import hubclient
 from evaluators.data.hubclient import hub_errors, with_retries
 
 HUB = "http://hub.test"

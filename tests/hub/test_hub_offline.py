@@ -12,20 +12,20 @@ import subprocess
 import sys
 
 from builders.cli import main
-from evaluators.data.legacy import load_split, resolve
+from evaluators.data.source import open_source
 
 REPO = "xlbench-test/offline"
 CONFIG = "deu_Latn-eng_Latn"
 PROBE = """
 import json, sys
 from datasets import load_dataset
-from evaluators.data.legacy import load_split, resolve
+from evaluators.data.source import open_source
 from evaluators.core.errors import XlbenchError
 out = {}
 for rev in sys.argv[2:]:
     try:
-        ref = resolve(sys.argv[1], rev)
-        out[rev] = {"revision": ref.revision, "ids": list(load_split(ref, "deu_Latn-eng_Latn", "train")["id"])}
+        source = open_source(sys.argv[1], rev)
+        out[rev] = {"revision": source.ref.revision, "ids": list(source.load("deu_Latn-eng_Latn", "train")["id"])}
     except XlbenchError as err:
         out[rev] = {"error": f"{type(err).__name__}: {err}"}
     try:
@@ -60,7 +60,7 @@ def test_offline_loads_exactly_the_pinned_sha_and_refuses_tags(hub_log, token, m
         )
         shas[version] = json.loads(capsys.readouterr().out)["commit"]
     online = {
-        v: list(load_split(resolve(REPO, f"v{v}"), CONFIG, "train")["id"]) for v in shas
+        v: list(open_source(REPO, f"v{v}").load(CONFIG, "train")["id"]) for v in shas
     }  # fills the caches
     assert [len(ids) for ids in online.values()] == [12, 16]
 

@@ -286,10 +286,10 @@ def test_private_repo(hub_log, token, make_folder, capfd, monkeypatch):
     assert report["private"] is True and report["status"] == "published"  # verified with the token
     assert hub_log.repos[("dataset", repo)].private
     monkeypatch.delenv("HF_TOKEN")
-    from evaluators.data.legacy import resolve
     from evaluators.core.errors import RevisionError
+    from evaluators.data.source import open_source
 
     with pytest.raises(
         RevisionError, match="does not exist or is private; check the id and HF_TOKEN"
     ):
-        resolve(repo, "v1.0.0")
+        open_source(repo, "v1.0.0")

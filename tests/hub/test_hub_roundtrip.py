@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 from datasets import load_dataset
 
 from builders.cli import main
-from evaluators.data.legacy import load_split, resolve
+from evaluators.data.source import open_source
 
 REPO = "xlbench-test/bucc-roundtrip"
 CONFIG = "deu_Latn-eng_Latn"
@@ -91,7 +91,8 @@ def test_two_versions_round_trip(hub_log, token, make_folder, capsys, caplog):
 
     # evaluators: --dataset REPO --revision vX.Y.Z resolves to the commit sha of that version
     caplog.clear()
-    ref1, ref2 = resolve(REPO, "v1.0.0"), resolve(REPO, "v1.1.0")
+    source1, source2 = open_source(REPO, "v1.0.0"), open_source(REPO, "v1.1.0")
+    ref1, ref2 = source1.ref, source2.ref
     assert [r.getMessage() for r in caplog.records if r.name == "xlbench.hub"] == [
         f"{REPO}@v1.0.0 is superseded by v1.1.0; pass --revision v1.1.0 for the current version."
     ]
@@ -103,13 +104,13 @@ def test_two_versions_round_trip(hub_log, token, make_folder, capsys, caplog):
     )
     assert (ref2.revision, ref2.version) == (second["commit"], "1.1.0")
     assert (
-        list(load_split(ref1, CONFIG, "test")["id"])
+        list(source1.load(CONFIG, "test")["id"])
         == pq.read_table(v1 / "data" / CONFIG / "test-00000-of-00001.parquet")
         .column("id")
         .to_pylist()
     )
-    assert len(load_split(ref2, CONFIG, "test")) == 10
-    assert resolve(REPO, None).revision == second["commit"]  # main
+    assert len(source2.load(CONFIG, "test")) == 10
+    assert open_source(REPO, None).ref.revision == second["commit"]  # main
 
 
 def test_republish_same_version_is_a_noop(hub_log, token, make_folder, capsys):
@@ -131,13 +132,13 @@ def test_unknown_revision_and_repo_are_named(hub_log, token, make_folder, capsys
     from evaluators.core.errors import RevisionError
 
     with pytest.raises(RevisionError) as err:
-        resolve("xlbench-test/names", "v9.9.9")
+        open_source("xlbench-test/names", "v9.9.9")
     assert (
         str(err.value)
         == "Revision 'v9.9.9' does not exist in xlbench-test/names; pass a version tag like v1.0.0 or a commit sha."
     )
     with pytest.raises(RevisionError) as err:
-        resolve("xlbench-test/missing", "v1.0.0")
+        open_source("xlbench-test/missing", "v1.0.0")
     assert (
         str(err.value)
         == "Dataset repo 'xlbench-test/missing' does not exist or is private; check the id and HF_TOKEN."

@@ -17,10 +17,9 @@ from hypothesis import strategies as st
 from builders.adapters import bucc_files, dictionaries
 from builders.adapters.alee_inputs import read_foils
 from builders.cbd import logic as cbd_logic
-from evaluators.data import alignio
-from evaluators.data import cardio
-from evaluators.encoders.spec import parse_model_spec
 from evaluators.core.errors import XlbenchError
+from evaluators.data import alignio, cardio
+from evaluators.encoders.spec import parse_model_spec
 from evaluators.schema.langs import check_lang, resolve_lang, resolve_pair
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -10,10 +10,6 @@ import pytest
 
 from builders.adapters import bucc_files, dictionaries, mt
 from builders.adapters.alee_inputs import read_foils
-from evaluators.data import alignio
-from evaluators.data import cardio
-from evaluators.data import textio
-from evaluators.encoders.spec import parse_model_spec
 from evaluators.core.errors import (
     EngineUnavailableError,
     InputFileError,
@@ -21,6 +17,8 @@ from evaluators.core.errors import (
     SchemaError,
     UsageError,
 )
+from evaluators.data import alignio, cardio, textio
+from evaluators.encoders.spec import parse_model_spec
 from evaluators.metrics.alignment import score_alignments
 
 LATIN1 = "caf\xe9 1-1\n".encode("latin-1")

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from builders.cli import main
-from evaluators.report.compare import compare
 from evaluators.core.errors import InputFileError, UsageError
+from evaluators.report.compare import compare
 from evaluators.run.predictions import predictions_path, write_predictions
 
 RESULT = {

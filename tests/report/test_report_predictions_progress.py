@@ -8,8 +8,8 @@ import math
 import pytest
 
 from evaluators.core.errors import InputFileError, SchemaError
-from evaluators.run.predictions import predictions_path, read_predictions, write_predictions
 from evaluators.core.progress import Progress, quiet_libraries
+from evaluators.run.predictions import predictions_path, read_predictions, write_predictions
 
 
 def test_predictions_round_trip_keeps_extras(tmp_path):

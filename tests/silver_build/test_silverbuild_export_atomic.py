@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from builders.release import artifact
 from builders.cli import main
+from builders.release import artifact
 from builders.silver import build as silver_build
 
 

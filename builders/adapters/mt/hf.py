@@ -14,6 +14,7 @@ from evaluators.core.errors import (
     EngineUnavailableError,
     truncate,
 )
+from evaluators.core.optional import require
 from evaluators.schema.langs import to_card_language
 
 log = logging.getLogger("xlbench.mt")
@@ -66,12 +67,12 @@ class TransformersEngine:
     def _load(self):
         if self._loaded is not None:
             return self._loaded
-        try:
-            from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
-        except ImportError as err:
-            raise EngineUnavailableError(
-                "hf: MT models need 'transformers' and 'torch'; pip install them."
-            ) from err
+        require("torch", feature="hf: MT models")
+        transformers = require("transformers", feature="hf: MT models")
+        AutoModelForSeq2SeqLM, AutoTokenizer = (
+            transformers.AutoModelForSeq2SeqLM,
+            transformers.AutoTokenizer,
+        )
         kwargs = hf_load_kwargs(self.model, self.revision)
         try:
             tok = AutoTokenizer.from_pretrained(self.model, **kwargs)

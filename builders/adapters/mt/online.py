@@ -16,6 +16,7 @@ from evaluators.core.errors import (
     UsageError,
     truncate,
 )
+from evaluators.core.optional import require
 from evaluators.schema.langs import iso3, to_card_language
 
 log = logging.getLogger("xlbench.mt")
@@ -103,12 +104,7 @@ class OnlineEngine:
             return self.factory(
                 source=deep_translator_code(self.pair[0]), target=deep_translator_code(self.pair[1])
             )
-        try:
-            import deep_translator
-        except ImportError as err:
-            raise EngineUnavailableError(
-                "Online MT needs the 'deep-translator' package; install it with 'pip install deep-translator'."
-            ) from err
+        deep_translator = require("deep_translator", feature="Online MT (package deep-translator)")
         cls_name, key_env = DEEP_TRANSLATOR[self.engine]
         kwargs = {}
         if key_env:

@@ -48,6 +48,7 @@ from evaluators.core.errors import UsageError
 from evaluators.metrics.aligner_corpus import PAPER_SWEEP_TOKENIZER
 from evaluators.metrics.alignment import score_alignments
 from evaluators.metrics.correlation import MIN_N, sentence_counts
+from evaluators.run.rng import bootstrap_rng
 from evaluators.run.task import Evaluator, MtebExport, Scores, TaskMetadata, param, seed_of
 from evaluators.tasks.aligners.analyses import (
     _bins,
@@ -73,7 +74,6 @@ if TYPE_CHECKING:
 # The task is a package: spec parsing, loaders, the grid, analyses and plots live apart;
 # these names stay importable from here (the runner reads TASK, Params, score, plot).
 __all__ = [
-    "BOOTSTRAP_STREAM",
     "PAIR_KEYS",
     "TASK",
     "Params",
@@ -225,10 +225,6 @@ class Params:
             raise UsageError(
                 f"--bootstrap must be 0 (no interval) or a positive number of resamples, got {self.bootstrap}."
             )
-
-
-#: Second seed component of the bootstrap rng: ``np.random.default_rng([seed, BOOTSTRAP_STREAM])``.
-BOOTSTRAP_STREAM = 0xB007
 
 
 def signature_extra(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -407,22 +403,17 @@ def score(
     data: DatasetSource | None, model: Encoder | None, args: Params, rng: np.random.Generator
 ) -> Scores:
     """Run every configuration on every pair (``args``: the parameters; the seed is drawn from ``rng``)."""
-    import numpy as np
-
     if not args.pair:
         raise UsageError(
             "Pass at least one --pair (name=...,silver=DIR or dataset=FOLDER[,gold_text=F,gold_links=F])."
         )
     seed = seed_of(rng)  # the aligners take an integer seed: --seed itself
     # The bootstrap has its own stream: its draws never change an alignment or an F1.
-    boot_rng = np.random.default_rng([seed, BOOTSTRAP_STREAM])
+    boot_rng = bootstrap_rng(seed)
     pairs = [parse_pair(p) for p in args.pair]
     configs = configurations(args)
     progress_bar: Any
-    try:
-        from tqdm import tqdm as progress_bar
-    except ImportError:  # pragma: no cover
-        progress_bar = None
+    from tqdm import tqdm as progress_bar  # a base dependency
 
     entries, corr_entries, notes, items = [], [], [], []
     scatter, sweep_curves = {}, {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from evaluators.core.optional import find
 from evaluators.metrics.aligner_corpus import setting_corpus
 from evaluators.metrics.alignment import (
     FREQ_BINS,
@@ -34,15 +35,15 @@ def correlation(xs: list[float], ys: list[float]) -> float | None:
 
 
 def _pos_tagger() -> Any:
+    """NLTK's POS tagger when nltk (the ``build`` extra) and its tagger data are installed, else ``None``."""
+    nltk = find("nltk")
+    if nltk is None:
+        return None
     try:
-        import nltk
-
         nltk.pos_tag(["test"])
-        return nltk.pos_tag
-    except LookupError:
+    except LookupError:  # the tagger's data is not downloaded
         return None
-    except ImportError:
-        return None
+    return nltk.pos_tag
 
 
 def _bins(counts: Counter, words: set[str]) -> dict[str, set[str]]:

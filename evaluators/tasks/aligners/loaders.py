@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evaluators.core.errors import InputFileError, UsageError
+from evaluators.core.errors import InputFileError
 from evaluators.data.alignio import (
     detect_base,
     open_lines,
@@ -30,13 +30,14 @@ def load_silver(spec: dict) -> dict:
         from evaluators.schema import silver
 
         data = spec.get("source") or open_source(spec["dataset"])
-        schema = data.check_family("silver")
-        configs = [c for c in data.configs() if "details" not in schema.split_config(c)[1].suffix]
-        config = spec.get("config") or (configs[0] if len(configs) == 1 else None)
-        if config is None:
-            raise UsageError(
-                f"{data.id} has several configs ({', '.join(configs)}); add config=<pair> to --pair."
-            )
+        (config,) = data.select_configs(
+            "silver",
+            spec.get("config"),
+            scored=silver.alignment_table,
+            what="alignment config",
+            flag="config=<pair> in --pair",
+            single=True,
+        )
         ds = data.load(config, "test")
         ref = data.ref
         sure = [{(int(a), int(b)) for a, b in x} for x in ds[silver.SURE]]
