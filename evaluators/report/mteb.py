@@ -346,7 +346,7 @@ def bucc_task(dataset: str, split: str = "test", revision: str | None = None):
     source = open_source(dataset, revision)
     ref = source.ref
     subsets = {}
-    for config in source.select_configs("bucc"):
+    for config in source.select_configs(schema.SCHEMA.name):
         rows = source.load(config, split)
         gold = source.load(schema.gold_config(config), split)
         src = {r[schema.ID]: r[schema.TEXT] for r in rows if r[schema.SIDE] == "src"}
@@ -380,7 +380,7 @@ def cbd_task(dataset: str, split: str = "test", revision: str | None = None):
     source = open_source(dataset, revision)
     ref = source.ref
     subsets = {}
-    for config in source.select_configs("cbd"):
+    for config in source.select_configs(schema.SCHEMA.name):
         rows = source.load(config, split)
         seen: dict[str, str] = {}
         for r in rows:
