@@ -149,8 +149,15 @@ class LocalEngine:
         cells: Sequence[Any],
         group_key: Callable[[Any], Hashable],
         retries: int = 0,
+        on_outcome: Callable[[CellOutcome], None] | None = None,
+        fail_fast: bool = False,
     ) -> list[CellOutcome]:
-        """Run the cells one group after the other; a failed cell is retried ``retries`` times, then reported."""
+        """Run the cells one group after the other; a failed cell is retried ``retries`` times, then reported.
+
+        ``on_outcome`` sees each outcome as its cell finishes. With ``fail_fast`` a cell's
+        exception (after its retries) is raised as it is and no further cell runs: in this
+        process there is nothing to keep going for.
+        """
         keys = [group_key(c) for c in cells]
         out: dict[int, CellOutcome] = {}
         for key, indices in _group_order(keys).items():
@@ -161,7 +168,11 @@ class LocalEngine:
                         break
                     except Exception as err:  # noqa: BLE001 - reported per cell, the rest kept
                         if attempt == retries:
+                            if fail_fast:
+                                raise
                             out[i] = CellOutcome(i, key, None, _describe(err))
+                if on_outcome is not None:
+                    on_outcome(out[i])
         return [out[i] for i in range(len(cells))]
 
     def describe(self) -> str:
@@ -324,13 +335,19 @@ class RayEngine:
         cells: Sequence[Any],
         group_key: Callable[[Any], Hashable],
         retries: int | None = None,
+        on_outcome: Callable[[CellOutcome], None] | None = None,
+        fail_fast: bool = False,
     ) -> list[CellOutcome]:
         """Run cells on ``workers`` Ray actors, each group (model) on one actor, in input order within it.
 
         Groups are assigned to the least-loaded actor in first-appearance order (a
         deterministic plan). Ray restarts an actor that dies and retries its
         cells (``max_retries``); exceptions are retried too, then reported.
+        ``on_outcome`` sees each outcome on the driver, in input order. ``fail_fast`` is
+        ignored: the other cells are already running on the cluster, so every failure is
+        reported and the finished cells kept.
         """
+        del fail_fast
         if not cells:
             return []
         ray = self.connect()
@@ -369,6 +386,8 @@ class RayEngine:
                     "cell %d (%s) failed after %d retries: %s", i, keys[i], retries, _describe(err)
                 )
                 out.append(CellOutcome(i, keys[i], None, _describe(err)))
+            if on_outcome is not None:
+                on_outcome(out[-1])
         for actor in actors:
             ray.kill(actor)
         self._actors = []
