@@ -129,7 +129,11 @@ def _describe(err: BaseException) -> str:
 
 @dataclass
 class LocalEngine:
-    """Everything in this process: today's behaviour, and the default."""
+    """One machine, the default: this process, or ``workers`` forked processes for :meth:`map_batches`.
+
+    ``--workers`` is this engine's process count. Grid cells (:meth:`run_cells`) always run
+    in this process (each loads a model; one at a time fits one machine's memory).
+    """
 
     workers: int = 1
     name: str = "local"
@@ -137,11 +141,22 @@ class LocalEngine:
     def map_batches(
         self, factory: StageFactory, batches: Sequence[Sequence[Any]]
     ) -> list[list[Any]]:
-        """Open the stage once and run every batch through it, in order."""
+        """Run every batch through the stage; results in input order.
+
+        One worker: the stage is opened once in this process. ``workers`` > 1: a pool of
+        forked processes, each opening the stage once from the factory it is handed at
+        start (the factory is the only state a worker shares with the driver).
+        """
         if not batches:
             return []
-        stage = factory.open()
-        return [_checked(stage, list(batch)) for batch in batches]
+        n = min(self.workers, len(batches))
+        if n <= 1:
+            stage = factory.open()
+            return [_checked(stage, list(batch)) for batch in batches]
+        from multiprocessing import get_context
+
+        with get_context("fork").Pool(n, initializer=_open_in_worker, initargs=(factory,)) as pool:
+            return pool.map(_run_in_worker, [list(b) for b in batches], chunksize=1)
 
     def run_cells(
         self,
@@ -178,6 +193,21 @@ class LocalEngine:
     def describe(self) -> str:
         """One line for logs."""
         return "local engine (this process)"
+
+
+#: The stage a forked worker of :meth:`LocalEngine.map_batches` opened (one per worker process).
+_worker_stage: Callable[[list[Any]], list[Any]] | None = None
+
+
+def _open_in_worker(factory: StageFactory) -> None:
+    global _worker_stage
+    _worker_stage = factory.open()
+
+
+def _run_in_worker(batch: list[Any]) -> list[Any]:
+    if _worker_stage is None:
+        raise EngineUnavailableError("A local engine worker ran a batch before opening its stage.")
+    return _checked(_worker_stage, batch)
 
 
 def _checked(stage: Callable[[list[Any]], list[Any]], batch: list[Any]) -> list[Any]:
