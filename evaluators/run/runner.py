@@ -530,7 +530,9 @@ def _check_options(options: RunOptions) -> None:
         check_writable(options.out)
 
 
-def _stored(name: str, p: Any, source: Any, opened: OpenModel | None, options, done: dict):
+def _stored(
+    name: str, p: Any, source: Any, opened: OpenModel | None, options, done: Mapping[str, Any]
+):
     """The stored result of this cell (same request key) in ``done``, or ``None``."""
     if not (done and opened is not None and source is not None):
         return None
