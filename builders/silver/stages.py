@@ -181,14 +181,17 @@ class SubstitutesStage:
 
 
 def run_substitutes(engine, stage: SubstitutesStage, chunks: list[Chunk]) -> list[list]:
-    """The alternatives of every chunk, computed on ``engine``; a remote generator's passes are added to the driver's."""
+    """The alternatives of every chunk, computed on ``engine``; the driver's generator counts every forward pass."""
     t0 = time.perf_counter()
     if engine.name != "local":
         log.info("%s: substitutes for %d chunks", engine.describe(), len(chunks))
-    results = engine.map_batches(stage, [[c] for c in chunks])
     generator = stage.generator
-    if engine.name != "local" and hasattr(generator, "forward_passes"):
-        generator.forward_passes += sum(r[0][1] for r in results)  # the workers' passes
+    before = getattr(generator, "forward_passes", 0)
+    results = engine.map_batches(stage, [[c] for c in chunks])
+    if hasattr(
+        generator, "forward_passes"
+    ):  # the passes wherever they ran (this process or workers)
+        generator.forward_passes = before + sum(r[0][1] for r in results)
     log.info("stage substitutes: %.1fs for %d chunks", time.perf_counter() - t0, len(chunks))
     return [r[0][0] for r in results]
 

@@ -364,3 +364,26 @@ def test_substitutes_are_planned_once_and_asked_once_per_chunk(synthetic):
     assert sent == requests and out.rows
     # A worker gets the parameters, never the driver's generator.
     assert pickle.loads(pickle.dumps(stage)).generator is None
+
+
+def test_forward_passes_are_counted_wherever_the_chunks_ran(synthetic):
+    from builders.silver import stages
+    from evaluators.compute.engine import LocalEngine
+
+    class Passes(synthetic["generator"]):
+        def __init__(self):
+            super().__init__()
+            self.forward_passes = 0
+
+        def batch(self, texts, spans, positions, k):
+            self.forward_passes += 1
+            return super().batch(texts, spans, positions, k)
+
+    items = [(str(i), text) for i, (text, _, _) in enumerate(synthetic["cases"] * 2)]
+    chunks = stages.plan_chunks(items, Tokenizer(), chunk=3)
+    for workers in (1, 2):  # this process, then two forked workers
+        gen = Passes()
+        subs = stages.run_substitutes(
+            LocalEngine(workers=workers), stages.SubstitutesStage(None, "eng_Latn", 5, gen), chunks
+        )
+        assert gen.forward_passes == len(chunks) == 4 and len(subs) == 4
