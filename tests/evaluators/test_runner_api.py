@@ -27,9 +27,7 @@ def aligned_files(tmp_path):
 def test_object_with_encode_gives_the_cli_numbers(aligned_files, tmp_path, capsys):
     src, tgt = aligned_files
     model = TinyModel()
-    api = xlbench.evaluate(
-        "bitext-retrieval", model=(model, "tiny-v1"), src=str(src), tgt=str(tgt)
-    )
+    api = xlbench.evaluate("bitext-retrieval", model=(model, "tiny-v1"), src=str(src), tgt=str(tgt))
     assert model.calls > 0
     assert api.model["revision"] == "tiny-v1" and api.model["revision_source"] == "user"
     code = main(
