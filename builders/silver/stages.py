@@ -31,7 +31,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from builders.silver import logic, spec
+from builders.adapters import mlm, shardstore
+from builders.silver import logic, spec, substitutes
 from builders.silver.tokenize import Tokenizer, substitute
 from evaluators.core.errors import UsageError
 
@@ -100,11 +101,11 @@ def request_of(text: str, spans: Sequence[tuple[int, int]], positions: Sequence[
     return request
 
 
-def requests_of(chunks: Sequence[Chunk], substitutes: Sequence[list], k: int) -> list[list[str]]:
+def requests_of(chunks: Sequence[Chunk], alternatives: Sequence[list], k: int) -> list[list[str]]:
     """Every MT request the merge sends, in order (one per sentence)."""
     return [
         request_of(text, sp, pos, alts, k)
-        for c, subs in zip(chunks, substitutes)
+        for c, subs in zip(chunks, alternatives)
         for text, sp, pos, alts in zip(c.texts, c.spans, c.positions, subs)
     ]
 
@@ -124,14 +125,10 @@ def open_generator(params: spec.Params, src_lang: str) -> spec.SubstituteGenerat
                 f"--substitutes wordnet works for English sources only, got {src_lang}; "
                 f"use --substitutes mlm --mlm <a masked LM for that language>."
             )
-        from builders.silver.substitutes import WordNetSubstitutes
-
-        return WordNetSubstitutes(
+        return substitutes.WordNetSubstitutes(
             senses=params.wordnet_senses, closed_class=not params.no_closed_class
         )
-    from builders.adapters.mlm import MLMSubstitutes
-
-    gen = MLMSubstitutes(
+    gen = mlm.MLMSubstitutes(
         params.mlm,
         revision=params.mlm_revision,
         batch_size=params.mlm_batch_size,
@@ -208,8 +205,6 @@ def translate_on_engine(engine, params: spec.Params, mt_engine, cache, store_roo
     answers the merge's :class:`~builders.adapters.mt.CachedTranslator` from them, so the
     decisions, the SQLite writes and the counts are those of a local build.
     """
-    from builders.adapters import shardstore
-
     pair = "-".join(mt_engine.pair)
     distinct = list(dict.fromkeys(t for r in requests for t in r))
     cached = (
