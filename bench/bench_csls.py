@@ -97,10 +97,10 @@ def main(argv=None) -> int:
         fwd_old, bwd_old = _old_retrieval_counts(u, v), _old_retrieval_counts(v, u)
         old_t.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
-        pair = csls.retrieval_counts_pair(u, v, device="cpu")
+        pair = csls.retrieval_counts_pair(u, v, backend=csls.NUMPY)
         new_t.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
-        bounded = csls.retrieval_counts_pair(u, v, device="cpu", cache_bytes=0)
+        bounded = csls.retrieval_counts_pair(u, v, backend=csls.NUMPY, cache_bytes=0)
         bounded_t.append(time.perf_counter() - t0)
     if bounded != pair:
         print("MISMATCH: recomputed blocks give other counts than kept blocks")

@@ -57,8 +57,6 @@ FORBIDDEN_IN_PURE = (
 #: Known violations that a pending move removes (module -> forbidden imports it still has).
 #: The test below fails when an entry is no longer needed, so this list can only shrink.
 KNOWN: dict[str, set[str]] = {
-    # CSLS's optional GPU scoring: moves behind the kNN adapter (evaluators/compute/knn.py).
-    "evaluators.metrics.csls": {"torch"},
     # The one Pharaoh codec sits in alignio beside its file readers; the codec moves to a pure module.
     "builders.cbd.logic": {"evaluators.data.alignio"},
 }

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from builders.base import BuildResult, file_input, manifest_params, progress
-from builders.cbd import logic, spec
+from builders.base import BuildResult, file_input, manifest_params
+from builders.cbd import logic, spec, stages
 from evaluators.compute.engine import Engine
 from evaluators.core.errors import UsageError
 from evaluators.schema.langs import (
@@ -176,24 +176,6 @@ def _dictionary_models(sources, inputs: list[InputRecord]) -> list[ModelRecord]:
     return models
 
 
-def _extract(backend, numbered, lex, workers: int) -> tuple[list[dict], dict]:
-    """Run the extraction over 2000-pair chunks (locally or on the engine); records and stage counts."""
-    records: list[dict] = []
-    stage: dict = {}
-    chunks = [numbered[i : i + 2000] for i in range(0, len(numbered), 2000)]
-    if backend.name == "local":
-        extracted = _extract_chunks(chunks, lex, workers)
-    else:  # corpus chunks on the cluster's actor pool; merged in chunk order, as locally
-        from builders.adapters.stages import extract_on_engine
-
-        extracted = extract_on_engine(backend, chunks, lex)
-    for recs, c in progress(extracted, total=len(chunks), desc="extract", unit="chunk"):
-        records += recs
-        for k, v in c.items():
-            stage[k] = stage.get(k, 0) + v
-    return records, stage
-
-
 def _aligner_model(aligner: str) -> ModelRecord:
     """The aligner's model record, pinned to the installed package version."""
     import importlib.metadata as md
@@ -285,7 +267,7 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
     )
     models = _dictionary_models(sources, inputs)
     numbered = [(i, s, t) for i, (_, s, t) in enumerate(pairs)]
-    records, stage = _extract(backend, numbered, lex, args.workers)
+    records, stage = stages.extract_all(backend, numbered, lex)
     max_pairs = args.max_pairs or None
     table2 = {"dictionary": logic.judge(records, gold, lex)}
     kept, sel = logic.select(
@@ -324,26 +306,3 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
         # eflomal (2.0.0) seeds its Gibbs samplers from /dev/urandom and takes no seed argument.
         nondeterministic=["eflomal"] if args.aligner == "eflomal" else [],
     )
-
-
-_LEX: logic.Lexicon | None = None
-
-
-def _extract_one(chunk):
-    assert _LEX is not None, "set by _extract_chunks before the workers fork"
-    return logic.extract(chunk, _LEX)
-
-
-def _extract_chunks(chunks, lex, workers: int):
-    """Yield ``logic.extract`` results chunk by chunk, in order, with ``workers`` forked processes."""
-    global _LEX
-    if workers <= 1:
-        for chunk in chunks:
-            yield logic.extract(chunk, lex)
-        return
-    from multiprocessing import get_context
-
-    _LEX = lex  # inherited by the forked workers, never pickled
-    with get_context("fork").Pool(workers) as pool:
-        yield from pool.imap(_extract_one, chunks, chunksize=1)
-    _LEX = None

@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 
 from builders.base import BuildResult, file_input, manifest_params, progress
-from builders.silver import logic, spec
-from builders.silver.tokenize import Tokenizer, substitute
-from evaluators.compute.engine import Engine
+from builders.silver import logic, spec, stages
+from builders.silver.tokenize import Tokenizer
+from evaluators.compute.engine import Engine, LocalEngine
 from evaluators.core.errors import InputFileError, UsageError
 from evaluators.schema import silver as S
 from evaluators.schema.langs import pair_config, resolve_pair
@@ -75,21 +75,42 @@ def build_silver(
         punctuation: substitute punctuation tokens too (the authors' default).
     """
     src_tok = src_tokenizer or tokenizer
+    chunks = stages.plan_chunks(items, src_tok, chunk, punctuation)
+    subs = stages.run_substitutes(
+        LocalEngine(), stages.SubstitutesStage(None, "", k, generator), chunks
+    )
+    return decide_all(chunks, subs, tokenizer, src_tok, translate, k, min_valid, max_targets)
+
+
+def decide_all(
+    chunks: Sequence[stages.Chunk],
+    substitutes: Sequence[list],
+    tokenizer: Tokenizer,
+    src_tok: Tokenizer,
+    translate: Callable[[list[str]], list[str]],
+    k: int,
+    min_valid: int,
+    max_targets: int,
+) -> SilverOutput:
+    """The merge: translate each sentence's request and decide every word, in input order.
+
+    Args:
+        chunks: the plan (:func:`builders.silver.stages.plan_chunks`).
+        substitutes: per chunk, the generator's alternatives (the substitutes stage).
+        tokenizer: tokenisation of the translations.
+        src_tok: tokenisation of the sources.
+        translate: ``list[str] -> list[str]``, called once per sentence with its request.
+        k: alternatives per word.
+        min_valid: valid alternatives needed.
+        max_targets: target positions one word may change.
+    """
     rows: list[dict[str, Any]] = []
     details: list[dict[str, Any]] = []
     decisions_all: list[logic.WordDecision] = []
-    n_words = n_alternatives = 0
-    bar = progress(total=len(items), desc="silver", unit="sent")
-    for start in range(0, len(items), chunk):
-        part = items[start : start + chunk]
-        texts = [t for _, t in part]
-        spans = [src_tok.spans(t) for t in texts]
-        positions = [
-            logic.substitution_positions([t[s:e] for s, e in sp], punctuation)
-            for t, sp in zip(texts, spans)
-        ]
-        subs = generator.batch(texts, spans, positions, k)
-        for (sid, text), sp, pos, alts in zip(part, spans, positions, subs):
+    n_words = n_alternatives = n_items = 0
+    bar = progress(total=sum(len(c.items) for c in chunks), desc="silver", unit="sent")
+    for c, subs in zip(chunks, substitutes):
+        for (sid, text), sp, pos, alts in zip(c.items, c.spans, c.positions, subs):
             row, decisions, sent_details, words, alternatives = _sentence(
                 sid, text, sp, pos, alts, translate, tokenizer, src_tok, k, min_valid, max_targets
             )
@@ -99,11 +120,12 @@ def build_silver(
             decisions_all += decisions
             if row is not None:
                 rows.append(row)
-        bar.update(len(part))
+        n_items += len(c.items)
+        bar.update(len(c.items))
     bar.close()
     n_links = sum(len(r[S.SURE]) for r in rows)
     counts = logic.silver_counts(
-        len(items), len(rows), n_links, decisions_all, n_words, n_alternatives
+        n_items, len(rows), n_links, decisions_all, n_words, n_alternatives
     )
     return SilverOutput(rows, details, counts)
 
@@ -127,10 +149,7 @@ def _sentence(
     and the numbers of words tried and alternatives made.
     """
     # One translation request per source sentence: the sentence, then its alternatives.
-    requests = [text]
-    for j, words in zip(pos, alts):
-        requests += [substitute(text, sp[j], w) for w in words[:k]]
-    translations = translate(requests)
+    translations = translate(stages.request_of(text, sp, pos, alts, k))
     tr, cursor = translations[0], 1
     src_tokens = [text[s:e].lower() if src_tok.lowercase else text[s:e] for s, e in sp]
     tgt_tokens = tokenizer.tokenize(tr)
@@ -236,26 +255,8 @@ def _source(
 
 
 def _generator(args: spec.Params, src_lang: str) -> spec.SubstituteGenerator:
-    if args.substitutes == "wordnet":
-        if src_lang != "eng_Latn":
-            raise UsageError(
-                f"--substitutes wordnet works for English sources only, got {src_lang}; "
-                f"use --substitutes mlm --mlm <a masked LM for that language>."
-            )
-        from builders.silver.substitutes import WordNetSubstitutes
-
-        return WordNetSubstitutes(senses=args.wordnet_senses, closed_class=not args.no_closed_class)
-    from builders.adapters.mlm import MLMSubstitutes
-
-    gen = MLMSubstitutes(
-        args.mlm,
-        revision=args.mlm_revision,
-        batch_size=args.mlm_batch_size,
-        search=args.mlm_search,
-        count_original=not args.no_count_original,
-    )
-    gen.load()  # fail before reading the corpus when the model is not available
-    return gen
+    """The driver's substitute generator (the tests' seam: replaced by a synthetic one)."""
+    return stages.open_generator(args, src_lang)
 
 
 def check_rule(k: int, min_valid: int) -> None:
@@ -314,34 +315,23 @@ def _silver_pass(
         )
     translator = mt_adapter.CachedTranslator(engine, cache, batch_size=args.mt_batch_size)
     log.info("silver: %d sentences, %s, %s substitutes", len(items), engine.name, generator.name)
-    build_kwargs: dict[str, Any] = dict(
-        k=args.alternatives,
-        min_valid=args.min_valid,
-        max_targets=args.max_targets,
-        src_tokenizer=src_tokenizer,
-        punctuation=not args.no_substitute_punctuation,
-    )
-    substitutes = generator
+    k = args.alternatives
     try:
+        chunks = stages.plan_chunks(
+            items, src_tokenizer, punctuation=not args.no_substitute_punctuation
+        )
+        subs = stages.run_substitutes(
+            backend, stages.SubstitutesStage(args, src_lang, k, generator), chunks
+        )
         if (
             backend.name != "local"
-        ):  # substitutes + MT on the cluster; the decision pass below is unchanged
-            from builders.adapters.stages import silver_on_engine
-
+        ):  # workers cannot share the SQLite cache: MT first, on the cluster
             store = None if cache is None else (mt_store or f"{cache.path}.shards")
-            substitutes, translator = silver_on_engine(
-                backend,
-                args,
-                src_lang,
-                items,
-                tokenizer,
-                generator,
-                engine,
-                cache,
-                store,
-                build_kwargs,
-            )
-        out = build_silver(items, tokenizer, substitutes, translator.translate, **build_kwargs)
+            requests = stages.requests_of(chunks, subs, k)
+            served = stages.translate_on_engine(backend, args, engine, cache, store, requests)
+            translator = mt_adapter.CachedTranslator(served, cache, batch_size=args.mt_batch_size)
+        out = decide_all(chunks, subs, tokenizer, src_tokenizer, translator.translate, k,
+                         args.min_valid, args.max_targets)  # fmt: skip
     finally:
         if cache is not None:
             cache.close()

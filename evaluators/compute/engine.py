@@ -130,7 +130,11 @@ def _describe(err: BaseException) -> str:
 
 @dataclass
 class LocalEngine:
-    """Everything in this process: today's behaviour, and the default."""
+    """One machine, the default: this process, or ``workers`` forked processes for :meth:`map_batches`.
+
+    ``--workers`` is this engine's process count. Grid cells (:meth:`run_cells`) always run
+    in this process (each loads a model; one at a time fits one machine's memory).
+    """
 
     workers: int = 1
     name: str = "local"
@@ -138,11 +142,22 @@ class LocalEngine:
     def map_batches(
         self, factory: StageFactory, batches: Sequence[Sequence[Any]]
     ) -> list[list[Any]]:
-        """Open the stage once and run every batch through it, in order."""
+        """Run every batch through the stage; results in input order.
+
+        One worker: the stage is opened once in this process. ``workers`` > 1: a pool of
+        forked processes, each opening the stage once from the factory it is handed at
+        start (the factory is the only state a worker shares with the driver).
+        """
         if not batches:
             return []
-        stage = factory.open()
-        return [_checked(stage, list(batch)) for batch in batches]
+        n = min(self.workers, len(batches))
+        if n <= 1:
+            stage = factory.open()
+            return [_checked(stage, list(batch)) for batch in batches]
+        from multiprocessing import get_context
+
+        with get_context("fork").Pool(n, initializer=_open_in_worker, initargs=(factory,)) as pool:
+            return pool.map(_run_in_worker, [list(b) for b in batches], chunksize=1)
 
     def run_cells(
         self,
@@ -150,8 +165,15 @@ class LocalEngine:
         cells: Sequence[Any],
         group_key: Callable[[Any], Hashable],
         retries: int = 0,
+        on_outcome: Callable[[CellOutcome], None] | None = None,
+        fail_fast: bool = False,
     ) -> list[CellOutcome]:
-        """Run the cells one group after the other; a failed cell is retried ``retries`` times, then reported."""
+        """Run the cells one group after the other; a failed cell is retried ``retries`` times, then reported.
+
+        ``on_outcome`` sees each outcome as its cell finishes. With ``fail_fast`` a cell's
+        exception (after its retries) is raised as it is and no further cell runs: in this
+        process there is nothing to keep going for.
+        """
         keys = [group_key(c) for c in cells]
         out: dict[int, CellOutcome] = {}
         for key, indices in _group_order(keys).items():
@@ -162,12 +184,31 @@ class LocalEngine:
                         break
                     except Exception as err:  # noqa: BLE001 - reported per cell, the rest kept
                         if attempt == retries:
+                            if fail_fast:
+                                raise
                             out[i] = CellOutcome(i, key, None, _describe(err))
+                if on_outcome is not None:
+                    on_outcome(out[i])
         return [out[i] for i in range(len(cells))]
 
     def describe(self) -> str:
         """One line for logs."""
         return "local engine (this process)"
+
+
+#: The stage a forked worker of :meth:`LocalEngine.map_batches` opened (one per worker process).
+_worker_stage: Callable[[list[Any]], list[Any]] | None = None
+
+
+def _open_in_worker(factory: StageFactory) -> None:
+    global _worker_stage
+    _worker_stage = factory.open()
+
+
+def _run_in_worker(batch: list[Any]) -> list[Any]:
+    if _worker_stage is None:
+        raise EngineUnavailableError("A local engine worker ran a batch before opening its stage.")
+    return _checked(_worker_stage, batch)
 
 
 def _checked(stage: Callable[[list[Any]], list[Any]], batch: list[Any]) -> list[Any]:
@@ -320,13 +361,19 @@ class RayEngine:
         cells: Sequence[Any],
         group_key: Callable[[Any], Hashable],
         retries: int | None = None,
+        on_outcome: Callable[[CellOutcome], None] | None = None,
+        fail_fast: bool = False,
     ) -> list[CellOutcome]:
         """Run cells on ``workers`` Ray actors, each group (model) on one actor, in input order within it.
 
         Groups are assigned to the least-loaded actor in first-appearance order (a
         deterministic plan). Ray restarts an actor that dies and retries its
         cells (``max_retries``); exceptions are retried too, then reported.
+        ``on_outcome`` sees each outcome on the driver, in input order. ``fail_fast`` is
+        ignored: the other cells are already running on the cluster, so every failure is
+        reported and the finished cells kept.
         """
+        del fail_fast
         if not cells:
             return []
         ray = self.connect()
@@ -365,6 +412,8 @@ class RayEngine:
                     "cell %d (%s) failed after %d retries: %s", i, keys[i], retries, _describe(err)
                 )
                 out.append(CellOutcome(i, keys[i], None, _describe(err)))
+            if on_outcome is not None:
+                on_outcome(out[-1])
         for actor in actors:
             ray.kill(actor)
         self._actors = []

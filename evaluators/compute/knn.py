@@ -36,6 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+import numpy
 import numpy as np
 
 from evaluators.core.errors import UsageError
@@ -346,3 +347,67 @@ def cuda_available() -> bool:
     """Return whether torch sees a CUDA device (False without torch)."""
     torch = find("torch")
     return torch is not None and bool(torch.cuda.is_available())
+
+
+# --- similarity blocks for CSLS (evaluators.metrics.csls) --------------------------------
+
+
+class TorchSimilarity:
+    """The GPU twin of :class:`evaluators.metrics.csls.NumpySimilarity`: the same methods on torch tensors.
+
+    Attributes:
+        device: the torch device the products run on (``cuda``, ``cuda:1``).
+    """
+
+    name = "torch"
+
+    def __init__(self, torch: Any, device: str):
+        self.torch, self.device = torch, device
+
+    def to(self, x: np.ndarray):
+        """Put an array on the device."""
+        return self.torch.from_numpy(x).to(self.device)
+
+    def np(self, x) -> np.ndarray:
+        """Bring a block back as a float32 numpy array."""
+        return x.float().cpu().numpy()
+
+    def mm(self, a, b):
+        """``a · bᵀ``."""
+        return a @ b.T
+
+    def cat(self, parts):
+        """Stack row blocks."""
+        return self.torch.cat(parts)
+
+    def topk_mean(self, sims, k: int):
+        """Mean of the ``k`` largest values of each row (all of them when a row is shorter)."""
+        k = min(k, sims.shape[1])
+        if k <= 0:
+            return np.zeros(sims.shape[0], dtype=np.float32)
+        return self.np(self.torch.topk(sims, k, dim=1).values.mean(dim=1))
+
+    def topk_values(self, sims, k: int) -> numpy.ndarray:
+        """The ``k`` largest values of each row, as a numpy ``(rows, k)`` array."""
+        return self.np(self.torch.topk(sims, k, dim=1).values)
+
+
+def similarity_backend(device: str | None = None):
+    """Return where CSLS's similarity products run: torch on CUDA when present (or asked), else numpy.
+
+    ``None`` picks CUDA when torch sees one; ``cpu`` (or no torch, or no CUDA) gives the
+    pure numpy backend of :mod:`evaluators.metrics.csls`.
+
+    >>> similarity_backend("cpu").name
+    'numpy'
+    """
+    from evaluators.metrics.csls import NUMPY
+
+    if device == "cpu":
+        return NUMPY
+    torch = find("torch")
+    if torch is None:
+        return NUMPY
+    if torch.cuda.is_available() and (device is None or device.startswith("cuda")):
+        return TorchSimilarity(torch, device or "cuda")
+    return NUMPY

@@ -31,7 +31,8 @@ Every neighbourhood a (layer, sample) needs, for both directions and for
 S_weak and all S_strong variants, is computed once by :func:`csls_neighbourhoods`
 (one pass over the row blocks of ``U·Uᵀ``, ``U·Vᵀ``, ``V·Uᵀ``, ``V·Vᵀ``) and
 shared by :func:`retrieval_counts_pair`. Similarity matrices are computed in row
-chunks (never ``n × n`` at once), with torch on a GPU when one is present, numpy otherwise.
+chunks (never ``n × n`` at once), in numpy, or on a GPU through a backend the caller passes
+(:func:`evaluators.compute.knn.similarity_backend`; this module imports no model library).
 """
 
 from __future__ import annotations
@@ -54,45 +55,47 @@ TIE_RULES = ("strict", "first")
 _CHUNK = 2048
 
 
-class _Backend:
-    """Matrix products and top-k on torch/CUDA when available, numpy otherwise."""
+class NumpySimilarity:
+    """Matrix products and top-k in numpy: the metric's own backend, pure.
 
-    def __init__(self, device: str | None = None):
-        self.torch = None
-        if device != "cpu":
-            try:
-                import torch
+    A GPU backend with the same methods (``to``, ``np``, ``mm``, ``cat``, ``topk_mean``,
+    ``topk_values``) comes from :func:`evaluators.compute.knn.similarity_backend`; a
+    caller passes it as ``backend``, so this module imports no model library.
+    """
 
-                if torch.cuda.is_available() and (device is None or device.startswith("cuda")):
-                    self.torch = torch
-                    self.device = device or "cuda"
-            except ImportError:
-                pass
+    name = "numpy"
 
     def to(self, x: np.ndarray):
-        return self.torch.from_numpy(x).to(self.device) if self.torch else x
+        """Put an array where the products run (here: as is)."""
+        return x
 
     def np(self, x) -> np.ndarray:
-        return x.float().cpu().numpy() if self.torch else x
+        """Bring a block back as a numpy array."""
+        return x
 
     def mm(self, a, b):
+        """``a · bᵀ``."""
         return a @ b.T
+
+    def cat(self, parts):
+        """Stack row blocks."""
+        return np.concatenate(parts)
 
     def topk_mean(self, sims, k: int):
         """Mean of the ``k`` largest values of each row (all of them when a row is shorter)."""
         k = min(k, sims.shape[1])
         if k <= 0:
             return np.zeros(sims.shape[0], dtype=np.float32)
-        if self.torch:
-            return self.np(self.torch.topk(sims, k, dim=1).values.mean(dim=1))
         part = np.partition(sims, sims.shape[1] - k, axis=1)[:, sims.shape[1] - k :]
         return part.mean(axis=1)
 
     def topk_values(self, sims, k: int) -> numpy.ndarray:
         """The ``k`` largest values of each row, unordered, as a numpy ``(rows, k)`` array."""
-        if self.torch:
-            return self.np(self.torch.topk(sims, k, dim=1).values)
         return np.partition(sims, sims.shape[1] - k, axis=1)[:, sims.shape[1] - k :]
+
+
+#: The default backend of every function here.
+NUMPY = NumpySimilarity()
 
 
 def neighbourhood(
@@ -100,7 +103,7 @@ def neighbourhood(
     base: np.ndarray,
     k: int = DEFAULT_K,
     same: bool = False,
-    device: str | None = None,
+    backend: Any = None,
     chunk: int = _CHUNK,
 ) -> np.ndarray:
     """Return ``r(q)``: the mean cosine of each query with its ``k`` nearest rows of ``base``.
@@ -111,14 +114,15 @@ def neighbourhood(
         k: neighbourhood size (fewer when ``base`` is smaller).
         same: ``queries`` and ``base`` are the same set: each query's own row is
             excluded from its neighbourhood.
-        device: torch device; ``None`` uses CUDA when present, else numpy.
+        backend: where the similarity products run (``None``: numpy; a GPU one from
+            :func:`evaluators.compute.knn.similarity_backend`).
         chunk: query rows per similarity block.
 
     >>> q = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     >>> [round(float(r), 4) for r in neighbourhood(q, q, k=1, same=True)]
     [0.7071, 0.7071, 0.7071]
     """
-    be = _Backend(device)
+    be = backend or NUMPY
     q, b = normalize(queries), normalize(base)
     if same and q.shape != b.shape:
         raise ValueError("same=True needs queries and base to be the same set")
@@ -136,7 +140,7 @@ def neighbourhood(
 
 
 def csls_matrix(
-    x: np.ndarray, y: np.ndarray, k: int = DEFAULT_K, device: str | None = None
+    x: np.ndarray, y: np.ndarray, k: int = DEFAULT_K, backend: Any = None
 ) -> np.ndarray:
     """Return the full ``CSLS(x_i, y_j)`` matrix (two distinct sets; small inputs only).
 
@@ -145,8 +149,8 @@ def csls_matrix(
     [[0.0, -2.0], [-2.0, 0.0]]
     """
     xn, yn = normalize(x), normalize(y)
-    r_x = neighbourhood(xn, yn, k, device=device)  # r_T(x): x's neighbourhood among the targets
-    r_y = neighbourhood(yn, xn, k, device=device)  # r_S(y): y's neighbourhood among the sources
+    r_x = neighbourhood(xn, yn, k, backend=backend)  # r_T(x): x's neighbourhood among the targets
+    r_y = neighbourhood(yn, xn, k, backend=backend)  # r_S(y): y's neighbourhood among the sources
     return 2 * (xn @ yn.T) - r_x[:, None] - r_y[None, :]
 
 
@@ -161,7 +165,9 @@ DEFAULT_CACHE_BYTES = 512 * 2**20
 class _Similarities:
     """Row blocks of the four cosine matrices of ``U`` and ``V``, each computed once when they fit."""
 
-    def __init__(self, un: np.ndarray, vn: np.ndarray, be: _Backend, chunk: int, cache_bytes: int):
+    def __init__(
+        self, un: np.ndarray, vn: np.ndarray, be: NumpySimilarity, chunk: int, cache_bytes: int
+    ):
         self.be, self.chunk = be, chunk
         self.t = {"u": be.to(un), "v": be.to(vn)}
         self.full: dict[str, Any] = {}  # numpy arrays or torch tensors
@@ -169,12 +175,9 @@ class _Similarities:
         if 4 * (n * n + n * m + m * m) <= cache_bytes:
             for name in ("uu", "uv", "vv"):
                 a, b = self.t[name[0]], self.t[name[1]]
-                self.full[name] = self._cat(
+                self.full[name] = be.cat(
                     [be.mm(a[i : i + chunk], b) for i in range(0, len(a), chunk)]
                 )
-
-    def _cat(self, parts):
-        return self.be.torch.cat(parts) if self.be.torch else np.concatenate(parts)
 
     def block(self, name: str, start: int, stop: int):
         """Rows ``start:stop`` of the ``name`` matrix (``uu``, ``uv``, ``vu``, ``vv``); read-only (may be a view)."""
@@ -231,7 +234,7 @@ def csls_neighbourhoods(
     u: np.ndarray,
     v: np.ndarray,
     k: int = DEFAULT_K,
-    device: str | None = None,
+    backend: Any = None,
     chunk: int = _CHUNK,
     cache_bytes: int = DEFAULT_CACHE_BYTES,
 ) -> Neighbourhoods:
@@ -246,7 +249,8 @@ def csls_neighbourhoods(
         u: ``(n, dim)`` vectors (normalised here).
         v: ``(m, dim)`` vectors (normalised here).
         k: neighbourhood size (fewer where a set is smaller).
-        device: torch device; ``None`` uses CUDA when present, else numpy.
+        backend: where the similarity products run (``None``: numpy; a GPU one from
+            :func:`evaluators.compute.knn.similarity_backend`).
         chunk: rows per similarity block.
         cache_bytes: keep the similarity matrices when they fit in this many bytes.
 
@@ -255,7 +259,7 @@ def csls_neighbourhoods(
     >>> nb.u_in_u.tolist(), nb.u_in_v.tolist(), nb.u_pool.tolist()
     ([1.0, 1.0], [1.0, 1.0], [1.0, 1.0])
     """
-    be = _Backend(device)
+    be = backend or NUMPY
     sims = _Similarities(normalize(u), normalize(v), be, chunk, cache_bytes)
     return _neighbourhoods(sims, len(u), len(v), k)
 
@@ -447,7 +451,7 @@ def retrieval_counts_pair(
     v: np.ndarray,
     criterion: str = "csls",
     k: int = DEFAULT_K,
-    device: str | None = None,
+    backend: Any = None,
     chunk: int = _CHUNK,
     tie_rule: str = "strict",
     neighbourhoods: Neighbourhoods | None = None,
@@ -461,7 +465,8 @@ def retrieval_counts_pair(
         v: ``(n, dim)`` vectors; row ``i`` of ``v`` translates row ``i`` of ``u``.
         criterion: ``csls`` or ``cosine``.
         k: CSLS neighbourhood size.
-        device: torch device; ``None`` uses CUDA when present, else numpy.
+        backend: where the similarity products run (``None``: numpy; a GPU one from
+            :func:`evaluators.compute.knn.similarity_backend`).
         chunk: query rows per similarity block.
         tie_rule: ``strict`` or ``first`` (see :data:`TIE_RULES`).
         neighbourhoods: precomputed :func:`csls_neighbourhoods` of ``(u, v, k)``.
@@ -480,7 +485,7 @@ def retrieval_counts_pair(
         UsageError: unknown criterion or tie rule, or mismatched shapes.
     """
     _check(u, v, criterion, tie_rule)
-    sims = _Similarities(normalize(u), normalize(v), _Backend(device), chunk, cache_bytes)
+    sims = _Similarities(normalize(u), normalize(v), backend or NUMPY, chunk, cache_bytes)
     if criterion == "csls":
         nb = neighbourhoods or _neighbourhoods(sims, len(u), len(v), k)
     else:
@@ -503,7 +508,7 @@ def retrieval_counts(
     v: np.ndarray,
     criterion: str = "csls",
     k: int = DEFAULT_K,
-    device: str | None = None,
+    backend: Any = None,
     chunk: int = _CHUNK,
     tie_rule: str = "strict",
 ) -> RetrievalCounts:
@@ -514,7 +519,8 @@ def retrieval_counts(
         v: ``(n, dim)`` vectors; row ``i`` of ``v`` translates row ``i`` of ``u``.
         criterion: ``csls`` or ``cosine``.
         k: CSLS neighbourhood size.
-        device: torch device; ``None`` uses CUDA when present, else numpy.
+        backend: where the similarity products run (``None``: numpy; a GPU one from
+            :func:`evaluators.compute.knn.similarity_backend`).
         chunk: query rows per similarity block.
         tie_rule: ``strict`` or ``first``.
 
@@ -529,7 +535,7 @@ def retrieval_counts(
         UsageError: unknown criterion or tie rule, or mismatched shapes.
     """
     return retrieval_counts_pair(
-        u, v, criterion, k, device, chunk, tie_rule, directions=("src_tgt",)
+        u, v, criterion, k, backend, chunk, tie_rule, directions=("src_tgt",)
     )["src_tgt"]
 
 
@@ -555,7 +561,7 @@ def weak_items(
     v: np.ndarray,
     criterion: str = "csls",
     k: int = DEFAULT_K,
-    device: str | None = None,
+    backend: Any = None,
     chunk: int = _CHUNK,
     tie_rule: str = "strict",
 ) -> WeakItems:
@@ -570,7 +576,7 @@ def weak_items(
         UsageError: unknown criterion or tie rule, or mismatched shapes.
     """
     _check(u, v, criterion, tie_rule)
-    sims = _Similarities(normalize(u), normalize(v), _Backend(device), chunk, DEFAULT_CACHE_BYTES)
+    sims = _Similarities(normalize(u), normalize(v), backend or NUMPY, chunk, DEFAULT_CACHE_BYTES)
     n = len(u)
     r = (
         _neighbourhoods(sims, n, len(v), k).v_in_u

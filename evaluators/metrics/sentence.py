@@ -11,6 +11,7 @@ directions, with the tie count and the tie rule of that module;
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -55,7 +56,7 @@ def sentence_retrieval(
     criterion: str = "csls",
     k: int = csls.DEFAULT_K,
     tie_rule: str = "strict",
-    device: str | None = None,
+    backend: Any = None,
 ) -> SentenceRetrieval:
     """Retrieve ``b_i`` from ``a_i`` and ``a_i`` from ``b_i`` (the paper's Eq. 1 at sentence level).
 
@@ -65,7 +66,8 @@ def sentence_retrieval(
         criterion: ``csls`` (the paper's) or ``cosine``.
         k: CSLS neighbourhood size.
         tie_rule: ``strict`` or ``first``.
-        device: torch device; ``None`` uses CUDA when present, else numpy.
+        backend: where the similarity products run (``None``: numpy; see
+            :func:`evaluators.metrics.csls.retrieval_counts_pair`).
 
     >>> r = sentence_retrieval(np.eye(3), np.eye(3)[[0, 2, 1]], "cosine")
     >>> (r.correct_src_tgt, r.correct_tgt_src, r.ties_src_tgt)
@@ -74,7 +76,7 @@ def sentence_retrieval(
     Raises:
         UsageError: unknown criterion or tie rule, or mismatched shapes.
     """
-    got = csls.retrieval_counts_pair(a, b, criterion, k, device=device, tie_rule=tie_rule)
+    got = csls.retrieval_counts_pair(a, b, criterion, k, backend=backend, tie_rule=tie_rule)
     fwd, bwd = got["src_tgt"], got["tgt_src"]
     return SentenceRetrieval(
         fwd.n, fwd.weak, bwd.weak, fwd.weak_ties, bwd.weak_ties, criterion, tie_rule

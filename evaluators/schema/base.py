@@ -3,19 +3,62 @@
 A family (``cbd``, ``silver``, ``alee``, ``bucc``) publishes one or more *tables*
 per language pair. The main table's config is the pair itself
 (``eng_Latn-deu_Latn``); an auxiliary table appends its suffix
-(``deu_Latn-eng_Latn-gold``). Each config has one ``datasets.Features``.
+(``deu_Latn-eng_Latn-gold``). Each config has one ``datasets.Features``, built on
+first use from the table's plain column declaration (:data:`Column`), so that importing
+the schema does not import ``datasets`` (seconds) for a command that only reads a name.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-
-import pyarrow as pa
-from datasets import Features
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from evaluators.core.errors import SchemaError, truncate
 from evaluators.schema.langs import check_lang
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from datasets import Features
+
+
+@dataclass(frozen=True)
+class Seq:
+    """A list column of ``of`` (``datasets.Sequence``).
+
+    Attributes:
+        of: the element type: a dtype name, another :class:`Seq`, or a struct.
+    """
+
+    of: Column
+
+
+#: A column's type, declared without ``datasets``: a ``datasets.Value`` dtype name
+#: (``"string"``, ``"int32"``), a :class:`Seq`, or a struct ``{field: Column}``.
+Column = str | Seq | Mapping[str, "Column"]
+
+
+def to_feature(column: Column) -> Any:
+    """Return the ``datasets`` feature of one column declaration (imports ``datasets``).
+
+    >>> to_feature(Seq(Seq("int32")))
+    List(List(Value('int32')))
+    """
+    from datasets import Sequence, Value
+
+    if isinstance(column, str):
+        return Value(column)
+    if isinstance(column, Seq):
+        return Sequence(to_feature(column.of))
+    return {name: to_feature(c) for name, c in column.items()}
+
+
+def to_features(columns: Mapping[str, Column]) -> Features:
+    """Return the ``datasets.Features`` of a table's column declarations, in order (imports ``datasets``)."""
+    from datasets import Features
+
+    return Features({name: to_feature(c) for name, c in columns.items()})
 
 
 @dataclass(frozen=True)
@@ -24,17 +67,23 @@ class TableSchema:
 
     Attributes:
         suffix: ``""`` for the main table, else appended to the config name after ``-``.
-        features: column names and dtypes; changing them means a version bump.
+        columns: column names and types (:data:`Column`), in order; changing them means a
+            version bump. :attr:`features` is their ``datasets.Features``.
         splits: the splits this table may have.
         key: columns whose values are unique within a (config, split).
         description: one line for the card.
     """
 
     suffix: str
-    features: Features
+    columns: Mapping[str, Column]
     splits: tuple[str, ...]
     key: tuple[str, ...] = ("id",)
     description: str = ""
+
+    @cached_property
+    def features(self) -> Features:
+        """The table's ``datasets.Features`` (built on first use)."""
+        return to_features(self.columns)
 
 
 @dataclass(frozen=True)
@@ -133,6 +182,8 @@ def to_arrow(
     Raises:
         SchemaError: the rows do not match the features.
     """
+    import pyarrow as pa  # with the features: only when rows are written or checked
+
     schema = table.features.arrow_schema
     expected = list(table.features)
     if isinstance(rows, pa.Table):

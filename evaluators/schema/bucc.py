@@ -6,9 +6,7 @@ corpora, one row each, ``side`` = ``src`` or ``tgt``. Gold table
 no sentence text. Sentences are handled by id, never by text.
 """
 
-from datasets import Features, Value
-
-from evaluators.schema.base import FamilySchema, TableSchema
+from evaluators.schema.base import Column, FamilySchema, TableSchema
 
 ID = "id"
 SIDE = "side"
@@ -17,8 +15,8 @@ SRC_ID = "src_id"
 TGT_ID = "tgt_id"
 SIDES = ("src", "tgt")
 
-FEATURES = Features({ID: Value("string"), SIDE: Value("string"), TEXT: Value("string")})
-GOLD_FEATURES = Features({SRC_ID: Value("string"), TGT_ID: Value("string")})
+COLUMNS: dict[str, Column] = {ID: "string", SIDE: "string", TEXT: "string"}
+GOLD_COLUMNS: dict[str, Column] = {SRC_ID: "string", TGT_ID: "string"}
 
 CITATION = """@inproceedings{zweigenbaum2018overview,
   title     = {Overview of the Third BUCC Shared Task: Spotting Parallel Sentences in Comparable Corpora},
@@ -31,12 +29,10 @@ SCHEMA = FamilySchema(
     name="bucc",
     pretty_name="xlbench BUCC-style bitext mining",
     tables=(
-        TableSchema(
-            "", FEATURES, splits=("train", "test"), description="sentences of both corpora"
-        ),
+        TableSchema("", COLUMNS, splits=("train", "test"), description="sentences of both corpora"),
         TableSchema(
             "gold",
-            GOLD_FEATURES,
+            GOLD_COLUMNS,
             splits=("train", "test"),
             key=(SRC_ID, TGT_ID),
             description="gold parallel pairs by id",

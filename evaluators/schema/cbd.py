@@ -4,9 +4,7 @@ Offsets are 0-based Python character offsets, end exclusive:
 ``src_sentence[src_start:src_end] == src_word``.
 """
 
-from datasets import Features, Value
-
-from evaluators.schema.base import FamilySchema, TableSchema
+from evaluators.schema.base import Column, FamilySchema, TableSchema
 
 ID = "id"
 SENT_ID = "sent_id"
@@ -26,21 +24,19 @@ WORD_PATTERN = (
     r"[\w\u0300-\u036F\u0483-\u0489\u0591-\u05C7\u064B-\u065F\u0900-\u0DFF\u0E31-\u0E4E]+"
 )
 
-FEATURES = Features(
-    {
-        ID: Value("string"),
-        SENT_ID: Value("int64"),
-        SRC_SENTENCE: Value("string"),
-        TGT_SENTENCE: Value("string"),
-        SRC_WORD: Value("string"),
-        TGT_WORD: Value("string"),
-        SRC_START: Value("int32"),
-        SRC_END: Value("int32"),
-        TGT_START: Value("int32"),
-        TGT_END: Value("int32"),
-        METHOD: Value("string"),
-    }
-)
+COLUMNS: dict[str, Column] = {
+    ID: "string",
+    SENT_ID: "int64",
+    SRC_SENTENCE: "string",
+    TGT_SENTENCE: "string",
+    SRC_WORD: "string",
+    TGT_WORD: "string",
+    SRC_START: "int32",
+    SRC_END: "int32",
+    TGT_START: "int32",
+    TGT_END: "int32",
+    METHOD: "string",
+}
 
 CITATION = """@inproceedings{gaschi2022multilingual,
   title     = {Multilingual Transformer Encoders: a Word-Level Task-Agnostic Evaluation},
@@ -55,7 +51,7 @@ SCHEMA = FamilySchema(
     tables=(
         TableSchema(
             "",
-            FEATURES,
+            COLUMNS,
             splits=("test", "aligner"),
             description="word pairs kept by the unique-candidate rule (test) and, for comparison, pairs from a statistical aligner (aligner)",
         ),

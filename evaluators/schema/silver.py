@@ -11,9 +11,7 @@ side of a gold-aligned test set, ids = the gold set's 0-based line numbers, so
 silver and gold can be joined) is ``<pair>-small`` with ``<pair>-small-details``.
 """
 
-from datasets import Features, Sequence, Value
-
-from evaluators.schema.base import FamilySchema, TableSchema
+from evaluators.schema.base import Column, FamilySchema, Seq, TableSchema
 
 ID = "id"
 SRC_TEXT, TGT_TEXT = "src_text", "tgt_text"
@@ -23,17 +21,15 @@ SURE = "sure"
 #: 0-based [src, tgt] pairs; sure links are also possible (S ⊆ P) by convention.
 POSSIBLE = "possible"
 
-FEATURES = Features(
-    {
-        ID: Value("string"),
-        SRC_TEXT: Value("string"),
-        TGT_TEXT: Value("string"),
-        SRC_TOKENS: Sequence(Value("string")),
-        TGT_TOKENS: Sequence(Value("string")),
-        SURE: Sequence(Sequence(Value("int32"))),
-        POSSIBLE: Sequence(Sequence(Value("int32"))),
-    }
-)
+COLUMNS: dict[str, Column] = {
+    ID: "string",
+    SRC_TEXT: "string",
+    TGT_TEXT: "string",
+    SRC_TOKENS: Seq("string"),
+    TGT_TOKENS: Seq("string"),
+    SURE: Seq(Seq("int32")),
+    POSSIBLE: Seq(Seq("int32")),
+}
 
 SRC_INDEX = "src_index"
 WORD = "word"
@@ -45,19 +41,17 @@ TGT_INDICES = "tgt_indices"
 #: alternatives whose translation kept the length of the base translation.
 N_VALID = "n_valid"
 
-DETAILS_FEATURES = Features(
-    {
-        ID: Value("string"),
-        SRC_INDEX: Value("int32"),
-        WORD: Value("string"),
-        ALTERNATIVES: Sequence(Value("string")),
-        ALT_TRANSLATIONS: Sequence(Value("string")),
-        STATUS: Value("string"),
-        REASON: Value("string"),
-        N_VALID: Value("int32"),
-        TGT_INDICES: Sequence(Value("int32")),
-    }
-)
+DETAILS_COLUMNS: dict[str, Column] = {
+    ID: "string",
+    SRC_INDEX: "int32",
+    WORD: "string",
+    ALTERNATIVES: Seq("string"),
+    ALT_TRANSLATIONS: Seq("string"),
+    STATUS: "string",
+    REASON: "string",
+    N_VALID: "int32",
+    TGT_INDICES: Seq("int32"),
+}
 
 CITATION = """@article{koksal2022silveralign,
   title   = {SilverAlign: MT-Based Silver Data Algorithm For Evaluating Word Alignment},
@@ -73,26 +67,26 @@ SCHEMA = FamilySchema(
     tables=(
         TableSchema(
             "",
-            FEATURES,
+            COLUMNS,
             splits=("test",),
             description="Silver_Large: monolingual sentences with partial silver alignments",
         ),
         TableSchema(
             "small-details",
-            DETAILS_FEATURES,
+            DETAILS_COLUMNS,
             splits=("test",),
             key=(ID, SRC_INDEX),
             description="Silver_Small per source word: alternatives, their translations, kept or dropped and why",
         ),
         TableSchema(
             "small",
-            FEATURES,
+            COLUMNS,
             splits=("test",),
             description="Silver_Small: the source side of a gold set, with partial silver alignments",
         ),
         TableSchema(
             "details",
-            DETAILS_FEATURES,
+            DETAILS_COLUMNS,
             splits=("test",),
             key=(ID, SRC_INDEX),
             description="Silver_Large per source word: alternatives, their translations, kept or dropped and why",

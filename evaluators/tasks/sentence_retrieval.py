@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from evaluators.compute.knn import similarity_backend
 from evaluators.core.errors import UsageError
 from evaluators.metrics import csls
 from evaluators.metrics.sentence import POOLINGS, sentence_retrieval
@@ -290,11 +291,12 @@ def _layer_entry(
     """One layer's entry (accuracy, ties and cosines per pooling) and the main pooling's items."""
     entry: dict[str, Any] = {"subset": config, "layer": layer, "n": n}
     items: list[dict] = []
+    backend = similarity_backend(device)
     for pooling in poolings:
         vecs = emb[(layer, ENCODER_POOLING[pooling])]
         a, b = vecs[:n], vecs[n:]
         r = sentence_retrieval(
-            a, b, params.criterion, params.csls_k, params.tie_rule, device=device
+            a, b, params.criterion, params.csls_k, params.tie_rule, backend=backend
         )
         entry[f"acc_{pooling}_src_tgt"] = r.correct_src_tgt / n
         entry[f"acc_{pooling}_tgt_src"] = r.correct_tgt_src / n
@@ -312,7 +314,7 @@ def _layer_entry(
                         t,
                         params.criterion,
                         params.csls_k,
-                        device=device,
+                        backend=backend,
                         tie_rule=params.tie_rule,
                     )
                     for q, t in ((a, b), (b, a))

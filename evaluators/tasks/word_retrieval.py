@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from evaluators.compute.knn import similarity_backend
 from evaluators.core.errors import InputFileError, UsageError
 from evaluators.core.hashing import sha256_file
 from evaluators.encoders.base import WordVectors
@@ -494,7 +495,12 @@ def _retrieve(
         for li, layer in enumerate(layer_ids):
             u, v = enc.u_all[li, idx], enc.v_all[li, idx]
             got = csls.retrieval_counts_pair(
-                u, v, params.criterion, params.csls_k, device=device, tie_rule=params.tie_rule
+                u,
+                v,
+                params.criterion,
+                params.csls_k,
+                backend=similarity_backend(device),
+                tie_rule=params.tie_rule,
             )
             d, t = per_layer[layer], ties[layer]
             for direction, c in got.items():
@@ -660,7 +666,9 @@ def _best_layer_items(
         ids = [str(sub[i].get(S.ID, i)) for i in idx]
         u, v = u_all[li, idx], v_all[li, idx]
         for tag, (q, t) in (("src_tgt", (u, v)), ("tgt_src", (v, u))):
-            w = csls.weak_items(q, t, params.criterion, params.csls_k, device=device)
+            w = csls.weak_items(
+                q, t, params.criterion, params.csls_k, backend=similarity_backend(device)
+            )
             for i, pid in enumerate(ids):
                 rows.append(
                     {

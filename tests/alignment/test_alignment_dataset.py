@@ -24,7 +24,7 @@ def _silver_folder(tmp_path):
         silver.SURE: [[[1, 2], [2, 1]], [[1, 1]]],
         silver.POSSIBLE: [[[1, 2], [2, 1]], [[1, 1]]],
     }
-    Dataset.from_dict(rows, features=silver.FEATURES).to_parquet(
+    Dataset.from_dict(rows, features=silver.SCHEMA.main.features).to_parquet(
         str(root / "data" / CONFIG / "test-00000-of-00001.parquet")
     )
     (root / "README.md").write_text(

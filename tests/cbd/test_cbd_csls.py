@@ -218,3 +218,23 @@ def test_recomputed_blocks_equal_cached_blocks():
     v = u + rng.standard_normal((45, 6))
     cached = csls.retrieval_counts_pair(u, v, chunk=8)
     assert csls.retrieval_counts_pair(u, v, chunk=8, cache_bytes=0) == cached
+
+
+def test_the_torch_similarity_backend_gives_the_numpy_counts():
+    """The GPU path lives behind the compute adapter; run on CPU tensors it counts as numpy does."""
+    torch = pytest.importorskip("torch")
+    from evaluators.compute.knn import TorchSimilarity, similarity_backend
+
+    assert similarity_backend("cpu") is csls.NUMPY
+    rng = np.random.default_rng(3)
+    u = rng.normal(size=(40, 8)).astype(np.float32)
+    v = (u + 0.7 * rng.normal(size=u.shape)).astype(np.float32)
+    on_torch = TorchSimilarity(torch, "cpu")
+    for cache_bytes in (0, csls.DEFAULT_CACHE_BYTES):
+        got = csls.retrieval_counts_pair(
+            u, v, k=4, chunk=16, backend=on_torch, cache_bytes=cache_bytes
+        )
+        assert got == csls.retrieval_counts_pair(u, v, k=4, chunk=16, cache_bytes=cache_bytes)
+    np.testing.assert_allclose(
+        csls.neighbourhood(u, v, 4, backend=on_torch), csls.neighbourhood(u, v, 4), atol=1e-6
+    )

@@ -206,3 +206,38 @@ def test_plan_matches_what_the_cached_translator_asks_for(tmp_path):
             and tr2.counts() == tr.counts()
             and served.fallbacks == 0
         )
+
+
+@dataclass(frozen=True)
+class Pid:
+    """A stage that tags each item with the process that ran it."""
+
+    def open(self):
+        import os
+
+        pid = os.getpid()
+        return lambda batch: [(x * 2, pid) for x in batch]
+
+
+def test_local_workers_are_forked_processes_with_the_same_results():
+    import os
+
+    batches = [[i, i + 10] for i in range(8)]
+    one = LocalEngine(workers=1).map_batches(Pid(), batches)
+    two = LocalEngine(workers=2).map_batches(Pid(), batches)
+    assert [[x for x, _ in b] for b in two] == [[x for x, _ in b] for b in one]
+    assert {p for b in one for _, p in b} == {os.getpid()}
+    assert os.getpid() not in {
+        p for b in two for _, p in b
+    }  # --workers 2: two processes, not this one
+
+
+def test_cbd_extraction_is_the_same_with_one_or_two_local_workers():
+    from builders.cbd import logic, stages
+
+    lex = logic.build_lexicon([("house", "Haus"), ("red", "rot"), ("dog", "Hund")], case=True)
+    numbered = [(i, f"The red house {i} dog", f"Das rote Haus {i} Hund") for i in range(4500)]
+    one = stages.extract_all(LocalEngine(workers=1), numbered, lex)
+    two = stages.extract_all(LocalEngine(workers=2), numbered, lex)
+    assert len(stages.plan_chunks(numbered)) == 3
+    assert one == two and one[1]["kept"] >= 2 * 4500

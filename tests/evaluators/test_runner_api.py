@@ -7,7 +7,6 @@ import json
 import pytest
 from xl_tiny_model import TinyModel
 
-import evaluators
 import xlbench
 from builders.cli import main
 from evaluators.core.errors import UsageError
@@ -28,9 +27,7 @@ def aligned_files(tmp_path):
 def test_object_with_encode_gives_the_cli_numbers(aligned_files, tmp_path, capsys):
     src, tgt = aligned_files
     model = TinyModel()
-    api = evaluators.evaluate(
-        "bitext-retrieval", model=(model, "tiny-v1"), src=str(src), tgt=str(tgt)
-    )
+    api = xlbench.evaluate("bitext-retrieval", model=(model, "tiny-v1"), src=str(src), tgt=str(tgt))
     assert model.calls > 0
     assert api.model["revision"] == "tiny-v1" and api.model["revision_source"] == "user"
     code = main(
@@ -70,15 +67,15 @@ def test_xlbench_package_reexports_evaluate_lazily(aligned_files):
 
 def test_object_without_revision_is_not_cached_and_says_so(aligned_files):
     src, tgt = aligned_files
-    result = evaluators.evaluate("bitext-retrieval", model=TinyModel(), src=str(src), tgt=str(tgt))
+    result = xlbench.evaluate("bitext-retrieval", model=TinyModel(), src=str(src), tgt=str(tgt))
     assert result.model["revision"] is None and result.model["revision_source"] == "encoder"
     assert "@unknown" in result.signature
 
 
 def test_api_refuses_unknown_parameters_and_objects():
     with pytest.raises(UsageError, match="Unknown parameter 'marign'.*margin"):
-        evaluators.evaluate("bitext-retrieval", model=TinyModel(), marign="ratio")
+        xlbench.evaluate("bitext-retrieval", model=TinyModel(), marign="ratio")
     with pytest.raises(UsageError, match="encode"):
-        evaluators.evaluate("bitext-retrieval", model=42, src="a", tgt="b")
+        xlbench.evaluate("bitext-retrieval", model=42, src="a", tgt="b")
     with pytest.raises(UsageError, match="Unknown evaluator 'bitext-retreival'"):
-        evaluators.evaluate("bitext-retreival", model=TinyModel())
+        xlbench.evaluate("bitext-retreival", model=TinyModel())

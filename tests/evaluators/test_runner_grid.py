@@ -99,3 +99,46 @@ def test_grid_through_the_api_loads_each_model_once(cbd_pair, tmp_path, monkeypa
         (m, str(Path(d).resolve())) for m in MODELS for d in cbd_pair
     ]
     assert len(list((tmp_path / "r").glob("*.json"))) == 4
+
+
+@pytest.mark.slow
+def test_every_grid_goes_through_the_engines_run_cells(cbd_pair, tmp_path):
+    """One path: a local grid is the local engine's ``run_cells`` over every cell, not a second loop."""
+    from evaluators.compute.engine import LocalEngine
+    from evaluators.run import runner
+
+    class Spy(LocalEngine):
+        def __init__(self):
+            super().__init__()
+            self.calls: list[list] = []
+
+        def run_cells(self, cell_fn, cells, group_key, **kw):
+            self.calls.append(list(cells))
+            return super().run_cells(cell_fn, cells, group_key, **kw)
+
+    spy = Spy()
+    report = runner.GridReport()
+    results = runner.run_grid(
+        "word-retrieval",
+        list(MODELS),
+        [str(p) for p in cbd_pair],
+        params={"n": 10, "repeats": 1, "layers": "0"},
+        options=runner.RunOptions(out=str(tmp_path / "r"), plots=False, use_cache=False),
+        engine=spy,
+        report=report,
+    )
+    assert spy.calls == [[(m, d) for m in range(2) for d in range(2)]]
+    assert len(results) == 4 and len(report.computed) == 4
+    again = runner.run_grid(
+        "word-retrieval",
+        list(MODELS),
+        [str(p) for p in cbd_pair],
+        params={"n": 10, "repeats": 1, "layers": "0"},
+        options=runner.RunOptions(out=str(tmp_path / "r"), plots=False, use_cache=False),
+        engine=spy,
+        report=(second := runner.GridReport()),
+    )
+    assert (
+        len(spy.calls) == 2 and len(second.skipped) == 4 and not second.computed
+    )  # resume, same path
+    assert [r.signature for r in again] == [r.signature for r in results]

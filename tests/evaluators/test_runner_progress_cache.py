@@ -78,12 +78,12 @@ def test_libraries_are_quiet_unless_verbose(tmp_path):
 
 
 def test_api_takes_bootstrap_and_save_predictions(tmp_path):
-    import evaluators
+    import xlbench
     from evaluators.run.predictions import predictions_path, read_predictions
 
     src, tgt = _files(tmp_path)
     spec = "callable:xl_tiny_model:encode@tiny-v1"
-    full = evaluators.evaluate(
+    full = xlbench.evaluate(
         "bitext-retrieval",
         model=spec,
         src=str(src),
@@ -92,7 +92,7 @@ def test_api_takes_bootstrap_and_save_predictions(tmp_path):
         out=str(tmp_path / "r"),
         save_predictions=True,
     )
-    bare = evaluators.evaluate(
+    bare = xlbench.evaluate(
         "bitext-retrieval", model=spec, src=str(src), tgt=str(tgt), use_cache=False, bootstrap=0
     )
     assert full.ci_low is not None and full.ci_low <= full.main_score <= full.ci_high

@@ -328,3 +328,62 @@ def test_real_silver_small_aligns_punctuation_which_default_positions_cover(shar
                 punct_links += 1
                 assert i not in words_only
     assert punct_links > 0
+
+
+def test_substitutes_are_planned_once_and_asked_once_per_chunk(synthetic):
+    """plan -> stage -> merge: each chunk reaches the generator exactly once, on any engine."""
+    import pickle
+
+    from builders.silver import stages
+    from evaluators.compute.engine import LocalEngine
+
+    class Counting(synthetic["generator"]):
+        calls = 0
+
+        def batch(self, texts, spans, positions, k):
+            Counting.calls += 1
+            return super().batch(texts, spans, positions, k)
+
+    texts = [text for text, _, _ in synthetic["cases"]] * 3
+    items = [(str(i), t) for i, t in enumerate(texts)]
+    chunks = stages.plan_chunks(items, Tokenizer(), chunk=2)
+    assert [len(c.items) for c in chunks] == [2] * (len(items) // 2) + [1] * (len(items) % 2)
+    stage = stages.SubstitutesStage(None, "eng_Latn", 5, Counting())
+    subs = stages.run_substitutes(LocalEngine(), stage, chunks)
+    assert Counting.calls == len(chunks)
+    requests = stages.requests_of(chunks, subs, 5)
+    assert len(requests) == len(items) and [r[0] for r in requests] == [t for _, t in items]
+    # The merge sends exactly the planned requests, in order (what a cluster translates first).
+    sent: list[list[str]] = []
+
+    def translate(request: list[str]) -> list[str]:
+        sent.append(request)
+        return [synthetic["translate"](t) for t in request]
+
+    out = build_silver(items, Tokenizer(), synthetic["generator"](), translate, chunk=2)
+    assert sent == requests and out.rows
+    # A worker gets the parameters, never the driver's generator.
+    assert pickle.loads(pickle.dumps(stage)).generator is None
+
+
+def test_forward_passes_are_counted_wherever_the_chunks_ran(synthetic):
+    from builders.silver import stages
+    from evaluators.compute.engine import LocalEngine
+
+    class Passes(synthetic["generator"]):
+        def __init__(self):
+            super().__init__()
+            self.forward_passes = 0
+
+        def batch(self, texts, spans, positions, k):
+            self.forward_passes += 1
+            return super().batch(texts, spans, positions, k)
+
+    items = [(str(i), text) for i, (text, _, _) in enumerate(synthetic["cases"] * 2)]
+    chunks = stages.plan_chunks(items, Tokenizer(), chunk=3)
+    for workers in (1, 2):  # this process, then two forked workers
+        gen = Passes()
+        subs = stages.run_substitutes(
+            LocalEngine(workers=workers), stages.SubstitutesStage(None, "eng_Latn", 5, gen), chunks
+        )
+        assert gen.forward_passes == len(chunks) == 4 and len(subs) == 4
