@@ -5,9 +5,9 @@ unit vectors (``n`` x ``dim`` float32, 2.5 % planted gold pairs, seed 0):
 
 ``gemm``        the bound: a plain numpy float32 ``x_block @ y.T`` over the same blocks, into one
                 preallocated output block (result discarded);
-``xlbench``     ``mining.knn_both`` (blocked, threaded numpy engine, one-pass selection per block)
+``xlbench``     ``mining.knn_both`` (blocked, threaded numpy index, one-pass selection per block)
                 + ratio margin + ``max`` retrieval;
-``sequential``  the engine before this change (2,048-row blocks, one thread doing selection
+``sequential``  the index before this change (2,048-row blocks, one thread doing selection
                 while the BLAS threads wait), same margin and retrieval;
 ``faiss``       ``IndexFlatIP`` searched both ways (exact) + the same margin and retrieval;
 ``hnsw``/``ivf`` faiss approximate indexes on ``--approx-n`` rows: time and recall@4 against exact.
@@ -63,7 +63,7 @@ def planted(n: int, dim: int, seed: int = 0, noise: float = 3.0):
 
 
 def sequential_knn(x, y, k):
-    """The pre-change engine: 2,048-row blocks, selection and merge in the calling thread."""
+    """The pre-change index: 2,048-row blocks, selection and merge in the calling thread."""
     import importlib.util
 
     from evaluators.compute import knn
@@ -101,11 +101,11 @@ def step(name: str, n: int, dim: int) -> dict:
             np.matmul(block, y.T, out=buf[: len(block)])
     elif name in ("xlbench", "sequential", "faiss"):
         if name == "xlbench":
-            fwd, bwd = mining.knn_both(x, y, 4, backend="numpy")
+            fwd, bwd = mining.knn_both(x, y, 4, index="numpy")
         elif name == "sequential":
             fwd, bwd = sequential_knn(x, y, 4)
         else:
-            fwd, bwd = mining.knn_both(x, y, 4, backend="faiss")
+            fwd, bwd = mining.knn_both(x, y, 4, index="faiss")
         out["knn_s"] = time.perf_counter() - t0
         out["knn_cpu_s"] = time.process_time() - c0
         f, b = mining.margin_scores(fwd, bwd, "ratio")
@@ -119,7 +119,7 @@ def step(name: str, n: int, dim: int) -> dict:
         rows = knn.block_rows_for(n, workers)
         part = min(n, rows * workers * 4)
         t1 = time.perf_counter()
-        mining.knn_both(x[:part], y, 4, backend="numpy")
+        mining.knn_both(x[:part], y, 4, index="numpy")
         out["part_rows"] = part
         out["part_s"] = time.perf_counter() - t1
     else:  # hnsw / ivf
@@ -220,7 +220,7 @@ def main() -> int:
         big = run("bigmem", args.big, args.dim, tmp) if args.big else None
     ok = {s: r for s, r in res.items() if "knn_s" in r}
     if "xlbench" in ok:
-        for s, label in (("faiss", "faiss IndexFlatIP"), ("sequential", "the previous engine")):
+        for s, label in (("faiss", "faiss IndexFlatIP"), ("sequential", "the previous index")):
             if s in ok:
                 print(f"xlbench kNN is {ok[s]['knn_s'] / ok['xlbench']['knn_s']:.2f}x {label}")
     for r in approx:

@@ -105,7 +105,7 @@ def main() -> None:
     ref = load_encoder(spec, **options)
     torch_open = time.perf_counter() - t0
     t0 = time.perf_counter()
-    ort = load_encoder(spec, backend="onnx", onnx_dir=args.onnx_dir, **options)
+    ort = load_encoder(spec, runtime="onnx", onnx_dir=args.onnx_dir, **options)
     onnx_open = time.perf_counter() - t0
     export = ort.onnx_export
     layers = list(range(ref.num_layers + 1))

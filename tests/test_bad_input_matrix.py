@@ -149,7 +149,7 @@ CASES = [
     ([*SILVER, "--small-src", "{missing}"], 2, ["does not exist"]),
     ([*SILVER, "--small-src", "{latin1}"], 2, ["UTF-8"]),
     ([*SILVER, "--src", "{two_lines}", "--small-src", "{two_lines}"], 2, ["--src", "--small-src"]),
-    ([*SILVER, "--src", "{two_lines}", "--mt", "nosuch"], 2, ["Unknown MT engine 'nosuch'"]),
+    ([*SILVER, "--src", "{two_lines}", "--mt", "nosuch"], 2, ["Unknown MT system 'nosuch'"]),
     ([*SILVER, "--src", "{two_lines}", "--mt", "apertium:xxx-yyy"], 2, ["xxx-yyy"]),
     ([*SILVER, "--src", "{two_lines}", "--alternatives", "0"], 2, ["--alternatives"]),
     ([*SILVER, "--src", "{two_lines}", "--min-valid", "9"], 2, ["--min-valid"]),

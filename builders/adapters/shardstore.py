@@ -132,7 +132,7 @@ class MTStage:
         src, tgt: the pair.
         version: the engine version the driver saw; a worker whose engine differs refuses to run.
         store: the shard-store root (``None``: keep nothing).
-        options: ``select_engine`` keyword options (rate, retries, batch_size, num_beams, revision).
+        options: ``select_translator`` keyword options (rate, retries, batch_size, num_beams, revision).
     """
 
     spec: str
@@ -144,9 +144,9 @@ class MTStage:
 
     def open(self):
         """Build the engine on this worker; return ``units -> translations``."""
-        from builders.adapters.mt import select_engine
+        from builders.adapters.mt import select_translator
 
-        engine = select_engine(self.spec, self.src, self.tgt, **dict(self.options))
+        engine = select_translator(self.spec, self.src, self.tgt, **dict(self.options))
         if engine.version != self.version:
             raise EngineUnavailableError(
                 f"The MT engine {engine.name} on this worker is version {engine.version}, not {self.version} as on the "

@@ -383,7 +383,7 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
     src_scheme = args.src_tokenizer or ("whitespace" if args.small_src else args.tokenizer)
     src_tokenizer = Tokenizer(src_scheme, lowercase=args.lowercase)
     # The engine first: an offline build without an engine for the pair fails before any work.
-    engine = mt_adapter.select_engine(
+    engine = mt_adapter.select_translator(
         args.mt,
         src_lang,
         tgt_lang,

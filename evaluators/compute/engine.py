@@ -1,10 +1,10 @@
-"""Execution backends: ``local`` (one process, the default) and ``ray`` (a Ray cluster).
+"""Execution engines (where work runs): ``local`` (one process, the default) and ``ray`` (a Ray cluster).
 
-Builders' model stages and the evaluation runner hand a backend *work*, never
+Builders' model stages and the evaluation runner hand an engine *work*, never
 live models:
 
 - :meth:`Engine.map_batches` takes a picklable **stage factory** (a frozen spec:
-  model or engine id, revision, options) whose ``open()`` returns the stage, a
+  model or translator id, revision, options) whose ``open()`` returns the stage, a
   callable ``list[item] -> list[result]``, and a list of batches. The local
   engine opens the stage once and loops; the Ray engine runs the batches through
   Ray Data's ``map_batches`` on an actor pool of ``workers`` actors (each opens

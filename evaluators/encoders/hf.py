@@ -124,11 +124,11 @@ def parse_ref(rest: str) -> tuple[str, str | None]:
     return rest, None
 
 
-def _backend_device(backend: str, device: str | None, dtype: str | None) -> str | None:
-    """Check ``backend`` and its device/dtype; return the device to use (``"cpu"`` for onnx)."""
-    if backend not in ("torch", "onnx"):
-        raise UsageError(f"Unknown backend {backend!r}; use torch or onnx (e.g. --backend onnx).")
-    if backend == "onnx":
+def _runtime_device(runtime: str, device: str | None, dtype: str | None) -> str | None:
+    """Check ``runtime`` and its device/dtype; return the device to use (``"cpu"`` for onnx)."""
+    if runtime not in ("torch", "onnx"):
+        raise UsageError(f"Unknown runtime {runtime!r}; use torch or onnx (e.g. --backend onnx).")
+    if runtime == "onnx":
         # ONNX Runtime runs here on the CPU in fp32 only (CPUExecutionProvider).
         if device and str(device).split(":")[0] != "cpu":
             raise UsageError(
@@ -194,12 +194,12 @@ def _load_tokenizer_and_config(
 
 
 def _model_kwargs(
-    kwargs: dict[str, Any], dtype: str | None, device: str, backend: str
+    kwargs: dict[str, Any], dtype: str | None, device: str, runtime: str
 ) -> dict[str, Any]:
     """``from_pretrained`` options of the model: the load options and its torch dtype.
 
     The dtype is ``dtype`` when given, else half precision on CUDA (bfloat16 where
-    supported), else the checkpoint's; the onnx backend always loads float32.
+    supported), else the checkpoint's; the onnx runtime always loads float32.
     """
     import torch
 
@@ -211,7 +211,7 @@ def _model_kwargs(
     model_kwargs = dict(kwargs)
     if torch_dtype is not None:
         model_kwargs["dtype"] = torch_dtype
-    if backend == "onnx":
+    if runtime == "onnx":
         model_kwargs["dtype"] = torch.float32  # the export and its check are fp32
     return model_kwargs
 
@@ -283,7 +283,7 @@ class HFEncoder(TokenEncoderMixin):
         prefixes: dict[str, str] | None = None,
         dtype: str | None = None,
         hub_cache_dir: str | None = None,
-        backend: str = "torch",
+        runtime: str = "torch",
         onnx_dir: str | None = None,
         **_ignored,
     ):
@@ -293,8 +293,8 @@ class HFEncoder(TokenEncoderMixin):
         if batch_size is None or int(batch_size) < 1:
             raise UsageError(f"batch_size must be a positive integer, got {batch_size!r}.")
         self.batch_size = int(batch_size)
-        device = _backend_device(backend, device, dtype)
-        self.backend = backend
+        device = _runtime_device(runtime, device, dtype)
+        self.runtime = runtime
         self.device = default_device(device)
         local = Path(name).expanduser()
         is_local = _is_model_folder(name, local)
@@ -305,7 +305,7 @@ class HFEncoder(TokenEncoderMixin):
             if hub_cache_dir:
                 kwargs["cache_dir"] = hub_cache_dir
         self.tokenizer, config = _load_tokenizer_and_config(name, source, is_local, kwargs)
-        model_kwargs = _model_kwargs(kwargs, dtype, self.device, backend)
+        model_kwargs = _model_kwargs(kwargs, dtype, self.device, runtime)
         self.config = config
         self.model_id = model_id or (str(local.resolve()) if is_local else name)
         # Identity (evaluators.encoders.identity): a local folder is identified by its weights.
@@ -315,11 +315,11 @@ class HFEncoder(TokenEncoderMixin):
         self.num_layers = _num_layers(config, name)
         self.max_length = _max_length(self.tokenizer, config, max_length)
         self.prefixes = dict(_default_prefixes(self.model_id) if prefixes is None else prefixes)
-        #: with backend="onnx": the export in use (key, path, per-layer cosine to torch)
+        #: with runtime="onnx": the export in use (key, path, per-layer cosine to torch)
         self.onnx_export: onnxrt.OnnxExport | None = None
         self._ort: onnxrt.OrtModel | None = None
         self.model: Any = None
-        if backend == "onnx":
+        if runtime == "onnx":
             # The torch model is loaded only to export it; a cached export needs none.
             self._open_onnx(lambda: self._load_model(source, model_kwargs), onnx_dir)
         else:
@@ -919,7 +919,7 @@ def from_spec(rest: str | None, **options) -> HFEncoder:
     """Build from ``hf:<id-or-path>[@revision]``.
 
     Options: batch_size, device, cache_dir, use_cache, trust_remote_code, max_length,
-    prefixes, dtype, hub_cache_dir, backend (``torch`` or ``onnx``: ONNX Runtime on the CPU,
+    prefixes, dtype, hub_cache_dir, runtime (``torch`` or ``onnx``: ONNX Runtime on the CPU,
     see :mod:`evaluators.encoders.onnxrt`), onnx_dir (where exports are cached); unknown
     options are ignored.
     """

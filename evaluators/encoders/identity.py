@@ -6,8 +6,8 @@
 * A Hub model keeps its repo id and commit sha (``revision_source: "hub"``).
 * A callable or a Python object takes an explicit revision (``callable:mod:fn@rev``,
   ``model=(obj, "rev")``); the result records ``revision_source: "user"``.
-* A model run by another inference engine than torch (``--backend onnx``) records it as
-  ``backend``; without the field the model ran on torch (results written before the field
+* A model run by another runtime than torch (``--backend onnx``) records it as
+  ``backend`` (the result key keeps that name); without the field the model ran on torch (results written before the field
   existed stay valid).
 """
 
@@ -36,7 +36,7 @@ class ModelIdentity:
         revision_source: ``"weights"``, ``"hub"``, ``"user"`` or ``"encoder"`` (the adapter's own, e.g. a seed).
         spec: what the user passed (a spec string, or ``object:<class>``).
         name: the adapter's display name, when it differs from ``id``.
-        backend: the inference engine when it is not torch (``"onnx"``: ONNX Runtime fp32 on
+        backend: the runtime when it is not torch (``"onnx"``: ONNX Runtime fp32 on
             the CPU); ``None`` for torch and for models that are not transformers encoders.
     """
 
@@ -155,8 +155,8 @@ def identify(encoder: Any, spec: str, revision: str | None = None) -> ModelIdent
     """
     name = getattr(encoder, "model_id", None) or spec
     folder = getattr(encoder, "weights_dir", None)
-    backend = getattr(encoder, "backend", None)
-    backend = backend if isinstance(backend, str) and backend != "torch" else None
+    runtime = getattr(encoder, "runtime", None)
+    backend = runtime if isinstance(runtime, str) and runtime != "torch" else None
     digest = weights_digest(folder) if folder else None
     if digest is not None and folder:
         model_id = folder_model_name(folder)

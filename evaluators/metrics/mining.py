@@ -41,7 +41,8 @@ from evaluators.metrics.vectors import normalize
 
 MARGINS = ("ratio", "distance", "absolute")
 RETRIEVALS = ("forward", "backward", "intersection", "max")
-BACKENDS = ("auto", "numpy", "torch", "faiss")
+#: kNN indexes (the library that searches: :mod:`evaluators.compute.knn`).
+INDEXES = ("auto", "numpy", "torch", "faiss")
 #: Neighbourhood size of the margin (Artetxe & Schwenk 2019, Sec. 3.1: k = 4).
 DEFAULT_K = 4
 
@@ -102,7 +103,7 @@ def knn_both(
     y: np.ndarray,
     k: int = DEFAULT_K,
     *,
-    backend: str = "auto",
+    index: str = "auto",
     approximate: bool | str = False,
     chunk_size: int | None = None,
     device: str | None = None,
@@ -126,13 +127,13 @@ def knn_both(
     ([0, 1, 0], [0, 1])
 
     Raises:
-        UsageError: ``k < 1``, an unknown backend, mismatched dimensions, or
+        UsageError: ``k < 1``, an unknown index, mismatched dimensions, or
             ``approximate`` without faiss.
     """
     if k < 1:
         raise UsageError(f"k must be at least 1, got {k}.")
-    if backend not in BACKENDS:
-        raise UsageError(f"Unknown kNN backend {backend!r}; choose one of {', '.join(BACKENDS)}.")
+    if index not in INDEXES:
+        raise UsageError(f"Unknown kNN index {index!r}; choose one of {', '.join(INDEXES)}.")
     x, y = normalize(x), normalize(y)
     if x.shape[1] != y.shape[1]:
         raise UsageError(
@@ -142,16 +143,16 @@ def knn_both(
         raise UsageError(
             f"Cannot mine with an empty corpus ({len(x)} source, {len(y)} target sentences)."
         )
-    if approximate and backend != "faiss":
+    if approximate and index != "faiss":
         raise UsageError(
             "Approximate search is only offered through faiss; pass --faiss with --approximate."
         )
     kf, kb = min(k, len(y)), min(k, len(x))
-    if backend == "auto":
-        backend = "torch" if cuda_available() else "numpy"
-    if backend == "faiss":
+    if index == "auto":
+        index = "torch" if cuda_available() else "numpy"
+    if index == "faiss":
         return knn_faiss(x, y, kf, kb, approximate)
-    if backend == "torch":
+    if index == "torch":
         return knn_torch(x, y, kf, kb, chunk_size or 2048, device)
     return knn_numpy(x, y, kf, kb, block_rows=chunk_size, workers=workers)
 
@@ -276,7 +277,7 @@ def mine(
     k: int = DEFAULT_K,
     margin: str = "ratio",
     retrieval: str = "max",
-    backend: str = "auto",
+    index: str = "auto",
     approximate: bool | str = False,
     chunk_size: int | None = None,
 ) -> Candidates:
@@ -292,7 +293,7 @@ def mine(
         raise UsageError(f"Unknown margin {margin!r}; choose one of {', '.join(MARGINS)}.")
     if retrieval not in RETRIEVALS:
         raise UsageError(f"Unknown retrieval {retrieval!r}; choose one of {', '.join(RETRIEVALS)}.")
-    fwd, bwd = knn_both(x, y, k, backend=backend, approximate=approximate, chunk_size=chunk_size)
+    fwd, bwd = knn_both(x, y, k, index=index, approximate=approximate, chunk_size=chunk_size)
     f, b = margin_scores(fwd, bwd, margin)
     return retrieve(fwd, bwd, f, b, retrieval)
 
@@ -432,7 +433,7 @@ def retrieval_accuracy(
         )
     n = len(x)
     if scoring != "cosine":
-        fwd, bwd = knn_both(x, y, k, backend="numpy", chunk_size=chunk_size)
+        fwd, bwd = knn_both(x, y, k, index="numpy", chunk_size=chunk_size)
         f_mean = fwd.sims.astype(np.float64).mean(axis=1)
         b_mean = bwd.sims.astype(np.float64).mean(axis=1)
     col_best = np.full(n, -np.inf)

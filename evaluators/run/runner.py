@@ -170,7 +170,7 @@ class RunOptions:
             "use_cache": self.use_cache,
         }
         if self.backend != "torch":
-            options["backend"] = self.backend
+            options["runtime"] = self.backend
         return options
 
     @classmethod
@@ -597,10 +597,10 @@ class GridReport:
 
 def _check_options(options: RunOptions) -> None:
     """Refuse a bad device, backend or batch size, or an unwritable ``out``, before any scoring."""
-    from evaluators.encoders.spec import check_backend
+    from evaluators.encoders.spec import check_runtime
 
     check_device(options.device)
-    check_backend(options.backend)
+    check_runtime(options.backend)
     if not isinstance(options.batch_size, int) or options.batch_size < 1:
         raise UsageError(
             f"--batch-size must be at least 1 sentence per forward pass, got {options.batch_size!r}."

@@ -304,7 +304,7 @@ def _mine_config(
             k=params.k,
             margin=params.margin,
             retrieval=params.retrieval,
-            backend="faiss" if params.faiss else "auto",
+            index="faiss" if params.faiss else "auto",
             approximate=params.approximate,
         )
         s_of = {sid: i for i, (sid, _) in enumerate(src)}

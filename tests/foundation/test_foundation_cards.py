@@ -238,7 +238,7 @@ def _load(path: Path, name: str):
     return module
 
 
-# The silver build's synthetic MT engine and substitute table (tests/silver_build), reused here.
+# The silver build's synthetic translator and substitute table (tests/silver_build), reused here.
 _SILVER = _load(
     Path(__file__).parent.parent / "silver_build" / "conftest.py", "silver_synthetic_conftest"
 )
@@ -251,7 +251,7 @@ def silver_folder(tmp_path, monkeypatch, synthetic):
     from builders.silver import build as silver_build
 
     monkeypatch.setattr(
-        mt, "select_engine", lambda spec, src, tgt, **kw: synthetic["engine"](pair=(src, tgt))
+        mt, "select_translator", lambda spec, src, tgt, **kw: synthetic["engine"](pair=(src, tgt))
     )
     monkeypatch.setattr(silver_build, "_generator", lambda args, src: synthetic["generator"]())
     src = tmp_path / "src.txt"

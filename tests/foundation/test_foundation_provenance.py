@@ -327,7 +327,7 @@ def test_apertium_mode_and_data_files_are_pinned_as_a_tool():
     modes = mt.apertium_modes()
     if ("eng_Latn", "spa_Latn") not in modes or shutil.which("dpkg-query") is None:
         pytest.skip("needs Debian's apertium-eng-spa (apt-get install apertium apertium-eng-spa)")
-    engine = mt.ApertiumEngine(modes[("eng_Latn", "spa_Latn")], ("eng_Latn", "spa_Latn"))
+    engine = mt.ApertiumTranslator(modes[("eng_Latn", "spa_Latn")], ("eng_Latn", "spa_Latn"))
     (rec,) = _engine_inputs(engine, generator=None)
     names = [Path(f.path).name for f in rec.files]
     assert names[0] == "eng-spa.mode" and "eng-spa.automorf.bin" in names

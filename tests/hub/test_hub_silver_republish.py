@@ -17,7 +17,7 @@ from builders.silver import build as silver_build
 
 
 def _synthetic():
-    # The synthetic engine of the silver tests (tests/silver_build/conftest.py), loaded as a module.
+    # The synthetic translator of the silver tests (tests/silver_build/conftest.py), loaded as a module.
     path = Path(__file__).resolve().parents[1] / "silver_build" / "conftest.py"
     spec = importlib.util.spec_from_file_location("silver_synthetic", path)
     module = importlib.util.module_from_spec(spec)
@@ -34,11 +34,11 @@ def test_warm_cache_silver_rebuild_republishes_as_unchanged(
     syn = _synthetic()
     engines = []
 
-    def select_engine(spec, src, tgt, **kwargs):
+    def select_translator(spec, src, tgt, **kwargs):
         engines.append(syn.SyntheticEngine(pair=(src, tgt)))
         return engines[-1]
 
-    monkeypatch.setattr(mt, "select_engine", select_engine)
+    monkeypatch.setattr(mt, "select_translator", select_translator)
     monkeypatch.setattr(silver_build, "_generator", lambda args, src: syn.FixedSubstitutes())
     src = tmp_path / "src.txt"
     src.write_text("".join(f"{s}\n" for s, _, _ in syn.CASES), encoding="utf-8")

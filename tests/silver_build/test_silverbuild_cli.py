@@ -1,4 +1,4 @@
-"""``xlbench build silver`` end to end with the synthetic engine, and its error messages."""
+"""``xlbench build silver`` end to end with the synthetic translator, and its error messages."""
 
 from __future__ import annotations
 
@@ -15,16 +15,16 @@ from evaluators.schema.meta import stable_manifest
 
 @pytest.fixture
 def fake_adapters(monkeypatch, synthetic):
-    """Route the builder to the synthetic MT engine and the fixed substitute table."""
+    """Route the builder to the synthetic translator and the fixed substitute table."""
     import builders.adapters.mt as mt
 
     engines = []
 
-    def select_engine(spec, src, tgt, **kwargs):
+    def select_translator(spec, src, tgt, **kwargs):
         engines.append(synthetic["engine"](pair=(src, tgt)))
         return engines[-1]
 
-    monkeypatch.setattr(mt, "select_engine", select_engine)
+    monkeypatch.setattr(mt, "select_translator", select_translator)
     monkeypatch.setattr(silver_build, "_generator", lambda args, src: synthetic["generator"]())
     return engines
 
@@ -141,7 +141,7 @@ def test_offline_eng_deu_fails_at_once_with_the_offline_pairs(tmp_path, monkeypa
     err = capsys.readouterr().err
     assert code == 2
     assert err.startswith(
-        "error: No offline MT engine translates eng_Latn-deu_Latn and online engines are unreachable; pairs that work offline:"
+        "error: No offline MT system translates eng_Latn-deu_Latn and online ones are unreachable; pairs that work offline:"
     )
     assert not (tmp_path / "x").exists()
 
@@ -196,7 +196,7 @@ def test_wordnet_needs_an_english_source(tmp_path, monkeypatch, capsys, syntheti
     import builders.adapters.mt as mt
 
     monkeypatch.setattr(
-        mt, "select_engine", lambda *a, **k: synthetic["engine"](pair=("deu_Latn", "eng_Latn"))
+        mt, "select_translator", lambda *a, **k: synthetic["engine"](pair=("deu_Latn", "eng_Latn"))
     )
     assert main(["build", "silver", "--lang", "deu-eng", "--out", str(tmp_path / "x")]) == 2
     assert capsys.readouterr().err.startswith(

@@ -11,11 +11,11 @@ from builders.silver import build as silver_build
 
 @pytest.fixture
 def fake_adapters(monkeypatch, synthetic):
-    """Route the builder to the synthetic MT engine and the fixed substitute table."""
+    """Route the builder to the synthetic translator and the fixed substitute table."""
     import builders.adapters.mt as mt
 
     monkeypatch.setattr(
-        mt, "select_engine", lambda spec, src, tgt, **kw: synthetic["engine"](pair=(src, tgt))
+        mt, "select_translator", lambda spec, src, tgt, **kw: synthetic["engine"](pair=(src, tgt))
     )
     monkeypatch.setattr(silver_build, "_generator", lambda args, src: synthetic["generator"]())
 

@@ -1,4 +1,4 @@
-"""The SilverAlign decision rule on hand-made cases, and the synthetic engine end to end."""
+"""The SilverAlign decision rule on hand-made cases, and the synthetic translator end to end."""
 
 from __future__ import annotations
 

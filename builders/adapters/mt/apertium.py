@@ -96,13 +96,13 @@ def apertium_unformat(segment: str) -> str:
 
 
 @dataclass
-class ApertiumEngine:
+class ApertiumTranslator:
     """An installed Apertium pair, run as ``apertium -u -z -f none <mode>`` over many sentences.
 
     Null-flush segments are *not* fully independent: ``apertium-tagger`` keeps some
     state across NUL boundaries (after "... by lying with him." the next segments'
     "saw" is tagged as a noun: "Sierra" instead of "Vio"), so a sentence's translation
-    can depend on what the same process translated before. The engine is therefore
+    can depend on what the same process translated before. The translator is therefore
     ``stateful``: :class:`CachedTranslator` sends each request (one source sentence and
     its alternatives) to a fresh process as a whole, which makes every translation a
     function of its request only, identical in cold and resumed builds.

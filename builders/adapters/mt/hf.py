@@ -38,7 +38,7 @@ def hf_load_kwargs(model_id: str, revision: str | None) -> dict:
 
 
 @dataclass
-class TransformersEngine:
+class TransformersTranslator:
     """Any transformers sequence-to-sequence MT model: MarianMT, NLLB-200, M2M-100.
 
     NLLB takes FLORES-200 codes (``spa_Latn``: xlbench's own), M2M-100 takes ISO

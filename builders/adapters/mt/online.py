@@ -1,4 +1,4 @@
-"""The online engines of ``deep-translator``, rate-limited, with retries and clear refusals."""
+"""The online services of ``deep-translator``, rate-limited, with retries and clear refusals."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ log = logging.getLogger("xlbench.mt")
 
 # --- deep-translator (online) --------------------------------------------------------
 
-#: deep-translator engine name -> (class name, environment variable holding its API key or "").
+#: deep-translator service name -> (class name, environment variable holding its API key or "").
 DEEP_TRANSLATOR = {
     "google": ("GoogleTranslator", ""),
     "mymemory": ("MyMemoryTranslator", ""),
@@ -39,7 +39,7 @@ DEEP_TRANSLATOR = {
 
 
 def deep_translator_code(lang: str) -> str:
-    """Return the language code deep-translator's engines expect.
+    """Return the language code deep-translator's services expect.
 
     >>> deep_translator_code("spa_Latn"), deep_translator_code("cmn_Hans"), deep_translator_code("ceb_Latn")
     ('es', 'zh-CN', 'ceb')
@@ -53,11 +53,11 @@ def deep_translator_code(lang: str) -> str:
 
 
 @dataclass
-class OnlineEngine:
-    """A deep-translator engine with a rate limit, retries with backoff and clear errors.
+class OnlineTranslator:
+    """A deep-translator service with a rate limit, retries with backoff and clear errors.
 
     Attributes:
-        engine: deep-translator engine name (``google`` ...).
+        service: deep-translator service name (``google`` ...).
         pair: canonical languages.
         rate: at most this many requests per second (Google allows about 5).
         retries: attempts after the first failure; waits ``backoff * 2**i`` seconds.
@@ -65,7 +65,7 @@ class OnlineEngine:
         sleep: ``time.sleep`` (tests inject a recorder).
     """
 
-    engine: str
+    service: str
     pair: tuple[str, str]
     rate: float = 4.0
     retries: int = 4
@@ -76,9 +76,9 @@ class OnlineEngine:
     online: bool = True
 
     def __post_init__(self) -> None:
-        if self.engine not in DEEP_TRANSLATOR:
+        if self.service not in DEEP_TRANSLATOR:
             raise UsageError(
-                f"Unknown online engine {self.engine!r}; choose one of {', '.join(DEEP_TRANSLATOR)}."
+                f"Unknown online service {self.service!r}; choose one of {', '.join(DEEP_TRANSLATOR)}."
             )
         if self.rate <= 0:
             raise UsageError(f"--mt-rate must be positive (requests per second), got {self.rate}.")
@@ -88,8 +88,8 @@ class OnlineEngine:
 
     @property
     def name(self) -> str:
-        """The engine name."""
-        return self.engine
+        """The service name (``google`` ...)."""
+        return self.service
 
     @property
     def version(self) -> str:
@@ -105,13 +105,13 @@ class OnlineEngine:
                 source=deep_translator_code(self.pair[0]), target=deep_translator_code(self.pair[1])
             )
         deep_translator = require("deep_translator", feature="Online MT (package deep-translator)")
-        cls_name, key_env = DEEP_TRANSLATOR[self.engine]
+        cls_name, key_env = DEEP_TRANSLATOR[self.service]
         kwargs = {}
         if key_env:
             key = os.environ.get(key_env)
             if not key:
                 raise EngineUnavailableError(
-                    f"The {self.engine} engine needs an API key in the {key_env} environment variable; "
+                    f"The {self.service} service needs an API key in the {key_env} environment variable; "
                     f"set it or use --mt google."
                 )
             kwargs["api_key"] = key
@@ -149,7 +149,7 @@ class OnlineEngine:
                 last = err
                 log.warning(
                     "%s refused a request (%s); retry %d/%d",
-                    self.engine,
+                    self.service,
                     type(err).__name__,
                     attempt + 1,
                     self.retries,
@@ -160,7 +160,7 @@ class OnlineEngine:
                 continue
             return result
         raise RemoteError(
-            f"The {self.engine} translation service refused the request after {self.retries + 1} attempts "
+            f"The {self.service} translation service refused the request after {self.retries + 1} attempts "
             f"({type(last).__name__}: {truncate(str(last), 100)}); wait and rerun the same command: "
             f"sentences already translated are cached and will not be requested again."
         )
