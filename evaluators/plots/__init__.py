@@ -1,4 +1,9 @@
-"""Plots saved as PNG (headless). One module per evaluator family."""
+"""Plots saved as PNG (headless): the helpers every evaluator's figures use.
+
+An evaluator draws in its own module (its ``plot`` hook, or ``tasks/<name>/plots.py``) with
+:func:`pyplot` and :func:`save_figure`; ``cbd``, ``alignment`` and ``tacc`` here hold the
+figures of the existing evaluators. A new evaluator adds nothing here.
+"""
 
 from __future__ import annotations
 
