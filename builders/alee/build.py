@@ -7,7 +7,8 @@ target-language translation of the original. English is processed once; the
 kept foils are reused for every target language. ``--foils`` starts from foils
 made elsewhere (e.g. Sentence Smith's) and runs only NLI and pairing. With
 ``--engine ray`` the model stages (parse, generate, NLI) run on a Ray actor pool
-and give the same bytes (README "Running on a cluster", :func:`builders.adapters.stages.alee_on_engine`).
+and give the same bytes (README "Running on a cluster"); the steps are stated in
+:mod:`builders.alee.stages` (plan -> stage -> merge, the same on every engine).
 """
 
 from __future__ import annotations
@@ -17,7 +18,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from builders.alee.logic import foil_types
+from builders.adapters import amr, bible
+from builders.adapters.alee_inputs import read_foils, read_pawsx
+from builders.adapters.parallel import read_parallel
+from builders.adapters.sentences import split_sentences
+from builders.adapters.wordnet import wordnet_input
+from builders.adapters.wordnet_lexicon import load_lexicon
+from builders.alee import stages as alee_stages
+from builders.alee.logic import foil_types, pipeline
+from builders.alee.logic.nli_filter import decide
 from builders.alee.spec import PERTURBATIONS, Params
 from builders.base import BuildResult, file_input, manifest_params
 from evaluators.compute.engine import Engine
@@ -66,8 +75,6 @@ def _lang_value(spec: str, option: str) -> tuple[str, str]:
 
 def read_corpora(args: Params, langs: list[str]):
     """Return ``(English sources in order, {lang: {English: target}}, inputs)`` from the corpus options."""
-    from builders.adapters.parallel import read_parallel
-
     english: list[str] = []
     targets: dict[str, dict[str, str]] = {lang: {} for lang in langs}
     inputs: list[InputRecord] = []
@@ -79,8 +86,6 @@ def read_corpora(args: Params, langs: list[str]):
             english.append(en)
 
     if args.pawsx:
-        from builders.adapters.alee_inputs import read_pawsx
-
         en, maps, files = read_pawsx(args.pawsx, langs)
         english += en
         for lang in langs:
@@ -110,8 +115,6 @@ def read_corpora(args: Params, langs: list[str]):
         add(lang, read_parallel(path))
         inputs.append(file_input(f"{lang}:tsv", path))
     if args.bible or not (args.pawsx or args.parallel or args.tsv):
-        from builders.adapters import bible
-
         eng = bible.translation_for("eng_Latn")
         inputs.append(bible.input_record(eng))
         for lang in langs:
@@ -141,11 +144,6 @@ def run(args: Params, backend: Engine) -> BuildResult:
 
     ``backend``: where the model stages run (``--engine``; how to run, not a build parameter).
     """
-    from builders.adapters import stages as stage_specs
-    from builders.adapters.sentences import split_sentences
-    from builders.alee.logic import pipeline
-    from builders.alee.logic.nli_filter import decide
-
     langs = _checked_langs(args)
     english, targets, inputs = read_corpora(args, langs)
 
@@ -154,25 +152,30 @@ def run(args: Params, backend: Engine) -> BuildResult:
             a, b, threshold=args.entail_threshold, reject_bidirectional=not args.keep_bidirectional
         )
 
-    model_stages = _ModelStages(backend, args)
+    model_stages = alee_stages.EngineStages(
+        backend,
+        {"parse": args.amr_batch_size, "generate": args.amr_batch_size, "nli": args.nli_batch_size},
+    )
     models: list[ModelRecord] = []
     if not args.no_nli:
         nli_id = model_stages.add(
             "nli",
-            stage_specs.NliStage(
+            alee_stages.NliStage(
                 args.nli_model, args.nli_revision, args.nli_batch_size, args.device
             ),
         )
         models.append(ModelRecord("nli", *nli_id))
     else:
         models.append(ModelRecord("nli", "none", "skipped"))
-    stages = pipeline.Stages(
-        split=lambda text: split_sentences(text, args.splitter), decide=thresholds
-    )
+
+    def split(text: str) -> list[str]:
+        return split_sentences(text, args.splitter)
+
     if args.foils:
-        kept, counts, origin = _from_foils(args.foils, args, model_stages, stages, inputs, models)
+        stages = model_stages.stages(split, thresholds)
+        kept, counts, origin = _from_foils(args.foils, args, stages, inputs, models)
     else:
-        kept, counts = _from_sources(args, english, model_stages, stages, inputs, models)
+        kept, counts = _from_sources(args, english, model_stages, split, thresholds, inputs, models)
         origin = _FoilOrigin()
     tables, paired = pipeline.pair(kept, targets)
     return BuildResult(
@@ -205,10 +208,8 @@ def _checked_langs(args: Params) -> list[str]:
         raise UsageError(f"--types has {unknown}; choose from {', '.join(PERTURBATIONS)}.")
     if not args.foils:
         # Detect missing amrlib models before reading corpora or loading anything heavy.
-        from builders.adapters.amr import model_dir
-
-        model_dir("parse", args.amr_parser)
-        model_dir("generate", args.amr_generator)
+        amr.model_dir("parse", args.amr_parser)
+        amr.model_dir("generate", args.amr_generator)
     if args.foils and not (args.pawsx or args.parallel or args.tsv or args.bible):
         raise UsageError(
             "--foils needs target sentences: add --pawsx DIR, --parallel, --tsv or --bible."
@@ -216,106 +217,50 @@ def _checked_langs(args: Params) -> list[str]:
     return langs
 
 
-class _ModelStages:
-    """The build's model stages as factories (model id, revision, options), and how they run.
-
-    On one machine (the local engine) each factory is opened here, and every model call
-    is cut into chunks, one model call per chunk, as on a cluster; on a cluster the
-    factories are opened on every worker and the driver loads no model.
-    """
-
-    def __init__(self, backend, args: Params) -> None:
-        self.backend = backend
-        self.local = backend.name == "local"
-        self.sizes = {
-            "parse": args.amr_batch_size,
-            "generate": args.amr_batch_size,
-            "nli": args.nli_batch_size,
-        }
-        self.factories: dict[str, Any] = {}
-        self.opened: dict[str, Any] = {}
-
-    def add(self, name: str, factory) -> tuple[str, str]:
-        """Register stage ``name``; return its ``(model id, revision)`` for the manifest."""
-        self.factories[name] = factory
-        if not self.local:
-            return factory.identity()
-        self.opened[name] = factory.open()
-        return self.opened[name].model_id, self.opened[name].revision
-
-    def run(self, run, stages):
-        """Return ``run(stages)`` with the registered model stages in ``stages``."""
-        from builders.adapters import stages as stage_specs
-
-        if self.local:  # each model call cut into chunks, one model call per chunk, as on a cluster
-            for name, stage in self.opened.items():
-                setattr(stages, name, stage_specs.chunked(stage, self.sizes[name]))
-            return run(stages)
-        log.info(
-            "alee: model stages %s on %s",
-            ", ".join(self.factories) or "none",
-            self.backend.describe(),
-        )
-        return stage_specs.alee_on_engine(self.backend, run, stages, self.factories, self.sizes)
-
-
-def _from_foils(
-    foils: str, args: Params, model_stages: _ModelStages, stages, inputs: list, models: list
-):
+def _from_foils(foils: str, args: Params, stages, inputs: list, models: list):
     """Filter the foils of the file ``foils`` (``--foils``) with NLI; return ``(kept, counts, origin)``.
 
     The foils file goes first into ``inputs`` and ``models`` (in place).
     """
-    from builders.adapters.alee_inputs import read_foils
-    from builders.alee.logic import pipeline
-
     items, skipped = read_foils(foils)
     items = items[: args.limit] if args.limit else items
     items = [it for it in items if it[3] in args.types]
     inputs.insert(0, file_input("foils", foils))
-    kept, counts = model_stages.run(
-        lambda st: pipeline.filter_given_foils(items, st, args.types), stages
-    )
+    kept, counts = pipeline.filter_given_foils(items, stages, args.types)
     models.insert(0, ModelRecord("foils", Path(foils).name, inputs[0].sha256[:12]))
     generator = foil_types.generator_of(foils)
     return kept, counts, _FoilOrigin(generator, dict(skipped), relabel(kept, generator))
 
 
-def _from_sources(
-    args: Params, english: list[str], model_stages: _ModelStages, stages, inputs: list, models: list
-):
+def _from_sources(args: Params, english: list[str], model_stages: alee_stages.EngineStages,
+                  split, rule, inputs: list, models: list):  # fmt: skip
     """Make foils of the English sources (parse, edit, generate, NLI); return ``(kept, counts)``.
 
     The AMR models go first into ``models``, WordNet (for AR and HS) last into ``models``
     and ``inputs`` (in place).
     """
-    from builders.adapters import stages as stage_specs
-    from builders.alee.logic import pipeline
-
     parse_id = model_stages.add(
         "parse",
-        stage_specs.AmrStage("parse", args.amr_parser, args.amr_batch_size, args.device),
+        alee_stages.AmrStage("parse", args.amr_parser, args.amr_batch_size, args.device),
     )
     generate_id = model_stages.add(
         "generate",
-        stage_specs.AmrStage("generate", args.amr_generator, args.amr_batch_size, args.device),
+        alee_stages.AmrStage("generate", args.amr_generator, args.amr_batch_size, args.device),
     )
     models[:0] = [
         ModelRecord("amr-parse", *parse_id),
         ModelRecord("amr-generate", *generate_id),
     ]
     if {"AR", "HS"} & set(args.types):
-        from builders.adapters.wordnet import wordnet_input
-        from builders.adapters.wordnet_lexicon import load_lexicon
-
-        stages.lexicon = load_lexicon()
-        models.append(ModelRecord("wordnet", "wordnet", stages.lexicon.revision))
+        lexicon = load_lexicon()
+        models.append(ModelRecord("wordnet", "wordnet", lexicon.revision))
         inputs.append(wordnet_input())  # antonyms and hypernyms come from these files
+    else:
+        lexicon = None
     sources = english[: args.limit] if args.limit else english
     numbered = [(str(i), s) for i, s in enumerate(sources)]
-    return model_stages.run(
-        lambda st: pipeline.generate_candidates(numbered, args.types, st, args.seed), stages
-    )
+    stages = model_stages.stages(split, rule, lexicon)
+    return pipeline.generate_candidates(numbered, args.types, stages, args.seed)
 
 
 def _manifest_counts(args: Params, counts: dict[str, Any], origin: _FoilOrigin) -> dict[str, Any]:

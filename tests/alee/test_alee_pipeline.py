@@ -102,8 +102,15 @@ def scripted_stages(nli=None):
         split=lambda t: [s.strip() + "." for s in t.split(".") if s.strip()],
         parse=parse,
         generate=generate,
-        nli=nli,
+        nli=calls_of(nli),
     )
+
+
+def calls_of(nli):
+    """A pipeline NLI stage (model calls -> each call's probabilities) over ``(premises, hypotheses) -> probs``."""
+    if nli is None:
+        return None
+    return lambda calls: [nli(p, h) for p, h in calls]
 
 
 def contradiction_nli(premises, hypotheses):
@@ -198,7 +205,7 @@ def test_given_foils_filter_and_pairing():
             out.append({"entailment": e, "neutral": 0.05, "contradiction": 0.95 - e})
         return out
 
-    stages = Stages(split=lambda t: [t], nli=nli, decide=decide)
+    stages = Stages(split=lambda t: [t], nli=calls_of(nli), decide=decide)
     kept, counts = filter_given_foils(items, stages, ["PN", "RS", "AR", "HS"])
     assert [c.id for c in kept] == ["0-PN", "2-RS"]
     tables, paired = pair(kept, {"deu_Latn": {"It rains.": "Es regnet."}})

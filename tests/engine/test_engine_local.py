@@ -36,7 +36,7 @@ def test_engine_selection_from_flags_and_environment(monkeypatch):
 
 
 def test_importing_the_seam_and_the_builders_does_not_import_ray():
-    code = "import sys, evaluators.compute.engine, builders.cli, builders.adapters.stages; print('ray' in sys.modules)"
+    code = "import sys, evaluators.compute.engine, builders.cli, builders.alee.stages; print('ray' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

@@ -30,7 +30,7 @@ SENTENCE = re.compile(r"^The (\w+) (\w+) the (\w+)\.$")
 
 @dataclass(frozen=True)
 class ScriptedAmr:
-    """Stands in for :class:`builders.adapters.stages.AmrStage` (same fields): a rule-based AMR pair.
+    """Stands in for :class:`builders.alee.stages.AmrStage` (same fields): a rule-based AMR pair.
 
     ``parse``: "The A V the B." -> ``(v / V-01 :ARG0 (a / A) :ARG1 (b / B))``, anything else fails.
     ``generate``: the inverse, "did not" for ``:polarity -``. Each chunk leaves a marker file in
@@ -150,7 +150,7 @@ def manifest(folder: Path) -> dict:
 @pytest.fixture
 def alee_inputs(tmp_path, monkeypatch, ray_cluster):
     """The scripted AMR stages in place, a tiny NLI model, two target languages; returns the common argv."""
-    import builders.adapters.stages as stage_specs
+    import builders.alee.stages as stage_specs
 
     ray_cluster.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     monkeypatch.setattr(stage_specs, "AmrStage", ScriptedAmr)

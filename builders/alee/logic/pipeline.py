@@ -59,7 +59,9 @@ class Stages:
         split: text -> sentences.
         parse: sentences -> PENMAN strings (``None`` where parsing failed) with reasons.
         generate: PENMAN strings -> (sentence or ``None``, clipped, reason).
-        nli: (premises, hypotheses) -> label probabilities, or ``None`` to skip NLI.
+        nli: model calls ``[(premises, hypotheses), ...]`` -> each call's label
+            probabilities, or ``None`` to skip NLI. A step hands every call it needs
+            at once (one engine job); each call is cut into the same chunks alone.
         lexicon: WordNet relations for AR/HS (``None`` disables them).
         decide: (orig->foil, foil->orig) probabilities -> decision.
     """
@@ -67,7 +69,7 @@ class Stages:
     split: Callable[[str], list[str]]
     parse: Callable[[list[str]], list[tuple[str | None, str]]] | None = None
     generate: Callable[[list[str]], list[tuple[str | None, bool, str]]] | None = None
-    nli: Callable[[list[str], list[str]], list[Probs]] | None = None
+    nli: Callable[[Sequence[tuple[list[str], list[str]]]], list[list[Probs]]] | None = None
     lexicon: Any = None
     decide: Callable[[Probs, Probs], NliDecision] = decide
 
@@ -195,9 +197,63 @@ def run_nli(
         return [(dict(NAN_PROBS), dict(NAN_PROBS), None) for _ in origs]
     if not origs:
         return []
-    fwd = stages.nli(list(origs), list(foils))
-    bwd = stages.nli(list(foils), list(origs))
+    fwd, bwd = stages.nli([(list(origs), list(foils)), (list(foils), list(origs))])
     return [(a, b, stages.decide(a, b)) for a, b in zip(fwd, bwd)]
+
+
+def check_each(
+    stages: Stages, pairs: Sequence[tuple[str, str]]
+) -> dict[tuple[str, str], tuple[Probs, Probs, NliDecision | None]]:
+    """Run NLI both ways on each ``(orig, foil)`` pair, one model call per pair and direction, in one step.
+
+    A paragraph check was always one call of one pair (no padding with other pairs).
+    """
+    if stages.nli is None:
+        return {p: (dict(NAN_PROBS), dict(NAN_PROBS), None) for p in pairs}
+    if not pairs:
+        return {}
+    calls = [([o], [f]) for o, f in pairs] + [([f], [o]) for o, f in pairs]
+    results = stages.nli(calls)
+    n = len(pairs)
+    return {
+        p: (fwd[0], bwd[0], stages.decide(fwd[0], bwd[0]))
+        for p, fwd, bwd in zip(pairs, results[:n], results[n:])
+    }
+
+
+def paragraph_checks(
+    sources: Sequence[tuple[str, str]],
+    split: Mapping[str, list[str]],
+    types: Sequence[str],
+    foils: Mapping[tuple[str, str], SentenceFoil],
+    sent_nli: Mapping[tuple[str, str], tuple[Probs, Probs, NliDecision | None]],
+) -> list[tuple[str, str]]:
+    """Plan every paragraph check the merge may ask for: ``(paragraph, paragraph with one sentence edited)``.
+
+    One per sentence of a multi-sentence source whose foil passed its sentence check, in
+    source, type and sentence order (distinct): a superset of what
+    :func:`~builders.alee.logic.paragraphs.edit_paragraph` reads, which stops at the first
+    kept sentence, so that the checks run as one step.
+
+    >>> sf = SentenceFoil("B!", "", "", "")
+    >>> paragraph_checks([("p", "A. B.")], {"p": ["A.", "B."]}, ["PN"], {("B.", "PN"): sf},
+    ...                  {("B.", "PN"): ({}, {}, None)})
+    [('A. B.', 'A. B!')]
+    """
+    pairs: dict[tuple[str, str], None] = {}
+    for sid, _ in sources:
+        sents = split[sid]
+        if len(sents) < 2:
+            continue
+        for t in types:
+            for i, sent in enumerate(sents):
+                f = foils.get((sent, t))
+                decision = sent_nli[(sent, t)][2] if f is not None else None
+                if f is None or (decision is not None and not decision.keep):
+                    continue
+                foil = sents[:i] + [f.foil] + sents[i + 1 :]
+                pairs.setdefault((" ".join(sents), " ".join(foil)))
+    return list(pairs)
 
 
 def generate_candidates(
@@ -208,6 +264,10 @@ def generate_candidates(
     A one-sentence item gives a sentence-level foil; a multi-sentence item a
     paragraph foil by :func:`~builders.alee.logic.paragraphs.edit_paragraph`
     (sentence i from 0, validated at sentence and paragraph level).
+
+    Each model stage is asked once per step, with everything the step needs
+    (:mod:`builders.alee.stages`): parse, generate, sentence NLI (both ways), then
+    the planned paragraph checks (:func:`paragraph_checks`); the merge reads their answers.
     """
     counts = Counts(types)
     split = {sid: stages.split(text) or [text] for sid, text in sources}
@@ -216,6 +276,7 @@ def generate_candidates(
     keyed = sorted(foils)
     checked = run_nli(stages, [k[0] for k in keyed], [foils[k].foil for k in keyed])
     sent_nli = dict(zip(keyed, checked))
+    para_nli = check_each(stages, paragraph_checks(sources, split, types, foils, sent_nli))
     out: list[Candidate] = []
     for sid, text in sources:
         sents = split[sid]
@@ -238,7 +299,7 @@ def generate_candidates(
                 counts.drop(t, reasons[0] if reasons else "generate:failed")
                 continue
             counts.add(t, "generated")
-            cand = _one_candidate(sid, text, sents, t, foils, sent_nli, stages)
+            cand = _one_candidate(sid, text, sents, t, foils, sent_nli, para_nli)
             if cand is None:
                 counts.drop(t, "nli:rejected")
                 continue
@@ -247,7 +308,7 @@ def generate_candidates(
     return out, counts
 
 
-def _one_candidate(sid, text, sents, t, foils, sent_nli, stages) -> Candidate | None:
+def _one_candidate(sid, text, sents, t, foils, sent_nli, para_nli) -> Candidate | None:
     def edit(i: int, sentence: str):
         f = foils.get((sentence, t))
         return None if f is None else (f.foil, f)
@@ -261,7 +322,7 @@ def _one_candidate(sid, text, sents, t, foils, sent_nli, stages) -> Candidate | 
     def check_paragraph(orig: list[str], foil: list[str]) -> bool:
         if len(orig) == 1:
             return True
-        (res,) = run_nli(stages, [" ".join(orig)], [" ".join(foil)])
+        res = para_nli[(" ".join(orig), " ".join(foil))]
         paragraph_nli["last"] = res
         return res[2] is None or res[2].keep
 
