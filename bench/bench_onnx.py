@@ -46,7 +46,7 @@ NTREX_LANGS = (
 
 def random_e5_small(folder: Path) -> str:
     """Save a random BERT of multilingual-e5-small's shape with a small WordPiece vocabulary."""
-    sys.path.insert(0, str(REPO / "tests" / "encoders"))
+    sys.path.insert(0, str(REPO / "tests" / "evaluators" / "encoders"))
     from conftest import build_bert
 
     return build_bert(

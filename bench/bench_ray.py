@@ -142,7 +142,9 @@ def bench_silver(tmp: Path, env: dict, args) -> None:
 
 def bench_grid(tmp: Path, env: dict, args) -> None:
     sys.path.insert(0, str(REPO))
-    from tests.cbd.test_cbd_end_to_end import make_corpus  # synthetic languages with known answers
+    from tests.builders.cbd.test_cbd_end_to_end import (
+        make_corpus,
+    )  # synthetic languages with known answers
 
     datasets = []
     for i in range(2):

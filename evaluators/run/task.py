@@ -150,7 +150,7 @@ class TaskMetadata:
             (``1/n``, ``n`` read from the entries; drawn as the chance line of layer curves).
         output_keys: the keys of its score entries (besides ``subset`` and ``main_score``): each
             appears in a result, and a key that every entry of a result carries is one of them
-            (checked on every evaluator's mock run by ``tests/evaluators/test_every_evaluator.py``).
+            (checked on every evaluator's mock run by ``tests/evaluators/run/test_every_evaluator.py``).
         table: the entry keys shown as columns of the Markdown table.
         model: ``"required"``, ``"optional"`` or ``"none"`` (``--model``).
         dataset: ``"required"``, ``"optional"`` or ``"none"`` (``--dataset``/``--revision``/``--config``).

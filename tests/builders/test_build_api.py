@@ -15,7 +15,7 @@ from evaluators.schema.meta import VOLATILE_KEYS
 
 
 def _parallel(tmp_path, n=300):
-    """Two line-aligned files of distinct synthetic sentences (as tests/bucc)."""
+    """Two line-aligned files of distinct synthetic sentences (as the bucc builder tests use)."""
     import numpy as np
 
     rng = np.random.default_rng(0)

