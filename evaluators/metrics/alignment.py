@@ -31,6 +31,22 @@ from dataclasses import dataclass
 
 Link = tuple[int, int]
 
+#: The keys of :meth:`AlignmentScore.to_dict`: what every alignment evaluator's entries carry.
+SCORE_KEYS = (
+    "precision",
+    "recall",
+    "f1",
+    "aer",
+    "a_and_s",
+    "a_and_p",
+    "n_pred",
+    "n_sure",
+    "n_possible",
+    "n_sentences",
+    "partial",
+    "n_pred_dropped",
+)
+
 
 @dataclass(frozen=True)
 class AlignmentScore:
@@ -79,21 +95,8 @@ class AlignmentScore:
         return 1.0 - (self.a_and_s + self.a_and_p) / denom if denom else 1.0
 
     def to_dict(self) -> dict:
-        """Return scores and counts as a JSON-ready dict."""
-        return {
-            "precision": self.precision,
-            "recall": self.recall,
-            "f1": self.f1,
-            "aer": self.aer,
-            "a_and_s": self.a_and_s,
-            "a_and_p": self.a_and_p,
-            "n_pred": self.n_pred,
-            "n_sure": self.n_sure,
-            "n_possible": self.n_possible,
-            "n_sentences": self.n_sentences,
-            "partial": self.partial,
-            "n_pred_dropped": self.n_pred_dropped,
-        }
+        """Return scores and counts (:data:`SCORE_KEYS`) as a JSON-ready dict."""
+        return {key: getattr(self, key) for key in SCORE_KEYS}
 
 
 def partial_filter(

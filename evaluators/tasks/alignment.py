@@ -25,7 +25,7 @@ from evaluators.data.alignio import (
     read_parallel_text,
     resolve_base,
 )
-from evaluators.metrics.alignment import AlignmentScore, score_alignments
+from evaluators.metrics.alignment import SCORE_KEYS, AlignmentScore, score_alignments
 from evaluators.run.task import Evaluator, Scores, TaskMetadata, param
 
 if TYPE_CHECKING:
@@ -42,20 +42,7 @@ TASK = TaskMetadata(
     splits=("test",),
     main_score="f1",
     main_score_name="f1",
-    output_keys=(
-        "precision",
-        "recall",
-        "f1",
-        "aer",
-        "n_pred",
-        "n_sure",
-        "n_possible",
-        "n_sentences",
-        "a_and_s",
-        "a_and_p",
-        "n_pred_dropped",
-        "partial",
-    ),
+    output_keys=SCORE_KEYS,
     table=("precision", "recall", "f1", "aer", "n_pred", "n_sure", "n_possible", "n_sentences"),
     model="none",
     dataset="optional",

@@ -21,7 +21,7 @@ import numpy as np
 from evaluators.aligners.embedding import EXTRACTORS, cosine_matrix
 from evaluators.core.errors import UsageError
 from evaluators.data.alignio import write_alignments
-from evaluators.metrics.alignment import score_alignments
+from evaluators.metrics.alignment import SCORE_KEYS, score_alignments
 from evaluators.run.task import (
     Evaluator,
     LayerCurve,
@@ -44,22 +44,7 @@ TASK = TaskMetadata(
     splits=("test",),
     main_score="f1",
     main_score_name="f1 (best layer/method)",
-    output_keys=(
-        "layer",
-        "method",
-        "precision",
-        "recall",
-        "f1",
-        "aer",
-        "n_pred",
-        "n_sure",
-        "n_possible",
-        "n_sentences",
-        "a_and_s",
-        "a_and_p",
-        "n_pred_dropped",
-        "partial",
-    ),
+    output_keys=("layer", "method", *SCORE_KEYS),
     table=("layer", "method", "precision", "recall", "f1", "aer", "n_pred", "n_sure"),
     dataset="optional",
     layer_curve=LayerCurve(("f1",), "alignment F1 (silver)", by="method"),
