@@ -21,6 +21,7 @@ from typing import Any, TypeAlias, TypeVar
 
 import pyarrow as pa
 
+from builders.adapters.provenance import pin
 from evaluators.core.gitstate import git_commit_state  # noqa: F401 - re-exported: builders record the commit with it
 from evaluators.core.params import (
     in_manifest,
@@ -86,8 +87,6 @@ def file_input(
     installed the file (:mod:`builders.adapters.provenance`); otherwise the
     origin is ``file:<absolute path>`` and the license ``unknown`` unless given.
     """
-    from builders.adapters.provenance import pin
-
     return pin(name, [path, *more], license=license, citation=citation, hint=hint)
 
 

@@ -18,9 +18,14 @@ import logging
 import os
 import sys
 
+from builders.registry import BUILDERS, family_table, get_builder
 from evaluators import __version__
+from evaluators.cli import add_eval_parsers, configure_logging, run_eval
 from evaluators.core.argparsing import OneLineParser
 from evaluators.core.errors import UsageError, XlbenchError
+from evaluators.core.params import add_param_arguments, params_fields
+from evaluators.report.cli import add_parsers as add_report_parsers
+from evaluators.tasks import TASKS
 
 # Heavy modules (datasets via the schemas, builders, torch) are imported by the
 # command that needs them, so `xlbench --help` and `xlbench list` start fast.
@@ -30,9 +35,8 @@ log = logging.getLogger("xlbench")
 
 def _add_build_parsers(sub: argparse._SubParsersAction, only: str | None = None) -> None:
     """One subparser per builder, its options generated from the builder's declarations."""
-    from builders.registry import BUILDERS, get_builder
+    # late: builders.runner loads pyarrow and numpy (builders.base); `xlbench --help` needs neither
     from builders.runner import BuildOptions, EngineOptions
-    from evaluators.core.params import add_param_arguments, params_fields
 
     for name in BUILDERS.names():
         builder = get_builder(name)
@@ -63,7 +67,7 @@ def _add_build_parsers(sub: argparse._SubParsersAction, only: str | None = None)
 
 def run_build(args: argparse.Namespace) -> int:
     """Run one builder end to end from parsed options (:func:`builders.runner.build`); return the exit code."""
-    from builders.runner import build, namespace_values, option_classes
+    from builders.runner import build, namespace_values, option_classes  # late: pyarrow, numpy
 
     builder = args._builder
     built = build(builder.name, **namespace_values(option_classes(builder), args))
@@ -93,8 +97,6 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     evaluator module imported); the others are listed by name, which keeps
     ``xlbench --help`` and ``xlbench list`` fast. Without, everything is built.
     """
-    from evaluators.cli import add_eval_parsers
-
     words = [a for a in argv if not a.startswith("-")] if argv is not None else None
     command = words[0] if words else None
     target = words[1] if words and len(words) > 1 else None
@@ -133,7 +135,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
             help="publish a dataset folder to the Hub (one commit, tag v<version>, verified)",
         )
     if not lazy or command == "cache":
-        from evaluators.encoders.cache import add_cache_parser
+        from evaluators.encoders.cache import add_cache_parser  # late: numpy (encoders.base)
 
         add_cache_parser(sub)
     else:
@@ -141,8 +143,6 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
             "cache", help="embedding cache: size, hit counts, clear (xlbench cache info|clear)"
         )
     # report, compare, export: argparse only here, their work is imported when they run
-    from evaluators.report.cli import add_parsers as add_report_parsers
-
     add_report_parsers(sub)
     lst = sub.add_parser(
         "list", help="list dataset families, evaluators, models and offline engines"
@@ -158,9 +158,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
 def registry_markdown() -> str:
     """Return the registries as Markdown (the README's family table and docs/registry.md come from here)."""
-    from builders.registry import BUILDERS, family_table
-    from evaluators.encoders import ENCODERS
-    from evaluators.tasks import TASKS
+    from evaluators.encoders import ENCODERS  # late: numpy (encoders.base)
 
     return (
         "\n\n".join(
@@ -180,9 +178,7 @@ def registry_markdown() -> str:
 
 def run_list(markdown: bool = False) -> int:
     """Print the registries (as Markdown tables with ``markdown``)."""
-    from builders.registry import BUILDERS
-    from evaluators.encoders import ENCODERS
-    from evaluators.tasks import TASKS
+    from evaluators.encoders import ENCODERS  # late: numpy (encoders.base)
 
     if markdown:
         print(registry_markdown(), end="")
@@ -190,6 +186,8 @@ def run_list(markdown: bool = False) -> int:
     print("dataset families (xlbench build):", ", ".join(BUILDERS.names()))
     print("evaluators (xlbench eval):", ", ".join(TASKS.names()))
     print("models (--model):", ", ".join(e.extra.get("form", e.name) for e in ENCODERS.entries()))
+    # late: builders.adapters.mt imports every MT backend module (sqlite3, sockets,
+    # importlib.metadata: ~0.1 s), which would double `xlbench --help`
     from builders.adapters.mt import offline_pairs_text
 
     print("offline MT pairs (xlbench build silver --mt auto):", offline_pairs_text())
@@ -198,8 +196,6 @@ def run_list(markdown: bool = False) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``xlbench`` and ``python -m builders``."""
-    from evaluators.cli import configure_logging
-
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
@@ -208,8 +204,6 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "build":
             return run_build(args)
         if args.command == "eval":
-            from evaluators.cli import run_eval
-
             return run_eval(args)
         if args.command == "list":
             return run_list(args.markdown)

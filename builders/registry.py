@@ -19,6 +19,8 @@ from types import MappingProxyType
 from typing import Any
 
 from evaluators.core.registry import Registry
+from evaluators.schema import get_family, pair_config, resolve_pair
+from evaluators.tasks import TASKS
 
 
 def _load(target: str) -> Any:
@@ -67,15 +69,12 @@ class Builder:
 
     def schema(self) -> Any:
         """Return the family's schema (:class:`evaluators.schema.FamilySchema`: tables, splits, citation)."""
-        from evaluators.schema import get_family
-
         return get_family(self.name)
 
     def out_folder(self, params: Any) -> str:
         """Return the default output folder of a build with ``params``."""
         if self.default_out is not None:
             return _load(self.default_out)(params)
-        from evaluators.schema import pair_config, resolve_pair
 
         return f"out/{self.name}-{pair_config(*resolve_pair(params.lang))}"
 
@@ -196,8 +195,6 @@ _TABLE_START = "| family | `xlbench build` |"
 
 def family_table() -> str:
     """Return the README's family table (family, build name, paper, evaluators), from the registries."""
-    from evaluators.tasks import TASKS
-
     lines = [
         "| family | `xlbench build` | paper | evaluators (`xlbench eval`) |",
         "| --- | --- | --- | --- |",

@@ -17,11 +17,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from builders.base import BuildResult, git_commit_state, key_params, signature_params
 from builders.registry import Builder, get_builder
+from builders.release.licenses import license_block
 from evaluators import __version__
 from evaluators.compute.engine import ENGINES, ENV_ADDRESS, ENV_ENGINE, Engine, get_engine
 from evaluators.core.errors import UsageError, did_you_mean
 from evaluators.core.params import api_names, make_params, param, split_values
+from evaluators.run.results import utc_now
+from evaluators.schema.meta import Manifest, check_version
 
 #: ``--help`` section of the execution options.
 EXECUTION = "execution (one machine by default; see README 'Running on a cluster')"
@@ -147,9 +151,9 @@ def run_build(
 
     The version, the license flags and the output folder are checked before any work.
     """
+    # late: the artifact writer renders the card (jinja2, yaml); `xlbench build <family> --help`
+    # imports this module for its options and needs neither
     from builders.release.artifact import check_output
-    from builders.release.licenses import license_block
-    from evaluators.schema.meta import check_version
 
     version = check_version(options.version or builder.default_version)
     license_block([], options.license, options.license_reason)  # flags checked before any work
@@ -174,10 +178,7 @@ def _build_and_write(
     out: str,
     backend: Engine | None,
 ) -> Built:
-    from builders.base import BuildResult
-    from builders.release.artifact import write_dataset
-    from builders.release.licenses import license_block
-    from evaluators.run.results import utc_now
+    from builders.release.artifact import write_dataset  # late: jinja2, yaml (see run_build)
 
     family = builder.schema()
     started = utc_now()
@@ -201,10 +202,6 @@ def _manifest(
     t0: float,
 ) -> Any:
     """Assemble the manifest of a finished build (shape: :mod:`evaluators.schema.meta`)."""
-    from builders.base import git_commit_state, key_params, signature_params
-    from evaluators.run.results import utc_now
-    from evaluators.schema.meta import Manifest
-
     return Manifest(
         name=result.name or f"xlbench-{builder.name}",
         family=builder.name,

@@ -24,7 +24,12 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from evaluators import __version__
+from evaluators.compute.engine import add_engine_arguments, engine_from_args
+from evaluators.core.argparsing import OneLineParser
 from evaluators.core.errors import UsageError, XlbenchError
+from evaluators.core.progress import quiet_libraries
+from evaluators.run.task import add_param_arguments, flag_of, params_fields
+from evaluators.tasks import TASKS
 
 if TYPE_CHECKING:
     from evaluators.run.task import TaskMetadata
@@ -44,9 +49,7 @@ def add_common_arguments(parser: argparse.ArgumentParser, meta: TaskMetadata) ->
     there with :func:`~evaluators.run.task.param`); an evaluator that declares an option
     itself (aligners' ``--bootstrap``) keeps its own.
     """
-    from evaluators.compute.engine import add_engine_arguments
-    from evaluators.run.runner import cli_default, option_fields
-    from evaluators.run.task import add_param_arguments, flag_of
+    from evaluators.run.runner import cli_default, option_fields  # late: numpy via the encoders
 
     if meta.dataset != "none":
         parser.add_argument(
@@ -94,9 +97,6 @@ def add_common_arguments(parser: argparse.ArgumentParser, meta: TaskMetadata) ->
 
 def add_eval_parsers(sub: argparse._SubParsersAction, only: str | None = None) -> None:
     """Add one ``eval <name>`` subparser per registered evaluator (or only ``only``, to start fast)."""
-    from evaluators.run.task import add_param_arguments
-    from evaluators.tasks import TASKS
-
     for entry in TASKS.entries():
         if only is not None and entry.name != only:
             sub.add_parser(entry.name, help=entry.help)
@@ -122,10 +122,8 @@ def add_eval_parsers(sub: argparse._SubParsersAction, only: str | None = None) -
 
 def run_eval(args: argparse.Namespace) -> int:
     """Run the evaluator chosen on the command line over every model x dataset; return the exit code."""
-    from evaluators.compute.engine import engine_from_args
-    from evaluators.core.progress import quiet_libraries
+    # late: the runner loads numpy (encoders, metrics); `xlbench --help` does not need it
     from evaluators.run.runner import GridReport, RunOptions, ranking_table, render_table, run_grid
-    from evaluators.run.task import params_fields
 
     evaluator = args._evaluator
     meta = evaluator.meta
@@ -196,7 +194,6 @@ def configure_logging(verbose: bool = False) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``xlbench-eval`` and ``python -m evaluators``."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    from evaluators.core.argparsing import OneLineParser
 
     parser = OneLineParser(prog="xlbench-eval", description="Score any model on xlbench datasets.")
     parser.add_argument("--version", action="version", version=f"xlbench {__version__}")

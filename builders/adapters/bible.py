@@ -14,6 +14,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
 
+from builders.adapters.provenance import pin
+from builders.release.licenses import PUBLIC_DOMAIN
 from evaluators.core.errors import LangCodeError
 from evaluators.core.optional import require
 from evaluators.schema.meta import InputRecord
@@ -116,9 +118,6 @@ def input_record(translation: Translation) -> InputRecord:
     verse of any translation changes the digest). The package's own license
     covers its software; the vetted translations here are in the public domain.
     """
-    from builders.adapters.provenance import pin
-    from builders.release.licenses import PUBLIC_DOMAIN
-
     return pin(
         f"bible:{translation.lang}:{translation.name} {translation.year}",
         [_db_path()],

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
+from builders.adapters.mt import hf_load_kwargs
 from builders.silver.tokenize import is_word, substitute
 from evaluators.core.errors import EngineUnavailableError, UsageError, truncate
 from evaluators.core.optional import require
@@ -139,7 +140,6 @@ class MLMSubstitutes:
             transformers.AutoModelForMaskedLM,
             transformers.AutoTokenizer,
         )
-        from builders.adapters.mt import hf_load_kwargs
 
         kwargs = hf_load_kwargs(self.model_id, self._revision)
         try:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+from builders.release.licenses import known
 from evaluators.core.errors import InputFileError
 from evaluators.core.hashing import sha256_file_size
 from evaluators.schema.meta import FileRecord, InputRecord, files_digest
@@ -256,7 +257,6 @@ def pypi_license(dist: str) -> str:
         key = " ".join(value.split()).lower()
         if key in PYPI_SPDX:
             return PYPI_SPDX[key]
-        from builders.release.licenses import known
 
         spelled = known(value.strip())
         if spelled:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from builders.adapters.mt import select_translator
 from evaluators.core.errors import EngineUnavailableError, OutputError
 
 log = logging.getLogger("xlbench.mt")
@@ -144,8 +145,6 @@ class MTStage:
 
     def open(self):
         """Build the engine on this worker; return ``units -> translations``."""
-        from builders.adapters.mt import select_translator
-
         engine = select_translator(self.spec, self.src, self.tgt, **dict(self.options))
         if engine.version != self.version:
             raise EngineUnavailableError(

@@ -20,6 +20,7 @@ import shutil
 import warnings
 from pathlib import Path
 
+from builders.adapters.provenance import pin
 from evaluators.core.cache_dir import xlbench_cache_root
 from evaluators.core.errors import EngineUnavailableError
 
@@ -181,8 +182,6 @@ def wordnet_input(source: str | os.PathLike | None = None):
     Raises:
         EngineUnavailableError: the WordNet database files are not installed.
     """
-    from builders.adapters.provenance import pin
-
     src = Path(source) if source else _source_dir()
     files = [src / name for name in _FILES if (src / name).is_file()]
     if not all((src / f).is_file() for f in _REQUIRED):

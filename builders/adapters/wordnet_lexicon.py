@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from builders.adapters.wordnet import load_wordnet
+
 
 class WordNetLexicon:
     """Lemma antonyms and first-sense hypernyms from a WordNet reader.
@@ -87,6 +89,4 @@ def load_lexicon() -> WordNetLexicon:
     Raises:
         EngineUnavailableError: WordNet is not installed (from the adapter).
     """
-    from builders.adapters.wordnet import load_wordnet
-
     return WordNetLexicon(load_wordnet())

@@ -17,6 +17,7 @@ import logging
 
 import numpy as np
 
+from builders.adapters import bible, bucc_files, parallel
 from builders.base import BuildResult, file_input, manifest_params
 from builders.bucc import logic, spec
 from evaluators.compute.engine import Engine
@@ -51,8 +52,6 @@ def _tables(config: str, splits: dict[str, logic.Split], gold_present: dict[str,
 
 
 def _constructed(args: spec.Params, src: str, tgt: str) -> BuildResult:
-    from builders.adapters import parallel
-
     rng = np.random.default_rng(args.seed)
     inputs = []
     models: list[ModelRecord] = []
@@ -122,8 +121,6 @@ def _constructed(args: spec.Params, src: str, tgt: str) -> BuildResult:
 
 
 def _bible_pools(src: str, tgt: str, rng: np.random.Generator):
-    from builders.adapters import bible
-
     try:
         s_tr, t_tr = bible.translation_for(src), bible.translation_for(tgt)
     except LangCodeError as err:
@@ -180,8 +177,6 @@ def _official_inputs(official: str, files) -> list[InputRecord]:
 
 
 def _official(args: spec.Params, bucc_dir: str, src: str, tgt: str) -> BuildResult:
-    from builders.adapters import bucc_files
-
     _check_official(args, src, tgt)
     xx = to_card_language(src)
     found = bucc_files.read_official(bucc_dir, xx)

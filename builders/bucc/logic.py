@@ -25,6 +25,7 @@ import numpy as np
 
 from builders.bucc.spec import ID_WIDTH
 from evaluators.core.errors import InputFileError, UsageError
+from evaluators.schema import bucc as schema
 
 Pair = tuple[str, str, str]
 """``(unit_id, src_text, tgt_text)``: one parallel unit (verse, line)."""
@@ -350,8 +351,6 @@ def split_rows(split: Split) -> tuple[list[dict[str, str]], list[dict[str, str]]
     >>> gold
     [{'src_id': 'deu-1', 'tgt_id': 'eng-1'}]
     """
-    from evaluators.schema import bucc as schema
-
     main = [{schema.ID: i, schema.SIDE: "src", schema.TEXT: t} for i, t in split.src]
     main += [{schema.ID: i, schema.SIDE: "tgt", schema.TEXT: t} for i, t in split.tgt]
     gold = [{schema.SRC_ID: s, schema.TGT_ID: t} for s, t in split.gold]

@@ -14,8 +14,11 @@ from pathlib import Path
 
 import numpy as np
 
+from builders.adapters import bible, parallel
+from builders.adapters import dictionaries as D
 from builders.base import BuildResult, file_input, manifest_params
 from builders.cbd import logic, spec, stages
+from evaluators.aligners import align
 from evaluators.compute.engine import Engine
 from evaluators.core.errors import UsageError
 from evaluators.schema.langs import (
@@ -55,8 +58,6 @@ def _check_args(args: spec.Params) -> None:
 
 
 def _corpus(args, src: str, tgt: str) -> tuple[list[tuple[str, str, str]], list[InputRecord], str]:
-    from builders.adapters import bible, parallel
-
     if args.tsv:
         return (
             parallel.read_tsv(args.tsv),
@@ -80,8 +81,6 @@ def _corpus(args, src: str, tgt: str) -> tuple[list[tuple[str, str, str]], list[
 
 
 def _dictionaries(args, src: str, tgt: str):
-    from builders.adapters import dictionaries as D
-
     sources = []
     if not args.dict:
         return D.freedict_for(src, tgt)
@@ -103,8 +102,6 @@ def _dictionaries(args, src: str, tgt: str):
 
 
 def _read_gold(path: str, pairs, one_based: bool) -> dict[int, frozenset]:
-    from builders.adapters import parallel
-
     lines = parallel.read_lines(path)
     gold: dict[int, frozenset] = {}
     for sent_id, (pair_id, _, _) in enumerate(pairs):
@@ -123,8 +120,6 @@ def _read_gold(path: str, pairs, one_based: bool) -> dict[int, frozenset]:
 
 
 def _aligner_split(args: spec.Params, src: str, tgt: str, numbered):
-    from evaluators.aligners import align
-
     src_ns, tgt_ns = script(src) in NO_SPACE_SCRIPTS, script(tgt) in NO_SPACE_SCRIPTS
     src_spans = [logic.aligner_tokens(s, src_ns) for _, s, _ in numbered]
     tgt_spans = [logic.aligner_tokens(t, tgt_ns) for _, _, t in numbered]
@@ -133,8 +128,6 @@ def _aligner_split(args: spec.Params, src: str, tgt: str, numbered):
     n = len(src_toks)
     inputs = []
     if args.aligner_extra:
-        from builders.adapters import bible, parallel
-
         if tuple(args.aligner_extra) == ("bible",):
             extra = bible.parallel_verses(bible.translation_for(src), bible.translation_for(tgt))
             inputs += [bible.input_record(bible.translation_for(lang)) for lang in (src, tgt)]

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from evaluators.core.errors import InputFileError
+from evaluators.data.alignio import parse_links
 from evaluators.schema import cbd as S
 
 WORD_RE = re.compile(S.WORD_PATTERN)
@@ -613,8 +614,6 @@ def parse_pharaoh(
         InputFileError: a token that is not a link, an index 0 in a 1-based line, or a
             link beyond the sentence.
     """
-    from evaluators.data.alignio import parse_links
-
     raw_sure, raw_possible = parse_links(line, where)
     shift = 1 if one_based else 0
     if shift and any(i == 0 or j == 0 for i, j in raw_possible):

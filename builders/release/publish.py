@@ -44,14 +44,19 @@ import time
 from pathlib import Path
 from typing import Any
 
+from builders.release.artifact import fault_point
 from builders.release.validate import CARD, MANIFEST, FolderReport, table_digest, validate_folder
 from evaluators.core.errors import (
     RemoteError,
+    RevisionError,
     SchemaError,
     UsageError,
     ValidationError,
     XlbenchError,
 )
+from evaluators.core.fileio import clean_stale, make_temp_dir
+from evaluators.core.hashing import sha256_file
+from evaluators.data.hubclient import HubClient, find_token, scrub
 from evaluators.schema.meta import Manifest, stable_manifest
 
 log = logging.getLogger("xlbench.publish")
@@ -176,8 +181,6 @@ def check_repo_id(repo_id: str) -> str:
 # -- local content ------------------------------------------------------------------------------
 def _local_oids(report: FolderReport) -> dict[str, str]:
     """Return ``path -> sha256`` of the folder's parquet files (what the Hub reports for LFS files)."""
-    from evaluators.core.hashing import sha256_file
-
     return {p: sha256_file(report.folder / p) for p in report.files if p.endswith(".parquet")}
 
 
@@ -264,8 +267,6 @@ def _same_version_content(client, repo_id: str, tag_sha: str, report: FolderRepo
 
 def _immutable(repo_id: str, tag: str, sha: str, diffs: list[str]):
     """Return the RevisionError refusing to change a published version."""
-    from evaluators.core.errors import RevisionError
-
     if diffs == [CARD]:
         return RevisionError(
             f"{repo_id} already has {tag} (commit {sha[:12]}) with the same rows but a different card (README.md); "
@@ -292,8 +293,6 @@ def _instead(message: str, note: str) -> str:
 
 def clean_publish_temps() -> list[Path]:
     """Remove ``xlbench-publish-*``/``xlbench-verify-*`` temp folders of dead processes; return them."""
-    from evaluators.core.fileio import clean_stale
-
     return clean_stale(tempfile.gettempdir(), ("xlbench-publish-", "xlbench-verify-"))
 
 
@@ -321,9 +320,6 @@ def publish(
         RemoteError: the Hub refused or failed; the message names the step and what ``main`` holds.
         RevisionError: the version is already published with other content, or is older than the newest.
     """
-    from evaluators.core.fileio import make_temp_dir
-    from evaluators.data.hubclient import HubClient, find_token
-
     check_repo_id(repo_id)
     report = validate_folder(folder)
     version, tag = report.version, f"v{report.version}"
@@ -441,8 +437,6 @@ def _check_forward(repo_id: str, tags: dict[str, str], version: str, tag: str) -
     """Refuse a version older than the newest tag: versions only move forward."""
     newer = [t for t in version_tags(tags) if version_key(t) > version_key(version)]
     if newer:
-        from evaluators.core.errors import RevisionError
-
         raise RevisionError(
             f"{repo_id} already has {newer[-1]}, newer than {tag}; versions only move forward, so rebuild with "
             f"--version above {newer[-1][1:]}."
@@ -498,8 +492,6 @@ def _verify_and_tag(
             )
         ) from None
     if resolved != sha:
-        from evaluators.core.errors import RevisionError
-
         raise RevisionError(
             f"{repo_id}: tag {tag} resolves to {resolved[:12]}, not the verified commit {sha[:12]}; another publish "
             f"ran at the same time, so check the repo before retrying."
@@ -513,8 +505,6 @@ def verify(client, repo_id: str, revision: str, sha: str, report: FolderReport) 
     Raises:
         RemoteError: ``revision`` does not resolve to ``sha``, a split is missing, or its rows differ.
     """
-    from evaluators.core.fileio import make_temp_dir
-
     resolved = client.resolve(repo_id, revision)
     if resolved != sha:
         raise RemoteError(
@@ -547,8 +537,6 @@ def verify(client, repo_id: str, revision: str, sha: str, report: FolderReport) 
 
 def fault_hook(step: str) -> None:
     """SIGKILL this process at ``step`` when ``XLBENCH_FAULT_AT`` names it (a test hook, see builders.release.artifact)."""
-    from builders.release.artifact import fault_point
-
     fault_point(step)
 
 
@@ -570,8 +558,6 @@ def run_validate(args: argparse.Namespace) -> int:
 
 def run_publish(args: argparse.Namespace) -> int:
     """``xlbench publish``: validate, upload in one commit, tag, verify; print the JSON report."""
-    from evaluators.data.hubclient import find_token, scrub
-
     check_repo_id(args.repo)
     # one INFO line per HTTP request would drown the report; -v brings them back
     for name in ("httpx", "httpx2", "httpcore", "httpcore2"):

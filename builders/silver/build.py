@@ -15,10 +15,18 @@ from typing import Any
 
 import numpy as np
 
+from builders.adapters import bible
+from builders.adapters import mt as mt_adapter
+from builders.adapters.parallel import read_lines
+from builders.adapters.provenance import pin
+from builders.adapters.wordnet import wordnet_input
 from builders.base import BuildResult, file_input, manifest_params, progress
+from builders.release.artifact import stage_exports
 from builders.silver import logic, spec, stages
+from builders.silver.substitutes import WordNetSubstitutes
 from builders.silver.tokenize import Tokenizer
 from evaluators.compute.engine import Engine, LocalEngine
+from evaluators.core.cache_dir import xlbench_cache_root
 from evaluators.core.errors import InputFileError, UsageError
 from evaluators.schema import silver as S
 from evaluators.schema.langs import pair_config, resolve_pair
@@ -212,8 +220,6 @@ def read_sentences(path: str) -> list[tuple[str, str]]:
     Raises:
         InputFileError: missing or empty file.
     """
-    from builders.adapters.parallel import read_lines
-
     out = []
     for i, line in enumerate(read_lines(path)):
         text = line.split(" ||| ", 1)[0].strip()
@@ -239,7 +245,6 @@ def _source(
         )
         subset = spec.SMALL if args.small_src else spec.LARGE
         return items, file_input("small_src" if args.small_src else "src", path), subset
-    from builders.adapters import bible
 
     translation = bible.translation_for(src_lang)
     verses = [(f"{b}:{c}:{v}", text) for (b, c, v), text in bible.verses(translation)]
@@ -283,8 +288,6 @@ def export_files(out: SilverOutput, directory: str, config: str) -> dict[str, st
     Raises:
         OutputError: the folder cannot be written.
     """
-    from builders.release.artifact import stage_exports
-
     lines = {
         "src-tgt": "".join(
             f"{' '.join(r[S.SRC_TOKENS])} ||| {' '.join(r[S.TGT_TOKENS])}\n" for r in out.rows
@@ -304,9 +307,6 @@ def _silver_pass(
 
     Returns the :class:`SilverOutput` and the translator (its counts go to the manifest's ``run``).
     """
-    from builders.adapters import mt as mt_adapter
-    from evaluators.core.cache_dir import xlbench_cache_root
-
     tokenizer, src_tokenizer = tokenizers
     cache = None
     if not args.no_mt_cache:
@@ -375,7 +375,6 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
     ``backend``: where substitutes and MT run (``--engine``; how to run, not a build parameter).
     """
     mt_store = args.mt_store
-    from builders.adapters import mt as mt_adapter
 
     src_lang, tgt_lang = resolve_pair(args.lang)
     check_rule(args.alternatives, args.min_valid)
@@ -459,8 +458,6 @@ def _engine_inputs(engine, generator) -> list[InputRecord]:
     out = []
     files = getattr(engine, "input_files", None)
     if files:
-        from builders.adapters.provenance import pin
-
         out.append(
             pin(
                 f"mt:{engine.name}",
@@ -470,8 +467,6 @@ def _engine_inputs(engine, generator) -> list[InputRecord]:
                 "platform for rule-based machine translation. Machine Translation 25(2): 127-144.",
             )
         )
-    from builders.adapters.wordnet import wordnet_input
-    from builders.silver.substitutes import WordNetSubstitutes
 
     if isinstance(generator, WordNetSubstitutes):
         out.append(wordnet_input(generator._source))

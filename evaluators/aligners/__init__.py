@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from evaluators.aligners.backends import BACKENDS
+from evaluators.aligners.subword import map_links_to_words, train_segmenter
 from evaluators.aligners.symmetrize import ALIASES, SYMMETRIZERS
 from evaluators.aligners.symmetrize import symmetrize as _symmetrize
 from evaluators.core.errors import UsageError
@@ -57,8 +59,6 @@ def align_directional(
         UsageError: unknown method or mismatched inputs.
         EngineUnavailableError: the aligner package is missing.
     """
-    from evaluators.aligners.backends import BACKENDS
-
     _check(src_tokens, tgt_tokens, method, "forward")
     keep = [k for k, (s, t) in enumerate(zip(src_tokens, tgt_tokens)) if len(s) and len(t)]
     fwd_k, rev_k = BACKENDS[method](
@@ -117,8 +117,6 @@ def align_subwords(
     Raises:
         UsageError: unknown tokenizer kind, method or symmetrisation.
     """
-    from evaluators.aligners.subword import map_links_to_words, train_segmenter
-
     sym = _check(src_tokens, tgt_tokens, method, symmetrize)
     seg = train_segmenter(tokenizer, list(src_tokens) + list(tgt_tokens), vocab_size)
     src_seg = [seg.segment(s) for s in src_tokens]

@@ -27,6 +27,7 @@ import tempfile
 from collections.abc import Sequence
 
 from evaluators.core.optional import require
+from evaluators.data.alignio import parse_links
 
 Link = tuple[int, int]
 Links = list[set[Link]]
@@ -36,8 +37,6 @@ FAST_ALIGN_ITERATIONS = 5
 
 
 def _parse_pharaoh_lines(lines: list[str]) -> Links:
-    from evaluators.data.alignio import parse_links  # the one Pharaoh codec
-
     return [
         parse_links(line, f" on line {n + 1} of the aligner output")[1]
         for n, line in enumerate(lines)

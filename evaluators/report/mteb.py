@@ -39,8 +39,12 @@ from pathlib import Path
 from typing import Any
 
 from evaluators.core.errors import OutputError, UsageError
+from evaluators.data.source import open_source
+from evaluators.encoders import load_encoder
 from evaluators.report.records import Record, load_records
 from evaluators.run.task import MtebExport, MtebPivot
+from evaluators.schema import bucc as bucc_schema
+from evaluators.schema import cbd as cbd_schema
 from evaluators.tasks import TASKS, metadata_of
 
 #: mteb release whose result format the export follows (also the pinned test extra).
@@ -340,20 +344,17 @@ def bucc_task(dataset: str, split: str = "test", revision: str | None = None):
     Raises:
         SchemaError: the folder is not a bucc dataset or lacks the split.
     """
-    from evaluators.data.source import open_source
-    from evaluators.schema import bucc as schema
-
     source = open_source(dataset, revision)
     ref = source.ref
     subsets = {}
-    for config in source.select_configs(schema.SCHEMA.name):
+    for config in source.select_configs(bucc_schema.SCHEMA.name):
         rows = source.load(config, split)
-        gold = source.load(schema.gold_config(config), split)
-        src = {r[schema.ID]: r[schema.TEXT] for r in rows if r[schema.SIDE] == "src"}
-        tgt_ids = [r[schema.ID] for r in rows if r[schema.SIDE] == "tgt"]
-        tgt_text = [r[schema.TEXT] for r in rows if r[schema.SIDE] == "tgt"]
+        gold = source.load(bucc_schema.gold_config(config), split)
+        src = {r[bucc_schema.ID]: r[bucc_schema.TEXT] for r in rows if r[bucc_schema.SIDE] == "src"}
+        tgt_ids = [r[bucc_schema.ID] for r in rows if r[bucc_schema.SIDE] == "tgt"]
+        tgt_text = [r[bucc_schema.TEXT] for r in rows if r[bucc_schema.SIDE] == "tgt"]
         index = {t: j for j, t in enumerate(tgt_ids)}
-        pairs = [(g[schema.SRC_ID], g[schema.TGT_ID]) for g in gold]
+        pairs = [(g[bucc_schema.SRC_ID], g[bucc_schema.TGT_ID]) for g in gold]
         subsets[config] = {
             "sentence1": [src[s] for s, _ in pairs],
             "sentence2": tgt_text,
@@ -374,17 +375,14 @@ def cbd_task(dataset: str, split: str = "test", revision: str | None = None):
     Raises:
         SchemaError: the folder is not a cbd dataset or lacks the split.
     """
-    from evaluators.data.source import open_source
-    from evaluators.schema import cbd as schema
-
     source = open_source(dataset, revision)
     ref = source.ref
     subsets = {}
-    for config in source.select_configs(schema.SCHEMA.name):
+    for config in source.select_configs(cbd_schema.SCHEMA.name):
         rows = source.load(config, split)
         seen: dict[str, str] = {}
         for r in rows:
-            seen.setdefault(r[schema.SRC_SENTENCE], r[schema.TGT_SENTENCE])
+            seen.setdefault(r[cbd_schema.SRC_SENTENCE], r[cbd_schema.TGT_SENTENCE])
         from datasets import Dataset
 
         # a Dataset, not a dict: without a gold column mteb takes len(split) as the number of pairs
@@ -409,8 +407,6 @@ class MtebEncoder:
 
     def __init__(self, spec: str, pooling: str = "model", layer: int = -1, **options: Any) -> None:
         from mteb.models.model_meta import ModelMeta
-
-        from evaluators.encoders import load_encoder
 
         self.encoder = load_encoder(spec, **options)
         self.pooling, self.layer = pooling, layer

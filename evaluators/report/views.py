@@ -10,8 +10,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from evaluators.core.errors import LangCodeError
 from evaluators.metrics.correlation import pearson
 from evaluators.report.records import Record, _num
+from evaluators.schema.langs import language_name
 from evaluators.tasks import FAMILY_TITLES, metadata_of
 
 
@@ -21,9 +23,6 @@ def lang_name(code: str) -> str:
     >>> lang_name("deu_Latn"), lang_name("xx")
     ('German', 'xx')
     """
-    from evaluators.core.errors import LangCodeError
-    from evaluators.schema.langs import language_name
-
     try:
         return language_name(code)
     except (LangCodeError, KeyError):

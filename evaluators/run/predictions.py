@@ -36,6 +36,13 @@ from pathlib import Path
 from typing import Any
 
 from evaluators.core.errors import InputFileError, OutputError, SchemaError
+from evaluators.metrics.bootstrap import (
+    ConfidenceInterval,
+    _check,
+    _resampled_stats,
+    _stat,
+    f1_from_counts,
+)
 from evaluators.metrics.correlation import pearson
 
 #: Required columns, in file order.
@@ -188,14 +195,6 @@ def score_intervals(
         ``(interval of the main score, {subset: interval})``, or ``(None, {})`` without rows.
     """
     import numpy as np
-
-    from evaluators.metrics.bootstrap import (
-        ConfidenceInterval,
-        _check,
-        _resampled_stats,
-        _stat,
-        f1_from_counts,
-    )
 
     chosen = main_rows(rows)
     if not chosen:

@@ -28,6 +28,12 @@ from evaluators import __version__
 from evaluators.compute.engine import CellOutcome, Engine, LocalEngine
 from evaluators.core.errors import InputFileError, RemoteError, UsageError
 from evaluators.core.progress import Progress
+from evaluators.data.source import open_source
+from evaluators.encoders import load_encoder
+from evaluators.encoders.callable import SentenceEncoder
+from evaluators.encoders.identity import identify
+from evaluators.encoders.spec import check_runtime
+from evaluators.run.predictions import predictions_path, score_intervals, write_predictions
 from evaluators.run.results import (
     EvalResult,
     check_writable,
@@ -48,6 +54,7 @@ from evaluators.run.task import (
     param,
     signature_params,
 )
+from evaluators.tasks import get_task as load
 
 if TYPE_CHECKING:
     from evaluators.data.source import DatasetSource
@@ -218,8 +225,6 @@ def check_device(device: str | None) -> None:
 
 def get_task(name: str) -> Evaluator[Any]:
     """Import an evaluator by name (see :mod:`evaluators.tasks`)."""
-    from evaluators.tasks import get_task as load
-
     return load(name)
 
 
@@ -248,13 +253,9 @@ def open_model(model: Any, options: RunOptions, revision: str | None = None) -> 
     Raises:
         UsageError: an object that is neither an Encoder nor has ``encode(sentences, batch_size=...)``.
     """
-    from evaluators.encoders.identity import identify
-
     if isinstance(model, tuple) and len(model) == 2 and isinstance(model[1], (str, type(None))):
         model, revision = model[0], revision or model[1]
     if isinstance(model, str):
-        from evaluators.encoders import load_encoder
-
         spec, rev = _split_revision(model)
         revision = revision or rev
         opts = options.model_options()
@@ -271,8 +272,6 @@ def open_model(model: Any, options: RunOptions, revision: str | None = None) -> 
         spec = f"object:{type(model).__module__}.{type(model).__qualname__}"
         return OpenModel(model, identify(model, spec, revision))
     if callable(getattr(model, "encode", None)):
-        from evaluators.encoders.callable import SentenceEncoder
-
         name = (
             getattr(model, "name_or_path", None)
             or getattr(model, "model_id", None)
@@ -451,8 +450,6 @@ def _add_intervals(
     evaluator: Evaluator[Any], result: EvalResult, scores: Scores, options: RunOptions
 ) -> None:
     """Put the bootstrap interval of the main score on the result and on the entries behind it."""
-    from evaluators.run.predictions import score_intervals
-
     if not scores.items or result.main_score is None:
         return
     rng = bootstrap_rng(options.seed)
@@ -477,8 +474,6 @@ def _add_intervals(
 
 
 def _save_predictions(evaluator: Evaluator[Any], scores: Scores, result_path: Path) -> None:
-    from evaluators.run.predictions import predictions_path, write_predictions
-
     if scores.items is None:
         log.warning(
             "%s gives no per-item predictions; nothing written for --save-predictions",
@@ -564,7 +559,6 @@ def _open_source(
         return None
     if meta.dataset == "none":
         raise UsageError(f"{meta.name} reads files, not a dataset; drop --dataset.")
-    from evaluators.data.source import open_source
 
     source = open_source(dataset, revision)
     if meta.family:
@@ -597,8 +591,6 @@ class GridReport:
 
 def _check_options(options: RunOptions) -> None:
     """Refuse a bad device, backend or batch size, or an unwritable ``out``, before any scoring."""
-    from evaluators.encoders.spec import check_runtime
-
     check_device(options.device)
     check_runtime(options.backend)
     if not isinstance(options.batch_size, int) or options.batch_size < 1:

@@ -27,6 +27,7 @@ from evaluators.data.alignio import (
 )
 from evaluators.metrics.alignment import SCORE_KEYS, AlignmentScore, score_alignments
 from evaluators.run.task import Evaluator, Scores, TaskMetadata, param
+from evaluators.schema import silver
 
 if TYPE_CHECKING:
     import numpy as np
@@ -223,8 +224,6 @@ def file_sha256(path: str | os.PathLike | None) -> str | None:
 def _gold_from_dataset(
     data: DatasetSource, args: Any
 ) -> tuple[AlignmentFile, list[int], list[int], dict, str]:
-    from evaluators.schema import silver
-
     (config,) = data.select_configs(
         "silver", args.config, scored=silver.alignment_table, what="alignment config", single=True
     )

@@ -30,6 +30,7 @@ from evaluators.run.task import (
     param,
     required,
 )
+from evaluators.schema import bucc as schema
 
 if TYPE_CHECKING:
     from evaluators.data.source import DatasetSource
@@ -151,8 +152,6 @@ def _gold_subsets(
     data: DatasetSource, params: Params
 ) -> tuple[list[tuple[str, list[str], list[str]]], dict[str, list[str]]]:
     """The gold pairs of each config's ``--split`` as ``(subset, sources, targets)``, and their pair ids."""
-    from evaluators.schema import bucc as schema
-
     subsets: list[tuple[str, list[str], list[str]]] = []
     pair_ids: dict[str, list[str]] = {}
     available = data.configs()

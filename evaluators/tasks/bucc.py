@@ -33,6 +33,7 @@ from evaluators.run.task import (
     param,
     required,
 )
+from evaluators.schema import bucc as schema
 
 if TYPE_CHECKING:
     from evaluators.data.source import DatasetSource
@@ -213,8 +214,6 @@ def _subsample(src: Any, tgt: Any, gold: Any, fraction: float, rng: np.random.Ge
 
 
 def _read(source: Any, config: str, split: str, have_gold: bool) -> Any:
-    from evaluators.schema import bucc as schema
-
     data = source.load(config, split)
     src, tgt = [], []
     for row in data:
@@ -345,7 +344,6 @@ def score(
 ) -> Scores:
     """Score one model on a bucc dataset."""
     data, model = required(data, "--dataset", TASK.name), required(model, "--model", TASK.name)
-    from evaluators.schema import bucc as schema  # lazy: the family schemas import datasets
 
     available = data.configs()
     mains = _mains(data, params)

@@ -31,6 +31,8 @@ from evaluators.run.task import (
     param,
     required,
 )
+from evaluators.tasks.aligners import load_gold, load_silver
+from evaluators.tasks.alignment import file_sha256, sentence_items
 
 if TYPE_CHECKING:
     from evaluators.data.source import DatasetSource
@@ -190,8 +192,6 @@ class _Pairs:
 
 
 def _load(data: DatasetSource | None, args: Params) -> _Pairs:
-    from evaluators.tasks.aligners import load_gold, load_silver
-
     given = [
         name
         for name, on in (
@@ -220,7 +220,6 @@ def _load(data: DatasetSource | None, args: Params) -> _Pairs:
         }
     )
     assert gold is not None, "gold_text is set, so load_gold reads it"
-    from evaluators.tasks.alignment import file_sha256
 
     gold["source"] = {
         "id": args.text,
@@ -263,8 +262,6 @@ def score(
     best = max(entries, key=lambda e: e["f1"]) if entries else None
     items = None
     if best is not None:
-        from evaluators.tasks.alignment import sentence_items
-
         pred = next(
             p for layer, method, p in links if layer == best["layer"] and method == best["method"]
         )

@@ -25,8 +25,10 @@ import numpy as np
 
 from evaluators.compute.knn import similarity_backend
 from evaluators.core.errors import UsageError
+from evaluators.encoders.base import embed_sentences, resolve_layers
 from evaluators.metrics import csls
 from evaluators.metrics.sentence import POOLINGS, sentence_retrieval
+from evaluators.plots import cbd as plots
 from evaluators.run.task import (
     Evaluator,
     LayerCurve,
@@ -36,6 +38,7 @@ from evaluators.run.task import (
     param,
     required,
 )
+from evaluators.schema import cbd as S
 from evaluators.tasks.word_retrieval import parse_layers
 
 if TYPE_CHECKING:
@@ -200,8 +203,6 @@ def score(
 ) -> Scores:
     """Score one model on every config of a cbd dataset."""
     data, model = required(data, "--dataset", TASK.name), required(model, "--model", TASK.name)
-    from evaluators.encoders.base import embed_sentences, resolve_layers
-    from evaluators.schema import cbd as S
 
     if model.num_layers <= 0:
         raise UsageError(
@@ -381,8 +382,6 @@ def plot(
     rng: np.random.Generator,
 ) -> list[str]:
     """Per-layer retrieval and translated-vs-random curves, one PNG per (config, pooling)."""
-    from evaluators.plots import cbd as plots
-
     prefix.parent.mkdir(parents=True, exist_ok=True)
     out = []
     for config, entries in scores.plot_data:

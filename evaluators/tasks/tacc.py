@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from evaluators.core.errors import EngineUnavailableError, SchemaError, UsageError
+from evaluators.encoders import load_encoder
 from evaluators.metrics.correlation import correlate, finite_pairs
 from evaluators.metrics.fertility import (
     OFFLINE_SUBSTITUTE,
@@ -55,6 +56,7 @@ from evaluators.metrics.triplet import (
     triplet_outcomes,
     triplet_score,
 )
+from evaluators.plots.tacc import fertility_scatter, paper_fertility_scatter
 from evaluators.run.task import (
     Evaluator,
     HeatmapView,
@@ -65,6 +67,8 @@ from evaluators.run.task import (
     param,
     required,
 )
+from evaluators.schema import alee as S
+from evaluators.schema.base import languages
 
 if TYPE_CHECKING:
     from evaluators.data.source import DatasetSource
@@ -168,8 +172,6 @@ class Params:
 
 def signature_extra(values: Mapping[str, Any]) -> dict[str, Any]:
     """The layer only matters for mean/cls pooling, the seed only with --sample; the fixed conventions."""
-    from evaluators.schema import alee as S
-
     return {
         "layer": values["layer"] if values["pooling"] != "model" else None,
         "seed": values["seed"] if values["sample"] else None,
@@ -206,8 +208,6 @@ def aggregate(
     >>> out["by_type"]["deu_Latn"]["PN"], out["by_length"]["deu_Latn"]["long"]
     (TripletScore(n=2, correct=1, ties=1, wrong=0), TripletScore(n=1, correct=0, ties=0, wrong=1))
     """
-    from evaluators.schema import alee as S
-
     if length_cut is None:
         length_cut = (
             length_thresholds([len(r[S.EN_ORIG]) for r in rows]) if rows else (math.nan, math.nan)
@@ -255,8 +255,6 @@ def _entry(subset: str, lang: str, group: str, key: str, score: TripletScore) ->
 
 def read_rows(source: Any, configs: Sequence[str]) -> list[dict[str, Any]]:
     """Load the test split of each config as plain rows (adds the config as ``subset``)."""
-    from evaluators.schema import alee as S
-
     rows: list[dict[str, Any]] = []
     for config in configs:
         data = source.load(config, "test")
@@ -289,8 +287,6 @@ def cross_lingual(config: str, table: object = None) -> bool:
     >>> cross_lingual("eng_Latn-deu_Latn"), cross_lingual("eng_Latn")
     (True, False)
     """
-    from evaluators.schema.base import languages
-
     return len(languages(config)) == 2
 
 
@@ -304,8 +300,6 @@ def sample_rows(
     >>> len(kept), {r["id"] for r in kept if r["subset"] == "a"} == {r["id"] for r in kept if r["subset"] == "b"}
     (4, True)
     """
-    from evaluators.schema import alee as S
-
     ids = sorted({r[S.ID] for r in rows})
     if n >= len(ids):
         return list(rows)
@@ -337,8 +331,6 @@ def score_model(
     ``fertility_tokenize`` measures fertility with one fixed tokenizer (the paper's
     definition) instead of the encoder's own.
     """
-    from evaluators.schema import alee as S
-
     texts = (
         [r[S.EN_ORIG] for r in rows]
         + [r[S.EN_FOIL] for r in rows]
@@ -381,8 +373,6 @@ def triplet_items(
     ``score`` is the margin ``cos(original, translation) - cos(foil, translation)``;
     ``retrieved`` says which English sentence the translation is closer to.
     """
-    from evaluators.schema import alee as S
-
     types = main_types([r[S.PERTURBATION] for r in rows])
     out = []
     for i, (r, o, m) in enumerate(zip(rows, outcomes, margin)):
@@ -411,8 +401,6 @@ def main_types(labels: Sequence[str]) -> tuple[str, ...]:
     >>> main_types(["PN", "RS-leafswap", "AR", "HS-or-synonym"])
     ('PN', 'AR', 'RS-leafswap', 'HS-or-synonym')
     """
-    from evaluators.schema import alee as S
-
     present = set(labels)
     if present <= set(S.PERTURBATIONS):
         return S.PERTURBATIONS
@@ -427,8 +415,6 @@ def _language_entries(
     agg: dict[str, Any], subset: str, lang: str, per_type: dict, types: Any
 ) -> Any:
     """One language's entries (per type, macro, by length and level) and its main macro TACC."""
-    from evaluators.schema import alee as S
-
     all_types = types != S.PERTURBATIONS
     entries = [_entry(subset, lang, "perturbation", key, score) for key, score in per_type.items()]
     alee_macro = macro_tacc(per_type, S.PERTURBATIONS)
@@ -461,8 +447,6 @@ def _language_entries(
 
 def _pooled_entries(agg: dict[str, Any], types: Any) -> list[dict[str, Any]]:
     """Entries pooled over languages: per perturbation, then the macro TACCs."""
-    from evaluators.schema import alee as S
-
     entries = []
     pooled: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     for per_type in agg["by_type"].values():
@@ -508,9 +492,6 @@ def entries_of(
     ``macro_tacc`` averages the alee types present; when other labels are present
     (:func:`main_types`), ``macro_tacc_all_types`` averages every type present and is the main score.
     """
-    from evaluators.schema import alee as S
-    from evaluators.schema.base import languages
-
     entries: list[dict[str, Any]] = []
     lang_main: dict[str, float] = {}
     types = main_types([t for per_type in agg["by_type"].values() for t in per_type])
@@ -558,8 +539,6 @@ def entries_of(
 
 def _fertility_tokenizer(spec: str) -> Any:
     """Load the encoder whose tokenizer measures ``--fertility paper`` (only its tokenizer is used)."""
-    from evaluators.encoders import load_encoder
-
     return load_encoder(spec)
 
 
@@ -587,8 +566,6 @@ def score(
     rows: list[Mapping[str, Any]] = list(read_rows(data, configs))
     effective: dict[str, Any] = {"configs": configs}
     if params.sample is not None:
-        from evaluators.schema import alee as S
-
         # Asking for more items than there are scores them all: the signature says how many.
         effective["sample"] = min(params.sample, len({r[S.ID] for r in rows}))
         rows = sample_rows(rows, params.sample, rng)
@@ -602,7 +579,6 @@ def score(
         model, rows, params.pooling, params.layer, role, params.tie_tolerance, tokenize
     )
     entries, main, notes = entries_of(agg, configs)
-    from evaluators.schema import alee as S
 
     types = main_types([t for per_type in agg["by_type"].values() for t in per_type])
     if params.fertility == "paper":
@@ -658,8 +634,6 @@ def plot(
     rng: np.random.Generator,
 ) -> list[str]:
     """Fertility (median subtokens) against Macro-TACC per language (alee paper, Figure 7)."""
-    from evaluators.plots.tacc import fertility_scatter
-
     points = _macro_points(scores.scores["test"])
     if not points:
         return []
@@ -704,8 +678,6 @@ def grid_fertility(results: list[EvalResult]) -> Any:
 def plot_grid(results: list[EvalResult], prefix: Path, rng: np.random.Generator) -> list[str]:
     """One fertility scatter with every model of a grid (alee paper, Figure 7); ``--fertility paper``: the paper's."""
     import json
-
-    from evaluators.plots.tacc import fertility_scatter, paper_fertility_scatter
 
     prefix.parent.mkdir(parents=True, exist_ok=True)
     if all(r.parameters.get("fertility") == "paper" for r in results):

@@ -29,6 +29,7 @@ from evaluators.core.errors import InputFileError, UsageError
 from evaluators.core.hashing import sha256_file
 from evaluators.encoders.base import WordVectors
 from evaluators.metrics import csls
+from evaluators.plots import cbd as plots
 from evaluators.run.task import (
     Evaluator,
     LayerCurve,
@@ -38,6 +39,7 @@ from evaluators.run.task import (
     param,
     required,
 )
+from evaluators.schema import cbd as S
 
 if TYPE_CHECKING:
     from evaluators.data.source import DatasetSource
@@ -242,8 +244,6 @@ class StaticVectors:
 
     def word_vectors(self, texts: Any, spans: Any, layers: Any = None) -> WordVectors:
         """Return ``(1, n_words, dim)`` vectors (layer 0 only)."""
-        from evaluators.schema import cbd as S
-
         word_re = re.compile(S.WORD_PATTERN)
         items = [word_re.findall(t[a:b]) for t, sp in zip(texts, spans) for a, b in sp]
         needed = {w for toks in items for tok in toks for w in (tok, tok.lower())}
@@ -303,8 +303,6 @@ def random_other_word(
     >>> random_other_word("a b", (0, 1), np.random.default_rng(0))
     (2, 3)
     """
-    from evaluators.schema import cbd as S
-
     spans = [
         m.span()
         for m in re.finditer(S.WORD_PATTERN, text)
@@ -336,8 +334,6 @@ def _aligner_sample(
     data: DatasetSource, config: str, params: Params, sub: list[dict], rng: np.random.Generator
 ) -> list[dict]:
     """Aligner-split pairs of the sentence pairs in ``sub`` (at most ``params.hist_aligner_pairs``), for Fig. 5."""
-    from evaluators.schema import cbd as S
-
     if (
         not params.hist_aligner_pairs
         or params.split == "aligner"
@@ -380,8 +376,6 @@ def _draw(
     Returns the samples (sorted row indices), the position of each needed row in ``sub``, the
     needed rows ``sub``, the other word of each (or ``None``) and the aligner rows.
     """
-    from evaluators.schema import cbd as S
-
     samples = [np.sort(rng.choice(len(rows), size=n, replace=False)) for _ in range(repeats)]
     needed = np.unique(np.concatenate(samples))
     pos = {int(r): k for k, r in enumerate(needed)}
@@ -441,8 +435,6 @@ def _encode(
     Returns the per-layer vectors and found masks: ``u``/``v`` the pairs' source/target words,
     ``w`` the other words, ``a_src``/``a_tgt`` the aligner pairs found on both sides.
     """
-    from evaluators.schema import cbd as S
-
     has_other = [o is not None for o in others]
     tgt_texts = [r[S.TGT_SENTENCE] for r in sub] + [
         r[S.TGT_SENTENCE] for r, h in zip(sub, has_other) if h
@@ -658,8 +650,6 @@ def _best_layer_items(
     not one per layer). Their mean over rows is the best layer's S_weak when every repeat
     keeps the same number of pairs.
     """
-    from evaluators.schema import cbd as S
-
     rows = []
     for rep, sample in enumerate(samples):
         idx = np.array([pos[int(r)] for r in sample if ok[pos[int(r)]]])
@@ -693,8 +683,6 @@ def plot(
     rng: np.random.Generator,
 ) -> list[str]:
     """Per-layer curves (Fig. 6/7) and cosine histograms at one layer (Fig. 5) per config."""
-    from evaluators.plots import cbd as plots
-
     prefix.parent.mkdir(parents=True, exist_ok=True)
     label = (scores.model or {}).get("id") or getattr(model, "model_id", "model")
     paths: list[str] = []

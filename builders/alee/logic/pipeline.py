@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import penman
 
-from builders.alee.logic.edits import apply_edit
+from builders.alee.logic.edits import apply_edit, edit_of
 from builders.alee.logic.nli_filter import LABELS, NliDecision, decide
 from builders.alee.logic.paragraphs import edit_paragraph
 from evaluators.core.errors import EngineUnavailableError
@@ -138,8 +138,6 @@ def sentence_foils(
         ``(foils, failures, parse_failures)``: ``(sentence, type) -> SentenceFoil``,
         ``(sentence, type) -> failure stage:reason`` and ``sentence -> parse failure reason``.
     """
-    from builders.alee.logic.edits import edit_of
-
     if stages.parse is None or stages.generate is None:
         raise EngineUnavailableError(
             "AMR foils need a parse and a generate stage; none was configured (pass --foils to skip AMR)."

@@ -44,6 +44,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from evaluators.aligners import METHODS, align_subwords
+from evaluators.aligners.subword import KINDS
 from evaluators.core.errors import UsageError
 from evaluators.metrics.aligner_corpus import PAPER_SWEEP_TOKENIZER
 from evaluators.metrics.alignment import score_alignments
@@ -212,9 +214,6 @@ class Params:
     )
 
     def __post_init__(self) -> None:
-        from evaluators.aligners import METHODS
-        from evaluators.aligners.subword import KINDS
-
         for m in [*self.methods, self.tokenizer_method]:
             if m not in METHODS:
                 raise UsageError(f"Unknown aligner {m!r}; choose from {', '.join(METHODS)}.")
@@ -310,8 +309,6 @@ def _run_pair(
     Returns the pair's dataset record, whether it has gold, its entries, ``(config, silver score, gold score)`` per
     configuration, and its frequency-bin rows.
     """
-    from evaluators.aligners import align_subwords
-
     silver = load_silver(spec)
     gold = load_gold(spec)
     train_src, train_tgt = _read_extra(spec, args)

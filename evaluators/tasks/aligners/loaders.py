@@ -14,6 +14,9 @@ from evaluators.data.alignio import (
     resolve_base,
     shift,
 )
+from evaluators.data.source import open_source
+from evaluators.schema import silver
+from evaluators.tasks.alignment import file_sha256
 
 if TYPE_CHECKING:
     from evaluators.tasks.aligners import Params
@@ -26,9 +29,6 @@ def _read_lines(path: str) -> list[list[str]]:
 def load_silver(spec: dict) -> dict:
     """Load a pair's silver sentences and links (0-based)."""
     if "dataset" in spec or "source" in spec:
-        from evaluators.data.source import open_source
-        from evaluators.schema import silver
-
         data = spec.get("source") or open_source(spec["dataset"])
         (config,) = data.select_configs(
             "silver",
@@ -66,7 +66,6 @@ def load_silver(spec: dict) -> dict:
     by_key = links.as_dict()
     sure = [by_key.get(str(n), (set(), set()))[0] for n in range(len(src))]
     possible = [by_key.get(str(n), (set(), set()))[1] for n in range(len(src))]
-    from evaluators.tasks.alignment import file_sha256
 
     return {
         "src": src,

@@ -10,6 +10,7 @@ from evaluators.metrics.alignment import (
     FREQ_BINS,
     freq_bin_label,
 )
+from evaluators.plots import alignment as aplots
 from evaluators.run.task import Scores
 
 if TYPE_CHECKING:
@@ -29,8 +30,6 @@ def plot(
     rng: np.random.Generator,
 ) -> list[str]:
     """Silver-vs-gold scatter, vocabulary sweep, F1 by source-word frequency per pair."""
-    from evaluators.plots import alignment as aplots
-
     scatter, sweep_curves, freq_tables = scores.plot_data
     os.makedirs(prefix.parent, exist_ok=True)
     artifacts = []
