@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from builders.adapters.mt import select_translator
+from builders.adapters import mt
 from evaluators.core.errors import EngineUnavailableError, OutputError
 
 log = logging.getLogger("xlbench.mt")
@@ -145,7 +145,8 @@ class MTStage:
 
     def open(self):
         """Build the engine on this worker; return ``units -> translations``."""
-        engine = select_translator(self.spec, self.src, self.tgt, **dict(self.options))
+        # looked up on the module at call time, as before: tests replace mt.select_translator
+        engine = mt.select_translator(self.spec, self.src, self.tgt, **dict(self.options))
         if engine.version != self.version:
             raise EngineUnavailableError(
                 f"The MT engine {engine.name} on this worker is version {engine.version}, not {self.version} as on the "

@@ -24,12 +24,11 @@ from dataclasses import Field, dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evaluators import __version__
+from evaluators import __version__, encoders
 from evaluators.compute.engine import CellOutcome, Engine, LocalEngine
 from evaluators.core.errors import InputFileError, RemoteError, UsageError
 from evaluators.core.progress import Progress
 from evaluators.data.source import open_source
-from evaluators.encoders import load_encoder
 from evaluators.encoders.callable import SentenceEncoder
 from evaluators.encoders.identity import identify
 from evaluators.encoders.spec import check_runtime
@@ -261,7 +260,8 @@ def open_model(model: Any, options: RunOptions, revision: str | None = None) -> 
         opts = options.model_options()
         if revision and spec.startswith("callable:"):
             opts["revision"] = revision
-        encoder = load_encoder(spec, **opts)
+        # looked up on the module at call time, as before: tests replace load_encoder there
+        encoder = encoders.load_encoder(spec, **opts)
         return OpenModel(encoder, identify(encoder, model if not rev else spec, revision))
     if options.backend != "torch":
         raise UsageError(
