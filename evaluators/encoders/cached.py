@@ -53,6 +53,9 @@ class CacheKeyed(Protocol):
     of range, a pooling the model lacks) and returns the key parameters besides the text.
     """
 
+    #: Hub id or local path: with the revision, it names the model's rows in the cache.
+    model_id: str
+
     def word_key_params(self, role: str | None) -> dict[str, Any]:
         """Key parameters of word vectors (the wrapper adds the layer and the spans)."""
         ...
@@ -134,18 +137,18 @@ class CachedEncoder:
         """
         layer_ids = resolve_layers(layers, self.inner.num_layers)
         texts = list(texts)
-        spans = [[(int(a), int(b)) for a, b in sp] for sp in spans]
-        if len(spans) != len(texts):
+        span_lists = [[(int(a), int(b)) for a, b in sp] for sp in spans]
+        if len(span_lists) != len(texts):
             raise UsageError(
-                f"word_vectors got {len(texts)} texts but {len(spans)} span lists; pass one list per text."
+                f"word_vectors got {len(texts)} texts but {len(span_lists)} span lists; pass one list per text."
             )
         params = self.inner.word_key_params(role)
         first: dict[_Item, int] = {}
-        for k, (t, sp) in enumerate(zip(texts, spans)):
+        for k, (t, sp) in enumerate(zip(texts, span_lists)):
             if sp:
                 first.setdefault((t, tuple(sp)), k)
         if not first:
-            return self.inner.word_vectors(texts, spans, layer_ids, role=role)
+            return self.inner.word_vectors(texts, span_lists, layer_ids, role=role)
         keys = {
             item: [
                 make_key("word", item[0], spans=spans_hash(item[1]), layer=layer, **params)
@@ -162,7 +165,9 @@ class CachedEncoder:
             if todo
             else None
         )
-        return _assemble_words(self.cache, texts, spans, first, keys, got, todo, fresh, layer_ids)
+        return _assemble_words(
+            self.cache, texts, span_lists, first, keys, got, todo, fresh, layer_ids
+        )
 
     # ------------------------------------------------------------------ sentence vectors
     def embed_sentences(
@@ -213,8 +218,9 @@ class CachedEncoder:
             out = np.zeros((len(unique), dim), np.float32)
             for t, row in cached[c].items():
                 out[row_of[t]] = row
-            for t in missing[c]:
-                out[row_of[t]] = rows[todo_row[t]]
+            if rows is not None:  # exactly the pairs that miss texts
+                for t in missing[c]:
+                    out[row_of[t]] = rows[todo_row[t]]
             results[c] = out
         return {request: results[pair][index] for request, pair in asked.items()}
 
@@ -277,13 +283,13 @@ def _assemble_words(
     if fresh is not None:
         _store_fresh_words(cache, fresh, todo, keys, first, starts, vectors, found, truncated_of)
     truncated = 0
-    for k, (t, sp) in enumerate(zip(texts, spans)):
+    for pos, (t, sp) in enumerate(zip(texts, spans)):
         if not sp:
             continue
         truncated += int(truncated_of.get(t, False))
         src = first[(t, tuple(sp))]
-        if src != k:
-            a, b = starts[src], starts[k]
+        if src != pos:
+            a, b = starts[src], starts[pos]
             vectors[:, b : b + len(sp)] = vectors[:, a : a + len(sp)]
             found[b : b + len(sp)] = found[a : a + len(sp)]
     notes = []

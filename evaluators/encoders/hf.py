@@ -835,10 +835,11 @@ def _pool_sentence(
 def from_spec(rest: str | None, **options) -> HFEncoder:
     """Build from ``hf:<id-or-path>[@revision]``.
 
-    Options: batch_size, device, cache_dir, use_cache, trust_remote_code, max_length,
+    Options: batch_size, device, trust_remote_code, max_length,
     prefixes, dtype, hub_cache_dir, runtime (``torch`` or ``onnx``: ONNX Runtime on the CPU,
     see :mod:`evaluators.encoders.onnxrt`), onnx_dir (where exports are cached); unknown
-    options are ignored.
+    options are ignored. The embedding cache (``cache_dir``, ``use_cache``) is
+    :func:`~evaluators.encoders.load_encoder`'s wrapper around the encoder.
     """
     if not rest:
         raise UsageError(

