@@ -41,7 +41,7 @@ def _spans(texts):
 
 
 def test_float16_agreement_with_float32(tiny_bert, tmp_path):
-    exact = HFEncoder(tiny_bert, use_cache=False)
+    exact = HFEncoder(tiny_bert)
     cached = _cached(tiny_bert, tmp_path)
     a = exact.word_vectors(TEXTS, _spans(TEXTS), None).vectors
     b = cached.word_vectors(TEXTS, _spans(TEXTS), None).vectors
