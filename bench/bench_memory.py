@@ -93,7 +93,7 @@ def step(model: str, mode: str, n: int, batch_size: int) -> dict:
     """Encode in this process; return figures."""
     from evaluators.encoders.hf import HFEncoder
 
-    enc = HFEncoder(model, batch_size=batch_size, use_cache=False, device="cpu")
+    enc = HFEncoder(model, batch_size=batch_size, device="cpu")
     texts = sentences(n)
     base = rss_mib()
     t0 = time.perf_counter()

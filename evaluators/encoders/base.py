@@ -52,6 +52,9 @@ class WordVectors:
         found: ``(n_words,)`` bool, False where no token covers the span.
         layers: the absolute layer indices, aligned with axis 0.
         truncated_texts: how many texts were truncated.
+        notes: what the caller should know (words dropped).
+        text_truncated: per input text, whether it was truncated (what the embedding cache
+            stores beside an item's vectors; empty when the encoder does not say).
     """
 
     vectors: np.ndarray
@@ -59,6 +62,7 @@ class WordVectors:
     layers: list[int]
     truncated_texts: int = 0
     notes: list[str] = field(default_factory=list)
+    text_truncated: list[bool] = field(default_factory=list)
 
     def by_layer(self) -> dict[int, np.ndarray]:
         """Return ``{layer: (n_words, dim) array}`` (views into :attr:`vectors`)."""
@@ -217,7 +221,9 @@ class TokenEncoderMixin:
             notes.append(
                 f"{int((~found).sum())} word(s) not covered by any token (truncation) were dropped"
             )
-        return WordVectors(vectors, found, layer_ids, truncated, notes)
+        return WordVectors(
+            vectors, found, layer_ids, truncated, notes, [ts.truncated for ts in all_states]
+        )
 
 
 def embed_sentences(

@@ -23,11 +23,13 @@ from evaluators.encoders.base import (
     embed_sentences_by_loop,
     resolve_layers,
 )
-from evaluators.encoders.cache import EmbeddingCache, compact, make_key, pack, unpack
 
 
 class SentenceEncoder:
     """Wrap a function ``texts -> (n, dim)`` as an :class:`~evaluators.encoders.base.Encoder`.
+
+    The embedding cache wraps it (:class:`~evaluators.encoders.cached.CachedEncoder`); it
+    rounds fresh vectors batch by batch (:attr:`cache_block_rows`), as the function returns them.
 
     Attributes:
         calls: how many times the function was called (cache hits call it never).
@@ -42,8 +44,6 @@ class SentenceEncoder:
         revision: str | None,
         *,
         batch_size: int = 32,
-        cache_dir: str | None = None,
-        use_cache: bool = True,
         **_ignored,
     ):
         if batch_size is None or int(batch_size) < 1:
@@ -57,12 +57,6 @@ class SentenceEncoder:
             self._takes_role = "role" in inspect.signature(fn).parameters
         except (TypeError, ValueError):
             self._takes_role = False
-        # Without a revision nothing identifies the model: never cache its vectors.
-        self._cache = (
-            EmbeddingCache(cache_dir, model_id, revision)
-            if use_cache and revision is not None
-            else None
-        )
 
     def token_states(self, texts: Sequence[str], layers: Sequence[int]) -> list[TokenStates]:
         """Refuse: this model gives sentence embeddings only."""
@@ -79,8 +73,39 @@ class SentenceEncoder:
         return embed_sentences_by_loop(self, texts, layers, poolings, role)
 
     def cache_stats(self):
-        """Return the cache's :class:`~evaluators.encoders.cache.CacheStats` (``None`` when off)."""
-        return self._cache.stats() if self._cache is not None else None
+        """No disk cache of its own (:func:`~evaluators.encoders.cached.with_cache` adds one): ``None``."""
+        return None
+
+    @property
+    def cache_block_rows(self) -> int:
+        """Rows rounded together for the cache: one call's batch."""
+        return self.batch_size
+
+    def sentence_key_params(self, layer: int, pooling: str, role: str | None) -> dict:
+        """Cache key parameters (:class:`~evaluators.encoders.cached.CacheKeyed`): the role passed on.
+
+        No batch size: an API call costs money, and what it returns is the provider's.
+
+        Raises:
+            UsageError: a pooling or layer other than ``model`` / ``-1``, or an unknown role.
+        """
+        self._check_request(pooling, layer, role)
+        return {"role": role if self._takes_role else None}
+
+    def word_key_params(self, role: str | None) -> dict:
+        """Refuse: this model gives sentence embeddings only."""
+        resolve_layers(None, 0)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _check_request(self, pooling: str, layer: int, role: str | None) -> None:
+        check_pooling(pooling)
+        if pooling != "model" or layer != -1:
+            raise UsageError(
+                f"{self.model_id} gives one sentence embedding per text; use pooling='model' and layer=-1 "
+                f"(got pooling={pooling!r}, layer={layer})."
+            )
+        if role not in (None, "query", "passage"):
+            raise UsageError(f"Unknown role {role!r}; use 'query', 'passage' or leave it unset.")
 
     def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
         """Refuse: the tokenizer of a callable is unknown."""
@@ -103,36 +128,13 @@ class SentenceEncoder:
         self, texts: Sequence[str], pooling: str = "model", layer: int = -1, role: str | None = None
     ) -> np.ndarray:
         """Return ``(n, dim)`` float32 embeddings from the function (``pooling`` must be ``model``)."""
-        check_pooling(pooling)
-        if pooling != "model" or layer != -1:
-            raise UsageError(
-                f"{self.model_id} gives one sentence embedding per text; use pooling='model' and layer=-1 "
-                f"(got pooling={pooling!r}, layer={layer})."
-            )
-        if role not in (None, "query", "passage"):
-            raise UsageError(f"Unknown role {role!r}; use 'query', 'passage' or leave it unset.")
+        self._check_request(pooling, layer, role)
         texts = list(texts)
         unique = list(dict.fromkeys(texts))
-        # no batch size in the key: an API call costs money, and what it returns is the provider's
-        params = {"role": role if self._takes_role else None}
         result: dict[str, np.ndarray] = {}
-        if self._cache is not None:
-            keys = {t: make_key("sent", t, **params) for t in unique}
-            got = self._cache.get_many(list(keys.values()))
-            result = {t: unpack(got[k])[0][0] for t, k in keys.items() if k in got}
-        todo = [t for t in unique if t not in result]
-        new_items = []
-        for i in range(0, len(todo), self.batch_size):
-            chunk = todo[i : i + self.batch_size]
-            arr = self._call(chunk, role)
-            if self._cache is not None:
-                arr = compact(arr)  # what the cache stores, so a later hit scores the same numbers
-            for t, row in zip(chunk, arr):
-                result[t] = row
-                if self._cache is not None:
-                    new_items.append((make_key("sent", t, **params), pack(row)))
-        if new_items and self._cache is not None:
-            self._cache.put_many(new_items)
+        for i in range(0, len(unique), self.batch_size):
+            chunk = unique[i : i + self.batch_size]
+            result.update(zip(chunk, self._call(chunk, role)))
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
         return np.stack([result[t] for t in texts]).astype(np.float32)

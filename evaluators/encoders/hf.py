@@ -43,7 +43,6 @@ from evaluators.encoders.base import (
     pool_spans,
     resolve_layers,
 )
-from evaluators.encoders.cache import EmbeddingCache, compact, make_key, pack, spans_hash, unpack
 from evaluators.encoders.identity import weights_digest
 
 if TYPE_CHECKING:
@@ -263,7 +262,11 @@ def _default_prefixes(model_id: str) -> dict[str, str]:
 
 
 class HFEncoder(TokenEncoderMixin):
-    """A ``transformers`` encoder with per-layer token states and a disk cache.
+    """A ``transformers`` encoder with per-layer token states.
+
+    The embedding cache wraps it (:class:`~evaluators.encoders.cached.CachedEncoder`, applied
+    by ``load_encoder``); :meth:`word_key_params` and :meth:`sentence_key_params` tell the
+    cache what, besides the text, changes a vector.
 
     Attributes:
         forward_calls: number of forward passes run (cache hits run none).
@@ -278,8 +281,6 @@ class HFEncoder(TokenEncoderMixin):
         model_id: str | None = None,
         batch_size: int = 32,
         device: str | None = None,
-        cache_dir: str | None = None,
-        use_cache: bool = True,
         trust_remote_code: bool = False,
         max_length: int | None = None,
         prefixes: dict[str, str] | None = None,
@@ -331,7 +332,6 @@ class HFEncoder(TokenEncoderMixin):
         self._model_head: Callable[[np.ndarray], np.ndarray] | None = None
         self.forward_calls = 0
         self.truncated_total = 0
-        self._cache = EmbeddingCache(cache_dir, self.model_id, self.revision) if use_cache else None
 
     def _load_model(self, source: str, model_kwargs: dict[str, Any]) -> Any:
         """Load the torch model (the encoder of an encoder-decoder), in eval mode on the device."""
@@ -508,9 +508,26 @@ class HFEncoder(TokenEncoderMixin):
             dev = f"{str(self.device).split(':')[0]}-{dtype}"
         return {"max_length": self.max_length, "prefix": prefix, "bs": self.batch_size, "dev": dev}
 
-    def cache_stats(self):
-        """Return :class:`~evaluators.encoders.cache.CacheStats` of this encoder's cache (``None`` when off)."""
-        return self._cache.stats() if self._cache is not None else None
+    def word_key_params(self, role: str | None) -> dict:
+        """Cache key parameters of word vectors (:class:`~evaluators.encoders.cached.CacheKeyed`)."""
+        return self._key_params(self._prefix(role))
+
+    def sentence_key_params(self, layer: int, pooling: str, role: str | None) -> dict:
+        """Cache key parameters of one (layer as requested, pooling) sentence vector.
+
+        Raises:
+            UsageError: unknown pooling or role, layer out of range, ``pooling="model"`` of a
+                model head below the last layer.
+        """
+        absolute = resolve_layers([layer], self.num_layers)[0]
+        prefix = self._prefix(role)
+        if self._model_head is not None and check_pooling(pooling) == "model":
+            self._check_head_layers([layer], [absolute])
+        return {
+            "layer": absolute,
+            "pooling": self._key_pooling(pooling),
+            **self._key_params(prefix),
+        }
 
     def token_states(
         self, texts: Sequence[str], layers: Sequence[int], role: str | None = None
@@ -550,8 +567,8 @@ class HFEncoder(TokenEncoderMixin):
         Streaming: each batch's token states are pooled into the output as soon as the
         forward pass returns them, so memory is O(batch + words x layers x dim), never
         O(tokens x layers). One forward pass per batch serves every layer; a text listed
-        several times (with the same or other spans) is encoded once. With the cache on,
-        vectors are float16-rounded (see :mod:`evaluators.encoders.cache`).
+        several times (with the same or other spans) is encoded once. Behind the cache
+        (:mod:`evaluators.encoders.cached`) vectors are float16-rounded.
         """
         layer_ids = resolve_layers(layers, self.num_layers)
         texts = list(texts)
@@ -562,51 +579,15 @@ class HFEncoder(TokenEncoderMixin):
             )
         prefix = self._prefix(role)
         slots = _WordSlots.layout(texts, spans, len(layer_ids), self.dim)
-        params = self._key_params(prefix)
-
-        def keys_of(item: tuple[str, tuple]) -> list[str]:
-            return [
-                make_key("word", item[0], spans=spans_hash(item[1]), layer=layer, **params)
-                for layer in layer_ids
-            ]
-
-        todo = self._words_from_cache(slots, list(slots.first), keys_of)
-        self._words_from_forward(slots, todo, layer_ids, prefix, keys_of)
+        self._words_from_forward(slots, list(slots.first), layer_ids, prefix)
         truncated = slots.copy_repeats(texts, spans)
         notes = []
         if (~slots.found).any():
             notes.append(
                 f"{int((~slots.found).sum())} word(s) not covered by any token (truncation) were dropped"
             )
-        return WordVectors(slots.vectors, slots.found, layer_ids, truncated, notes)
-
-    def _words_from_cache(
-        self,
-        slots: _WordSlots,
-        items: list[tuple[str, tuple]],
-        keys_of: Callable[[tuple[str, tuple]], list[str]],
-    ) -> list[tuple[str, tuple]]:
-        """Fill ``slots`` with the items whose every layer is cached; return the other items.
-
-        Only whole items are taken from the cache, so that an item's layers all come from
-        one forward pass.
-        """
-        if self._cache is None or not items:
-            return items
-        all_keys = {item: keys_of(item) for item in items}
-        got = self._cache.get_many([k for ks in all_keys.values() for k in ks])
-        todo = []
-        for item, ks in all_keys.items():
-            if not all(k in got for k in ks):
-                todo.append(item)
-                continue
-            where = slots.where(item)
-            for j, k in enumerate(ks):
-                row, flags = unpack(got[k])
-                slots.vectors[j, where] = row
-            slots.found[where] = ~np.isnan(slots.vectors[0, where, 0])
-            slots.truncated_of[item[0]] = bool(flags & 1)
-        return todo
+        text_truncated = [slots.truncated_of.get(t, False) for t in texts]
+        return WordVectors(slots.vectors, slots.found, layer_ids, truncated, notes, text_truncated)
 
     def _words_from_forward(
         self,
@@ -614,15 +595,13 @@ class HFEncoder(TokenEncoderMixin):
         items: list[tuple[str, tuple]],
         layer_ids: list[int],
         prefix: str,
-        keys_of: Callable[[tuple[str, tuple]], list[str]],
     ) -> None:
-        """Encode the texts of ``items`` once each and pool their spans into ``slots`` (and the cache)."""
+        """Encode the texts of ``items`` once each and pool their spans into ``slots``."""
         need: dict[str, list[tuple]] = {}
         for item in items:
             need.setdefault(item[0], []).append(item[1])
         todo_texts = list(need)
         n_layers = len(layer_ids)
-        new_items: list[tuple[Any, Any]] = []
         for i, hidden, rec in self._forward(todo_texts, layer_ids, prefix):
             text = todo_texts[i]
             content = rec["content"]
@@ -632,22 +611,9 @@ class HFEncoder(TokenEncoderMixin):
             self.truncated_total += int(rec["truncated"])
             for sp in need[text]:
                 v, f = _pool_words(states, offsets, sp, n_layers, self.dim)
-                if self._cache is not None:
-                    v = compact(v)
-                    flags = int(rec["truncated"])
-                    new_items.extend(
-                        zip(keys_of((text, sp)), (pack(v[j], flags) for j in range(n_layers)))
-                    )
                 where = slots.where((text, sp))
                 slots.vectors[:, where] = v
                 slots.found[where] = f
-            if (
-                len(new_items) >= 4096 and self._cache is not None
-            ):  # bounded memory for the pending writes too
-                self._cache.put_many(new_items)
-                new_items = []
-        if new_items and self._cache is not None:
-            self._cache.put_many(new_items)
 
     def embed_sentences(
         self,
@@ -674,28 +640,13 @@ class HFEncoder(TokenEncoderMixin):
         texts = list(texts)
         unique = list(dict.fromkeys(texts))
         row_of = {t: i for i, t in enumerate(unique)}
-        # distinct (absolute layer, pooling) combinations and how they are keyed in the cache
+        # distinct (absolute layer, pooling) combinations
         combos = list(dict.fromkeys((a, p) for a in abs_layers for p in poolings))
-        keys, cached, missing = self._sentences_from_cache(unique, combos, prefix)
-        todo = list(dict.fromkeys(t for c in combos for t in missing[c]))
-        todo_row = {t: i for i, t in enumerate(todo)}
-        fresh = self._sentences_from_forward(todo, combos, missing, prefix)
-        if self._cache is not None and todo:
-            self._cache.put_many(
-                (keys[c][t], pack(fresh[c][todo_row[t]]))
-                for c in combos
-                if missing[c]
-                for t in missing[c]
-            )
-        results = {}
-        for c in combos:
-            out = np.zeros((len(unique), self._sentence_dim(c, cached[c], fresh)), np.float32)
-            for t, row in cached[c].items():
-                out[row_of[t]] = row
-            if c in fresh:
-                for t in missing[c]:
-                    out[row_of[t]] = fresh[c][todo_row[t]]
-            results[c] = out
+        fresh = self._sentences_from_forward(unique, combos, prefix)
+        results = {
+            c: fresh[c] if c in fresh else np.zeros((0, self._sentence_dim(c)), np.float32)
+            for c in combos
+        }
         index = np.fromiter((row_of[t] for t in texts), dtype=np.int64, count=len(texts))
         return {
             (req, p): results[(a, p)][index] for req, a in zip(layers, abs_layers) for p in poolings
@@ -718,47 +669,24 @@ class HFEncoder(TokenEncoderMixin):
             return f"model:{self.default_pooling}"
         return self.default_pooling
 
-    def _sentences_from_cache(
-        self, unique: list[str], combos: list[tuple[int, str]], prefix: str
-    ) -> tuple[dict, dict, dict]:
-        """Return ``(keys, cached, missing)`` per combination: cache keys, cached rows, texts to encode."""
-        params = self._key_params(prefix)
-        keys: dict[tuple[int, str], dict[str, Any]] = {c: {} for c in combos}
-        missing = {c: list(unique) for c in combos}
-        cached: dict[tuple[int, str], dict[str, np.ndarray]] = {c: {} for c in combos}
-        if self._cache is not None and unique:
-            for c in combos:
-                keys[c] = {
-                    t: make_key("sent", t, layer=c[0], pooling=self._key_pooling(c[1]), **params)
-                    for t in unique
-                }
-            got = self._cache.get_many([k for c in combos for k in keys[c].values()])
-            for c in combos:
-                cached[c] = {t: unpack(got[k])[0][0] for t, k in keys[c].items() if k in got}
-                missing[c] = [t for t in unique if t not in cached[c]]
-        return keys, cached, missing
-
     def _sentences_from_forward(
         self,
         todo: list[str],
         combos: list[tuple[int, str]],
-        missing: dict[tuple[int, str], list[str]],
         prefix: str,
     ) -> dict[tuple[int, str], np.ndarray]:
-        """Encode ``todo``; return per combination with missing texts its ``(len(todo), dim)`` rows.
+        """Encode ``todo``; return per combination its ``(len(todo), dim)`` rows.
 
         Rows are pooled batch by batch, then the model head (``pooling="model"``) runs on
-        the whole matrix; with the cache on they are float16-rounded as the cache stores them.
+        the whole matrix.
         """
         fresh: dict[tuple[int, str], np.ndarray] = {}
         if not todo:
             return fresh
-        fwd_layers = sorted({c[0] for c in combos if missing[c]})
+        fwd_layers = sorted({c[0] for c in combos})
         for i, hidden, rec in self._forward(todo, fwd_layers, prefix):
             self.truncated_total += int(rec["truncated"])
             for c in combos:
-                if not missing[c]:
-                    continue
                 states = hidden[fwd_layers.index(c[0])]
                 vec = _pool_sentence(states, rec["content"], c[1], self.default_pooling)
                 if c not in fresh:
@@ -768,21 +696,10 @@ class HFEncoder(TokenEncoderMixin):
         for c, matrix in fresh.items():
             if c[1] == "model" and head is not None:
                 fresh[c] = np.asarray(head(matrix), dtype=np.float32)
-            if self._cache is not None:
-                fresh[c] = compact(fresh[c])
         return fresh
 
-    def _sentence_dim(
-        self,
-        combo: tuple[int, str],
-        cached: dict[str, np.ndarray],
-        fresh: dict[tuple[int, str], np.ndarray],
-    ) -> int:
-        """Width of a combination's vectors: as computed or cached, else what the model gives."""
-        if combo in fresh:
-            return fresh[combo].shape[1]
-        if cached:
-            return len(next(iter(cached.values())))
+    def _sentence_dim(self, combo: tuple[int, str]) -> int:
+        """Width of a combination's vectors when no text was encoded: what the model gives."""
         return (
             self.model_dim if (combo[1] == "model" and self._model_head is not None) else self.dim
         )
@@ -916,10 +833,11 @@ def _pool_sentence(
 def from_spec(rest: str | None, **options) -> HFEncoder:
     """Build from ``hf:<id-or-path>[@revision]``.
 
-    Options: batch_size, device, cache_dir, use_cache, trust_remote_code, max_length,
+    Options: batch_size, device, trust_remote_code, max_length,
     prefixes, dtype, hub_cache_dir, runtime (``torch`` or ``onnx``: ONNX Runtime on the CPU,
     see :mod:`evaluators.encoders.onnxrt`), onnx_dir (where exports are cached); unknown
-    options are ignored.
+    options are ignored. The embedding cache (``cache_dir``, ``use_cache``) is
+    :func:`~evaluators.encoders.load_encoder`'s wrapper around the encoder.
     """
     if not rest:
         raise UsageError(

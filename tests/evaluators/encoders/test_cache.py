@@ -18,6 +18,7 @@ from evaluators.encoders.cache import (
     parse_size,
     unpack,
 )
+from evaluators.encoders.cached import with_cache
 from evaluators.encoders.hf import HFEncoder
 
 TEXTS = [
@@ -30,13 +31,18 @@ TEXTS = [
 ]
 
 
+def _cached(path, cache_dir=None, **options):
+    """An ``hf`` encoder behind the embedding cache in ``cache_dir`` (as ``load_encoder`` builds it)."""
+    return with_cache(HFEncoder(path, **options), cache_dir)
+
+
 def _spans(texts):
     return [[(m.start(), m.end()) for m in re.finditer(r"\S+", t)] for t in texts]
 
 
 def test_float16_agreement_with_float32(tiny_bert, tmp_path):
-    exact = HFEncoder(tiny_bert, use_cache=False)
-    cached = HFEncoder(tiny_bert, cache_dir=tmp_path)
+    exact = HFEncoder(tiny_bert)
+    cached = _cached(tiny_bert, tmp_path)
     a = exact.word_vectors(TEXTS, _spans(TEXTS), None).vectors
     b = cached.word_vectors(TEXTS, _spans(TEXTS), None).vectors
     assert not np.array_equal(a, b)  # the cache really stores float16
@@ -47,10 +53,10 @@ def test_float16_agreement_with_float32(tiny_bert, tmp_path):
 
 
 def test_a_hit_is_bit_identical_to_what_the_writing_run_returned(tiny_bert, tmp_path):
-    first = HFEncoder(tiny_bert, batch_size=3, cache_dir=tmp_path)
+    first = _cached(tiny_bert, tmp_path, batch_size=3)
     wv = first.word_vectors(TEXTS, _spans(TEXTS), None)
     sent = first.embed_sentences(TEXTS, layers=[0, -1], poolings=["mean", "cls"])
-    again = HFEncoder(tiny_bert, batch_size=3, cache_dir=tmp_path)
+    again = _cached(tiny_bert, tmp_path, batch_size=3)
     np.testing.assert_array_equal(
         again.word_vectors(TEXTS, _spans(TEXTS), None).vectors, wv.vectors
     )
@@ -61,7 +67,7 @@ def test_a_hit_is_bit_identical_to_what_the_writing_run_returned(tiny_bert, tmp_
     stats = again.cache_stats()
     assert stats.hit_rate == 1.0 and stats.misses == 0 and "100% hits" in stats.line()
     # another batch size pads differently, so it is another entry (the key includes it)
-    other = HFEncoder(tiny_bert, batch_size=32, cache_dir=tmp_path)
+    other = _cached(tiny_bert, tmp_path, batch_size=32)
     other.word_vectors(TEXTS, _spans(TEXTS), None)
     assert other.forward_calls == 1 and other.cache_stats().hits == 0
 
@@ -70,8 +76,8 @@ def test_truncation_survives_the_cache(tmp_path, tiny_builders):
     path = tiny_builders["bert"](tmp_path / "short", max_length=8)
     text = "the cat sat on the mat hello world"
     spans = _spans([text])
-    first = HFEncoder(path, cache_dir=tmp_path / "c").word_vectors([text], spans, [0])
-    hit = HFEncoder(path, cache_dir=tmp_path / "c")
+    first = _cached(path, tmp_path / "c").word_vectors([text], spans, [0])
+    hit = _cached(path, tmp_path / "c")
     second = hit.word_vectors([text], spans, [0])
     assert hit.forward_calls == 0
     assert second.truncated_texts == first.truncated_texts == 1
@@ -80,7 +86,7 @@ def test_truncation_survives_the_cache(tmp_path, tiny_builders):
 
 @pytest.mark.slow
 def test_small_run_writes_under_50_kb_per_sentence(tiny_bert, tmp_path):
-    enc = HFEncoder(tiny_bert, cache_dir=tmp_path)
+    enc = _cached(tiny_bert, tmp_path)
     texts = [f"{t} {i}" for i, t in enumerate(TEXTS * 10)]
     enc.word_vectors(texts, [s[:2] for s in _spans(texts)], None)
     enc.embed_sentences(texts, layers=[0, 1, 2], poolings=["mean", "cls"])
@@ -123,9 +129,9 @@ def test_pack_round_trip_and_large_values():
 
 
 def test_info_and_clear(tiny_bert, tmp_path):
-    enc = HFEncoder(tiny_bert, cache_dir=tmp_path)
+    enc = _cached(tiny_bert, tmp_path)
     enc.sentence_embeddings(TEXTS)
-    enc._cache.close()
+    enc.cache.close()
     (tmp_path / "old@v1.sqlite").write_bytes(b"x" * 10)
     info = cache_info(tmp_path)
     assert info["models"][0]["entries"] == len(TEXTS) and info["size_bytes"] > 0
@@ -139,7 +145,7 @@ def test_cli_cache_info_and_clear(tiny_bert, tmp_path, monkeypatch, capsys):
     from builders.cli import main
 
     monkeypatch.setenv("XLBENCH_CACHE", str(tmp_path))
-    HFEncoder(tiny_bert).sentence_embeddings(TEXTS[:2])
+    _cached(tiny_bert).sentence_embeddings(TEXTS[:2])
     assert main(["cache", "info"]) == 0
     out = capsys.readouterr().out
     assert "2 entries" in out and "of cap 2.0 GB" in out

@@ -10,6 +10,7 @@ import pytest
 from evaluators.core.errors import EngineUnavailableError, InputFileError, UsageError
 from evaluators.encoders import load_encoder
 from evaluators.encoders.base import Encoder
+from evaluators.encoders.cached import CachedEncoder, with_cache
 from evaluators.encoders.hf import HFEncoder, folder_hash
 
 
@@ -41,18 +42,18 @@ def test_layer_counts_and_protocol(tiny_bert, tiny_xlmr, tmp_path):
 
 
 def test_offsets_point_into_the_text(tiny_bert, tiny_xlmr):
-    bert = HFEncoder(tiny_bert, use_cache=False)
+    bert = HFEncoder(tiny_bert)
     text = "Unbelievable cat!"
     ts = bert.token_states([text], [0])[0]
     assert ts.tokens == ["un", "##believ", "##able", "cat", "!"]
     assert ts.offsets.tolist() == [[0, 2], [2, 8], [8, 12], [13, 16], [16, 17]]
-    xlmr = HFEncoder(tiny_xlmr, use_cache=False)
+    xlmr = HFEncoder(tiny_xlmr)
     ts = xlmr.token_states(["hello world"], [0])[0]
     assert [("hello world")[s:e] for s, e in ts.offsets] == ["hello", "world"]
 
 
 def test_word_vector_is_the_true_mean_of_all_subwords(tiny_bert):
-    enc = HFEncoder(tiny_bert, use_cache=False)
+    enc = HFEncoder(tiny_bert)
     text = "Unbelievable cat!"
     tokens, hidden = _reference_hidden(tiny_bert, text)
     assert tokens == ["[CLS]", "un", "##believ", "##able", "cat", "!", "[SEP]"]
@@ -67,7 +68,7 @@ def test_word_vector_is_the_true_mean_of_all_subwords(tiny_bert):
 
 
 def test_sentence_poolings_match_hand_computation(tiny_bert):
-    enc = HFEncoder(tiny_bert, use_cache=False)
+    enc = HFEncoder(tiny_bert)
     _, hidden = _reference_hidden(tiny_bert, "the cat sat")
     mean = enc.sentence_embeddings(["the cat sat"], pooling="mean", layer=-1)
     cls = enc.sentence_embeddings(["the cat sat"], pooling="cls", layer=1)
@@ -92,8 +93,8 @@ TEXTS = [
 @pytest.mark.parametrize("which", ["tiny_bert", "tiny_xlmr"])
 def test_batching_invariance(which, request):
     path = request.getfixturevalue(which)
-    one = HFEncoder(path, batch_size=1, use_cache=False)
-    many = HFEncoder(path, batch_size=32, use_cache=False)
+    one = HFEncoder(path, batch_size=1)
+    many = HFEncoder(path, batch_size=32)
     np.testing.assert_allclose(
         one.sentence_embeddings(TEXTS, pooling="mean"),
         many.sentence_embeddings(TEXTS, pooling="mean"),
@@ -108,7 +109,7 @@ def test_batching_invariance(which, request):
 
 
 def test_duplicate_texts_are_encoded_once(tiny_bert):
-    enc = HFEncoder(tiny_bert, batch_size=2, use_cache=False)
+    enc = HFEncoder(tiny_bert, batch_size=2)
     out = enc.sentence_embeddings(["cat", "the mat", "cat", "cat"])
     assert enc.forward_calls == 1
     np.testing.assert_array_equal(out[0], out[2])
@@ -117,7 +118,7 @@ def test_duplicate_texts_are_encoded_once(tiny_bert):
 def test_cjk_without_spaces(tiny_bert, tiny_xlmr):
     text = "我爱北京"
     for path in (tiny_bert, tiny_xlmr):
-        enc = HFEncoder(path, use_cache=False)
+        enc = HFEncoder(path)
         ts = enc.token_states([text], [1])[0]
         visible = ts.offsets[:, 1] > ts.offsets[:, 0]  # XLM-R starts with a bare, zero-width '▁'
         assert [text[s:e] for s, e in ts.offsets[visible]] == ["我", "爱", "北", "京"]
@@ -130,9 +131,9 @@ def test_cjk_without_spaces(tiny_bert, tiny_xlmr):
 
 def test_combining_marks_stay_inside_their_word(tiny_bert, tiny_xlmr):
     text = "e\u0301cole hello"  # decomposed é: 'e' + COMBINING ACUTE ACCENT
-    bert = HFEncoder(tiny_bert, use_cache=False).token_states([text], [0])[0]
+    bert = HFEncoder(tiny_bert).token_states([text], [0])[0]
     assert bert.tokens == ["ecole", "hello"] and bert.offsets.tolist() == [[0, 6], [7, 12]]
-    xlmr = HFEncoder(tiny_xlmr, use_cache=False)
+    xlmr = HFEncoder(tiny_xlmr)
     ts = xlmr.token_states([text], [0])[0]
     assert ts.tokens[:2] == ["▁e", "\u0301"] and ts.offsets[1].tolist() == [1, 2]
     wv = xlmr.word_vectors([text], [[(0, 6)]], [0])
@@ -141,7 +142,7 @@ def test_combining_marks_stay_inside_their_word(tiny_bert, tiny_xlmr):
 
 def test_whitespace_only_tokens_never_enter_a_word(tiny_xlmr):
     text = "hello 北京"
-    enc = HFEncoder(tiny_xlmr, use_cache=False)
+    enc = HFEncoder(tiny_xlmr)
     ts = enc.token_states([text], [0, 3])[0]
     assert ts.tokens == ["▁hello", "▁", "北", "京"]
     assert ts.offsets[1, 0] == ts.offsets[1, 1]  # the bare '▁' is zero-width
@@ -153,7 +154,7 @@ def test_whitespace_only_tokens_never_enter_a_word(tiny_xlmr):
 
 def test_truncation_is_reported_and_words_are_dropped_not_filled(tmp_path, tiny_builders):
     path = tiny_builders["bert"](tmp_path / "short", max_length=8)
-    enc = HFEncoder(path, use_cache=False)
+    enc = HFEncoder(path)
     text = "the cat sat on the mat hello world"  # 8 words + 2 specials > 8
     spans = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
     ts = enc.token_states([text, "cat"], [0])
@@ -171,7 +172,7 @@ def test_truncation_is_reported_and_words_are_dropped_not_filled(tmp_path, tiny_
 
 def test_prompt_prefix_offsets_point_into_the_original_text(tiny_xlmr):
     prefixes = {"query": "query: ", "passage": "passage: "}
-    enc = HFEncoder(tiny_xlmr, use_cache=False, prefixes=prefixes)
+    enc = HFEncoder(tiny_xlmr, prefixes=prefixes)
     text = "hello world"
     ts = enc.token_states([text], [2], role="query")[0]
     assert ts.tokens == ["▁hello", "▁world"] and ts.offsets.tolist() == [[0, 5], [6, 11]]
@@ -192,19 +193,19 @@ def test_e5_prefixes_are_detected_from_the_model_id(tiny_xlmr):
         "query": "query: ",
         "passage": "passage: ",
     }
-    assert HFEncoder(tiny_xlmr, use_cache=False).prefixes == {}
+    assert HFEncoder(tiny_xlmr).prefixes == {}
 
 
 def test_cache_hits_skip_the_forward_pass(tiny_bert, tmp_path):
     cache = tmp_path / "emb"
-    enc = HFEncoder(tiny_bert, cache_dir=cache)
+    enc = with_cache(HFEncoder(tiny_bert), cache)
     spans = [[(0, 3), (4, 7)], [(0, 5)]]
     texts = ["the cat", "hello"]
     first = enc.word_vectors(texts, spans, [1, 2])
     sent = enc.sentence_embeddings(texts, pooling="mean", layer=2)
     assert enc.forward_calls == 2
     # same requests, a subset of layers, and a fresh encoder on the same cache: no forward pass
-    again = HFEncoder(tiny_bert, cache_dir=cache)
+    again = with_cache(HFEncoder(tiny_bert), cache)
     np.testing.assert_array_equal(again.word_vectors(texts, spans, [1, 2]).vectors, first.vectors)
     np.testing.assert_array_equal(
         again.word_vectors(texts, spans, [2]).vectors[0], first.vectors[1]
@@ -217,17 +218,19 @@ def test_cache_hits_skip_the_forward_pass(tiny_bert, tmp_path):
     again.sentence_embeddings(texts, pooling="cls", layer=2)
     assert again.forward_calls == 2
     # use_cache=False never reads it
-    off = HFEncoder(tiny_bert, cache_dir=cache, use_cache=False)
+    off = load_encoder(f"hf:{tiny_bert}", cache_dir=cache, use_cache=False)
+    assert isinstance(off, HFEncoder)
     off.sentence_embeddings(texts, pooling="mean", layer=2)
     assert off.forward_calls == 1
 
 
 def test_cache_location_follows_xlbench_cache(tiny_bert, tmp_path, monkeypatch):
     monkeypatch.setenv("XLBENCH_CACHE", str(tmp_path / "root"))
-    enc = HFEncoder(tiny_bert)
+    enc = load_encoder(f"hf:{tiny_bert}")
+    assert isinstance(enc, CachedEncoder) and isinstance(enc.inner, HFEncoder)
     enc.sentence_embeddings(["cat"])
-    assert enc._cache.path.parent == tmp_path / "root" / "embeddings"
-    assert len(enc._cache) == 1
+    assert enc.cache.path.parent == tmp_path / "root" / "embeddings"
+    assert len(enc.cache) == 1
 
 
 def test_options_are_accepted_and_unknown_ones_ignored(tiny_bert, tmp_path):
@@ -243,7 +246,7 @@ def test_options_are_accepted_and_unknown_ones_ignored(tiny_bert, tmp_path):
 
 
 def test_error_unknown_layer(tiny_bert):
-    enc = HFEncoder(tiny_bert, use_cache=False)
+    enc = HFEncoder(tiny_bert)
     with pytest.raises(
         UsageError, match=r"^Layer 5 is out of range: this model has layers 0\.\.2\.$"
     ):
@@ -253,7 +256,7 @@ def test_error_unknown_layer(tiny_bert):
 
 
 def test_error_unknown_role_and_pooling(tiny_bert):
-    enc = HFEncoder(tiny_bert, use_cache=False)
+    enc = HFEncoder(tiny_bert)
     with pytest.raises(
         UsageError, match=r"^Unknown role 'question'; use 'query', 'passage' or leave it unset\.$"
     ):
@@ -334,9 +337,9 @@ def test_encoder_half_of_an_encoder_decoder_model(tiny_xlmr, tmp_path):
 
 
 def test_empty_text_round_trips_through_the_cache(tiny_bert, tmp_path):
-    enc = HFEncoder(tiny_bert, cache_dir=tmp_path)
+    enc = with_cache(HFEncoder(tiny_bert), tmp_path)
     first = enc.token_states(["", "cat"], None)
-    again = HFEncoder(tiny_bert, cache_dir=tmp_path).token_states(["", "cat"], None)
+    again = with_cache(HFEncoder(tiny_bert), tmp_path).token_states(["", "cat"], None)
     assert first[0].states.shape == again[0].states.shape == (3, 0, 16)
     assert again[0].tokens == [] and again[0].offsets.shape == (0, 2)
     np.testing.assert_array_equal(first[1].states, again[1].states)

@@ -21,7 +21,7 @@ TEXTS = [
 
 
 def test_one_forward_pass_per_batch_serves_every_layer_and_pooling(tiny_bert):
-    enc = HFEncoder(tiny_bert, batch_size=2, use_cache=False)
+    enc = HFEncoder(tiny_bert, batch_size=2)
     grid = enc.embed_sentences(
         TEXTS, layers=[0, 1, -1], poolings=["mean", "cls", "model", "mean_content"]
     )
@@ -29,7 +29,7 @@ def test_one_forward_pass_per_batch_serves_every_layer_and_pooling(tiny_bert):
     assert set(grid) == {
         (layer, p) for layer in (0, 1, -1) for p in ("mean", "cls", "model", "mean_content")
     }
-    single = HFEncoder(tiny_bert, batch_size=2, use_cache=False)
+    single = HFEncoder(tiny_bert, batch_size=2)
     for (layer, pooling), matrix in grid.items():
         assert matrix.shape == (len(TEXTS), 16)
         np.testing.assert_array_equal(
@@ -38,7 +38,7 @@ def test_one_forward_pass_per_batch_serves_every_layer_and_pooling(tiny_bert):
 
 
 def test_mean_content_leaves_out_special_tokens(tiny_bert):
-    enc = HFEncoder(tiny_bert, use_cache=False)
+    enc = HFEncoder(tiny_bert)
     text = "the cat sat"
     ts = enc.token_states([text], [2])[0]  # special tokens removed
     got = enc.sentence_embeddings([text], pooling="mean_content", layer=2)[0]
@@ -49,7 +49,7 @@ def test_mean_content_leaves_out_special_tokens(tiny_bert):
 
 
 def test_streamed_word_vectors_equal_pooling_the_token_states(tiny_xlmr):
-    enc = HFEncoder(tiny_xlmr, batch_size=2, use_cache=False)
+    enc = HFEncoder(tiny_xlmr, batch_size=2)
     texts = TEXTS + ["hello world"]  # a repeated text with other spans
     spans = [[(m.start(), m.end()) for m in re.finditer(r"\S+", t)] for t in texts]
     spans[-1] = spans[-1][:1]
@@ -82,7 +82,7 @@ def test_embed_sentences_falls_back_to_one_call_per_pair():
 
 
 def test_model_pooling_of_a_head_is_last_layer_only(tiny_bert):
-    enc = HFEncoder(tiny_bert, use_cache=False)
+    enc = HFEncoder(tiny_bert)
     enc._model_head = lambda m: m * 2  # stands for a sentence-transformers head
     from evaluators.core.errors import UsageError
 
