@@ -77,7 +77,7 @@ class EngineOptions:
     )
     workers: int | None = param(
         None,
-        "with --engine ray: actors per model stage (default 2)",
+        "processes of the local engine (default 1), or with --engine ray actors per model stage (default 2)",
         type=int,
         section=EXECUTION,
         sig=False,
