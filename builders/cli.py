@@ -36,7 +36,8 @@ log = logging.getLogger("xlbench")
 def _add_build_parsers(sub: argparse._SubParsersAction, only: str | None = None) -> None:
     """One subparser per builder, its options generated from the builder's declarations."""
     # late: builders.runner loads pyarrow and numpy (builders.base); `xlbench --help` needs neither
-    from builders.runner import BuildOptions, EngineOptions
+    from builders.runner import BuildOptions
+    from evaluators.compute.engine import EngineOptions
 
     for name in BUILDERS.names():
         builder = get_builder(name)

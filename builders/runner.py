@@ -21,14 +21,11 @@ from builders.base import BuildResult, git_commit_state, key_params, signature_p
 from builders.registry import Builder, get_builder
 from builders.release.licenses import license_block
 from evaluators import __version__
-from evaluators.compute.engine import ENGINES, ENV_ADDRESS, ENV_ENGINE, Engine, get_engine
+from evaluators.compute.engine import Engine, EngineOptions
 from evaluators.core.errors import UsageError, did_you_mean
 from evaluators.core.params import api_names, make_params, param, split_values
 from evaluators.run.results import utc_now
 from evaluators.schema.meta import Manifest, check_version
-
-#: ``--help`` section of the execution options.
-EXECUTION = "execution (one machine by default; see README 'Running on a cluster')"
 
 
 @dataclass(frozen=True)
@@ -54,42 +51,6 @@ class BuildOptions:
         None,
         "why --license applies instead of the inputs' license (goes on the card)",
         sig=False,
-    )
-
-
-@dataclass(frozen=True)
-class EngineOptions:
-    """Where a builder's heavy steps run (``--engine``); how to run, never what is built."""
-
-    engine: str | None = param(
-        None,
-        f"local (this process, default) or ray (a Ray cluster); default ${ENV_ENGINE} or local",
-        choices=ENGINES,
-        section=EXECUTION,
-        sig=False,
-    )
-    ray_address: str | None = param(
-        None,
-        f"with --engine ray: auto (the cluster 'ray start' made here) or HOST:PORT; default ${ENV_ADDRESS}, "
-        "else a Ray instance started on this machine",
-        section=EXECUTION,
-        sig=False,
-    )
-    workers: int | None = param(
-        None,
-        "processes of the local engine (default 1), or with --engine ray actors per model stage (default 2)",
-        type=int,
-        section=EXECUTION,
-        sig=False,
-        min=1,
-    )
-    gpus_per_worker: float | None = param(
-        None,
-        "with --engine ray: GPUs each worker requests (default 0)",
-        type=float,
-        section=EXECUTION,
-        sig=False,
-        min=0,
     )
 
 
@@ -165,9 +126,7 @@ def run_build(
 
 def _engine(params: Any, options: EngineOptions | None) -> Engine:
     """The engine the options (or the environment) name; a family's own ``workers`` counts too."""
-    options = options or EngineOptions()
-    workers = options.workers if options.workers is not None else getattr(params, "workers", None)
-    return get_engine(options.engine, options.ray_address, workers, options.gpus_per_worker)
+    return (options or EngineOptions()).open(getattr(params, "workers", None))
 
 
 def _build_and_write(

@@ -24,11 +24,16 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from evaluators import __version__
-from evaluators.compute.engine import add_engine_arguments, engine_from_args
+from evaluators.compute.engine import EngineOptions
 from evaluators.core.argparsing import OneLineParser
 from evaluators.core.errors import UsageError, XlbenchError
+from evaluators.core.params import (
+    add_param_arguments,
+    flag_of,
+    params_fields,
+    params_from_namespace,
+)
 from evaluators.core.progress import quiet_libraries
-from evaluators.run.task import add_param_arguments, flag_of, params_fields
 from evaluators.tasks import TASKS
 
 if TYPE_CHECKING:
@@ -89,10 +94,7 @@ def add_common_arguments(parser: argparse.ArgumentParser, meta: TaskMetadata) ->
     )
     add_param_arguments(parser, options)
     parser.set_defaults(**{f.name: cli_default(f) for f in offered})
-    add_engine_arguments(
-        parser,
-        workers_help="with --engine ray: grid workers; each keeps one model loaded (default 2)",
-    )
+    add_param_arguments(parser, EngineOptions)
 
 
 def add_eval_parsers(sub: argparse._SubParsersAction, only: str | None = None) -> None:
@@ -154,7 +156,7 @@ def run_eval(args: argparse.Namespace) -> int:
         options=options,
         model_revision=getattr(args, "model_revision", None),
         report=report,
-        engine=engine_from_args(args),
+        engine=params_from_namespace(EngineOptions, args).open(),
     )
     if args.json:
         out = [r.to_dict() for r in results]

@@ -34,6 +34,7 @@ from typing import Any, Protocol
 
 from evaluators.core.errors import EngineUnavailableError, UsageError
 from evaluators.core.optional import require
+from evaluators.core.params import param
 
 log = logging.getLogger("xlbench.engine")
 
@@ -476,48 +477,47 @@ def _float_env(var: str) -> float:
         raise UsageError(f"{var} must be a number, got {os.environ[var]!r}.") from err
 
 
-def add_engine_arguments(
-    parser, workers_help: str | None = None, with_workers: bool = True
-) -> None:
-    """Add ``--engine``, ``--ray-address``, ``--workers`` and ``--gpus-per-worker`` to an argparse parser.
+#: ``--help`` section of the execution options.
+EXECUTION = "execution (one machine by default; see README 'Running on a cluster')"
 
-    ``with_workers=False`` leaves out ``--workers`` for a command that already has one.
-    """
-    group = parser.add_argument_group(
-        "execution (one machine by default; see README 'Running on a cluster')"
-    )
-    group.add_argument(
-        "--engine",
+
+@dataclass(frozen=True)
+class EngineOptions:
+    """Where the heavy work runs (``--engine``): a build's stages or an evaluation grid; never what is computed."""
+
+    engine: str | None = param(
+        None,
+        f"local (this process, default) or ray (a Ray cluster); default ${ENV_ENGINE} or local",
         choices=ENGINES,
-        default=None,
-        help=f"local (this process, default) or ray (a Ray cluster); default ${ENV_ENGINE} or local",
+        section=EXECUTION,
+        sig=False,
     )
-    group.add_argument(
-        "--ray-address",
-        default=None,
-        help=f"with --engine ray: auto (the cluster 'ray start' made here) or HOST:PORT; default ${ENV_ADDRESS}, "
+    ray_address: str | None = param(
+        None,
+        f"with --engine ray: auto (the cluster 'ray start' made here) or HOST:PORT; default ${ENV_ADDRESS}, "
         "else a Ray instance started on this machine",
+        section=EXECUTION,
+        sig=False,
     )
-    if with_workers:
-        group.add_argument(
-            "--workers",
-            type=int,
-            default=None,
-            help=workers_help or "with --engine ray: actors per model stage (default 2)",
-        )
-    group.add_argument(
-        "--gpus-per-worker",
+    workers: int | None = param(
+        None,
+        "processes of the local engine for a build's stages (default 1); with --engine ray: actors per model "
+        "stage, or grid workers that each keep one model loaded (default 2)",
+        type=int,
+        section=EXECUTION,
+        sig=False,
+        min=1,
+    )
+    gpus_per_worker: float | None = param(
+        None,
+        "with --engine ray: GPUs each worker requests (default 0)",
         type=float,
-        default=None,
-        help="with --engine ray: GPUs each worker requests (default 0)",
+        section=EXECUTION,
+        sig=False,
+        min=0,
     )
 
-
-def engine_from_args(args) -> Engine:
-    """Return the engine the parsed ``--engine`` flags (or the environment) name."""
-    return get_engine(
-        getattr(args, "engine", None),
-        getattr(args, "ray_address", None),
-        getattr(args, "workers", None),
-        getattr(args, "gpus_per_worker", None),
-    )
+    def open(self, workers: int | None = None) -> Engine:
+        """Return the engine these options (or the environment) name; ``workers``: a fallback count."""
+        count = self.workers if self.workers is not None else workers
+        return get_engine(self.engine, self.ray_address, count, self.gpus_per_worker)

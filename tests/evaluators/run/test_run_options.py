@@ -7,8 +7,8 @@ import dataclasses
 import pytest
 
 from builders.cli import build_parser
+from evaluators.core.params import flag_of
 from evaluators.run.runner import RunOptions, option_fields
-from evaluators.run.task import flag_of
 from evaluators.tasks import TASKS
 
 
