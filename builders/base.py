@@ -85,7 +85,7 @@ def file_input(
 
     The origin and license come from the package manager when a package
     installed the file (:mod:`builders.adapters.provenance`); otherwise the
-    origin is ``file:<absolute path>`` and the license ``unknown`` unless given.
+    origin is ``file:<file name>`` (never where it lies) and the license ``unknown`` unless given.
     """
     return pin(name, [path, *more], license=license, citation=citation, hint=hint)
 

