@@ -39,7 +39,6 @@ _FENCE = re.compile(r"^```([A-Za-z0-9_-]*)\s*$")
 _FLOAT = re.compile(r"-?\d+\.\d+")
 _VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
 _HEREDOC = re.compile(r"<<-?\s*['\"]?([A-Za-z_]+)['\"]?")
-_SEPARATORS = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
 
 
 @dataclass(frozen=True)
@@ -73,6 +72,29 @@ def blocks(path: str | os.PathLike) -> list[Block]:
         out.append(Block(str(path), start + 1, m.group(1), "\n".join(body), checked))
         i += 1
     return out
+
+
+def _split_compound(line: str) -> list[str]:
+    """Split at ``;``, ``&&``, ``||`` and ``|`` outside quotes.
+
+    >>> _split_compound("a 'x|y' | b && c; d")
+    ["a 'x|y' ", ' b ', ' c', ' d']
+    """
+    parts, current, quote, i = [], "", None, 0
+    while i < len(line):
+        ch = line[i]
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in ";|&":
+            parts.append(current)
+            current = ""
+            i += 2 if line[i : i + 2] in ("&&", "||") else 1
+            continue
+        current += ch
+        i += 1
+    return [*parts, current]
 
 
 def _strip_comment(line: str) -> str:
@@ -111,7 +133,7 @@ def _logical_lines(body: str) -> list[str]:
 def _simple_commands(line: str, values: dict[str, str]) -> list[list[str]]:
     """Split one logical line into simple commands (``for`` bodies unwrapped, variables filled in)."""
     out = []
-    for part in _SEPARATORS.split(line):
+    for part in _split_compound(line):
         if part.strip() in ("", "do", "done"):
             continue
         filled = _VAR.sub(lambda m: values.get(m.group(1), f"VAR_{m.group(1)}"), part)
