@@ -7,7 +7,7 @@ target-language translation of the original. English is processed once; the
 kept foils are reused for every target language. ``--foils`` starts from foils
 made elsewhere (e.g. Sentence Smith's) and runs only NLI and pairing. With
 ``--engine ray`` the model stages (parse, generate, NLI) run on a Ray actor pool
-and give the same bytes (README "Running on a cluster"); the steps are stated in
+and give the same bytes (docs/cluster.md); the steps are stated in
 :mod:`builders.alee.stages` (plan -> stage -> merge, the same on every engine).
 """
 

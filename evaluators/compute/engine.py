@@ -478,7 +478,7 @@ def _float_env(var: str) -> float:
 
 
 #: ``--help`` section of the execution options.
-EXECUTION = "execution (one machine by default; see README 'Running on a cluster')"
+EXECUTION = "execution (one machine by default; see docs/cluster.md)"
 
 
 @dataclass(frozen=True)
