@@ -153,7 +153,11 @@ def debian_owned(path: str | os.PathLike) -> tuple[str, str] | None:
     """Return ``(package, the path dpkg lists)`` for ``path`` or its real path (a link elsewhere), or ``None``."""
     candidates = list(dict.fromkeys((str(Path(path).absolute()), os.path.realpath(path))))
     _dpkg_query_owners(candidates)
-    return next(((_DPKG_OWNERS[c], c) for c in candidates if _DPKG_OWNERS[c]), None)
+    for c in candidates:
+        owner = _DPKG_OWNERS[c]
+        if owner:
+            return owner, c
+    return None
 
 
 @functools.lru_cache(maxsize=512)
