@@ -104,8 +104,7 @@ class BuiltFolder:
         where = f"config {config}/{split}"
         subset, table = self.family.split_config(config)
         data = to_arrow(data, table, where)
-        check_no_nulls(data, where)
-        check_unique(data, table, where)
+        check_rows(data, self.family, config, split)
         for column, suffix in table.refers_to:
             self._check_refs(data, column, self.family.config_name(subset, suffix), split, where)
         return data
@@ -120,6 +119,17 @@ class BuiltFolder:
                 raise SchemaError(
                     f"{where}: {column} {value!r:.60} names no row of {target}/{split}; {_REBUILD}."
                 )
+
+
+def check_rows(data: pa.Table, family: FamilySchema, config: str, split: str) -> None:
+    """The row checks of every read (local or Hub): no null cell, unique keys.
+
+    Raises:
+        SchemaError: a null cell or a duplicate key, naming the config and split.
+    """
+    where = f"config {config}/{split}"
+    check_no_nulls(data, where)
+    check_unique(data, family.split_config(config)[1], where)
 
 
 def open_folder(folder: str | os.PathLike, *, strict: bool = False) -> BuiltFolder:

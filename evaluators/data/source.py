@@ -22,7 +22,7 @@ from evaluators.core.errors import (
 )
 from evaluators.data import hub
 from evaluators.data.dsref import DatasetRef, configs_of
-from evaluators.data.folder import BuiltFolder, open_folder
+from evaluators.data.folder import BuiltFolder, check_rows, open_folder
 from evaluators.schema import get_family
 
 if TYPE_CHECKING:
@@ -93,11 +93,17 @@ class DatasetSource:
         candidates = [c for c in self._configs if keep(c)]
         return select_configs(self._configs, candidates, requested, dataset=self.ref.id, **how)
 
-    def load(self, config: str, split: str):
+    def load(self, config: str, split: str, *, empty_ok: bool = False):
         """Load one config/split as a ``datasets.Dataset`` (loaded once per source).
 
+        Args:
+            config: the config.
+            split: the split.
+            empty_ok: a split without rows is returned (an optional side table), not refused.
+
         Raises:
-            SchemaError: the config or split does not exist; the message lists those that do.
+            SchemaError: the config or split does not exist (the message lists those that do),
+                or the split has no rows to score.
         """
         if config not in self._configs:
             raise SchemaError(
@@ -111,11 +117,18 @@ class DatasetSource:
         key = (config, split)
         if key not in self._loaded:
             self._loaded[key] = self._load(config, split)
+        if not empty_ok and len(self._loaded[key]) == 0:
+            others = [s for s in splits if s != split]
+            raise SchemaError(
+                f"Split {split!r} of config {config!r} in {self.ref.id} has no rows, so there is nothing to score; "
+                + (f"choose another split ({', '.join(others)}) or " if others else "")
+                + "rebuild the dataset."
+            )
         return self._loaded[key]
 
-    def rows(self, config: str, split: str) -> list[dict]:
-        """Load one config/split as a list of row dicts."""
-        ds = self.load(config, split)
+    def rows(self, config: str, split: str, *, empty_ok: bool = False) -> list[dict]:
+        """Load one config/split as a list of row dicts (see :meth:`load`)."""
+        ds = self.load(config, split, empty_ok=empty_ok)
         return ds.to_list() if hasattr(ds, "to_list") else list(ds)
 
     def _load(self, config: str, split: str):  # pragma: no cover - overridden
@@ -206,7 +219,10 @@ class HubSource(DatasetSource):
     """A Hub dataset repo pinned to a commit sha."""
 
     def _load(self, config: str, split: str):
-        return hub.load_split(self.ref, config, split)  # exact revision, also offline
+        ds = hub.load_split(self.ref, config, split)  # exact revision, also offline
+        if self.ref.family:  # the same row checks as a local folder's read
+            check_rows(ds.data.table, get_family(self.ref.family), config, split)
+        return ds
 
 
 def as_dataset(table: Any, split: str):
