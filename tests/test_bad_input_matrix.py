@@ -715,7 +715,10 @@ def _zero_train(folder: Path) -> None:
 
 
 _EDITS = [
-    ("ds_edited", lambda d: tf.edit_split(d, tf.PAIR, "test", tf.set_cell("tgt_sentence", "edited"))),
+    (
+        "ds_edited",
+        lambda d: tf.edit_split(d, tf.PAIR, "test", tf.set_cell("tgt_sentence", "edited")),
+    ),
     ("ds_symlink", _symlinked),
     ("ds_outside", _outside),
     ("ds_dupid", _resealed(lambda t: pa.concat_tables([t, t.slice(0, 1)]))),

@@ -34,7 +34,6 @@ from evaluators.schema import get_family
 from evaluators.schema.meta import Manifest
 
 
-
 @dataclass
 class FolderReport:
     """What validation found in a folder that passed.
@@ -116,7 +115,9 @@ def validate_folder(folder: str | os.PathLike) -> FolderReport:
     text, _ = _read_card(root)
     try:
         built = open_folder(root, strict=True)
-        family = get_family(built.card["xlbench"]["family"])  # strict: card and manifest agree on it
+        family = get_family(
+            built.card["xlbench"]["family"]
+        )  # strict: card and manifest agree on it
         manifest = Manifest.from_dict(built.manifest or {})
         configs: dict[str, dict[str, int]] = {}
         digests: dict[str, dict[str, str]] = {}

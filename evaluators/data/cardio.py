@@ -109,7 +109,9 @@ def read_card(folder_or_file: str | os.PathLike) -> dict:
     return parse_card_yaml(text, f"The dataset card {str(card)!r}")
 
 
-def card_splits(card: dict[str, Any]) -> tuple[dict[str, dict[str, str]], dict[str, dict[Any, Any]]]:
+def card_splits(
+    card: dict[str, Any],
+) -> tuple[dict[str, dict[str, str]], dict[str, dict[Any, Any]]]:
     """Return a built card's ``config -> split -> data file`` and ``config -> split -> its dataset_info entry``.
 
     >>> card_splits({"configs": [{"config_name": "c", "data_files": [{"split": "test", "path": "p"}]}],
@@ -130,7 +132,11 @@ def card_splits(card: dict[str, Any]) -> tuple[dict[str, dict[str, str]], dict[s
             raise SchemaError(f"README.md: config {name} lists no data_files; rebuild the folder.")
         files[name] = {}
         for entry in entries:
-            if not isinstance(entry, dict) or not isinstance(entry.get("path"), str) or "split" not in entry:
+            if (
+                not isinstance(entry, dict)
+                or not isinstance(entry.get("path"), str)
+                or "split" not in entry
+            ):
                 raise SchemaError(
                     f"README.md: config {name} has a data_files entry without split/path; rebuild the folder."
                 )

@@ -112,7 +112,9 @@ class BuiltFolder:
     def _check_refs(self, data: pa.Table, column: str, target: str, split: str, where: str) -> None:
         """Every value of ``column`` is an ``id`` of ``target``'s same split."""
         if split not in self.splits.get(target, {}):
-            raise SchemaError(f"{where}: {column} refers to {target}/{split}, which the card does not list; {_REBUILD}.")
+            raise SchemaError(
+                f"{where}: {column} refers to {target}/{split}, which the card does not list; {_REBUILD}."
+            )
         ids = set(self.read(target, split).column("id").to_pylist())
         for value in data.column(column).to_pylist():
             if value not in ids:
@@ -197,7 +199,9 @@ def _read_manifest(root: Path, strict: bool) -> dict[str, Any] | None:
     try:
         parsed = Manifest.from_dict(data)
     except (TypeError, ValueError, AttributeError) as err:  # a record of the wrong shape
-        raise SchemaError(f"manifest.json of {root} is malformed ({str(err)[:100]}); {_REBUILD}.") from err
+        raise SchemaError(
+            f"manifest.json of {root} is malformed ({str(err)[:100]}); {_REBUILD}."
+        ) from err
     check_version(parsed.version)
     get_family(parsed.family)
     if strict:
@@ -221,13 +225,17 @@ def _family(card: dict[str, Any], manifest: dict[str, Any] | None) -> FamilySche
     return get_family(xl["family"]) if xl.get("family") else None
 
 
-def _check_layout(root: Path, splits: dict[str, dict[str, str]], family: FamilySchema | None) -> None:
+def _check_layout(
+    root: Path, splits: dict[str, dict[str, str]], family: FamilySchema | None
+) -> None:
     """Every data file is where a build puts it, inside the folder, present, and listed."""
     for config, files in sorted(splits.items()):
         table = family.split_config(config)[1] if family else None
         for split, rel in sorted(files.items()):
             if table is not None and split not in table.splits:
-                raise SchemaError(f"config {config}: split {split!r} is not one of {list(table.splits)}.")
+                raise SchemaError(
+                    f"config {config}: split {split!r} is not one of {list(table.splits)}."
+                )
             if rel != data_file(config, split):
                 raise SchemaError(
                     f"config {config}/{split}: data file {rel!r} should be {data_file(config, split)!r} "
@@ -242,7 +250,9 @@ def _check_layout(root: Path, splits: dict[str, dict[str, str]], family: FamilyS
     listed = {rel for files in splits.values() for rel in files.values()}
     unlisted = [p for p in on_disk if p not in listed]
     if unlisted:
-        raise SchemaError(f"{unlisted[0]} is not listed in the card's configs; delete it or rebuild the folder.")
+        raise SchemaError(
+            f"{unlisted[0]} is not listed in the card's configs; delete it or rebuild the folder."
+        )
 
 
 def _num_examples(infos: dict[str, dict[Any, Any]], config: str, split: str) -> Any:
@@ -250,7 +260,9 @@ def _num_examples(infos: dict[str, dict[Any, Any]], config: str, split: str) -> 
     return info.get("num_examples") if isinstance(info, dict) else None
 
 
-def _check_counts(rows: dict[str, dict[str, int]], infos: dict, manifest: dict[str, Any] | None) -> None:
+def _check_counts(
+    rows: dict[str, dict[str, int]], infos: dict, manifest: dict[str, Any] | None
+) -> None:
     """The card's (and the manifest's) row counts are the files' row counts."""
     listed = (manifest or {}).get("configs") or {}
     for config, splits in sorted(rows.items()):
@@ -298,7 +310,9 @@ def _check_manifest(
         _check_sizes(card, splits, digests, recorded)
     signed = manifest.get("build_signature")
     # compared as a set of parts: manifest.json sorts its keys, so key_params lose their order
-    if signed is not None and _parts(Manifest.from_dict(manifest).build_signature()) != _parts(signed):
+    if signed is not None and _parts(Manifest.from_dict(manifest).build_signature()) != _parts(
+        signed
+    ):
         raise SchemaError(
             f"manifest.json was edited after the build: its parameters, inputs or models no longer give its "
             f"build signature {str(signed)[:80]!r}; {_REBUILD}."

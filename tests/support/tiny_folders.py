@@ -75,11 +75,18 @@ def _bucc() -> dict:
             {"id": f"eng-{split}-{i}", "side": "src", "text": f"the {w} sleeps"},
             {"id": f"deu-{split}-{i}", "side": "tgt", "text": f"der {w} schläft"},
         )]  # fmt: skip
-        gold[split] = [{"src_id": f"eng-{split}-{i}", "tgt_id": f"deu-{split}-{i}"} for i in range(len(words))]
+        gold[split] = [
+            {"src_id": f"eng-{split}-{i}", "tgt_id": f"deu-{split}-{i}"} for i in range(len(words))
+        ]
     return {PAIR: main, f"{PAIR}-gold": gold}
 
 
-TABLES: dict[str, Callable[[], dict]] = {"cbd": _cbd, "silver": _silver, "alee": _alee, "bucc": _bucc}
+TABLES: dict[str, Callable[[], dict]] = {
+    "cbd": _cbd,
+    "silver": _silver,
+    "alee": _alee,
+    "bucc": _bucc,
+}
 #: The config and split holding sentences, per family, and its text column.
 TEXT = {
     "cbd": (PAIR, "test", "tgt_sentence"),
@@ -128,7 +135,9 @@ def set_cell(column: str, value: object, row: int = 0) -> Callable[[pa.Table], p
         values = table.column(column).to_pylist()
         values[row] = value
         i = table.schema.get_field_index(column)
-        return table.set_column(i, table.schema.field(i), pa.array(values, table.schema.field(i).type))
+        return table.set_column(
+            i, table.schema.field(i), pa.array(values, table.schema.field(i).type)
+        )
 
     return edit
 
@@ -164,7 +173,12 @@ def reseal(folder: Path) -> None:
         rel = path.relative_to(folder).as_posix()
         sha, size = sha256_file_size(path)
         table = pq.read_table(path)
-        facts[rel] = {"sha256": sha, "bytes": size, "num_bytes": table.nbytes, "rows": table.num_rows}
+        facts[rel] = {
+            "sha256": sha,
+            "bytes": size,
+            "num_bytes": table.nbytes,
+            "rows": table.num_rows,
+        }
 
     def fix_manifest(m: dict) -> None:
         m["files"] = {rel: {k: v for k, v in f.items() if k != "rows"} for rel, f in facts.items()}

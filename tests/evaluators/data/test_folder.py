@@ -202,7 +202,10 @@ def test_zero_row_split_is_one_sentence(fresh):
         tf.edit_split(folder, config, "train", lambda t: t.slice(0, 0))
     tf.reseal(folder)
     source = open_source(str(folder))
-    with pytest.raises(SchemaError, match="'train' .* has no rows, so there is nothing to score; choose another split"):
+    with pytest.raises(
+        SchemaError,
+        match="'train' .* has no rows, so there is nothing to score; choose another split",
+    ):
         source.load(PAIR, "train")
     assert len(source.load(PAIR, "train", empty_ok=True)) == 0
 
