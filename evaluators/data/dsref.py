@@ -105,7 +105,7 @@ def content_digests(folder: str | os.PathLike) -> tuple[str, dict[str, tuple[str
             data = json.loads(manifest.read_text(encoding="utf-8"))
         except (json.JSONDecodeError, UnicodeDecodeError) as err:
             raise SchemaError(
-                f"{manifest} is not valid JSON ({getattr(err, 'msg', err.reason)}); rebuild the dataset."
+                f"{manifest} is not valid JSON ({err.msg if isinstance(err, json.JSONDecodeError) else err.reason}); rebuild the dataset."
             ) from err
         digest.update(b"manifest.json\0")
         digest.update(

@@ -160,7 +160,7 @@ def open_folder(folder: str | os.PathLike, *, strict: bool = False) -> BuiltFold
     _check_layout(root, splits, family)
     content, digests = content_digests(root)
     rows = {c: {s: check_parquet(root / rel) for s, rel in sp.items()} for c, sp in splits.items()}
-    _check_counts(rows, infos, manifest)
+    _check_counts(rows, infos, manifest, strict)
     if manifest is not None:
         _check_manifest(manifest, card, splits, digests, infos, strict)
     return BuiltFolder(root, card, manifest, family, splits, rows, digests, content)
@@ -213,8 +213,14 @@ def _read_manifest(root: Path, strict: bool) -> dict[str, Any] | None:
     return data
 
 
+def _xlbench(card: dict[str, Any]) -> dict[str, Any]:
+    """The card's ``xlbench`` block (empty when absent or not a mapping)."""
+    block = card.get("xlbench")
+    return block if isinstance(block, dict) else {}
+
+
 def _family(card: dict[str, Any], manifest: dict[str, Any] | None) -> FamilySchema | None:
-    xl = card.get("xlbench") if isinstance(card.get("xlbench"), dict) else {}
+    xl = _xlbench(card)
     if manifest is not None:
         if xl.get("version") != manifest["version"] or xl.get("family") != manifest["family"]:
             raise SchemaError(
@@ -261,15 +267,18 @@ def _num_examples(infos: dict[str, dict[Any, Any]], config: str, split: str) -> 
 
 
 def _check_counts(
-    rows: dict[str, dict[str, int]], infos: dict, manifest: dict[str, Any] | None
+    rows: dict[str, dict[str, int]], infos: dict, manifest: dict[str, Any] | None, strict: bool
 ) -> None:
-    """The card's (and the manifest's) row counts are the files' row counts."""
+    """The card's (and the manifest's) row counts are the files' row counts.
+
+    Not strict, a card that declares no count (a folder made by hand) promises none.
+    """
     listed = (manifest or {}).get("configs") or {}
     for config, splits in sorted(rows.items()):
         for split, n in sorted(splits.items()):
             rel = data_file(config, split)
             declared = _num_examples(infos, config, split)
-            if declared != n:
+            if declared != n and (strict or declared is not None):
                 raise SchemaError(
                     f"config {config}/{split}: the card says num_examples={declared} but {rel} has {n} rows."
                 )
@@ -317,7 +326,7 @@ def _check_manifest(
             f"manifest.json was edited after the build: its parameters, inputs or models no longer give its "
             f"build signature {str(signed)[:80]!r}; {_REBUILD}."
         )
-    xl = card.get("xlbench") if isinstance(card.get("xlbench"), dict) else {}
+    xl = _xlbench(card)
     if signed is not None and xl.get("build_signature") not in (None, signed):
         raise SchemaError(
             f"README.md's build signature {str(xl.get('build_signature'))[:80]!r} is not manifest.json's; {_REBUILD}."
