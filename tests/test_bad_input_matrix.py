@@ -822,3 +822,14 @@ def test_folder_edited_in_place_and_scored_twice(tmp_path, capsys, monkeypatch):
     tf.reseal(folder)  # the edit made consistent: a new content id, and its rows are read
     assert main(_fill(argv, {}, str(out))) == 0
     assert len(sorted(out.glob("*.json"))) == 2
+
+
+def test_same_folder_from_two_paths_is_the_same_result(tmp_path, monkeypatch):
+    """Issue 27.7: a dataset's identity is its content id, not its path: rescoring a copy is no 'different result'."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    first = tf.tiny_folder("cbd", tmp_path / "a" / "ds")
+    second = Path(shutil.copytree(first, tmp_path / "b" / "ds"))
+    out = str(tmp_path / "out")
+    assert main(_fill([*SR, "--dataset", str(first), *M, "--no-plots"], {}, out)) == 0
+    assert main(_fill([*SR, "--dataset", str(second), *M, "--no-plots", "--rerun"], {}, out)) == 0
+    assert len(list((tmp_path / "out").glob("*.json"))) == 1
