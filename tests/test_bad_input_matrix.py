@@ -19,11 +19,16 @@ from __future__ import annotations
 import gzip
 import os
 import shutil
+import sys
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
 from builders.cli import main
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
+import tiny_folders as tf  # noqa: E402  (four-family folders and folder surgery)
 
 LATIN1 = "caf\xe9 1-1\n".encode("latin-1")
 GOOD_CORPUS = "".join(f"{i}\tw{i} x{i} y{i}\tv{i} u{i} t{i}\n" for i in range(6))
@@ -496,6 +501,32 @@ CASES = [
     (["validate", "{ds_deepcard}"], 1, ["YAML", "nested"]),
     (["validate", "{ds_badparquet}"], 1, ["parquet"]),
     (["validate", "{ds_nomanifest}"], 1, ["manifest"]),
+    # ---------------------------------------------------------------- folders edited in place (issue 27.3, 27.6)
+    ([*SR, "--dataset", "{ds_edited}", *M], 2, ["manifest.json records", "rebuild"]),
+    (["validate", "{ds_edited}"], 1, ["manifest.json records", "rebuild"]),
+    ([*WR, "--dataset", "{ds_symlink}", *M], 2, ["symbolic link"]),
+    (["validate", "{ds_symlink}"], 1, ["symbolic link"]),
+    ([*SR, "--dataset", "{ds_outside}", *M], 2, ["should be", "data/eng_Latn-deu_Latn/test"]),
+    (["validate", "{ds_outside}"], 1, ["should be"]),
+    ([*WR, "--dataset", "{ds_dupid}", *M], 2, ["duplicate id"]),
+    (["validate", "{ds_dupid}"], 1, ["duplicate id"]),
+    ([*SR, "--dataset", "{ds_nulltext}", *M], 2, ["tgt_sentence", "null value"]),
+    (["validate", "{ds_nulltext}"], 1, ["null value"]),
+    ([*TACC, "--dataset", "{alee_nulltext}", *M], 2, ["target_orig", "null value"]),
+    ([*EB, "--dataset", "{bucc_nulltext}", *M], 2, ["'text'", "null value"]),
+    ([*EB, "--dataset", "{bucc_badgoldid}", *M], 2, ["names no row"]),
+    (["validate", "{bucc_badgoldid}"], 1, ["names no row"]),
+    (["validate", "{bucc_swapped}"], 1, ["manifest.json records"]),
+    ([*SR, "--dataset", "{ds_nodata}", *M], 2, ["is missing", "rebuild"]),
+    (["validate", "{ds_nodata}"], 1, ["is missing"]),
+    ([*SR, "--dataset", "{ds_noconfigname}", *M], 2, ["config_name"]),
+    (["validate", "{ds_noconfigname}"], 1, ["config_name"]),
+    ([*SR, "--dataset", "{ds_zerorows}", *M], 2, ["no rows", "nothing to score"]),
+    ([*EB, "--dataset", "{bucc_zerotrain}", *M], 2, ["'train'", "no rows"]),
+    (["validate", "{ds_numbytes}"], 1, ["num_bytes"]),
+    ([*SR, "--dataset", "{ds_params}", *M], 2, ["edited after the build"]),
+    (["validate", "{ds_params}"], 1, ["edited after the build"]),
+    (["validate", "{ds_noinputs}"], 1, ["lacks ['inputs']"]),
     # ---------------------------------------------------------------- publish
     (["publish", "{ds}"], 2, ["--repo"]),
     (["publish", "{missing}", "--repo", "org/x", "--dry-run"], 2, ["missing.txt"]),
@@ -630,12 +661,89 @@ def world(tmp_path_factory) -> dict[str, str]:
         ),
         ("ds_nocard", lambda d: (d / "README.md").unlink()),
         ("ds_nomanifest", lambda d: (d / "manifest.json").unlink()),
+        *_EDITS,
     ]:
         copy = root / name
         shutil.copytree(ds, copy)
         damage(copy)
         files[name] = str(copy)
+    for name, family, damage in _OTHER_FAMILIES:
+        damage(tf.tiny_folder(family, root / name))
+        files[name] = str(root / name)
     return files
+
+
+def _resealed(edit):
+    """A damage that edits the test split and makes counts and digests agree again (one defect left)."""
+
+    def damage(folder: Path) -> None:
+        tf.edit_split(folder, tf.PAIR, "test", edit)
+        tf.reseal(folder)
+
+    return damage
+
+
+def _symlinked(folder: Path) -> None:
+    path = tf.parquet(folder, tf.PAIR, "test")
+    outside = folder.parent / f"{folder.name}-elsewhere.parquet"
+    path.rename(outside)
+    path.symlink_to(outside)
+    tf.edit_split(folder, tf.PAIR, "test", tf.set_cell("tgt_sentence", "edited elsewhere"))
+
+
+def _outside(folder: Path) -> None:
+    outside = folder.parent / f"{folder.name}-copy.parquet"
+    shutil.copy(tf.parquet(folder, tf.PAIR, "test"), outside)
+    tf.edit_card(folder, lambda c: c["configs"][0]["data_files"][0].update(path=str(outside)))
+
+
+def _falsify_num_bytes(card: dict) -> None:
+    card["dataset_info"][0]["splits"][0]["num_bytes"] += 1
+
+
+def _swap_train_test(folder: Path) -> None:
+    train, test = tf.parquet(folder, tf.PAIR, "train"), tf.parquet(folder, tf.PAIR, "test")
+    a, b = train.read_bytes(), test.read_bytes()
+    train.write_bytes(b)
+    test.write_bytes(a)
+
+
+def _zero_train(folder: Path) -> None:
+    for config in (tf.PAIR, f"{tf.PAIR}-gold"):
+        tf.edit_split(folder, config, "train", lambda t: t.slice(0, 0))
+    tf.reseal(folder)
+
+
+_EDITS = [
+    (
+        "ds_edited",
+        lambda d: tf.edit_split(d, tf.PAIR, "test", tf.set_cell("tgt_sentence", "edited")),
+    ),
+    ("ds_symlink", _symlinked),
+    ("ds_outside", _outside),
+    ("ds_dupid", _resealed(lambda t: pa.concat_tables([t, t.slice(0, 1)]))),
+    ("ds_nulltext", _resealed(tf.set_cell("tgt_sentence", None))),
+    ("ds_nodata", lambda d: shutil.rmtree(d / "data")),
+    ("ds_noconfigname", lambda d: tf.edit_card(d, lambda c: c["configs"][0].pop("config_name"))),
+    ("ds_zerorows", _resealed(lambda t: t.slice(0, 0))),
+    ("ds_numbytes", lambda d: tf.edit_card(d, _falsify_num_bytes)),
+    ("ds_params", lambda d: tf.edit_manifest(d, lambda m: m["parameters"].update(max_pairs=7))),
+    ("ds_noinputs", lambda d: tf.edit_manifest(d, lambda m: m.pop("inputs"))),
+]
+_OTHER_FAMILIES = [
+    ("alee_nulltext", "alee", _resealed(tf.set_cell("target_orig", None))),
+    ("bucc_nulltext", "bucc", _resealed(tf.set_cell("text", None))),
+    (
+        "bucc_badgoldid",
+        "bucc",
+        lambda d: (
+            tf.edit_split(d, f"{tf.PAIR}-gold", "test", tf.set_cell("src_id", "eng-nowhere")),
+            tf.reseal(d),
+        ),
+    ),
+    ("bucc_swapped", "bucc", _swap_train_test),
+    ("bucc_zerotrain", "bucc", _zero_train),
+]
 
 
 def _fill(argv: list[str], files: dict[str, str], out: str) -> list[str]:
@@ -695,3 +803,33 @@ def test_bad_input(argv, code, words, world, tmp_path, capsys, monkeypatch):
 
 def test_matrix_is_large_enough():
     assert len(CASES) >= 150
+
+
+def test_folder_edited_in_place_and_scored_twice(tmp_path, capsys, monkeypatch):
+    """Issue 27.3: the second eval of a folder edited in place refuses it; re-sealed, it scores the new rows."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    folder = tf.tiny_folder("cbd", tmp_path / "ds")
+    argv = [*SR, "--dataset", str(folder), *M, "--no-plots"]
+    out = tmp_path / "out"
+    assert main(_fill(argv, {}, str(out))) == 0
+    first = sorted(out.glob("*.json"))
+    tf.edit_split(folder, tf.PAIR, "test", tf.set_cell("tgt_sentence", "an edited sentence"))
+    capsys.readouterr()
+    assert main(_fill(argv, {}, str(out))) == 2
+    lines = _error_lines(capsys.readouterr().err)
+    assert len(lines) == 1 and "manifest.json records" in lines[0], lines
+    assert sorted(out.glob("*.json")) == first  # nothing written, nothing stale scored
+    tf.reseal(folder)  # the edit made consistent: a new content id, and its rows are read
+    assert main(_fill(argv, {}, str(out))) == 0
+    assert len(sorted(out.glob("*.json"))) == 2
+
+
+def test_same_folder_from_two_paths_is_the_same_result(tmp_path, monkeypatch):
+    """Issue 27.7: a dataset's identity is its content id, not its path: rescoring a copy is no 'different result'."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    first = tf.tiny_folder("cbd", tmp_path / "a" / "ds")
+    second = Path(shutil.copytree(first, tmp_path / "b" / "ds"))
+    out = str(tmp_path / "out")
+    assert main(_fill([*SR, "--dataset", str(first), *M, "--no-plots"], {}, out)) == 0
+    assert main(_fill([*SR, "--dataset", str(second), *M, "--no-plots", "--rerun"], {}, out)) == 0
+    assert len(list((tmp_path / "out").glob("*.json"))) == 1

@@ -26,6 +26,7 @@ from builders.base import BuildResult
 from builders.release.card import render_card, split_file
 from evaluators.core.errors import OutputError, SchemaError
 from evaluators.core.fileio import clean_stale, make_temp_dir, rename_exchange, rename_noreplace
+from evaluators.core.hashing import sha256_file_size
 from evaluators.schema import FamilySchema
 from evaluators.schema.base import check_unique, to_arrow
 from evaluators.schema.meta import Manifest
@@ -125,7 +126,8 @@ def write_dataset(
 ) -> Path:
     """Validate and write a dataset folder atomically; return its path.
 
-    ``manifest.configs`` is filled here from the tables actually written.
+    ``manifest.configs`` and ``manifest.files`` (each data file's sha256 and sizes, what every
+    later read checks) are filled here from the tables and files actually written.
 
     Raises:
         SchemaError: the rows break the family's contract (nothing is written).
@@ -140,19 +142,7 @@ def write_dataset(
     clean_stale(final.parent, stale_prefixes(final.name))
     tmp = make_temp_dir(f".{final.name}.tmp-", final.parent)
     try:
-        stats: dict[str, dict[str, dict[str, int]]] = {}
-        for config, splits in tables.items():
-            stats[config] = {}
-            for split, data in splits.items():
-                path = tmp / split_file(config, split)
-                path.parent.mkdir(parents=True, exist_ok=True)
-                fault_point("parquet")
-                pq.write_table(data, path, **_PARQUET_OPTS)
-                stats[config][split] = {
-                    "num_examples": data.num_rows,
-                    "num_bytes": data.nbytes,
-                    "file_bytes": path.stat().st_size,
-                }
+        stats = _write_tables(tmp, tables, manifest)
         fault_point("manifest")
         (tmp / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
         card = render_card(
@@ -182,6 +172,30 @@ def write_dataset(
         raise
     _move_exports(result.exports)
     return final
+
+
+def _write_tables(
+    tmp: Path, tables: dict[str, dict[str, pa.Table]], manifest: Manifest
+) -> dict[str, dict[str, dict[str, int]]]:
+    """Write every split's parquet file under ``tmp``; record its digest in the manifest; return the card's stats."""
+    stats: dict[str, dict[str, dict[str, int]]] = {}
+    manifest.files = {}
+    for config, splits in tables.items():
+        stats[config] = {}
+        for split, data in splits.items():
+            rel = split_file(config, split)
+            path = tmp / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fault_point("parquet")
+            pq.write_table(data, path, **_PARQUET_OPTS)
+            sha, size = sha256_file_size(path)
+            manifest.files[rel] = {"sha256": sha, "bytes": size, "num_bytes": data.nbytes}
+            stats[config][split] = {
+                "num_examples": data.num_rows,
+                "num_bytes": data.nbytes,
+                "file_bytes": size,
+            }
+    return stats
 
 
 def stage_exports(

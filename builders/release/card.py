@@ -25,6 +25,7 @@ import yaml
 from builders.release import card_stats
 from evaluators.core.errors import SchemaError
 from evaluators.schema import FamilySchema, languages
+from evaluators.schema.base import data_file
 from evaluators.schema.langs import iso3, language_name, to_card_language
 from evaluators.schema.meta import Manifest
 
@@ -72,7 +73,7 @@ def split_file(config: str, split: str) -> str:
     >>> split_file("eng_Latn-deu_Latn", "test")
     'data/eng_Latn-deu_Latn/test-00000-of-00001.parquet'
     """
-    return f"data/{config}/{split}-00000-of-00001.parquet"
+    return data_file(config, split)  # the one layout, declared with the schema
 
 
 def feature_yaml(feature: Any) -> dict[str, Any]:

@@ -19,11 +19,13 @@ from evaluators.core.errors import InputFileError
 BLOCK = 1 << 20
 
 
-def _update_from(digest: hashlib._Hash, path: Path) -> int:
+def _update_from(digest: hashlib._Hash, path: Path, *also: hashlib._Hash) -> int:
     size = 0
     with path.open("rb") as fh:
         for block in iter(lambda: fh.read(BLOCK), b""):
             digest.update(block)
+            for other in also:
+                other.update(block)
             size += len(block)
     return size
 
@@ -112,13 +114,23 @@ def update_tree(
     files: Iterable[str | os.PathLike],
     *,
     end_marker: bool = False,
-) -> None:
-    """Feed ``files`` of ``root`` into ``digest`` in the layout of :func:`sha256_tree` (for digests with a header)."""
+) -> dict[str, tuple[str, int]]:
+    """Feed ``files`` of ``root`` into ``digest`` in the layout of :func:`sha256_tree` (for digests with a header).
+
+    Returns:
+        ``relative posix path -> (sha256, size)`` of each file fed, from the same single read
+        (what a built folder's ``manifest.json`` records per data file).
+    """
     base = Path(root)
+    seen: dict[str, tuple[str, int]] = {}
     for file in map(Path, files):
         if not file.is_file():
             continue
-        digest.update(file.relative_to(base).as_posix().encode("utf-8") + b"\0")
-        _update_from(digest, file)
+        rel = file.relative_to(base).as_posix()
+        digest.update(rel.encode("utf-8") + b"\0")
+        own = hashlib.sha256()
+        size = _update_from(digest, file, own)
+        seen[rel] = (own.hexdigest(), size)
         if end_marker:
             digest.update(b"\0")
+    return seen

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -106,6 +107,48 @@ def read_card(folder_or_file: str | os.PathLike) -> dict:
         "'iconv -f <encoding> -t UTF-8' or rebuild it with xlbench build.",
     )
     return parse_card_yaml(text, f"The dataset card {str(card)!r}")
+
+
+def card_splits(
+    card: dict[str, Any],
+) -> tuple[dict[str, dict[str, str]], dict[str, dict[Any, Any]]]:
+    """Return a built card's ``config -> split -> data file`` and ``config -> split -> its dataset_info entry``.
+
+    >>> card_splits({"configs": [{"config_name": "c", "data_files": [{"split": "test", "path": "p"}]}],
+    ...              "dataset_info": [{"config_name": "c", "splits": [{"name": "test", "num_examples": 2}]}]})
+    ({'c': {'test': 'p'}}, {'c': {'test': {'name': 'test', 'num_examples': 2}}})
+
+    Raises:
+        SchemaError: a config without ``config_name`` or ``data_files``, or a file entry without split/path.
+    """
+    files: dict[str, dict[str, str]] = {}
+    for cfg in card.get("configs") or []:
+        if not isinstance(cfg, dict) or not isinstance(cfg.get("config_name"), str):
+            raise SchemaError(
+                f"README.md: a 'configs' entry has no config_name ({str(cfg)[:60]}); rebuild the folder."
+            )
+        name, entries = cfg["config_name"], cfg.get("data_files")
+        if not isinstance(entries, list) or not entries:
+            raise SchemaError(f"README.md: config {name} lists no data_files; rebuild the folder.")
+        files[name] = {}
+        for entry in entries:
+            if (
+                not isinstance(entry, dict)
+                or not isinstance(entry.get("path"), str)
+                or "split" not in entry
+            ):
+                raise SchemaError(
+                    f"README.md: config {name} has a data_files entry without split/path; rebuild the folder."
+                )
+            files[name][str(entry["split"])] = entry["path"]
+    # Values as the card's YAML has them (a hand-edited card may lack a name or a count).
+    counts: dict[str, dict[Any, Any]] = {}
+    for info in card.get("dataset_info") or []:
+        if isinstance(info, dict) and "config_name" in info:
+            counts[info["config_name"]] = {
+                s.get("name"): s for s in info.get("splits") or [] if isinstance(s, dict)
+            }
+    return files, counts
 
 
 def check_parquet(path: str | os.PathLike) -> int:

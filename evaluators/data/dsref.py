@@ -59,11 +59,24 @@ class DatasetRef:
 
 
 def configs_of(card: dict) -> dict[str, list[str]]:
-    """Return ``config -> splits`` from a parsed card."""
+    """Return ``config -> splits`` from a parsed card.
+
+    Raises:
+        SchemaError: a ``configs`` entry is not a mapping with a ``config_name``.
+    """
     out: dict[str, list[str]] = {}
     for cfg in card.get("configs", []) or []:
+        if not isinstance(cfg, dict) or not isinstance(cfg.get("config_name"), str):
+            raise SchemaError(
+                f"The dataset card has a 'configs' entry without a config_name ({str(cfg)[:60]}); "
+                f"rebuild the card with 'xlbench build'."
+            )
         files = cfg.get("data_files", [])
-        out[cfg["config_name"]] = [f["split"] for f in files] if isinstance(files, list) else []
+        out[cfg["config_name"]] = (
+            [f["split"] for f in files if isinstance(f, dict) and "split" in f]
+            if isinstance(files, list)
+            else []
+        )
     return out
 
 
@@ -75,19 +88,28 @@ def content_id(folder: str | os.PathLike) -> str:
     The card is left out: it is rendered from the manifest and the data (its
     changelog carries a build date). Two byte-identical rebuilds get the same id.
     """
+    return content_digests(folder)[0]
+
+
+def content_digests(folder: str | os.PathLike) -> tuple[str, dict[str, tuple[str, int]]]:
+    """Return :func:`content_id` and ``data file -> (sha256, size)``, from one read of each file.
+
+    Raises:
+        SchemaError: ``manifest.json`` is not valid JSON.
+    """
     root = Path(folder)
     digest = hashlib.sha256()
     manifest = root / "manifest.json"
     if manifest.is_file():
         try:
             data = json.loads(manifest.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as err:
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
             raise SchemaError(
-                f"{manifest} is not valid JSON ({err.msg}); rebuild the dataset."
+                f"{manifest} is not valid JSON ({err.msg if isinstance(err, json.JSONDecodeError) else err.reason}); rebuild the dataset."
             ) from err
         digest.update(b"manifest.json\0")
         digest.update(
             json.dumps(stable_manifest(data), sort_keys=True, ensure_ascii=False).encode("utf-8")
         )
-    update_tree(digest, root, sorted((root / "data").rglob("*.parquet")))
-    return digest.hexdigest()
+    files = update_tree(digest, root, sorted((root / "data").rglob("*.parquet")))
+    return digest.hexdigest(), files

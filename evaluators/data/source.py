@@ -21,8 +21,8 @@ from evaluators.core.errors import (
     SchemaError,
 )
 from evaluators.data import hub
-from evaluators.data.cardio import check_parquet_folder, read_card
-from evaluators.data.dsref import DatasetRef, configs_of, content_id
+from evaluators.data.dsref import DatasetRef, configs_of
+from evaluators.data.folder import BuiltFolder, check_rows, open_folder
 from evaluators.schema import get_family
 
 if TYPE_CHECKING:
@@ -93,11 +93,17 @@ class DatasetSource:
         candidates = [c for c in self._configs if keep(c)]
         return select_configs(self._configs, candidates, requested, dataset=self.ref.id, **how)
 
-    def load(self, config: str, split: str):
+    def load(self, config: str, split: str, *, empty_ok: bool = False):
         """Load one config/split as a ``datasets.Dataset`` (loaded once per source).
 
+        Args:
+            config: the config.
+            split: the split.
+            empty_ok: a split without rows is returned (an optional side table), not refused.
+
         Raises:
-            SchemaError: the config or split does not exist; the message lists those that do.
+            SchemaError: the config or split does not exist (the message lists those that do),
+                or the split has no rows to score.
         """
         if config not in self._configs:
             raise SchemaError(
@@ -111,11 +117,18 @@ class DatasetSource:
         key = (config, split)
         if key not in self._loaded:
             self._loaded[key] = self._load(config, split)
+        if not empty_ok and len(self._loaded[key]) == 0:
+            others = [s for s in splits if s != split]
+            raise SchemaError(
+                f"Split {split!r} of config {config!r} in {self.ref.id} has no rows, so there is nothing to score; "
+                + (f"choose another split ({', '.join(others)}) or " if others else "")
+                + "rebuild the dataset."
+            )
         return self._loaded[key]
 
-    def rows(self, config: str, split: str) -> list[dict]:
-        """Load one config/split as a list of row dicts."""
-        ds = self.load(config, split)
+    def rows(self, config: str, split: str, *, empty_ok: bool = False) -> list[dict]:
+        """Load one config/split as a list of row dicts (see :meth:`load`)."""
+        ds = self.load(config, split, empty_ok=empty_ok)
         return ds.to_list() if hasattr(ds, "to_list") else list(ds)
 
     def _load(self, config: str, split: str):  # pragma: no cover - overridden
@@ -187,42 +200,41 @@ def select_configs(
 
 
 class LocalSource(DatasetSource):
-    """A folder written by ``xlbench build``."""
+    """A folder written by ``xlbench build``, verified once (:func:`evaluators.data.folder.open_folder`)."""
+
+    def __init__(self, ref: DatasetRef, folder: BuiltFolder):
+        """Wrap a pinned reference and the verified folder."""
+        super().__init__(ref, folder.card)
+        self.folder = folder
 
     def manifest(self) -> dict | None:
-        """Return ``manifest.json`` of the folder, or ``None``."""
-        import json
-
-        path = self.ref.folder / "manifest.json"
-        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+        """Return ``manifest.json`` of the folder (as verified at open), or ``None``."""
+        return self.folder.manifest
 
     def _load(self, config: str, split: str):
-        return load_local(self.ref.folder, config, split)
+        return as_dataset(self.folder.read(config, split), split)
 
 
 class HubSource(DatasetSource):
     """A Hub dataset repo pinned to a commit sha."""
 
     def _load(self, config: str, split: str):
-        return hub.load_split(self.ref, config, split)  # exact revision, also offline
+        ds = hub.load_split(self.ref, config, split)  # exact revision, also offline
+        if self.ref.family:  # the same row checks as a local folder's read
+            check_rows(ds.data.table, get_family(self.ref.family), config, split)
+        return ds
 
 
-def load_local(folder: str | os.PathLike, config: str, split: str):
-    """Load one config/split of a dataset folder with ``datasets``; a damaged parquet file is one error.
+def as_dataset(table: Any, split: str):
+    """Wrap a verified Arrow table as an in-memory ``datasets.Dataset`` (what the evaluators read).
 
-    The parquet footers are only checked when ``load_dataset`` fails, so a good
-    folder costs nothing extra.
-
-    Raises:
-        InputFileError: a parquet file of the folder is truncated or not parquet.
+    The table's schema metadata carries the family's ``datasets.Features`` (see
+    :func:`evaluators.schema.base.to_arrow`), so the columns have the types ``load_dataset`` gives.
     """
-    from datasets import load_dataset
+    from datasets import Dataset, NamedSplit
+    from datasets.table import InMemoryTable
 
-    try:
-        return load_dataset(str(folder), config, split=split)
-    except Exception:
-        check_parquet_folder(folder)  # names the damaged file when there is one
-        raise
+    return Dataset(InMemoryTable(table), split=NamedSplit(split))
 
 
 def _local(reference: str, path: Path, revision: str | None) -> LocalSource:
@@ -241,14 +253,14 @@ def _local(reference: str, path: Path, revision: str | None) -> LocalSource:
             f"--revision {revision!r} applies to Hub datasets; {reference!r} is a local folder, "
             f"pinned by its content hash instead."
         )
-    card = read_card(path)
-    xl = card.get("xlbench") or {}
+    folder = open_folder(path)
+    xl = folder.card.get("xlbench") or {}
     resolved = str(path.resolve())
     name = xl.get("name") or path.resolve().name
     ref = DatasetRef(
-        name, "local", None, content_id(path), xl.get("version"), xl.get("family"), resolved, name
+        name, "local", None, folder.content_id, xl.get("version"), xl.get("family"), resolved, name
     )
-    return LocalSource(ref, card)
+    return LocalSource(ref, folder)
 
 
 def open_source(reference: str, revision: str | None = None) -> DatasetSource:

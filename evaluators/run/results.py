@@ -262,9 +262,27 @@ _PROVENANCE = (
 )
 
 
+#: Keys of ``dataset`` that say where it was read, not what it is: its identity is its id and
+#: revision (content id or commit sha), so the same folder read from two paths is the same result.
+_LOCATION = ("path",)
+
+
 def same_result(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    """Return whether two result dicts hold the same computation (provenance and timings ignored)."""
-    strip = lambda d: {k: v for k, v in d.items() if k not in _PROVENANCE}  # noqa: E731
+    """Return whether two result dicts hold the same computation (provenance, timings and paths ignored).
+
+    >>> r = {"dataset": {"id": "d", "revision": "abc", "path": "/a/d"}, "main_score": 0.5}
+    >>> same_result(r, {**r, "dataset": {**r["dataset"], "path": "/b/d"}})
+    True
+    >>> same_result(r, {**r, "dataset": {**r["dataset"], "revision": "abd"}})
+    False
+    """
+
+    def strip(d: dict[str, Any]) -> dict[str, Any]:
+        out = {k: v for k, v in d.items() if k not in _PROVENANCE}
+        if isinstance(out.get("dataset"), dict):
+            out["dataset"] = {k: v for k, v in out["dataset"].items() if k not in _LOCATION}
+        return out
+
     return json.dumps(strip(a), sort_keys=True, default=str) == json.dumps(
         strip(b), sort_keys=True, default=str
     )

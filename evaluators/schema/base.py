@@ -72,6 +72,9 @@ class TableSchema:
         splits: the splits this table may have.
         key: columns whose values are unique within a (config, split).
         description: one line for the card.
+        refers_to: ``(column, suffix)`` pairs: every value of ``column`` is an ``id`` of the
+            same subset's table with that suffix, in the same split (a gold pair names rows
+            that exist).
     """
 
     suffix: str
@@ -79,6 +82,7 @@ class TableSchema:
     splits: tuple[str, ...]
     key: tuple[str, ...] = ("id",)
     description: str = ""
+    refers_to: tuple[tuple[str, str], ...] = ()
 
     @cached_property
     def features(self) -> Features:
@@ -154,6 +158,15 @@ class FamilySchema:
         return config, self.main
 
 
+def data_file(config: str, split: str) -> str:
+    """Return the path of a split's parquet file inside a built folder (the one layout; Hub-shaped).
+
+    >>> data_file("eng_Latn-deu_Latn", "test")
+    'data/eng_Latn-deu_Latn/test-00000-of-00001.parquet'
+    """
+    return f"data/{config}/{split}-00000-of-00001.parquet"
+
+
 def languages(subset: str) -> list[str]:
     """Return the canonical languages of a subset (``eng_Latn-deu_Latn`` or ``eng_Latn``).
 
@@ -213,6 +226,45 @@ def to_arrow(
             f"{where}: values do not match the schema ({truncate(str(err), 200)})."
         ) from err
     return data.replace_schema_metadata(schema.metadata)
+
+
+def check_no_nulls(data: pa.Table, where: str) -> None:
+    """Raise if a cell (or a struct field or list element inside one) is null: no family has optional cells.
+
+    >>> import pyarrow as pa
+    >>> check_no_nulls(pa.table({"text": [["a"], ["b", None]]}), "c/test")
+    Traceback (most recent call last):
+    ...
+    evaluators.core.errors.SchemaError: c/test: column 'text' has a null value in row 1; every cell must hold a value: rebuild the dataset.
+    """
+    import pyarrow as pa
+
+    for name in data.column_names:
+        column = data.column(name).combine_chunks()
+        rows = _null_rows(column, pa)
+        if rows:
+            raise SchemaError(
+                f"{where}: column {name!r} has a null value in row {rows[0]}; every cell must hold a value: "
+                f"rebuild the dataset."
+            )
+
+
+def _null_rows(array: Any, pa: Any) -> list[int]:
+    """Rows of ``array`` holding a null anywhere inside (struct fields and list elements included)."""
+    import pyarrow.compute as pc
+
+    bad: set[int] = set()
+    if array.null_count:
+        bad.update(i for i, valid in enumerate(array.is_valid().to_pylist()) if not valid)
+    if pa.types.is_struct(array.type):
+        for child in array.flatten():
+            bad.update(_null_rows(child, pa))
+    elif pa.types.is_list(array.type) or pa.types.is_large_list(array.type):
+        inner = _null_rows(array.flatten(), pa)
+        if inner:
+            parents = pc.list_parent_indices(array).to_pylist()
+            bad.update(parents[i] for i in inner)
+    return sorted(bad)
 
 
 def check_unique(data: pa.Table, table: TableSchema, where: str) -> None:

@@ -36,6 +36,7 @@ SCHEMA = FamilySchema(
             splits=("train", "test"),
             key=(SRC_ID, TGT_ID),
             description="gold parallel pairs by id",
+            refers_to=((SRC_ID, ""), (TGT_ID, "")),
         ),
     ),
     task_categories=("translation", "sentence-similarity"),

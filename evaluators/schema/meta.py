@@ -20,6 +20,8 @@ Manifest shape (``manifest.json``, keys sorted)::
                   "override_reason": null | "why --license was passed"},
       "nondeterministic": ["eflomal", ...],  # stages that cannot be seeded
       "counts": {...}, "configs": {config: {split: rows}}, "changelog": [...],
+      "files": {"data/<config>/<split>-00000-of-00001.parquet":
+                {"sha256", "bytes", "num_bytes"}},  # what each data file must be (checked on read)
       "run": {"mt": {"cached": n, "translated": n}, "seconds": ...},  # this run only, never compared
       "started_at", "finished_at", "build_signature"
     }
@@ -66,6 +68,9 @@ VOLATILE_KEYS = ("started_at", "finished_at", "git_commit", "xlbench_version", "
 #: Older spellings of run timestamps, left out of the content too (a folder written by hand or by an
 #: earlier builder keeps its content id).
 _OLD_VOLATILE_KEYS = frozenset({"created_at", "created", "started", "finished"})
+#: Manifest keys derived from the data files themselves (their digests): the content id hashes the files
+#: directly, so these stay out of it (a folder keeps the content id it had before they were recorded).
+DERIVED_KEYS = ("files",)
 #: Cache statistics inside ``counts`` (how much came from a cache in this run, not what is in the data).
 _VOLATILE_COUNT_KEYS = frozenset({"cached", "translated", "cache_hits", "cache_misses", "requests"})
 #: Length of the signature's ``h:`` hash (hex digits).
@@ -160,7 +165,7 @@ def stable_manifest(data: dict[str, Any]) -> dict[str, Any]:
     same-version check (:mod:`builders.release.publish`) both call it.
 
     Drops :data:`VOLATILE_KEYS` (timestamps, git commit, xlbench version, the
-    ``run`` section) and the older spellings of timestamps, the changelog
+    ``run`` section), :data:`DERIVED_KEYS` (the data files' digests) and the older spellings of timestamps, the changelog
     entries' dates and the cache statistics inside ``counts`` (``cached``,
     ``translated`` ...): two builds of the same data at different times give
     the same dict. The changelog text stays: it is part of the card, so of the
@@ -174,7 +179,7 @@ def stable_manifest(data: dict[str, Any]) -> dict[str, Any]:
     """
     out: dict[str, Any] = {}
     for key, value in data.items():
-        if key in VOLATILE_KEYS or key in _OLD_VOLATILE_KEYS:
+        if key in VOLATILE_KEYS or key in _OLD_VOLATILE_KEYS or key in DERIVED_KEYS:
             continue
         if key == "changelog" and isinstance(value, list):
             value = [
@@ -219,6 +224,9 @@ class Manifest:
     #: config -> split -> rows.
     configs: dict[str, dict[str, int]] = field(default_factory=dict)
     changelog: list[dict[str, Any]] = field(default_factory=list)
+    #: data file (relative posix path) -> {"sha256", "bytes" (file size), "num_bytes" (Arrow size, the
+    #: card's)}: what every read of the folder checks (:mod:`evaluators.data.folder`). Filled by the writer.
+    files: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: This run only (cache hits, timings): never part of a content comparison.
     run: dict[str, Any] = field(default_factory=dict)
     started_at: str = ""

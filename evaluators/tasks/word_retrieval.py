@@ -342,7 +342,9 @@ def _aligner_sample(
         return []
     encoded = {(r[S.SRC_SENTENCE], r[S.TGT_SENTENCE]) for r in sub}
     rows = [
-        r for r in data.rows(config, "aligner") if (r[S.SRC_SENTENCE], r[S.TGT_SENTENCE]) in encoded
+        r
+        for r in data.rows(config, "aligner", empty_ok=True)
+        if (r[S.SRC_SENTENCE], r[S.TGT_SENTENCE]) in encoded
     ]
     if len(rows) > params.hist_aligner_pairs:
         take = np.sort(rng.choice(len(rows), size=params.hist_aligner_pairs, replace=False))

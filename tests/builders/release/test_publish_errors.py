@@ -6,6 +6,7 @@ import json
 import logging
 import os
 import re
+import sys
 import time
 from pathlib import Path
 
@@ -13,6 +14,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from builders.cli import main
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
+import tiny_folders as tf  # noqa: E402  (folder surgery: reseal after an edit)
 
 
 def _files(root: Path) -> dict[str, bytes]:
@@ -60,6 +64,7 @@ def test_invalid_folder_is_refused_before_any_network_call(hub_log, token, make_
     table = pq.read_table(path)
     train = pq.read_table(path.with_name("train-00000-of-00001.parquet"))
     pq.write_table(table.set_column(2, "text", train.column("text").slice(0, table.num_rows)), path)
+    tf.reseal(folder)  # digests agree again: the overlap is what validation must find
     assert main(["publish", str(folder), "--repo", "xlbench-test/invalid", "--yes"]) == 1
     err = capfd.readouterr().err.strip()
     # the shared sentence named is the first one found (set order); any of the copied ones is right

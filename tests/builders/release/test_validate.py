@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -11,6 +13,9 @@ import yaml
 
 from builders.cli import main
 from builders.release.validate import table_digest, validate_folder
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
+import tiny_folders as tf  # noqa: E402  (four-family folders and folder surgery)
 
 MAIN, GOLD = "deu_Latn-eng_Latn", "deu_Latn-eng_Latn-gold"
 
@@ -67,6 +72,7 @@ def test_valid_folder_summary(make_folder, capsys):
 def _duplicate_id(folder):
     t = pq.read_table(_parquet(folder, MAIN, "train"))
     pq.write_table(pa.concat_tables([t, t.slice(0, 1)]), _parquet(folder, MAIN, "train"))
+    tf.reseal(folder)  # counts and digests agree again: only the duplicate is wrong
 
 
 def _wrong_count(folder):
@@ -77,7 +83,7 @@ def _empty_config(folder):
     for split in ("train", "test"):
         t = pq.read_table(_parquet(folder, GOLD, split))
         pq.write_table(t.slice(0, 0), _parquet(folder, GOLD, split))
-        _set_counts(folder, GOLD, split, 0)
+    tf.reseal(folder)
 
 
 def _no_manifest(folder):
@@ -105,6 +111,7 @@ def _bad_yaml(folder):
 def _missing_column(folder):
     t = pq.read_table(_parquet(folder, MAIN, "test"))
     pq.write_table(t.drop_columns(["side"]), _parquet(folder, MAIN, "test"))
+    tf.reseal(folder)
 
 
 def _card_drops_config(folder):
@@ -129,7 +136,7 @@ def _card_drops_config(folder):
         (
             _manifest_typo,
             "manifest.json has unknown keys ['versoin']; expected only ['builder', 'changelog', 'configs', "
-            "'counts', 'family', 'finished_at', 'git_commit', 'inputs', 'key_params', 'license', 'models', 'name', "
+            "'counts', 'family', 'files', 'finished_at', 'git_commit', 'inputs', 'key_params', 'license', 'models', 'name', "
             "'nondeterministic', 'parameters', 'params', 'run', 'seed', 'started_at', 'version', 'xlbench_version'].",
         ),
         (
