@@ -315,8 +315,10 @@ def removed_if_failed(folder: str | os.PathLike | None) -> Iterator[None]:
         for path in created:  # deepest first
             try:
                 path.rmdir()
+            except FileNotFoundError:
+                continue  # never made (the failure came first)
             except OSError:
-                break
+                break  # not empty: it holds something, so do its parents
         raise
 
 

@@ -152,9 +152,9 @@ def quiet_libraries(verbose: bool = False) -> None:
         logging.getLogger(name).setLevel(logging.WARNING)
     for var, value in QUIET_ENV.items():
         os.environ.setdefault(var, value)
-    from huggingface_hub.utils import disable_progress_bars  # light; a base dependency
-
-    disable_progress_bars()
+    hub = sys.modules.get("huggingface_hub.utils")
+    if hub is not None:
+        hub.disable_progress_bars()
     datasets = sys.modules.get("datasets")
     if datasets is not None:
         datasets.disable_progress_bars()

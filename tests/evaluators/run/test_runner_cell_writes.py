@@ -284,3 +284,8 @@ def test_removed_if_failed_takes_back_only_empty_folders_it_made(tmp_path):
         (target / "done.json").write_text("{}", encoding="utf-8")
         raise RuntimeError
     assert (target / "done.json").is_file()
+    deeper = tmp_path / "c" / "d"
+    with pytest.raises(RuntimeError), fileio.removed_if_failed(deeper):
+        (tmp_path / "c").mkdir()  # only the parent was made before the failure
+        raise RuntimeError
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a"]
