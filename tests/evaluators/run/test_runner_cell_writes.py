@@ -289,3 +289,19 @@ def test_removed_if_failed_takes_back_only_empty_folders_it_made(tmp_path):
         (tmp_path / "c").mkdir()  # only the parent was made before the failure
         raise RuntimeError
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a"]
+
+
+def test_eval_alignment_on_a_full_disk_leaves_no_temp_file_and_no_folder(
+    tmp_path, monkeypatch, capsys
+):
+    gold, pred = tmp_path / "gold.txt", tmp_path / "pred.txt"
+    gold.write_text("0-0 1-1\n0-0\n", encoding="utf-8")
+    pred.write_text("0-0\n0-0\n", encoding="utf-8")
+    out = tmp_path / "res"
+    # A full disk often shows only when the data is flushed: the result's fsync fails.
+    monkeypatch.setattr(os, "fsync", _full_disk)
+    argv = ["eval", "alignment", "--gold", str(gold), "--pred", str(pred), "--index-base", "0"]
+    assert main([*argv, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "No space left on device" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gold.txt", "pred.txt"]
