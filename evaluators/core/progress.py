@@ -132,7 +132,8 @@ CHATTY_LOGGERS = (
 #: Set only where the user has not (their value wins).
 QUIET_ENV = {
     "HF_DATASETS_DISABLE_PROGRESS_BARS": "1",
-    "DATASETS_VERBOSITY": "error",
+    # datasets logs a failed read (damaged parquet) before raising it; xlbench says it in one sentence.
+    "DATASETS_VERBOSITY": "critical",
     "TRANSFORMERS_VERBOSITY": "error",
     "HF_HUB_DISABLE_PROGRESS_BARS": "1",
 }
@@ -158,7 +159,7 @@ def quiet_libraries(verbose: bool = False) -> None:
     datasets = sys.modules.get("datasets")
     if datasets is not None:
         datasets.disable_progress_bars()
-        datasets.logging.set_verbosity_error()
+        datasets.logging.set_verbosity(logging.CRITICAL)
     tlog = sys.modules.get("transformers.utils.logging")  # the encoders extra
     if tlog is not None:
         tlog.disable_progress_bar()
