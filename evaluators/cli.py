@@ -134,16 +134,11 @@ def run_eval(args: argparse.Namespace) -> int:
         for f in params_fields(evaluator.params)
         if hasattr(args, f.name)
     }
-    options = RunOptions.from_namespace(args)
-    if options.bootstrap < 0:
-        raise UsageError(
-            f"--bootstrap must be 0 (no interval) or a positive number of resamples, got {options.bootstrap}."
-        )
+    options = RunOptions.from_namespace(args)  # checks each option (type, range)
     if args.save_predictions and not args.out:
         raise UsageError(
             "--save-predictions needs --out (the predictions are written beside the result JSON)."
         )
-    quiet_libraries(getattr(args, "verbose", False))
     models = getattr(args, "model", None) or [None]
     datasets = getattr(args, "dataset", None) or [None]
     report = GridReport()
@@ -185,12 +180,13 @@ def run_eval(args: argparse.Namespace) -> int:
 
 
 def configure_logging(verbose: bool = False) -> None:
-    """Send logs to stderr."""
+    """Send logs to stderr; libraries' own logs and bars only with ``-v`` (:func:`quiet_libraries`)."""
     logging.basicConfig(
         level=logging.DEBUG if verbose else logging.INFO,
         format="%(levelname)s %(message)s",
         stream=sys.stderr,
     )
+    quiet_libraries(verbose)
 
 
 def main(argv: list[str] | None = None) -> int:

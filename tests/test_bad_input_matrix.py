@@ -17,6 +17,7 @@ xfail mechanism (a fix that is not merged yet has no row yet).
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import shutil
 import sys
@@ -444,6 +445,28 @@ CASES = [
     ([*SR, "--dataset", "{ds}", *M, "--config", "nope"], 2, ["Config 'nope'"]),
     ([*SR, "--dataset", "{ds}", *M, "--batch-size", "0"], 2, ["--batch-size"]),
     ([*SR, "--dataset", "{ds_badparquet}", *M], 2, ["parquet"]),
+    # issue 27 item 4: every argument of a grid is checked before its first cell writes
+    ([*WR, "--dataset", "{ds}", *M, "--model", "nosuchmodel"], 2, ["nosuchmodel"]),
+    (
+        [*SR, "--dataset", "{ds}", *M, "--model", "st:{missing}"],
+        2,
+        ["missing.txt", "does not exist"],
+    ),
+    (
+        [*SR, "--dataset", "{ds}", *M, "--model", "hf:{tmp}/no/model"],
+        2,
+        ["no/model", "does not exist"],
+    ),
+    (
+        [*SR, "--dataset", "{ds}", *M, "--model", "callable:no_such_mod_xyz:f"],
+        2,
+        ["no_such_mod_xyz"],
+    ),
+    ([*SR, "--dataset", "{ds}", "--dataset", "{missing}", *M], 2, ["missing.txt"]),
+    # issue 27 item 6: run options are type- and range-checked where they are declared
+    ([*WR, "--dataset", "{ds}", *M, "--seed", "-1"], 2, ["--seed must be at least 0"]),
+    ([*SR, "--dataset", "{ds}", *M, "--seed", "zero"], 2, ["invalid int value"]),
+    ([*SR, "--dataset", "{ds}", *M, "--bootstrap", "-1"], 2, ["--bootstrap must be 0"]),
     # ---------------------------------------------------------------- eval tacc, bucc, bitext-retrieval
     ([*TACC, "--dataset", "{missing}", *M], 2, ["missing.txt"]),
     ([*TACC, "--dataset", "{ds}", *M], 2, ["alee"]),
@@ -535,6 +558,10 @@ CASES = [
     (["publish", "{ds}", "--repo", "org/x/y", "--dry-run"], 2, ["org/x/y"]),
     (["publish", "{ds_nocard}", "--repo", "org/x", "--dry-run"], 2, ["README.md"]),
     (["publish", "{ds_badparquet}", "--repo", "org/x", "--dry-run"], 1, ["parquet"]),
+    # ---------------------------------------------------------------- result files (issue 27 item 6)
+    (["compare", "{result_badscores}", "{result_badscores}"], 2, ["scores of the wrong type"]),
+    (["export", "mteb", "{badscores_dir}", "--out", "{out}"], 2, ["No xlbench result"]),
+    (["report", "{badscores_dir}", "--out", "{out}"], 2, ["No xlbench result"]),
 ]
 
 
@@ -619,6 +646,11 @@ def world(tmp_path_factory) -> dict[str, str]:
     put("foils_short.csv", "en_orig,en_foil,type\na\n")
     # sqlite
     put("corrupt.sqlite", b"not a database " * 200, "corrupt_sqlite")
+    # result JSONs whose scores are not split -> [entry]
+    bad_result = {"evaluator": "bucc", "signature": "s", "main_score": 0.5}
+    put("result_badscores.json", json.dumps({**bad_result, "scores": "abc"}))
+    put("badscores_dir/r.json", json.dumps({**bad_result, "scores": {"test": "abc"}}))
+    files["badscores_dir"] = str(root / "badscores_dir")
     # BUCC folders
     de = "".join(f"de-{i:09d}\tSatz {i}\n" for i in range(1, 4))
     en = "".join(f"en-{i:09d}\tsentence {i}\n" for i in range(1, 4))

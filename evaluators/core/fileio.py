@@ -11,7 +11,10 @@
   on Linux, else a lock file around a check and a rename), and
   :func:`rename_exchange` swaps a finished folder with an existing one.
 - :func:`clean_stale` removes temporary folders and files whose owning process
-  is dead (``.X.tmp-<pid>-*``, ``.X.old-<pid>``, ``xlbench-publish-<pid>-*``).
+  is dead (``.X.tmp-<pid>-*``, ``.X.old-<pid>``, ``xlbench-publish-<pid>-*``);
+  :func:`clean_stale_writes` those of :func:`atomic_write` in a folder of results.
+- :func:`removed_if_failed` takes back the folders a failed block created, so
+  a run that fails before its first file leaves no empty ``--out`` behind.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import re
 import secrets
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 _AT_FDCWD = -100
@@ -35,6 +38,10 @@ _RENAME_EXCHANGE = 2
 _PID_NAME = re.compile(r"(?P<pid>\d+)(?:-[0-9a-z]+)?$")
 #: Temporary names without a PID (written by older versions) are removed once they are this old.
 LEGACY_AGE_S = 6 * 3600
+#: The temporary sibling of :func:`atomic_write`: ``.<name>.tmp-<pid>-<random>``.
+ATOMIC_TEMP = re.compile(r"^\..+\.tmp-(?P<pid>\d+)-[0-9a-f]+$")
+#: Temporary names of older versions' writers in a results folder (``mkstemp``: no PID).
+_LEGACY_WRITES = (".tmp-", ".probe-")
 
 
 def current_umask() -> int:
@@ -77,26 +84,41 @@ def make_temp_dir(prefix: str, parent: str | os.PathLike | None = None) -> Path:
     raise FileExistsError(errno.EEXIST, "no free temporary name", str(root / prefix))
 
 
-def atomic_write_text(path: str | os.PathLike, text: str, encoding: str = "utf-8") -> Path:
-    """Write ``text`` to ``path`` atomically (temporary sibling + ``os.replace``), with umask permissions.
+def atomic_write(path: str | os.PathLike, write: Callable[[Path], object]) -> Path:
+    """Write ``path`` atomically: ``write(tmp)`` fills a temporary sibling, then ``os.replace``.
+
+    The sibling is named ``.<name>.tmp-<pid>-<random>`` (:data:`ATOMIC_TEMP`), so one
+    left by a killed writer is removed by :func:`clean_stale_writes`; on any failure here
+    (a full disk included) it is removed at once. Permissions follow the umask.
 
     Raises:
-        OSError: the folder cannot be written (the temporary file is removed).
+        OSError: the folder cannot be written (nothing is left behind).
     """
     final = Path(path)
     tmp = final.with_name(temp_name(f".{final.name}.tmp-"))
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
-        with os.fdopen(fd, "w", encoding=encoding) as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        write(tmp)
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp, final)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
     return final
+
+
+def atomic_write_text(path: str | os.PathLike, text: str, encoding: str = "utf-8") -> Path:
+    """Write ``text`` to ``path`` atomically (:func:`atomic_write`), with umask permissions.
+
+    Raises:
+        OSError: the folder cannot be written (the temporary file is removed).
+    """
+    return atomic_write(path, lambda tmp: tmp.write_text(text, encoding=encoding))
 
 
 def _libc():
@@ -214,12 +236,30 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
-def clean_stale(folder: str | os.PathLike, prefixes: tuple[str, ...]) -> list[Path]:
+def _owner(name: str, prefixes: tuple[str, ...], pattern: re.Pattern[str] | None) -> int | None:
+    """The PID in a temporary name (``-1``: a name of ours without one, ``None``: not ours)."""
+    m = pattern.match(name) if pattern is not None else None
+    if m:
+        return int(m.group("pid"))
+    prefix = next((p for p in prefixes if name.startswith(p)), None)
+    if prefix is None:
+        return None
+    m = _PID_NAME.match(name[len(prefix) :])
+    return int(m.group("pid")) if m else -1
+
+
+def clean_stale(
+    folder: str | os.PathLike,
+    prefixes: tuple[str, ...],
+    *,
+    pattern: re.Pattern[str] | None = None,
+) -> list[Path]:
     """Remove entries of ``folder`` named ``<prefix><pid>[-<random>]`` whose process is dead; return them.
 
     Entries of live processes (including this one) are kept. Entries with a
     prefix but no PID (older versions) are removed once older than
-    :data:`LEGACY_AGE_S`. Nothing here raises: cleanup is best effort.
+    :data:`LEGACY_AGE_S`. ``pattern`` (with a ``pid`` group) names more entries,
+    e.g. :data:`ATOMIC_TEMP`. Nothing here raises: cleanup is best effort.
     """
     root = Path(folder)
     removed: list[Path] = []
@@ -229,15 +269,10 @@ def clean_stale(folder: str | os.PathLike, prefixes: tuple[str, ...]) -> list[Pa
         return removed
     now = time.time()
     for entry in entries:
-        prefix = next((p for p in prefixes if entry.name.startswith(p)), None)
-        if prefix is None:
+        pid = _owner(entry.name, prefixes, pattern)
+        if pid is None or pid == os.getpid() or (pid > 0 and pid_alive(pid)):
             continue
-        m = _PID_NAME.match(entry.name[len(prefix) :])
-        if m:
-            pid = int(m.group("pid"))
-            if pid == os.getpid() or pid_alive(pid):
-                continue
-        else:
+        if pid < 0:
             try:
                 if now - entry.stat(follow_symlinks=False).st_mtime < LEGACY_AGE_S:
                     continue
@@ -254,13 +289,49 @@ def clean_stale(folder: str | os.PathLike, prefixes: tuple[str, ...]) -> list[Pa
     return removed
 
 
+def clean_stale_writes(folder: str | os.PathLike) -> list[Path]:
+    """Remove what killed writers left in ``folder``: :func:`atomic_write` siblings of dead processes.
+
+    The writers of a results folder call it when they start (the folder's owner cleans it).
+    """
+    return clean_stale(folder, _LEGACY_WRITES, pattern=ATOMIC_TEMP)
+
+
+@contextlib.contextmanager
+def removed_if_failed(folder: str | os.PathLike | None) -> Iterator[None]:
+    """Run a block; if it raises, remove the folders on ``folder``'s path it created that are still empty.
+
+    A run that fails before writing its first file leaves no empty folder behind, and
+    a folder that existed before, or holds anything, is never touched.
+    """
+    created: list[Path] = []
+    probe = Path(folder) if folder else None
+    while probe is not None and not os.path.lexists(probe) and probe != probe.parent:
+        created.append(probe)
+        probe = probe.parent
+    try:
+        yield
+    except BaseException:
+        for path in created:  # deepest first
+            try:
+                path.rmdir()
+            except FileNotFoundError:
+                continue  # never made (the failure came first)
+            except OSError:
+                break  # not empty: it holds something, so do its parents
+        raise
+
+
 __all__ = [
+    "atomic_write",
     "atomic_write_text",
     "clean_stale",
+    "clean_stale_writes",
     "current_umask",
     "make_temp_dir",
     "pid_alive",
     "rename_exchange",
+    "removed_if_failed",
     "rename_noreplace",
     "temp_name",
 ]

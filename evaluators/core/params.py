@@ -213,6 +213,9 @@ def check_value(f: dataclasses.Field, value: Any) -> Any:
             raise UsageError(f"{flag}: cannot read {value!r} ({err}).") from err
     value = _freeze(value)
     if value is None:
+        if f.default is not None and not required(f):
+            # None is "unset" only where the declaration says so (its default is None).
+            raise UsageError(f"{flag} must be {_expected(f, meta)}; got None.")
         return value
     kind = _kind(f, meta)
     many = isinstance(value, tuple)
@@ -249,6 +252,18 @@ def _check_one(flag: str, meta: Mapping[str, Any], kind: type | None, one: Any) 
 
 
 _KIND_WORDS = {bool: "true or false", int: "a whole number", float: "a number", str: "a string"}
+
+
+def _expected(f: dataclasses.Field, meta: Mapping[str, Any]) -> str:
+    """What a value of ``f`` must be, in words (for the error when ``None`` arrives)."""
+    kind = _kind(f, meta)
+    if meta.get("choices"):
+        return "one of " + ", ".join(map(str, meta["choices"]))
+    words = _KIND_WORDS.get(kind, "a value") if kind is not None else "a value"
+    if _is_multi(f, meta):
+        words = "a list of values"
+    bounds = meta.get("must") or _range_words(meta)
+    return f"{words} ({bounds})" if bounds and kind in (int, float) else words
 
 
 def _is_a(value: Any, kind: type) -> bool:

@@ -9,11 +9,11 @@ seconds to stderr instead, and a final line when done.
 
 from __future__ import annotations
 
+import logging
+import os
 import sys
 import time
 from typing import IO, Any
-
-from evaluators.core.optional import find
 
 #: Seconds between two progress lines when stderr is not a terminal.
 DEFAULT_INTERVAL = 30.0
@@ -118,20 +118,49 @@ class Progress:
         self.close()
 
 
-def quiet_libraries(verbose: bool = False) -> None:
-    """Silence the progress bars of ``datasets`` and ``transformers`` unless ``verbose``.
+#: Loggers of libraries that narrate at INFO (httpx: one line per HTTP request); WARNING unless verbose.
+CHATTY_LOGGERS = (
+    "httpx",
+    "httpcore",
+    "huggingface_hub",
+    "urllib3",
+    "filelock",
+    "fsspec",
+    "sentence_transformers",
+)
+#: The same choice for libraries imported later: each reads these when it is first imported.
+#: Set only where the user has not (their value wins).
+QUIET_ENV = {
+    "HF_DATASETS_DISABLE_PROGRESS_BARS": "1",
+    # datasets logs a failed read (damaged parquet) before raising it; xlbench says it in one sentence.
+    "DATASETS_VERBOSITY": "critical",
+    "TRANSFORMERS_VERBOSITY": "error",
+    "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+}
 
-    ``transformers`` (an extra) is skipped when it is not installed.
+
+def quiet_libraries(verbose: bool = False) -> None:
+    """Keep library logs, load reports and progress bars off stderr unless ``verbose`` (``-v``).
+
+    The one place that decides it, for the command line (:func:`evaluators.cli.configure_logging`)
+    and the Python API (:func:`evaluators.run.runner.run_grid`). Libraries already imported are
+    told now; ``datasets`` and ``transformers`` imported later read :data:`QUIET_ENV`, so nothing
+    heavy is imported here.
     """
     if verbose:
         return
-    import datasets  # datasets and huggingface_hub are base dependencies
-    from huggingface_hub.utils import disable_progress_bars
-
-    datasets.disable_progress_bars()
-    datasets.logging.set_verbosity_error()
-    tlog = find("transformers.utils.logging")  # the encoders extra
+    for name in CHATTY_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)
+    for var, value in QUIET_ENV.items():
+        os.environ.setdefault(var, value)
+    hub = sys.modules.get("huggingface_hub.utils")
+    if hub is not None:
+        hub.disable_progress_bars()
+    datasets = sys.modules.get("datasets")
+    if datasets is not None:
+        datasets.disable_progress_bars()
+        datasets.logging.set_verbosity(logging.CRITICAL)
+    tlog = sys.modules.get("transformers.utils.logging")  # the encoders extra
     if tlog is not None:
         tlog.disable_progress_bar()
         tlog.set_verbosity_error()
-    disable_progress_bars()

@@ -9,9 +9,11 @@ bare ``ValueError``).
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
+from pathlib import Path
 
-from evaluators.core.errors import UsageError, did_you_mean
+from evaluators.core.errors import InputFileError, UsageError, did_you_mean, truncate
 
 #: Kinds of model and whether text after ``kind:`` is required (True), forbidden (False) or optional (None).
 KINDS: dict[str, bool | None] = {
@@ -147,6 +149,40 @@ def check_runtime(runtime: str | None, kind: str | None = None) -> str:
             f"({kinds}): drop --backend or use one of those."
         )
     return name
+
+
+def check_model_spec(spec: str, runtime: str | None = None) -> ModelSpec:
+    """Check a spec as far as possible without loading it (a grid checks every model before its first cell).
+
+    Its syntax (:func:`parse_model_spec`), the runtime (:func:`check_runtime`), that a local
+    folder it names exists (``st:``, a path-like ``hf:``) and that a ``callable:`` module can be found.
+
+    Raises:
+        UsageError: a malformed spec, a runtime it cannot run on, a module that cannot be found.
+        InputFileError: a model folder that does not exist.
+    """
+    parsed = parse_model_spec(spec)
+    check_runtime(runtime, parsed.kind)
+    rest = (parsed.rest or "").strip()
+    if parsed.kind == "st" and not Path(rest).expanduser().is_dir():
+        raise InputFileError(
+            f"sentence-transformers folder {truncate(rest)} does not exist; pass the folder that holds modules.json."
+        )
+    name = rest.partition("@")[0]
+    path_like = name.startswith((".", "/", "~")) or name.count("/") > 1
+    if parsed.kind == "hf" and path_like and not Path(name).expanduser().exists():
+        raise InputFileError(
+            f"Model folder {truncate(name)} does not exist; pass an existing folder or a Hub id like "
+            f"hf:bert-base-multilingual-cased."
+        )
+    if parsed.kind == "callable":
+        module = rest.partition(":")[0].strip()
+        top = module.split(".")[0]  # looked up, not imported: the module loads with the model
+        if not top or importlib.util.find_spec(top) is None:
+            raise UsageError(
+                f"Cannot import module {module!r} for {spec}; check the name and PYTHONPATH."
+            )
+    return parsed
 
 
 def _example(kind: str) -> str:

@@ -11,6 +11,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from evaluators.core.errors import OutputError
+from evaluators.core.fileio import atomic_write
 from evaluators.core.optional import require
 
 
@@ -26,9 +28,22 @@ def pyplot() -> Any:
 
 
 def save_figure(fig: Any, path: str | os.PathLike) -> Path:
-    """Lay out ``fig``, write it to ``path`` as a 120-dpi PNG, close it and return the path."""
+    """Lay out ``fig``, write it to ``path`` as a 120-dpi PNG, close it and return the path.
+
+    The PNG is written atomically: a full disk leaves no partial file.
+
+    Raises:
+        OutputError: the file cannot be written.
+    """
     fig.tight_layout()
     path = Path(path)
-    fig.savefig(path, dpi=120)
-    pyplot().close(fig)
+    try:
+        atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=120, format="png"))
+    except OSError as err:
+        raise OutputError(
+            f"Cannot write the plot {str(path)!r} ({err.strerror or err}); free some space, "
+            f"pass a writable --out or --no-plots."
+        ) from err
+    finally:
+        pyplot().close(fig)
     return path

@@ -34,11 +34,11 @@ import math
 import os
 import re
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from evaluators.core.errors import OutputError, UsageError
+from evaluators.core.fileio import clean_stale, make_temp_dir, removed_if_failed
 from evaluators.data.source import open_source
 from evaluators.encoders import load_encoder
 from evaluators.report.records import Record, load_records
@@ -221,6 +221,37 @@ def _model_dir(model: dict[str, Any]) -> tuple[str, str]:
     return re.sub(r"[^A-Za-z0-9_.@=+-]+", "_", name), re.sub(r"[^A-Za-z0-9_.@=+-]+", "_", rev)
 
 
+#: The temporary folder of an export inside --out (named with its owner's PID).
+_EXPORT_TEMP = ".tmp-export-"
+
+
+def _write_export(
+    tmp: Path, target: Path, written: list[tuple[Path, dict[str, Any], dict[str, Any]]]
+) -> None:
+    """Write the task files and model metas into ``tmp``, then move each into ``target``."""
+    for rel, obj, model in written:
+        path = tmp / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(obj, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        # mteb's placeholder for an unknown revision: its DataFrame drops rows whose revision is None
+        meta = {
+            "name": str(model.get("id") or "model"),
+            "revision": model.get("revision") or "no_revision_available",
+            "framework": ["xlbench"],
+            "loader": None,
+        }
+        (path.parent / "model_meta.json").write_text(
+            json.dumps(meta, indent=2) + "\n", encoding="utf-8"
+        )
+    for rel, _, _ in written:
+        dest = target / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(tmp / rel, dest)
+        meta_file = tmp / rel.parent / "model_meta.json"
+        if meta_file.exists():  # shared by the model's task files: moved with the first one
+            os.replace(meta_file, dest.parent / "model_meta.json")
+
+
 def export_results(folders: list[str | os.PathLike], out: str | os.PathLike) -> list[Path]:
     """Write every exportable result under ``folders`` as mteb result files under ``out``.
 
@@ -258,35 +289,21 @@ def export_results(folders: list[str | os.PathLike], out: str | os.PathLike) -> 
             f"Two results map to the same mteb file {sorted(dup)[0].as_posix()!r} (same model, revision, "
             "evaluator and dataset name); export them into separate folders."
         )
-    try:
-        target.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=target, prefix=".tmp-export-"))
-        for rel, obj, model in written:
-            path = tmp / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(obj, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-            # mteb's placeholder for an unknown revision: its DataFrame drops rows whose revision is None
-            meta = {
-                "name": str(model.get("id") or "model"),
-                "revision": model.get("revision") or "no_revision_available",
-                "framework": ["xlbench"],
-                "loader": None,
-            }
-            (path.parent / "model_meta.json").write_text(
-                json.dumps(meta, indent=2) + "\n", encoding="utf-8"
-            )
-        for rel, _, _ in written:
-            dest = target / rel
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(tmp / rel, dest)
-            meta_file = tmp / rel.parent / "model_meta.json"
-            if meta_file.exists():  # shared by the model's task files: moved with the first one
-                os.replace(meta_file, dest.parent / "model_meta.json")
-        shutil.rmtree(tmp, ignore_errors=True)
-    except OSError as err:
-        raise OutputError(
-            f"Cannot write mteb results to {str(target)!r} ({err.strerror}); pass a writable --out."
-        ) from err
+    # A failed export leaves no temporary folder (a killed one's is swept by the next) and no empty --out.
+    with removed_if_failed(target):
+        try:
+            target.mkdir(parents=True, exist_ok=True)
+            clean_stale(target, (_EXPORT_TEMP,))
+            tmp = make_temp_dir(_EXPORT_TEMP, target)
+            try:
+                _write_export(tmp, target, written)
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+        except OSError as err:
+            raise OutputError(
+                f"Cannot write mteb results to {str(target)!r} ({err.strerror or err}); free some space "
+                f"or pass a writable --out."
+            ) from err
     return [target / rel for rel, _, _ in written]
 
 

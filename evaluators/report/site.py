@@ -8,10 +8,16 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from pathlib import Path
 
 from evaluators.core.errors import OutputError, UsageError
+from evaluators.core.fileio import (
+    clean_stale,
+    make_temp_dir,
+    removed_if_failed,
+    rename_exchange,
+    rename_noreplace,
+)
 from evaluators.report import html, markdown, plots, views
 from evaluators.report.records import Record, load_records
 from evaluators.run.predictions import predictions_path, read_predictions
@@ -104,28 +110,45 @@ def build_site(
     records = load_records(list(folders))
     target = Path(out)
     _check_out(target, overwrite)
+    with removed_if_failed(target):  # a failed report leaves no empty folders either
+        tmp = _temp_site(target)
+        try:
+            index = _write(records, tmp, fmt)
+            (tmp / ".xlbench-report").write_text("built by xlbench report\n", encoding="utf-8")
+            if target.exists():
+                rename_exchange(tmp, target)  # the old site is never gone before the new one is in
+                shutil.rmtree(tmp, ignore_errors=True)  # now the old site
+            else:
+                rename_noreplace(tmp, target)
+        except OSError as err:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise OutputError(
+                f"Cannot write the report to {str(target)!r} ({err.strerror or err}); free some space "
+                f"or pass a writable --out."
+            ) from err
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+    return target / index
+
+
+def _temp_site(target: Path) -> Path:
+    """Make the temporary folder the site is built in, beside ``target``.
+
+    Its name carries this process's PID, so what a killed report left is removed by the next one.
+
+    Raises:
+        OutputError: the parent folder cannot be written.
+    """
+    temps = (f".{target.name}.tmp-", f".{target.name}.old-")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.tmp-"))
+        clean_stale(target.parent, temps)
+        return make_temp_dir(temps[0], target.parent)
     except OSError as err:
         raise OutputError(
             f"Cannot write the report next to {str(target)!r} ({err.strerror}); pass a writable --out."
         ) from err
-    try:
-        index = _write(records, tmp, fmt)
-        (tmp / ".xlbench-report").write_text("built by xlbench report\n", encoding="utf-8")
-        if target.exists():
-            shutil.rmtree(target)
-        os.replace(tmp, target)
-    except OSError as err:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise OutputError(
-            f"Cannot write the report to {str(target)!r} ({err.strerror}); pass a writable --out."
-        ) from err
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return target / index
 
 
 def _family_showing(records: list[Record], view: str) -> str:

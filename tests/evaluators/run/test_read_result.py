@@ -69,9 +69,20 @@ def test_every_defect_is_one_sentence(tmp_path):
         encoding="utf-8",
     )
     with pytest.raises(
-        NotAResultError, match=r"\(evaluator, scores, main_score of the wrong type\)"
+        NotAResultError, match=r"\(evaluator, scores, main_score of the wrong type or shape\)"
     ):
         read_result(typed)
+
+
+@pytest.mark.parametrize("scores", ["abc", {"test": "abc"}, {"test": ["x"]}, {"test": [1.0]}])
+def test_scores_of_the_wrong_shape_are_not_a_result(scores, tmp_path):
+    """Issue 27, item 6: a result whose ``scores`` is a string was a traceback in the readers."""
+    path = save_result(_result(), tmp_path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["scores"] = scores
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(NotAResultError, match=r"\(scores of the wrong type or shape\); pass"):
+        read_result(path)
 
 
 def test_folder_readers_skip_what_is_not_a_result(tmp_path):
