@@ -9,6 +9,7 @@ the output folder, no raw markup in any page, and the Markdown renders without i
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -139,3 +140,22 @@ def test_export_never_leaves_out_for_a_dot_model(corpus, tmp_path):
     assert path.resolve().is_relative_to(out.resolve() / "results")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results", "x"]
     shutil.rmtree(out)
+
+
+def test_markdown_tables_keep_a_pipe_inside_its_cell():
+    """Issue 26 item 6: the CLI's ranking put signatures (``a|b|c``) raw into its own table."""
+    from evaluators.run.runner import ranking_table
+
+    class R:
+        main_score = 0.5
+        model = {"id": "m|x"}
+        dataset = {"id": "d\nnext line"}
+        signature = "bucc|ds:d@1:ab|model:m@cd|k:4|xlbench:0.1.0"
+
+    table = ranking_table([R()])
+    lines = table.splitlines()
+    assert len(lines) == 3  # header, rule, one row: the newline stayed inside the cell
+    assert all(len(re.findall(r"(?<!\\)\|", line)) == 5 for line in lines)
+    markdown_it = pytest.importorskip("markdown_it")
+    html = markdown_it.MarkdownIt("commonmark").enable("table").render(table)
+    assert html.count("<td>") == 4 and "bucc|ds:d@1:ab|model:m@cd|k:4" in html
