@@ -247,13 +247,8 @@ def export_results(folders: list[str | os.PathLike], out: str | os.PathLike) -> 
         except UsageError:
             continue
         mdir, rdir = _model_dir(r.model)
-        written.append(
-            (
-                Path("results") / mdir / rdir / f"{safe_file_name(obj['task_name'])}.json",
-                obj,
-                r.model,
-            )
-        )
+        task_file = f"{safe_file_name(obj['task_name'])}.json"
+        written.append((Path("results") / mdir / rdir / task_file, obj, r.model))
     if not written:
         raise UsageError(
             "None of the results can be exported to mteb (no supported evaluator with a scored subset)."
