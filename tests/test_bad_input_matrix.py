@@ -19,6 +19,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -562,6 +563,31 @@ CASES = [
     (["compare", "{result_badscores}", "{result_badscores}"], 2, ["scores of the wrong type"]),
     (["export", "mteb", "{badscores_dir}", "--out", "{out}"], 2, ["No xlbench result"]),
     (["report", "{badscores_dir}", "--out", "{out}"], 2, ["No xlbench result"]),
+    # ---------------------------------------------------------------- cache (issue 27 items 2, 7)
+    (
+        ["cache", "info", "--cache-dir", "{corrupt_cache}"],
+        2,
+        ["not a usable SQLite", "cache clear"],
+    ),
+    (["cache", "info", "--cache-dir", "{blocked}"], 2, ["--cache-dir", "is a file"]),
+    (["cache", "clear", "--cache-dir", "{blocked}"], 2, ["--cache-dir", "is a file"]),
+    # ---------------------------------------------------------------- report, export (result files)
+    (["report", "{dir}", "--out", "{out}"], 2, ["No xlbench result JSON"]),
+    (["export", "mteb", "{dir}", "--out", "{out}"], 2, ["No xlbench result JSON"]),
+]
+
+#: Result-file fields that are hostile (issue 27 item 1): every string of the result below is one.
+HOSTILE = {
+    "climb": "../../PWNED",
+    "absolute": "{tmp}/abs/PWNED",
+    "html": '"><img src=x onerror=alert(1)>|x',
+    "dots": "..",
+}
+#: Commands that read such results: they succeed, write only under --out and add no markup.
+UNSAFE_CASES = [
+    ["report", "{hostile_results}", "--out", "{out}"],
+    ["report", "{hostile_results}", "--out", "{out}", "--format", "md"],
+    ["export", "mteb", "{hostile_results}", "--out", "{out}"],
 ]
 
 
@@ -651,6 +677,8 @@ def world(tmp_path_factory) -> dict[str, str]:
     put("result_badscores.json", json.dumps({**bad_result, "scores": "abc"}))
     put("badscores_dir/r.json", json.dumps({**bad_result, "scores": {"test": "abc"}}))
     files["badscores_dir"] = str(root / "badscores_dir")
+    put("corrupt_cache/embeddings-v2.sqlite", b"not a database " * 200)
+    files["corrupt_cache"] = str(root / "corrupt_cache")
     # BUCC folders
     de = "".join(f"de-{i:09d}\tSatz {i}\n" for i in range(1, 4))
     en = "".join(f"en-{i:09d}\tsentence {i}\n" for i in range(1, 4))
@@ -702,6 +730,7 @@ def world(tmp_path_factory) -> dict[str, str]:
     for name, family, damage in _OTHER_FAMILIES:
         damage(tf.tiny_folder(family, root / name))
         files[name] = str(root / name)
+    files["hostile_results"] = str(_hostile_results(root, ds))
     return files
 
 
@@ -778,6 +807,39 @@ _OTHER_FAMILIES = [
 ]
 
 
+def _poison(value, payload: str, at_root: bool = True):
+    """Every string of a result (its split names too) replaced by ``payload``; scores kept numeric."""
+    if isinstance(value, str):
+        return payload
+    if isinstance(value, list):
+        return [_poison(v, payload, False) for v in value]
+    if isinstance(value, dict):
+        out = {k: _poison(v, payload, False) for k, v in value.items()}
+        if at_root:
+            out["evaluator"] = value["evaluator"]  # a known evaluator: its plots and export run
+            out["scores"][payload] = out["scores"].get("test", [])
+        return out
+    return value
+
+
+def _hostile_results(root: Path, ds: Path) -> Path:
+    """One real result per :data:`HOSTILE` string, every string field of it replaced by that string."""
+    import json
+
+    scored = root / "scored"
+    assert main(["eval", "word-retrieval", "--dataset", str(ds), "--model", "random", "--no-cache",
+                 "--n", "8", "--no-plots", "--out", str(scored)]) == 0  # fmt: skip
+    (src,) = scored.glob("*.json")
+    data = json.loads(src.read_text(encoding="utf-8"))
+    folder = root / "hostile"
+    folder.mkdir()
+    for i, text in enumerate(HOSTILE.values()):
+        hostile = _poison(data, text.format(tmp=root))
+        (folder / f"r{i}.json").write_text(json.dumps(hostile), encoding="utf-8")
+    shutil.rmtree(scored)
+    return folder
+
+
 def _fill(argv: list[str], files: dict[str, str], out: str) -> list[str]:
     return [a.format(out=out, **files) for a in argv]
 
@@ -831,6 +893,26 @@ def test_bad_input(argv, code, words, world, tmp_path, capsys, monkeypatch):
     assert not [p for p in tmp_path.iterdir() if p.name != "out"], (
         "files were left in the working folder"
     )
+
+
+@pytest.mark.parametrize(
+    "argv", UNSAFE_CASES, ids=[" ".join(c[:2]) + " " + c[-1] for c in UNSAFE_CASES]
+)
+def test_hostile_result_fields(argv, world, tmp_path, capsys, monkeypatch):
+    """Issue 27 item 1: a result's strings never write outside --out nor add markup."""
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "deep" / "er" / "out"
+    before = set(os.listdir(world["tmp"]))
+    assert main(_fill(argv, world, str(out))) == 0, capsys.readouterr().err
+    assert "Traceback" not in capsys.readouterr().err
+    assert set(os.listdir(world["tmp"])) == before, "files were added beside the inputs"
+    assert [p.name for p in tmp_path.rglob("*") if not p.is_relative_to(out)] == ["deep", "er"]
+    assert not list(tmp_path.parent.glob("*PWNED*"))
+    for page in [*out.rglob("*.html"), *out.rglob("*.md")]:
+        text = page.read_text(encoding="utf-8")
+        if page.suffix == ".md":  # code spans show markup as text; a backslash escapes a tag
+            text = re.sub(r"(`+).*?\1", "", text).replace("\\<", "")
+        assert "<img src=x " not in text, page
 
 
 def test_matrix_is_large_enough():

@@ -378,57 +378,143 @@ def evict(db: sqlite3.Connection, max_bytes: int) -> int:
 # ------------------------------------------------------------------ xlbench cache info|clear
 
 
+#: SQLite's companions of a database file (write-ahead log, shared memory, rollback journal).
+_SIDECARS = ("", "-wal", "-shm", "-journal")
+#: The tables (and columns) of a v1 per-model file, ``<model>@<revision>.sqlite``: how one is recognised.
+_V1_TABLES = {"entries": ["key", "data"], "model": ["model_id", "revision"]}
+
+
+def _cache_root(folder: str | os.PathLike | None) -> Path:
+    """The embedding cache folder; refuses a path that exists and is not a folder."""
+    root = Path(folder).expanduser() if folder else default_embedding_dir()
+    try:
+        if root.exists() and not root.is_dir():
+            raise UsageError(
+                f"--cache-dir {str(root)!r} is a file; pass the embedding cache folder."
+            )
+    except OSError as err:
+        raise InputFileError(
+            f"Cannot read the embedding cache folder {str(root)!r} ({err.strerror}); "
+            "pass a readable --cache-dir."
+        ) from None
+    return root
+
+
+def _is_v1_file(path: Path) -> bool:
+    """Whether ``path`` is a file the v1 cache wrote: its name and exactly v1's tables (read-only look)."""
+    if "@" not in path.name or path.is_symlink() or not path.is_file():
+        return False
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+        try:
+            names = [n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+            tables = {n: [c[1] for c in db.execute(f'PRAGMA table_info("{n}")')] for n in names}
+        finally:
+            db.close()
+    except (sqlite3.Error, OSError, ValueError):
+        return False
+    return tables == _V1_TABLES
+
+
+def own_files(folder: str | os.PathLike | None = None) -> tuple[list[Path], list[Path]]:
+    """What the embedding cache itself wrote in ``folder``: ``(this version's files, v1 files)``.
+
+    This version's: :data:`DB_NAME` and its SQLite companions. v1's: ``*@*.sqlite`` files
+    holding exactly v1's tables. Nothing else in the folder (the silver translation cache
+    ``mt-cache.sqlite``, a user's own databases) is ever listed, so never cleared.
+    """
+    root = _cache_root(folder)
+    if not root.is_dir():
+        return [], []
+    current = [root / (DB_NAME + s) for s in _SIDECARS if (root / (DB_NAME + s)).is_file()]
+    v1 = [p for p in sorted(root.glob("*.sqlite")) if p.name != DB_NAME and _is_v1_file(p)]
+    return current, v1
+
+
+def _corrupt(path: Path, err: Exception) -> InputFileError:
+    return InputFileError(
+        f"The embedding cache {str(path)!r} is not a usable SQLite database ({err}); "
+        "run xlbench cache clear to delete it (it only holds cached vectors)."
+    )
+
+
+def _models(path: Path) -> list[dict[str, Any]]:
+    """Rows per model of the database at ``path``.
+
+    Raises:
+        InputFileError: the file is not a usable embedding cache (corrupt, truncated, another database).
+    """
+    try:
+        db = sqlite3.connect(path, timeout=60)
+        try:
+            rows = db.execute(
+                "SELECT m.name, COUNT(*), SUM(e.nbytes) FROM entries e JOIN models m ON m.id = e.model "
+                "GROUP BY e.model ORDER BY SUM(e.nbytes) DESC"
+            ).fetchall()
+        finally:
+            db.close()
+    except sqlite3.OperationalError as err:
+        if "no such table" not in str(err):  # locked, unreadable: the file may be fine
+            raise InputFileError(
+                f"Cannot read the embedding cache {str(path)!r} ({err}); check its permissions, "
+                "or wait for the process that holds it."
+            ) from None
+        raise _corrupt(path, err) from None
+    except sqlite3.Error as err:
+        raise _corrupt(path, err) from None
+    return [{"model": m, "entries": int(c), "bytes": int(b or 0)} for m, c, b in rows]
+
+
 def cache_info(folder: str | os.PathLike | None = None) -> dict:
     """Describe the embedding cache: file, size cap, payload and rows per model.
 
     Returns:
-        ``{"path", "exists", "max_bytes", "size_bytes", "file_bytes", "models": [{"model", "entries", "bytes"}]}``.
+        ``{"path", "exists", "max_bytes", "size_bytes", "file_bytes", "models": [{"model", "entries", "bytes"}],
+        "stale_v1_files"}``.
+
+    Raises:
+        UsageError: ``folder`` is a file.
+        InputFileError: the database is corrupt (one sentence: what and how to fix it).
     """
-    root = Path(folder).expanduser() if folder else default_embedding_dir()
+    root = _cache_root(folder)
     path = root / DB_NAME
+    current, v1 = own_files(root)
     info: dict[str, Any] = {
         "path": str(path),
         "exists": path.is_file(),
         "max_bytes": cache_max_bytes(),
         "size_bytes": 0,
         "models": [],
+        "stale_v1_files": [str(p) for p in v1],
+        "file_bytes": sum(p.stat().st_size for p in current),
     }
-    stale = (
-        sorted(str(p) for p in root.glob("*.sqlite") if p.name != DB_NAME) if root.is_dir() else []
-    )
-    info["stale_v1_files"] = stale
-    info["file_bytes"] = (
-        sum(p.stat().st_size for p in root.glob(DB_NAME + "*") if p.is_file())
-        if root.is_dir()
-        else 0
-    )
-    if not path.is_file():
-        return info
-    db = sqlite3.connect(path, timeout=60)
-    try:
-        rows = db.execute(
-            "SELECT m.name, COUNT(*), SUM(e.nbytes) FROM entries e JOIN models m ON m.id = e.model "
-            "GROUP BY e.model ORDER BY SUM(e.nbytes) DESC"
-        ).fetchall()
-    except sqlite3.DatabaseError:
-        rows = []
-    finally:
-        db.close()
-    info["models"] = [{"model": m, "entries": int(c), "bytes": int(b or 0)} for m, c, b in rows]
-    info["size_bytes"] = sum(m["bytes"] for m in info["models"])
+    if path.is_file():
+        info["models"] = _models(path)
+        info["size_bytes"] = sum(m["bytes"] for m in info["models"])
     return info
 
 
 def cache_clear(folder: str | os.PathLike | None = None) -> int:
-    """Delete the embedding cache files (this version's and v1 per-model files); return bytes freed."""
-    root = Path(folder).expanduser() if folder else default_embedding_dir()
-    if not root.is_dir():
-        return 0
+    """Delete what the embedding cache wrote (its database, v1 per-model files); return bytes freed.
+
+    Raises:
+        UsageError: ``folder`` is a file.
+        OutputError: a cache file cannot be removed (read-only filesystem, no permission).
+    """
+    current, v1 = own_files(folder)
     freed = 0
-    for p in sorted(root.glob("*.sqlite*")):
-        if p.is_file():
-            freed += p.stat().st_size
+    for p in [*current, *v1]:
+        try:
+            size = p.stat().st_size
             p.unlink()
+        except FileNotFoundError:  # another process cleared it first
+            continue
+        except OSError as err:
+            raise OutputError(
+                f"Cannot clear the embedding cache: {str(p)!r} cannot be removed ({err.strerror}); "
+                "make its folder writable, or pass another --cache-dir."
+            ) from None
+        freed += size
     return freed
 
 
@@ -445,7 +531,8 @@ def format_cache_info(info: dict) -> str:
         lines.append("  (empty)")
     if info.get("stale_v1_files"):
         lines.append(
-            f"  {len(info['stale_v1_files'])} old v1 file(s) (token states, unused): xlbench cache clear removes them"
+            f"  {len(info['stale_v1_files'])} old v1 embedding file(s) (token states, unused): "
+            "xlbench cache clear removes them"
         )
     return "\n".join(lines)
 

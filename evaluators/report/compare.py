@@ -28,6 +28,7 @@ from evaluators.metrics.bootstrap import (
     f1_from_counts,
     paired_bootstrap,
 )
+from evaluators.report.records import setup_fields
 from evaluators.run.predictions import counts_of, predictions_path, read_predictions
 from evaluators.run.results import read_result
 
@@ -106,10 +107,6 @@ def _select(
     raise UsageError(
         f"Result {label} has predictions for several subsets; pick one with --subset ({', '.join(subsets[:8])})."
     )
-
-
-def _strip_model(signature: str) -> str:
-    return "|".join(p for p in signature.split("|") if not p.startswith(("model:", "xlbench:")))
 
 
 def _check_comparable(da: dict, db: dict):
@@ -202,7 +199,7 @@ def compare(
             )
         )
     notes = []
-    if _strip_model(str(da.get("signature", ""))) != _strip_model(str(db.get("signature", ""))):
+    if setup_fields(str(da.get("signature", ""))) != setup_fields(str(db.get("signature", ""))):
         notes.append(
             "the signatures differ in more than the model: "
             f"A {da.get('signature')!r} vs B {db.get('signature')!r}"

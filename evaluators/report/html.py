@@ -1,13 +1,15 @@
 """Pure HTML builders: every function returns a string; nothing is read or written here.
 
+Every value that reaches a page goes through :func:`evaluators.core.untrusted.escape_html`
+(imported as ``escape``): result files are untrusted input. Pages are built only here.
+
 The pages are self-contained: CSS and the sorting script are inline, links are
 relative, so the site opens from disk and can be published as it is.
 """
 
 from __future__ import annotations
 
-from html import escape
-
+from evaluators.core.untrusted import escape_html as escape
 from evaluators.report.views import BUCC_COLUMNS, BuccRow, DatasetRef, Leaderboard, ModelRef
 
 CSS = """
@@ -83,7 +85,8 @@ def leaderboard_table(lb: Leaderboard, table_id: str) -> str:
                 best[key] = max(best.get(key, given.score), given.score)
     head = '<th data-col="0">model</th>' + "".join(
         f'<th data-col="{i + 1}" title="{escape(c.score_name)}">{escape(c.evaluator)}<br><small>{escape(c.dataset)}'
-        f"<br>{escape(c.languages)}</small></th>"
+        + (f"<br>{escape(c.variant)}" if c.variant else "")
+        + f"<br>{escape(c.languages)}</small></th>"
         for i, c in enumerate(lb.columns)
     )
     body = []
@@ -112,12 +115,18 @@ def leaderboard_table(lb: Leaderboard, table_id: str) -> str:
     )
 
 
+def family_heading(title: str, page_name: str, anchor: str) -> str:
+    """The index page's heading of one family, linking to the family's page."""
+    return f'<h2 id="{escape(anchor)}"><a href="{escape(page_name)}">{escape(title)}</a></h2>'
+
+
 def figure(stem: str, caption: str, folder: str = "plots") -> str:
     """An image (PNG) with links to its PNG and SVG files."""
+    src = f"{escape(folder)}/{escape(stem)}"
     return (
-        f'<figure class="fig"><img src="{folder}/{escape(stem)}.png" alt="{escape(caption)}" data-plot="{escape(stem)}">'
-        f'<figcaption>{escape(caption)} <span class="links">(<a href="{folder}/{escape(stem)}.png">PNG</a>, '
-        f'<a href="{folder}/{escape(stem)}.svg">SVG</a>)</span></figcaption></figure>'
+        f'<figure class="fig"><img src="{src}.png" alt="{escape(caption)}" data-plot="{escape(stem)}">'
+        f'<figcaption>{escape(caption)} <span class="links">(<a href="{src}.png">PNG</a>, '
+        f'<a href="{src}.svg">SVG</a>)</span></figcaption></figure>'
     )
 
 
@@ -176,13 +185,13 @@ def provenance_tables(datasets: list[DatasetRef], models: list[ModelRef]) -> str
             f'<td data-sort-value="{escape(", ".join(m.evaluators))}">{escape(", ".join(m.evaluators))}</td></tr>'
         )
     dh = "".join(
-        f'<th data-col="{i}">{h}</th>'
+        f'<th data-col="{i}">{escape(h)}</th>'
         for i, h in enumerate(
             ["dataset", "version", "resolved revision", "source", "card", "evaluators"]
         )
     )
     mh = "".join(
-        f'<th data-col="{i}">{h}</th>'
+        f'<th data-col="{i}">{escape(h)}</th>'
         for i, h in enumerate(["model", "revision", "spec", "evaluators"])
     )
     return (
@@ -198,14 +207,14 @@ def provenance_tables(datasets: list[DatasetRef], models: list[ModelRef]) -> str
 def errors_table(title: str, rows: list[dict], table_id: str) -> str:
     """The most confident wrong items of one result (from its per-item predictions)."""
     head = "".join(
-        f'<th data-col="{i}">{h}</th>'
+        f'<th data-col="{i}">{escape(h)}</th>'
         for i, h in enumerate(["item", "subset", "retrieved", "score", "tie"])
     )
     body = "".join(
         f'<tr><td data-sort-value="{escape(str(r["item_id"]))}">{escape(str(r["item_id"]))}</td>'
         f'<td data-sort-value="{escape(str(r["subset"]))}">{escape(str(r["subset"]))}</td>'
         f'<td data-sort-value="{escape(str(r["retrieved"]))}">{escape(str(r["retrieved"]))}</td>'
-        f'<td data-sort-value="{r["score"]!r}">{fmt(r["score"], 4)}</td><td data-sort-value="{int(bool(r["tie"]))}">{"yes" if r["tie"] else ""}</td></tr>'
+        f'<td data-sort-value="{escape(repr(r["score"]))}">{fmt(r["score"], 4)}</td><td data-sort-value="{int(bool(r["tie"]))}">{"yes" if r["tie"] else ""}</td></tr>'
         for r in rows
     )
     return f'<h3>{escape(title)}</h3><table id="{escape(table_id)}" data-sortable="true"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'

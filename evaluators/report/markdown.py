@@ -1,7 +1,12 @@
-"""Pure Markdown summary: leaderboards, BUCC table, provenance (for a paper appendix or a README)."""
+"""Pure Markdown summary: leaderboards, BUCC table, provenance (for a paper appendix or a README).
+
+Every value from a result file goes through :mod:`evaluators.core.untrusted` (``escape_md``,
+``md_code``, ``md_link``): no model id or dataset name can add markup, links or table cells.
+"""
 
 from __future__ import annotations
 
+from evaluators.core.untrusted import escape_md, md_code, md_link
 from evaluators.report.html import fmt
 from evaluators.report.views import BUCC_COLUMNS, BuccRow, DatasetRef, Leaderboard, ModelRef
 from evaluators.run.results import markdown_table
@@ -10,27 +15,33 @@ from evaluators.run.results import markdown_table
 def _cell(cell) -> str:
     if cell is None:
         return ""
-    text = f"[{fmt(cell.score)}]({cell.href})"
+    text = md_link(fmt(cell.score), cell.href)
     if cell.ci is not None:
         text += f" [{fmt(cell.ci[0])}, {fmt(cell.ci[1])}]"
     return text
 
 
 def _leaderboard_section(lb: Leaderboard) -> list[str]:
-    parts = [f"## {lb.title}", ""]
-    headers = ["model"] + [f"{c.evaluator} · {c.dataset} · {c.languages}" for c in lb.columns]
-    rows = [[model] + [_cell(cells.get(c.key)) for c in lb.columns] for model, cells in lb.rows]
+    parts = [f"## {escape_md(lb.title)}", ""]
+    headers = ["model"] + [
+        escape_md(" · ".join(x for x in (c.evaluator, c.dataset, c.variant, c.languages) if x))
+        for c in lb.columns
+    ]
+    rows = [
+        [escape_md(model)] + [_cell(cells.get(c.key)) for c in lb.columns]
+        for model, cells in lb.rows
+    ]
     parts += [markdown_table(headers, rows), ""]
-    names = sorted({f"{c.evaluator}: {c.score_name}" for c in lb.columns})
+    names = sorted({escape_md(f"{c.evaluator}: {c.score_name}") for c in lb.columns})
     return parts + ["Main scores: " + "; ".join(names) + ".", ""]
 
 
 def _bucc_section(bucc: list[BuccRow]) -> list[str]:
     rows = [
         [
-            b.model,
-            b.dataset,
-            b.subset,
+            escape_md(b.model),
+            escape_md(b.dataset),
+            escape_md(b.subset),
             fmt(b.precision),
             fmt(b.recall),
             fmt(b.f1),
@@ -57,11 +68,11 @@ def _provenance_section(datasets: list[DatasetRef], models: list[ModelRef]) -> l
             ["dataset", "version", "resolved revision", "card", "evaluators"],
             [
                 [
-                    f"`{d.id}`",
-                    d.version,
-                    f"`{d.revision}`",
-                    f"[card]({d.card})" if d.card else "",
-                    ", ".join(d.evaluators),
+                    md_code(d.id),
+                    escape_md(d.version),
+                    md_code(d.revision),
+                    md_link("card", d.card) if d.card else "",
+                    escape_md(", ".join(d.evaluators)),
                 ]
                 for d in datasets
             ],
@@ -71,10 +82,10 @@ def _provenance_section(datasets: list[DatasetRef], models: list[ModelRef]) -> l
             ["model", "revision", "spec", "evaluators"],
             [
                 [
-                    f"`{m.id}`",
-                    f"`{m.revision}`",
-                    f"`{m.spec}`" if m.spec else "",
-                    ", ".join(m.evaluators),
+                    md_code(m.id),
+                    md_code(m.revision),
+                    md_code(m.spec) if m.spec else "",
+                    escape_md(", ".join(m.evaluators)),
                 ]
                 for m in models
             ],
@@ -106,7 +117,7 @@ def summary(
         parts += _bucc_section(bucc)
     if figures:
         parts += ["## Figures", ""]
-        parts += [f"![{cap}]({png})" for png, cap in figures]
+        parts += [f"!{md_link(cap, png)}" for png, cap in figures]
         parts.append("")
     parts += _provenance_section(datasets, models)
     return "\n".join(parts)

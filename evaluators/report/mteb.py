@@ -39,6 +39,7 @@ from typing import Any
 
 from evaluators.core.errors import OutputError, UsageError
 from evaluators.core.fileio import clean_stale, make_temp_dir, removed_if_failed
+from evaluators.core.untrusted import safe_file_name
 from evaluators.data.source import open_source
 from evaluators.encoders import load_encoder
 from evaluators.report.records import Record, load_records
@@ -218,7 +219,7 @@ def task_result(data: dict[str, Any], mteb_version: str = MTEB_FORMAT_VERSION) -
 def _model_dir(model: dict[str, Any]) -> tuple[str, str]:
     name = str(model.get("id") or "model").replace("/", "__")
     rev = str(model.get("revision") or "no_revision_available")
-    return re.sub(r"[^A-Za-z0-9_.@=+-]+", "_", name), re.sub(r"[^A-Za-z0-9_.@=+-]+", "_", rev)
+    return safe_file_name(name), safe_file_name(rev)
 
 
 #: The temporary folder of an export inside --out (named with its owner's PID).
@@ -277,7 +278,8 @@ def export_results(folders: list[str | os.PathLike], out: str | os.PathLike) -> 
         except UsageError:
             continue
         mdir, rdir = _model_dir(r.model)
-        written.append((Path("results") / mdir / rdir / f"{obj['task_name']}.json", obj, r.model))
+        task_file = f"{safe_file_name(obj['task_name'])}.json"
+        written.append((Path("results") / mdir / rdir / task_file, obj, r.model))
     if not written:
         raise UsageError(
             "None of the results can be exported to mteb (no supported evaluator with a scored subset)."

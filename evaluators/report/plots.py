@@ -8,25 +8,16 @@ figure shows, so two reports never overwrite each other's plots.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
+from evaluators.core.untrusted import safe_file_name
 from evaluators.report.views import Heatmap, LayerPlot, Scatter
 
 #: Okabe & Ito (2008) colour-blind-safe palette, black last.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 LINESTYLES = ("-", ":", "-.", (0, (5, 1, 1, 1)))
 COLUMN_WIDTH_IN = 3.4
-
-
-def safe_name(text: str) -> str:
-    """Turn a description into a file-name stem.
-
-    >>> safe_name("layers__word-retrieval__cbd v1.0.0__eng_Latn-deu_Latn")
-    'layers__word-retrieval__cbd_v1.0.0__eng_Latn-deu_Latn'
-    """
-    return re.sub(r"[^A-Za-z0-9_.@=+-]+", "_", text).strip("_")
 
 
 def wrap_label(model: str) -> str:
@@ -71,6 +62,11 @@ def _plt():
 
 def _save(fig, folder: Path, stem: str) -> str:
     folder.mkdir(parents=True, exist_ok=True)
+    # two figures whose descriptions map to one safe name must not overwrite each other
+    base, n = stem, 1
+    while (folder / f"{stem}.png").exists():
+        n += 1
+        stem = f"{base}-{n}"
     # metadata without a date so two renders of the same results are byte-identical
     fig.savefig(folder / f"{stem}.png", dpi=200, bbox_inches="tight", metadata={"Software": None})
     fig.savefig(folder / f"{stem}.svg", bbox_inches="tight", metadata={"Date": None})
@@ -133,7 +129,9 @@ def layer_plot(plot: LayerPlot, folder: Path) -> str:
     ax.legend(
         handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, frameon=False
     )
-    return _save(fig, folder, safe_name(f"layers__{plot.evaluator}__{plot.dataset}__{plot.subset}"))
+    return _save(
+        fig, folder, safe_file_name(f"layers__{plot.evaluator}__{plot.dataset}__{plot.subset}")
+    )
 
 
 def heatmap_plot(hm: Heatmap, folder: Path) -> str:
@@ -162,7 +160,7 @@ def heatmap_plot(hm: Heatmap, folder: Path) -> str:
     ax.set_xlabel("model")
     ax.set_title(hm.title)
     fig.colorbar(im, ax=ax, label=hm.metric, fraction=0.05)
-    return _save(fig, folder, safe_name(f"heatmap__{hm.name}"))
+    return _save(fig, folder, safe_file_name(f"heatmap__{hm.name}"))
 
 
 def scatter_plot(sc: Scatter, folder: Path) -> str:
@@ -190,7 +188,9 @@ def scatter_plot(sc: Scatter, folder: Path) -> str:
     ax.set_title(sc.title)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=2, frameon=False)
     return _save(
-        fig, folder, safe_name(f"scatter__aligners__{sc.subset}__{sc.title.rsplit(' · ', 1)[-1]}")
+        fig,
+        folder,
+        safe_file_name(f"scatter__aligners__{sc.subset}__{sc.title.rsplit(' · ', 1)[-1]}"),
     )
 
 
@@ -225,4 +225,4 @@ def bucc_plot(rows, folder: Path, dataset: str) -> str:
     ax.set_ylim(0, 1.05)
     ax.set_title(f"BUCC mining · {dataset} (test)")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.42), ncol=2, frameon=False)
-    return _save(fig, folder, safe_name(f"bucc_prf__{dataset}"))
+    return _save(fig, folder, safe_file_name(f"bucc_prf__{dataset}"))

@@ -65,10 +65,22 @@ class Record:
 
     @property
     def model_label(self) -> str:
-        """Model id with a short revision."""
+        """Model id with a short revision, and the inference backend when it is not torch."""
         m = self.model
         rev = m.get("revision")
-        return f"{m.get('id', 'model')}@{str(rev)[:12]}" if rev else str(m.get("id", "model"))
+        label = f"{m.get('id', 'model')}@{str(rev)[:12]}" if rev else str(m.get("id", "model"))
+        return f"{label}+{m['backend']}" if m.get("backend") else label
+
+    @property
+    def setup(self) -> tuple[str, ...]:
+        """What was computed, apart from the model: evaluator, dataset revision, the signature's parameters.
+
+        Two results with equal setups are one leaderboard column; a second build of a
+        dataset (another revision) or other parameters make another.
+        """
+        ds = self.dataset
+        build = str(ds.get("revision") or ds.get("id") or "")
+        return (self.evaluator, build, *setup_fields(self.signature))
 
     @property
     def main_score(self) -> float | None:
@@ -101,6 +113,19 @@ class Record:
             if low is not None and high is not None:
                 return low, high, _num(holder.get("ci_level")) or 0.95
         return None
+
+
+#: Signature fields that name the model or the run rather than the computation.
+_NOT_SETUP = ("ds:", "model:", "backend:", "xlbench:")
+
+
+def setup_fields(signature: str) -> tuple[str, ...]:
+    """The ``label:value`` fields of a signature that do not name the dataset, model or xlbench version.
+
+    >>> setup_fields("bucc|ds:b@1:ab12|model:m@cd|backend:onnx|k:4|xlbench:0.1.0")
+    ('k:4',)
+    """
+    return tuple(p for p in str(signature).split("|")[1:] if not p.startswith(_NOT_SETUP))
 
 
 def _num(v: Any) -> float | None:

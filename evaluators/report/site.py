@@ -10,7 +10,7 @@ import os
 import shutil
 from pathlib import Path
 
-from evaluators.core.errors import OutputError, UsageError
+from evaluators.core.errors import OutputError, UsageError, XlbenchError
 from evaluators.core.fileio import (
     clean_stale,
     make_temp_dir,
@@ -18,6 +18,8 @@ from evaluators.core.fileio import (
     rename_exchange,
     rename_noreplace,
 )
+from evaluators.core.untrusted import safe_file_name
+from evaluators.data.dsref import content_id
 from evaluators.report import html, markdown, plots, views
 from evaluators.report.records import Record, load_records
 from evaluators.run.predictions import predictions_path, read_predictions
@@ -50,6 +52,24 @@ def _copy_results(records: list[Record], site: Path) -> dict[str, str]:
     return href
 
 
+def _own_card(folder: object, revision: object) -> Path | None:
+    """The README.md of ``folder`` if the folder is the very build a result scored, else ``None``.
+
+    A result names its folder (``dataset.path``) but is untrusted: only a built dataset whose
+    content id equals the result's revision is the dataset, and its card is meant to be read.
+    Any other path (a home folder, another build, a symlinked card) is never copied.
+    """
+    if not folder or not revision:
+        return None
+    card = Path(str(folder)) / "README.md"
+    try:
+        if card.is_symlink() or not card.is_file() or not (card.parent / "manifest.json").is_file():
+            return None
+        return card if content_id(card.parent) == str(revision) else None
+    except (OSError, XlbenchError):
+        return None
+
+
 def _copy_cards(
     records: list[Record], site: Path, datasets: list[views.DatasetRef]
 ) -> list[views.DatasetRef]:
@@ -60,15 +80,14 @@ def _copy_cards(
             folder = ds.get("path") or (
                 ds.get("id") if str(ds.get("id", "")).startswith("/") else None
             )
-            if folder and (Path(folder) / "README.md").is_file():
-                paths[(str(ds.get("id", "")), str(ds.get("revision") or "unresolved"))] = (
-                    Path(folder) / "README.md"
-                )
+            key = (str(ds.get("id", "")), str(ds.get("revision") or "unresolved"))
+            if key not in paths:
+                paths[key] = _own_card(folder, ds.get("revision"))
     out = []
     for d in datasets:
         src = paths.get((d.id, d.revision))
         if d.card is None and src is not None:
-            name = plots.safe_name(f"{Path(d.id).name}@{d.revision[:12]}") + ".md"
+            name = safe_file_name(f"{Path(d.id).name}@{d.revision[:12]}") + ".md"
             (site / "cards").mkdir(exist_ok=True)
             shutil.copy2(src, site / "cards" / name)
             d = views.DatasetRef(
@@ -151,53 +170,75 @@ def _temp_site(target: Path) -> Path:
         ) from err
 
 
+def _page_names(families: list[str]) -> dict[str, str]:
+    """``family -> page file``: one safe, distinct name each (a family is a string from a result file).
+
+    >>> _page_names(["cbd", "../x", "index", "a/b", "a b"])
+    {'cbd': 'cbd.html', '../x': '___x.html', 'index': 'index-2.html', 'a/b': 'a_b.html', 'a b': 'a_b-2.html'}
+    """
+    taken = {"index.html", "provenance.html"}
+    out = {}
+    for fam in families:
+        base = safe_file_name(fam)
+        name, n = f"{base}.html", 1
+        while name in taken:
+            n += 1
+            name = f"{base}-{n}.html"
+        taken.add(name)
+        out[fam] = name
+    return out
+
+
 def _family_showing(records: list[Record], view: str) -> str:
     """The family of the results whose evaluator's metadata sets the boolean ``view`` (e.g. BUCC's table)."""
     fams = sorted({r.family for r in records if getattr(metadata_of(r.evaluator), view, False)})
     return fams[0] if fams else "other"
 
 
-def _write(records: list[Record], site: Path, fmt: str) -> str:
-    href = _copy_results(records, site)
-    boards = views.leaderboards(records, href)
-    layer = views.layer_plots(records)
-    heat = views.heatmaps(records)
-    bucc = views.bucc_rows(records, href)
-    scat = views.scatters(records)
-    datasets, models = views.provenance(records)
-    datasets = _copy_cards(records, site, datasets)
-    pdir = site / "plots"
+def _figures(
+    records: list[Record], pdir: Path, bucc: list[views.BuccRow], table_fam: str
+) -> dict[str, list[tuple[str, str]]]:
+    """Draw every figure into ``pdir``; return ``family -> [(file stem, caption)]``."""
     figs: dict[str, list[tuple[str, str]]] = {}
     fam_of_ev = {r.evaluator: r.family for r in records}
-    for p in layer:
+    for p in views.layer_plots(records):
         figs.setdefault(fam_of_ev.get(p.evaluator, "other"), []).append(
             (plots.layer_plot(p, pdir), p.title)
         )
-    for h in heat:
+    for h in views.heatmaps(records):
         figs.setdefault(fam_of_ev.get(h.name.split("__")[0], "other"), []).append(
             (plots.heatmap_plot(h, pdir), h.title)
         )
-    table_fam = _family_showing(records, "threshold_table")
     for ds in sorted({b.dataset for b in bucc}):
         rows = [b for b in bucc if b.dataset == ds]
         figs.setdefault(table_fam, []).append(
             (plots.bucc_plot(rows, pdir, ds), f"BUCC precision/recall/F1 · {ds}")
         )
-    for s in scat:
+    for s in views.scatters(records):
         figs.setdefault(_family_showing(records, "silver_gold_scatter"), []).append(
             (plots.scatter_plot(s, pdir), s.title)
         )
+    return figs
+
+
+def _write(records: list[Record], site: Path, fmt: str) -> str:
+    href = _copy_results(records, site)
+    boards = views.leaderboards(records, href)
+    bucc = views.bucc_rows(records, href)
+    datasets, models = views.provenance(records)
+    datasets = _copy_cards(records, site, datasets)
+    table_fam = _family_showing(records, "threshold_table")
+    figs = _figures(records, site / "plots", bucc, table_fam)
     if fmt == "md":
         flat = [(f"plots/{stem}.png", cap) for fam in figs.values() for stem, cap in fam]
         (site / "report.md").write_text(
             markdown.summary(boards, bucc, datasets, models, flat), encoding="utf-8"
         )
         return "report.md"
-    worst = _worst(records, href)
-    families = [lb.family for lb in boards]
+    pages = _page_names([lb.family for lb in boards])
     nav = (
         [("Leaderboard", "index.html")]
-        + [(f, f"{f}.html") for f in families]
+        + [(lb.family, pages[lb.family]) for lb in boards]
         + [("Provenance", "provenance.html")]
     )
     body = [
@@ -205,13 +246,12 @@ def _write(records: list[Record], site: Path, fmt: str) -> str:
         "header to sort. Bold: best in the column.</p>"
     ]
     for lb in boards:
-        body.append(
-            f'<h2 id="{lb.family}"><a href="{lb.family}.html">{html.escape(lb.title)}</a></h2>'
-        )
+        body.append(html.family_heading(lb.title, pages[lb.family], lb.family))
         body.append(html.leaderboard_table(lb, f"lb-{lb.family}"))
     (site / "index.html").write_text(
         html.page("xlbench leaderboard", "\n".join(body), nav, "index.html"), encoding="utf-8"
     )
+    worst = _worst(records, href)
     for lb in boards:
         parts = [html.leaderboard_table(lb, f"lb-{lb.family}")]
         if lb.family == table_fam and bucc:
@@ -229,8 +269,8 @@ def _write(records: list[Record], site: Path, fmt: str) -> str:
                     )
                 )
         title = FAMILY_TITLES.get(lb.family, lb.family)
-        (site / f"{lb.family}.html").write_text(
-            html.page(title, "\n".join(parts), nav, f"{lb.family}.html"), encoding="utf-8"
+        (site / pages[lb.family]).write_text(
+            html.page(title, "\n".join(parts), nav, pages[lb.family]), encoding="utf-8"
         )
     (site / "provenance.html").write_text(
         html.page("Provenance", html.provenance_tables(datasets, models), nav, "provenance.html"),

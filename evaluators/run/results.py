@@ -50,7 +50,6 @@ import json
 import logging
 import os
 import platform
-import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from importlib import metadata
@@ -61,6 +60,7 @@ from evaluators import __version__
 from evaluators.core.errors import InputFileError, OutputError
 from evaluators.core.fileio import atomic_write_text, temp_name
 from evaluators.core.gitstate import git_commit_state
+from evaluators.core.untrusted import md_cell, safe_file_name
 
 log = logging.getLogger("xlbench")
 
@@ -262,8 +262,7 @@ def file_stem(evaluator: str, dataset: dict[str, Any], model: dict[str, Any], ph
     mdl = f"{model.get('id', 'model')}@{(model.get('revision') or 'unknown')[:12]}"
     if model.get("backend"):  # an ONNX result never takes the name of the torch one
         mdl += f"+{model['backend']}"
-    raw = f"{evaluator}__{ds}__{mdl}__{phash}"
-    return re.sub(r"[^A-Za-z0-9_.@=+-]+", "_", raw)
+    return safe_file_name(f"{evaluator}__{ds}__{mdl}__{phash}", max_len=230)
 
 
 #: Keys that differ between two runs that computed the same thing.
@@ -463,8 +462,11 @@ def markdown_table(
     def cell(v: object) -> str:
         if isinstance(v, float):
             return floatfmt.format(v)
-        return "" if v is None else str(v)
+        return md_cell(v)  # a "|" in a signature must not split the row
 
-    lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join("---" for _ in headers) + " |"]
+    lines = [
+        "| " + " | ".join(md_cell(h) for h in headers) + " |",
+        "| " + " | ".join("---" for _ in headers) + " |",
+    ]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
     return "\n".join(lines)

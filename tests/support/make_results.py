@@ -32,8 +32,9 @@ def _quiet(argv: list[str]) -> None:
         raise RuntimeError(f"xlbench {' '.join(argv)} exited {rc}")
 
 
-def _cbd(work: Path) -> Path:
-    rng = np.random.default_rng(0)
+def _cbd(work: Path, seed: int = 0) -> Path:
+    """Build a cbd folder under ``work``; another ``seed`` gives another build (other sentences)."""
+    rng = np.random.default_rng(seed)
     # Half the words copied, half mapped: the random encoders land between chance and 1.
     mapping = {w: (w if i % 2 else _letters(i)) for i, w in enumerate(VOCAB)}
     order = rng.permutation(len(VOCAB))

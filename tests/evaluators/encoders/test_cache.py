@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import re
+import sqlite3
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from evaluators.core.errors import UsageError
+from evaluators.core.errors import InputFileError, UsageError
 from evaluators.encoders.cache import (
+    DB_NAME,
     EmbeddingCache,
     cache_clear,
     cache_info,
@@ -20,6 +25,10 @@ from evaluators.encoders.cache import (
 )
 from evaluators.encoders.cached import with_cache
 from evaluators.encoders.hf import HFEncoder
+
+#: The v1 cache's tables (evaluators/encoders/cache.py before f707a7c).
+V1_ENTRIES = "CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, data BLOB NOT NULL)"
+V1_MODEL = "CREATE TABLE IF NOT EXISTS model (model_id TEXT, revision TEXT)"
 
 TEXTS = [
     "the cat sat on the mat",
@@ -128,17 +137,63 @@ def test_pack_round_trip_and_large_values():
     assert len(pack(np.zeros(384, np.float32))) == 12 + 2 * 384
 
 
-def test_info_and_clear(tiny_bert, tmp_path):
+def _sqlite(path, *tables: str) -> None:
+    db = sqlite3.connect(path)
+    for t in tables:
+        db.execute(t)
+    db.commit()
+    db.close()
+
+
+def test_info_and_clear_remove_only_what_the_cache_wrote(tiny_bert, tmp_path):
     enc = _cached(tiny_bert, tmp_path)
     enc.sentence_embeddings(TEXTS)
     enc.cache.close()
-    (tmp_path / "old@v1.sqlite").write_bytes(b"x" * 10)
+    # a file the v1 cache wrote (its name pattern and exactly its two tables) ...
+    v1 = tmp_path / "old@v1.sqlite"
+    _sqlite(v1, V1_ENTRIES, V1_MODEL)
+    # ... and files it never wrote: the silver MT cache, a user's databases, a look-alike name
+    others = {
+        "mt-cache.sqlite": ("CREATE TABLE mt (k TEXT PRIMARY KEY, v TEXT)",),
+        "mine.sqlite": ("CREATE TABLE t (x)",),
+        "not@ours.sqlite": ("CREATE TABLE entries (key TEXT, data BLOB)",),
+    }
+    for name, tables in others.items():
+        _sqlite(tmp_path / name, *tables)
+    (tmp_path / "notes.sqlite-journal").write_text("keep")
     info = cache_info(tmp_path)
     assert info["models"][0]["entries"] == len(TEXTS) and info["size_bytes"] > 0
-    assert info["stale_v1_files"] == [str(tmp_path / "old@v1.sqlite")]
-    assert "entries" in format_cache_info(info)
+    assert info["stale_v1_files"] == [str(v1)]
+    text = format_cache_info(info)
+    assert "entries" in text and "mt-cache" not in text and "1 old v1 embedding file" in text
     assert cache_clear(tmp_path) > 0
-    assert cache_info(tmp_path)["models"] == [] and not list(tmp_path.glob("*.sqlite"))
+    assert cache_info(tmp_path)["models"] == []
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == sorted([*others, "notes.sqlite-journal"])
+
+
+def test_info_names_a_corrupt_database_and_clear_removes_it(tmp_path):
+    (tmp_path / DB_NAME).write_bytes(b"not a database " * 200)
+    with pytest.raises(InputFileError, match="not a usable SQLite database.*cache clear"):
+        cache_info(tmp_path)
+    assert cache_clear(tmp_path) == 3000 and not (tmp_path / DB_NAME).exists()
+
+
+def test_clear_on_a_read_only_filesystem_is_one_sentence(tmp_path, monkeypatch, capsys):
+    from builders.cli import main
+
+    _sqlite(tmp_path / DB_NAME, "CREATE TABLE entries (x)")
+
+    def read_only(self, missing_ok=False):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(self))
+
+    monkeypatch.setattr(Path, "unlink", read_only)
+    assert main(["cache", "clear", "--cache-dir", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err + captured.out
+    (line,) = captured.err.strip().splitlines()
+    assert "Read-only file system" in line and "cannot be removed" in line
+    assert (tmp_path / DB_NAME).is_file()
 
 
 def test_cli_cache_info_and_clear(tiny_bert, tmp_path, monkeypatch, capsys):

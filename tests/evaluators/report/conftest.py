@@ -18,6 +18,12 @@ def _load_maker():
 
 
 @pytest.fixture(scope="session")
+def maker():
+    """``tests/support/make_results.py`` as a module (its dataset builders and ``_quiet`` runner)."""
+    return _load_maker()
+
+
+@pytest.fixture(scope="session")
 def corpus(tmp_path_factory) -> Path:
     """Real result JSONs: 3 seeded random encoders x 6 evaluators on tiny offline datasets, plus aligners."""
     root = tmp_path_factory.mktemp("corpus")
