@@ -63,6 +63,10 @@ CASES = [
     ([*CBD[:2], "--lang", "eng-eng", "--out", "{out}"], 2, ["eng"]),
     ([*CBD[:2], "--lang", "", "--out", "{out}"], 2, ["language"]),
     ([*CBD[:2], "--lang", "eng-deu-fra", "--out", "{out}"], 2, ["pair"]),
+    # a BCP-47 tag is one language, not a pair (was Portuguese->Breton, Chinese->Twi)
+    ([*CBD_OK[:2], "--lang", "pt-BR", *CBD_OK[4:]], 2, ["'pt-BR' is one language", "eng-pt_BR"]),
+    ([*CBD_OK[:2], "--lang", "zh-TW", *CBD_OK[4:]], 2, ["'zh-TW' is one language", "Traditional"]),
+    ([*SILVER[:2], "--lang", "zh-CN", *SILVER[4:]], 2, ["'zh-CN' is one language"]),
     ([*CBD_OK, "--seed", "x"], 2, ["invalid int value"]),
     ([*CBD_OK, "--version", "one"], 2, ["version"]),
     ([*CBD_OK, "--version", "1.2"], 2, ["version"]),
@@ -211,6 +215,13 @@ CASES = [
     # ---------------------------------------------------------------- build alee
     ([*B, "alee", "--out", "{out}"], 2, ["--langs"]),
     ([*ALEE, "--langs", "xx", "--foils", "{foils_ok}"], 2, ["language"]),
+    ([*ALEE, "--langs", "zh-TW", "--foils", "{foils_ok}"], 2, ["PAWS-X has no cmn_Hant", "zh-CN"]),
+    (
+        [*ALEE, "--langs", "pt_BR,pt_PT", "--foils", "{foils_ok}", "--tsv", "pt_BR={corpus}"],
+        2,
+        ["'pt_BR' and 'pt_PT'", "both por_Latn"],
+    ),
+    ([*ALEE, "--langs", "deu,de", "--foils", "{foils_ok}"], 2, ["'deu' and 'de'", "deu_Latn"]),
     ([*ALEE, "--langs", "deu", "--foils", "{missing}"], 2, ["does not exist"]),
     ([*ALEE, "--langs", "deu", "--foils", "{dir}"], 2, ["is a directory"]),
     ([*ALEE, "--langs", "deu", "--foils", "{latin1}"], 2, ["latin1.txt", "UTF-8"]),

@@ -31,7 +31,7 @@ from builders.alee.spec import PERTURBATIONS, Params
 from builders.base import BuildResult, file_input, manifest_params
 from evaluators.compute.engine import Engine
 from evaluators.core.errors import UsageError
-from evaluators.schema.langs import iso3, resolve_lang
+from evaluators.schema.langs import iso3, resolve_lang, resolve_langs
 from evaluators.schema.meta import InputRecord, ModelRecord
 
 log = logging.getLogger("xlbench")
@@ -60,7 +60,7 @@ def relabel(kept, generator: str) -> dict[str, str]:
 
 def default_out(args: Params) -> str:
     """Return ``out/alee-<lang>-<lang>...`` (ISO 639-3 codes)."""
-    langs = [iso3(resolve_lang(x)) for x in args.langs]
+    langs = [iso3(code) for code in resolve_langs(args.langs)]
     return f"out/alee-{'-'.join(langs)}"
 
 
@@ -198,7 +198,7 @@ def _checked_langs(args: Params) -> list[str]:
             without target sentences); ranges are checked by the ``param`` declarations.
         EngineUnavailableError: an amrlib model is missing (without ``--foils``).
     """
-    langs = [resolve_lang(x) for x in args.langs]
+    langs = resolve_langs(args.langs)
     if "eng_Latn" in langs:
         raise UsageError(
             "--langs lists target languages; English (eng_Latn) is always the source side, drop it."
