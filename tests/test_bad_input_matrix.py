@@ -77,6 +77,13 @@ CASES = [
     ([*CBD, "--tsv", "{latin1}", "--dict", "{dict}"], 2, ["latin1.txt", "UTF-8", "line 1"]),
     ([*CBD, "--tsv", "{empty}", "--dict", "{dict}"], 2, ["empty.txt"]),
     ([*CBD, "--tsv", "{onecol}", "--dict", "{dict}"], 2, ["onecol.txt"]),
+    # one length guard in every text reader (a 1 MB line ran cbd out of memory after 482 s)
+    (
+        [*CBD, "--tsv", "{long_line}", "--dict", "{dict}"],
+        2,
+        ["long_line.txt", "line 2", "characters"],
+    ),
+    ([*CBD_OK, "--gold", "{long_line}"], 2, ["long_line.txt", "line 2", "characters"]),
     (
         [*CBD, "--src-file", "{missing}", "--tgt-file", "{corpus}", "--dict", "{dict}"],
         2,
@@ -150,6 +157,7 @@ CASES = [
     ([*SILVER, "--src", "{dir}"], 2, ["is a directory"]),
     ([*SILVER, "--src", "{latin1}"], 2, ["latin1.txt", "UTF-8"]),
     ([*SILVER, "--src", "{empty}"], 2, ["empty.txt"]),
+    ([*SILVER, "--src", "{long_line}"], 2, ["long_line.txt", "line 2", "characters"]),
     ([*SILVER, "--small-src", "{missing}"], 2, ["does not exist"]),
     ([*SILVER, "--small-src", "{latin1}"], 2, ["UTF-8"]),
     ([*SILVER, "--src", "{two_lines}", "--small-src", "{two_lines}"], 2, ["--src", "--small-src"]),
@@ -226,6 +234,7 @@ CASES = [
     ([*ALEE, "--langs", "deu", "--foils", "{dir}"], 2, ["is a directory"]),
     ([*ALEE, "--langs", "deu", "--foils", "{latin1}"], 2, ["latin1.txt", "UTF-8"]),
     ([*ALEE, "--langs", "deu", "--foils", "{empty}"], 2, ["is empty"]),
+    ([*ALEE, "--langs", "deu", "--foils", "{long_line}"], 2, ["long_line.txt", "characters"]),
     (
         [*ALEE, "--langs", "deu", "--foils", "{foils_quote_tsv}"],
         2,
@@ -472,6 +481,9 @@ CASES = [
     ([*BT, "--src", "{dir}", "--tgt", "{two_lines}", *M], 2, ["is a directory"]),
     ([*BT, "--src", "{two_lines}", "--tgt", "{three_lines}", *M], 2, ["lines"]),
     ([*BT, "--src", "{two_lines}", *M], 2, ["--tgt"]),
+    ([*BT, "--src", "{long_line}", "--tgt", "{long_line}", *M], 2, ["long_line.txt", "line 2"]),
+    ([*AL, "--gold", "{gold1}", "--pred", "{long_line}"], 2, ["long_line.txt", "line 2"]),
+    ([*EA, *M, "--text", "{long_line}", "--links", "{gold1}"], 2, ["long_line.txt", "line 2"]),
     ([*BT, "--src", "{two_lines}", "--tgt", "{two_lines}", *M, "--k", "0"], 2, ["--k"]),
     (
         [*BT, "--src", "{two_lines}", "--tgt", "{two_lines}", "--model", "random:x:y"],
@@ -548,6 +560,7 @@ def world(tmp_path_factory) -> dict[str, str]:
     put("three_lines.txt", "one\ntwo\nthree\n")
     put("text.txt", TEXT)
     put("no_sep.txt", "no separator here\n")
+    put("long_line.txt", "a short line\n" + "word " * 2001 + "\nthe end\n")
     # dictd pairs
     body = b"w0\nv0\n"
     put("notgz.index", "w0\tA\tG\n", "notgz_index")
@@ -706,3 +719,60 @@ def test_bad_input(argv, code, words, world, tmp_path, capsys, monkeypatch):
 
 def test_matrix_is_large_enough():
     assert len(CASES) >= 150
+
+
+# Inputs under a folder that denies search (x): Path.is_dir() raised PermissionError (issue 27
+# item 6). Root reads any folder, so as root the command runs with the capabilities that let
+# it do so dropped (setpriv), on a folder owned by 'nobody'; as another user, on a chmod 000 folder.
+LOCKED = [
+    ["build", "cbd", "--lang", "eng-deu", "--aligner", "none", "--tsv", "{locked}/corpus.tsv",
+     "--dict", "{dict}", "--out", "{out}"],
+    ["eval", "bitext-retrieval", "--src", "{locked}/two_lines.txt", "--tgt", "{two_lines}",
+     "--model", "random", "--out", "{out}"],
+    ["eval", "word-retrieval", "--dataset", "{locked}/ds", "--model", "random", "--out", "{out}"],
+]  # fmt: skip
+
+
+def _unprivileged_prefix(locked: Path) -> list[str]:
+    if os.geteuid() != 0:
+        locked.chmod(0)
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip(
+            "running as root without setpriv: root searches any folder, so it cannot be denied"
+        )
+    import pwd
+
+    os.chown(locked, pwd.getpwnam("nobody").pw_uid, -1)
+    locked.chmod(0o700)
+    return [setpriv, "--bounding-set=-dac_override,-dac_read_search"]
+
+
+@pytest.mark.parametrize("argv", LOCKED, ids=[" ".join(a[:2]) for a in LOCKED])
+def test_input_under_a_folder_without_search_permission(argv, world, tmp_path):
+    import subprocess
+    import sys
+
+    locked = tmp_path / "locked"
+    (locked / "sub").mkdir(parents=True)
+    shutil.copy(world["corpus"], locked / "corpus.tsv")
+    shutil.copy(world["two_lines"], locked / "two_lines.txt")
+    shutil.copytree(world["ds"], locked / "ds")
+    prefix = _unprivileged_prefix(locked)
+    out = tmp_path / "out"
+    files = {**world, "locked": str(locked)}
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "XLBENCH_CACHE": str(tmp_path / "cache")}
+    try:
+        proc = subprocess.run(
+            [*prefix, sys.executable, "-m", "builders", *_fill(argv, files, str(out))],
+            capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300,
+        )  # fmt: skip
+    finally:
+        locked.chmod(0o755)
+    assert "Traceback" not in proc.stderr
+    assert proc.returncode == 2, proc.stderr
+    lines = _error_lines(proc.stderr)
+    assert len(lines) == 1 and "error:" in lines[0], lines
+    assert "permission denied" in lines[0].lower() and "locked" in lines[0]
+    assert not out.exists()
