@@ -140,6 +140,12 @@ CASES = [
     ([*CBD_OK, "--gold", "{gold_zero}", "--gold-one-based"], 2, ["index 0", "--gold-one-based"]),
     ([*CBD_OK, "--gold", "{gold_colon}"], 2, ["Bad alignment link '1:2'"]),
     ([*CBD_OK, "--gold", "{gold_short}"], 2, ["has 1 lines but the corpus"]),
+    ([*CBD_OK, "--gold", "{gold_long}"], 2, ["gold_long.wa", "line 7", "corpus ends at line 6"]),
+    (
+        [*CBD_OK, "--license", "FooBar", "--license-reason", "x"],
+        2,
+        ["--license 'FooBar'", "SPDX", "LicenseRef-"],
+    ),
     ([*CBD_OK, "--gold", "{latin1}"], 2, ["UTF-8"]),
     ([*CBD_OK, "--gold", "{dir}"], 2, ["is a directory"]),
     ([*CBD_OK, "--gold", "{missing}"], 2, ["does not exist"]),
@@ -249,6 +255,8 @@ CASES = [
     ([*ALEE, "--langs", "deu", "--foils", "{foils_badtype}"], 2, ["Unknown foil type 'banana'"]),
     ([*ALEE, "--langs", "deu", "--foils", "{foils_emptycell}"], 2, ["empty original or foil"]),
     ([*ALEE, "--langs", "deu", "--foils", "{foils_short}"], 2, ["fields"]),
+    # foils whose originals are not in the corpus gave an English-only dataset with exit 0
+    ([*ALEE, "--langs", "deu", "--foils", "{foils_nomatch}"], 2, ["translation in deu_Latn"]),
     (
         [*ALEE[:-2], "--langs", "deu", "--foils", "{foils_ok}", "--pawsx", "{missing}"],
         2,
@@ -424,6 +432,12 @@ CASES = [
     ([*AL, "--dataset", "{missing}", "--pred", "{pred0}"], 2, ["missing.txt"]),
     ([*AL, "--dataset", "{dir}", "--pred", "{pred0}"], 2, ["not a built xlbench dataset"]),
     ([*AL, "--dataset", "{tmp}/org/typo", "--pred", "{pred0}"], 2, ["no such folder"]),
+    # a one-line prediction against a dataset of two sentences (scored as empty predictions before)
+    (
+        [*AL, "--dataset", "{ds_silver}", "--pred", "{pred_short}"],
+        2,
+        ["has 2 sentences", "1 lines"],
+    ),
     # ---------------------------------------------------------------- eval word-/sentence-retrieval (cbd)
     ([*WR, *M], 2, ["--dataset"]),
     ([*WR, "--dataset", "{missing}", *M], 2, ["missing.txt"]),
@@ -436,6 +450,8 @@ CASES = [
     ([*WR, "--dataset", "{ds}", *M, "--config", "nope"], 2, ["Config 'nope'"]),
     ([*WR, "--dataset", "{ds}", *M, "--split", "nope"], 2, ["nope"]),
     ([*WR, "--dataset", "{ds}", *M, "--layers", "x"], 2, ["layers"]),
+    ([*WR, "--dataset", "{ds}", *M, "--layers", "0,,1"], 2, ["--layers", "0,,1"]),
+    ([*WR, "--dataset", "{ds}", *M, "--layers", "1,-1,1"], 2, ["layer 1 twice"]),
     ([*WR, "--dataset", "{ds}", *M, "--n", "0"], 2, ["--n"]),
     ([*WR, "--dataset", "{ds}", *M, "--criterion", "dot"], 2, ["invalid choice"]),
     ([*WR, "--dataset", "{ds}", *M, "--csls-k", "0"], 2, ["--csls-k"]),
@@ -458,6 +474,7 @@ CASES = [
     ([*SR, "--dataset", "{ds}", "--model", "hf:"], 2, ["hf:"]),
     ([*SR, "--dataset", "{ds}", *M, "--config", "nope"], 2, ["Config 'nope'"]),
     ([*SR, "--dataset", "{ds}", *M, "--batch-size", "0"], 2, ["--batch-size"]),
+    ([*SR, "--dataset", "{ds}", *M, "--layers", "0,,1"], 2, ["--layers", "0,,1"]),
     ([*SR, "--dataset", "{ds_badparquet}", *M], 2, ["parquet"]),
     # ---------------------------------------------------------------- eval tacc, bucc, bitext-retrieval
     ([*TACC, "--dataset", "{missing}", *M], 2, ["missing.txt"]),
@@ -465,11 +482,14 @@ CASES = [
     ([*TACC, "--dataset", "{dir}", *M], 2, ["not a built xlbench dataset"]),
     ([*TACC, "--dataset", "{ds}", *M, "--pooling", "max"], 2, ["invalid choice"]),
     ([*TACC, "--dataset", "{ds}", *M, "--role", "both"], 2, ["invalid choice"]),
+    ([*TACC, "--dataset", "{ds}", *M, "--tie-tolerance", "nan"], 2, ["--tie-tolerance", "nan"]),
+    ([*TACC, "--dataset", "{ds}", *M, "--tie-tolerance", "-1"], 2, ["--tie-tolerance", "-1"]),
     ([*EB, "--dataset", "{missing}", *M], 2, ["missing.txt"]),
     ([*EB, "--dataset", "{ds}", *M], 2, ["bucc"]),
     ([*EB, "--dataset", "{ds}", *M, "--k", "0"], 2, ["--k"]),
     ([*EB, "--dataset", "{ds}", *M, "--margin", "huge"], 2, ["invalid choice"]),
     ([*EB, "--dataset", "{ds}", *M, "--threshold", "x"], 2, ["invalid float value"]),
+    ([*EB, "--dataset", "{ds}", *M, "--threshold", "nan"], 2, ["--threshold", "nan"]),
     (
         [*EB, "--dataset", "{ds}", *M, "--threshold", "1", "--threshold-from", "x"],
         2,
@@ -501,6 +521,12 @@ CASES = [
     ([*EA, *M, "--silver", "{missing}"], 2, ["does not exist"]),
     ([*EA, *M, "--silver", "{empty_dir}"], 2, ["parallel.txt"]),
     ([*EA, *M, "--text", "{text}", "--method", "greedy"], 2, ["invalid choice"]),
+    (
+        [*EA, *M, "--text", "{text}", "--links", "{gold1}", "--limit", "0"],
+        2,
+        ["--limit", "positive"],
+    ),
+    ([*EA, *M, "--text", "{text}", "--links", "{gold1}", "--limit", "-1"], 2, ["--limit", "-1"]),
     ([*AGS], 2, ["--pair"]),
     ([*AGS, "--pair", "xx-yy"], 2, ["xx"]),
     ([*AGS, "--pair", "eng-fra"], 2, ["Bad --pair field 'eng-fra'", "key=value"]),
@@ -509,6 +535,13 @@ CASES = [
     ([*AGS, "--pair", "name=x,silver={empty_dir}"], 2, ["parallel.txt"]),
     ([*AGS, "--pair", "name=x,silver={empty_dir},gold_text={text}"], 2, ["gold_links"]),
     ([*AGS, "--pair", "name=x,silver={empty_dir}", "--methods", "giza"], 2, ["giza"]),
+    ([*AGS, "--pair", "name=x,silver={empty_dir}", "--max-train", "-1"], 2, ["--max-train", "-1"]),
+    ([*AGS, "--pair", "name=x,name=y,silver={empty_dir}"], 2, ["gives name twice"]),
+    (
+        [*AGS, "--pair", "name=x,silver={empty_dir}", "--pair", "name=x,silver={dir}"],
+        2,
+        ["Two --pair options are named 'x'"],
+    ),
     # ---------------------------------------------------------------- validate
     (["validate"], 2, ["folder"]),
     (["validate", "{missing}"], 2, ["missing.txt"]),
@@ -580,6 +613,7 @@ def world(tmp_path_factory) -> dict[str, str]:
     put("gold_zero.wa", "0-0\n" * 6)
     put("gold_colon.wa", "1:2\n" * 6)
     put("gold_short.wa", "0-0\n")
+    put("gold_long.wa", "0-0\n" * 8)
     put("gold1.txt", "1-1 2-2\n1-1\n")
     put("gold_oob.txt", "0-0 7-7\n0-0\n")
     put("gold_tab.txt", "0\t1-1\n1\t1-1\n")
@@ -610,6 +644,7 @@ def world(tmp_path_factory) -> dict[str, str]:
     put("foils_badtype.csv", "en_orig,en_foil,type\na,b,banana\n")
     put("foils_emptycell.csv", "en_orig,en_foil,type\n,b,PN\n")
     put("foils_short.csv", "en_orig,en_foil,type\na\n")
+    put("foils_nomatch.csv", "en_orig,en_foil,type\na cat sleeps,no cat sleeps,PN\n")
     # sqlite
     put("corrupt.sqlite", b"not a database " * 200, "corrupt_sqlite")
     # BUCC folders
@@ -659,7 +694,37 @@ def world(tmp_path_factory) -> dict[str, str]:
         shutil.copytree(ds, copy)
         damage(copy)
         files[name] = str(copy)
+    files["ds_silver"] = str(_silver_folder(root / "ds_silver"))
     return files
+
+
+def _silver_folder(root: Path) -> Path:
+    """A two-sentence silver dataset folder (0-based links), as the builder writes it."""
+    from datasets import Dataset
+
+    from evaluators.schema import silver
+
+    config = "eng_Latn-spa_Latn"
+    (root / "data" / config).mkdir(parents=True)
+    rows = {
+        silver.ID: ["s0", "s1"],
+        silver.SRC_TEXT: ["the red house", "a car"],
+        silver.TGT_TEXT: ["la casa roja", "un coche"],
+        silver.SRC_TOKENS: [["the", "red", "house"], ["a", "car"]],
+        silver.TGT_TOKENS: [["la", "casa", "roja"], ["un", "coche"]],
+        silver.SURE: [[[1, 2], [2, 1]], [[1, 1]]],
+        silver.POSSIBLE: [[[1, 2], [2, 1]], [[1, 1]]],
+    }
+    Dataset.from_dict(rows, features=silver.SCHEMA.main.features).to_parquet(
+        str(root / "data" / config / "test-00000-of-00001.parquet")
+    )
+    (root / "README.md").write_text(
+        f"---\nconfigs:\n- config_name: {config}\n  data_files:\n  - split: test\n"
+        f"    path: data/{config}/test-00000-of-00001.parquet\n"
+        "xlbench:\n  family: silver\n  version: 0.0.1\n---\n# test\n",
+        encoding="utf-8",
+    )
+    return root
 
 
 def _fill(argv: list[str], files: dict[str, str], out: str) -> list[str]:

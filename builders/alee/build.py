@@ -178,6 +178,7 @@ def run(args: Params, backend: Engine) -> BuildResult:
         kept, counts = _from_sources(args, english, model_stages, split, thresholds, inputs, models)
         origin = _FoilOrigin()
     tables, paired = pipeline.pair(kept, targets)
+    _check_paired(kept, paired)
     return BuildResult(
         tables=tables,
         parameters=_parameters(args, langs, origin, kept),
@@ -188,6 +189,21 @@ def run(args: Params, backend: Engine) -> BuildResult:
         limitations=_limitations(args, origin),
         params=args,
     )
+
+
+def _check_paired(kept, paired: dict[str, dict[str, int]]) -> None:
+    """Refuse a build where a target language got no triplet (its config would silently vanish).
+
+    Raises:
+        UsageError: kept foils exist but no original has a translation in some language.
+    """
+    empty = [lang for lang, n in paired.items() if kept and n["paired"] == 0]
+    if empty:
+        raise UsageError(
+            f"None of the {len(kept)} kept foils' English originals has a translation in "
+            f"{', '.join(empty)}: the foils and the target sentences come from different corpora; "
+            f"pass the corpus the foils were made from (e.g. --pawsx for Sentence Smith's PAWS foils)."
+        )
 
 
 def _checked_langs(args: Params) -> list[str]:
