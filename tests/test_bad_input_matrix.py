@@ -105,6 +105,7 @@ CASES = [
     ([*CBD, "--tsv", "{corpus}", "--dict", "{latin1}"], 2, ["latin1.txt", "UTF-8", "iconv"]),
     ([*CBD, "--tsv", "{corpus}", "--dict", "{empty}"], 2, ["no entries"]),
     ([*CBD, "--tsv", "{corpus}", "--dict", "{three_words}"], 2, ["is not 'src tgt'"]),
+    ([*CBD, "--tsv", "{corpus}", "--dict", "{dict_none}"], 2, ["No dictionary pair occurs"]),
     (
         [*CBD, "--tsv", "{corpus}", "--dict", "{notgz_index}"],
         2,
@@ -174,6 +175,11 @@ CASES = [
     ([*SILVER, "--src", "{two_lines}", "--max-targets", "0"], 2, ["--max-targets"]),
     ([*SILVER, "--src", "{two_lines}", "--mt-batch-size", "0"], 2, ["--mt-batch-size"]),
     ([*SILVER, "--src", "{two_lines}", "--max-sentences", "0"], 2, ["--max-sentences"]),
+    (
+        [*SILVER, "--src", "{two_lines}", "--min-words", "10", "--max-words", "2"],
+        2,
+        ["--min-words 10 is more than --max-words 2"],
+    ),
     ([*SILVER, "--src", "{two_lines}", "--mt-rate", "nan"], 2, ["--mt-rate", "nan"]),
     ([*SILVER, "--src", "{two_lines}", "--substitutes", "thesaurus"], 2, ["invalid choice"]),
     ([*SILVER, "--src", "{two_lines}", "--tokenizer", "bpe"], 2, ["invalid choice"]),
@@ -558,6 +564,11 @@ CASES = [
     (["publish", "{dir}", "--repo", "org/x", "--dry-run"], 2, ["README.md"]),
     (["publish", "{ds}", "--repo", "not a repo", "--dry-run"], 2, ["not a repo"]),
     (["publish", "{ds}", "--repo", "org/x/y", "--dry-run"], 2, ["org/x/y"]),
+    # huggingface_hub's own repo-id rules (these passed xlbench's and failed in the client)
+    (["publish", "{ds}", "--repo", "org/x\n", "--dry-run"], 2, ["not a Hub repo id"]),
+    (["publish", "{ds}", "--repo", "org/a..b", "--dry-run"], 2, ["not a Hub repo id", ".."]),
+    (["publish", "{ds}", "--repo", "org/a--b", "--dry-run"], 2, ["not a Hub repo id", "--"]),
+    (["publish", "{ds}", "--repo", "justaname", "--dry-run"], 2, ["'org/name'"]),
     (["publish", "{ds_nocard}", "--repo", "org/x", "--dry-run"], 2, ["README.md"]),
     (["publish", "{ds_badparquet}", "--repo", "org/x", "--dry-run"], 1, ["parquet"]),
 ]
@@ -589,6 +600,7 @@ def world(tmp_path_factory) -> dict[str, str]:
     put("corpus.tsv", GOOD_CORPUS)
     put("dict.txt", GOOD_DICT)
     put("three_words.txt", "a b c\n")
+    put("dict_none.txt", "foo bar\nbaz qux\n")
     put("two_lines.txt", "The dog runs .\nA cat sleeps .\n")
     put("three_lines.txt", "one\ntwo\nthree\n")
     put("text.txt", TEXT)
@@ -841,3 +853,29 @@ def test_input_under_a_folder_without_search_permission(argv, world, tmp_path):
     assert len(lines) == 1 and "error:" in lines[0], lines
     assert "permission denied" in lines[0].lower() and "locked" in lines[0]
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["publish", "{ds}", "--repo", "org/x", "--dry-run"],
+        ["eval", "word-retrieval", "--dataset", "org/xyz", "--model", "random", "--out", "{out}"],
+    ],
+    ids=["publish", "eval"],
+)
+def test_malformed_hf_endpoint_is_named_not_a_dropped_connection(argv, world, tmp_path):
+    # huggingface_hub reads HF_ENDPOINT at import: a fresh process is the only honest test.
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "HF_TOKEN")}
+    env.update(HF_ENDPOINT="not a url", XLBENCH_CACHE=str(tmp_path / "cache"))
+    env["HF_HOME"] = str(tmp_path / "hf")
+    proc = subprocess.run(
+        [sys.executable, "-m", "builders", *_fill(argv, world, str(tmp_path / "out"))],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300,
+    )  # fmt: skip
+    assert "Traceback" not in proc.stderr and proc.returncode == 2, proc.stderr
+    lines = _error_lines(proc.stderr)
+    assert len(lines) == 1 and "HF_ENDPOINT 'not a url' is not an http(s) URL" in lines[0], lines
+    assert "dropped" not in proc.stderr and not (tmp_path / "out").exists()

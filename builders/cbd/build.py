@@ -273,6 +273,14 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
     models = _dictionary_models(sources, inputs)
     numbered = [(i, s, t) for i, (_, s, t) in enumerate(pairs)]
     records, stage = stages.extract_all(backend, numbered, lex)
+    if not records:
+        # Its own sentence: the generic "config is empty" names no cause.
+        raise UsageError(
+            f"No dictionary pair occurs in the corpus: none of the {len(entries)} {src}-{tgt} "
+            f"dictionary entries has its source word in a sentence and its target word in that "
+            f"sentence's translation ({len(pairs)} pairs); check --lang, the dictionary's direction "
+            f"(--reverse-dict) and that dictionary and corpus are of the same languages."
+        )
     max_pairs = args.max_pairs or None
     table2 = {"dictionary": logic.judge(records, gold, lex)}
     kept, sel = logic.select(
