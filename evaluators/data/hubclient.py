@@ -417,7 +417,7 @@ def check_repo_id(repo_id: str, flag: str = "--repo") -> str:
             f"{flag} {repo_id!r} is not a Hub repo id: {' '.join(str(err).split())}"
         ) from None
     if not isinstance(repo_id, str) or repo_id.count("/") != 1:
-        raise UsageError(f"{flag} must be 'org/name' (a namespace and a name), got {repo_id!r}.")
+        raise UsageError(f"{flag} must look like 'org/name', got {repo_id!r}.")
     return repo_id
 
 
