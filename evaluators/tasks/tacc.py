@@ -145,7 +145,7 @@ class Params:
         "similarity differences up to this are ties (float32 noise; default 1e-6, 0 = exact equality only)",
         sig="tie-tol",
         min=0,
-        must="0 (exact equality only) or a small positive number",
+        must=">= 0 (0: exact equality only)",
     )
     fertility: str = param(
         "model",
