@@ -22,7 +22,7 @@ from builders.registry import BUILDERS, family_table, get_builder
 from evaluators import __version__
 from evaluators.cli import add_eval_parsers, configure_logging, run_eval
 from evaluators.core.argparsing import OneLineParser
-from evaluators.core.errors import UsageError, XlbenchError
+from evaluators.core.errors import UsageError, XlbenchError, permission_sentence
 from evaluators.core.params import add_param_arguments, params_fields
 from evaluators.report.cli import add_parsers as add_report_parsers
 from evaluators.tasks import TASKS
@@ -216,6 +216,9 @@ def main(argv: list[str] | None = None) -> int:
     except XlbenchError as err:
         print(f"error: {err}", file=sys.stderr)
         return err.exit_code
+    except PermissionError as err:  # e.g. a folder above an input denies search (x)
+        print(f"error: {permission_sentence(err)}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("interrupted: nothing was written", file=sys.stderr)
         return 130

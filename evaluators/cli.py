@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from evaluators import __version__
 from evaluators.compute.engine import EngineOptions
 from evaluators.core.argparsing import OneLineParser
-from evaluators.core.errors import UsageError, XlbenchError
+from evaluators.core.errors import UsageError, XlbenchError, permission_sentence
 from evaluators.core.params import (
     add_param_arguments,
     flag_of,
@@ -206,6 +206,9 @@ def main(argv: list[str] | None = None) -> int:
     except XlbenchError as err:
         print(f"error: {err}", file=sys.stderr)
         return err.exit_code
+    except PermissionError as err:  # e.g. a folder above an input denies search (x)
+        print(f"error: {permission_sentence(err)}", file=sys.stderr)
+        return 2
     except BrokenPipeError:
         # `xlbench ... | head`: the reader left; silence the flush at exit instead of a traceback.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

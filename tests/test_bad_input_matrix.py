@@ -70,6 +70,10 @@ CASES = [
     ([*CBD[:2], "--lang", "eng-eng", "--out", "{out}"], 2, ["eng"]),
     ([*CBD[:2], "--lang", "", "--out", "{out}"], 2, ["language"]),
     ([*CBD[:2], "--lang", "eng-deu-fra", "--out", "{out}"], 2, ["pair"]),
+    # a BCP-47 tag is one language, not a pair (was Portuguese->Breton, Chinese->Twi)
+    ([*CBD_OK[:2], "--lang", "pt-BR", *CBD_OK[4:]], 2, ["'pt-BR' is one language", "eng-pt_BR"]),
+    ([*CBD_OK[:2], "--lang", "zh-TW", *CBD_OK[4:]], 2, ["'zh-TW' is one language", "Traditional"]),
+    ([*SILVER[:2], "--lang", "zh-CN", *SILVER[4:]], 2, ["'zh-CN' is one language"]),
     ([*CBD_OK, "--seed", "x"], 2, ["invalid int value"]),
     ([*CBD_OK, "--version", "one"], 2, ["version"]),
     ([*CBD_OK, "--version", "1.2"], 2, ["version"]),
@@ -80,6 +84,13 @@ CASES = [
     ([*CBD, "--tsv", "{latin1}", "--dict", "{dict}"], 2, ["latin1.txt", "UTF-8", "line 1"]),
     ([*CBD, "--tsv", "{empty}", "--dict", "{dict}"], 2, ["empty.txt"]),
     ([*CBD, "--tsv", "{onecol}", "--dict", "{dict}"], 2, ["onecol.txt"]),
+    # one length guard in every text reader (a 1 MB line ran cbd out of memory after 482 s)
+    (
+        [*CBD, "--tsv", "{long_line}", "--dict", "{dict}"],
+        2,
+        ["long_line.txt", "line 2", "characters"],
+    ),
+    ([*CBD_OK, "--gold", "{long_line}"], 2, ["long_line.txt", "line 2", "characters"]),
     (
         [*CBD, "--src-file", "{missing}", "--tgt-file", "{corpus}", "--dict", "{dict}"],
         2,
@@ -101,6 +112,7 @@ CASES = [
     ([*CBD, "--tsv", "{corpus}", "--dict", "{latin1}"], 2, ["latin1.txt", "UTF-8", "iconv"]),
     ([*CBD, "--tsv", "{corpus}", "--dict", "{empty}"], 2, ["no entries"]),
     ([*CBD, "--tsv", "{corpus}", "--dict", "{three_words}"], 2, ["is not 'src tgt'"]),
+    ([*CBD, "--tsv", "{corpus}", "--dict", "{dict_none}"], 2, ["No dictionary pair occurs"]),
     (
         [*CBD, "--tsv", "{corpus}", "--dict", "{notgz_index}"],
         2,
@@ -136,6 +148,12 @@ CASES = [
     ([*CBD_OK, "--gold", "{gold_zero}", "--gold-one-based"], 2, ["index 0", "--gold-one-based"]),
     ([*CBD_OK, "--gold", "{gold_colon}"], 2, ["Bad alignment link '1:2'"]),
     ([*CBD_OK, "--gold", "{gold_short}"], 2, ["has 1 lines but the corpus"]),
+    ([*CBD_OK, "--gold", "{gold_long}"], 2, ["gold_long.wa", "line 7", "corpus ends at line 6"]),
+    (
+        [*CBD_OK, "--license", "FooBar", "--license-reason", "x"],
+        2,
+        ["--license 'FooBar'", "SPDX", "LicenseRef-"],
+    ),
     ([*CBD_OK, "--gold", "{latin1}"], 2, ["UTF-8"]),
     ([*CBD_OK, "--gold", "{dir}"], 2, ["is a directory"]),
     ([*CBD_OK, "--gold", "{missing}"], 2, ["does not exist"]),
@@ -153,6 +171,7 @@ CASES = [
     ([*SILVER, "--src", "{dir}"], 2, ["is a directory"]),
     ([*SILVER, "--src", "{latin1}"], 2, ["latin1.txt", "UTF-8"]),
     ([*SILVER, "--src", "{empty}"], 2, ["empty.txt"]),
+    ([*SILVER, "--src", "{long_line}"], 2, ["long_line.txt", "line 2", "characters"]),
     ([*SILVER, "--small-src", "{missing}"], 2, ["does not exist"]),
     ([*SILVER, "--small-src", "{latin1}"], 2, ["UTF-8"]),
     ([*SILVER, "--src", "{two_lines}", "--small-src", "{two_lines}"], 2, ["--src", "--small-src"]),
@@ -163,6 +182,11 @@ CASES = [
     ([*SILVER, "--src", "{two_lines}", "--max-targets", "0"], 2, ["--max-targets"]),
     ([*SILVER, "--src", "{two_lines}", "--mt-batch-size", "0"], 2, ["--mt-batch-size"]),
     ([*SILVER, "--src", "{two_lines}", "--max-sentences", "0"], 2, ["--max-sentences"]),
+    (
+        [*SILVER, "--src", "{two_lines}", "--min-words", "10", "--max-words", "2"],
+        2,
+        ["--min-words 10 is more than --max-words 2"],
+    ),
     ([*SILVER, "--src", "{two_lines}", "--mt-rate", "nan"], 2, ["--mt-rate", "nan"]),
     ([*SILVER, "--src", "{two_lines}", "--substitutes", "thesaurus"], 2, ["invalid choice"]),
     ([*SILVER, "--src", "{two_lines}", "--tokenizer", "bpe"], 2, ["invalid choice"]),
@@ -218,10 +242,18 @@ CASES = [
     # ---------------------------------------------------------------- build alee
     ([*B, "alee", "--out", "{out}"], 2, ["--langs"]),
     ([*ALEE, "--langs", "xx", "--foils", "{foils_ok}"], 2, ["language"]),
+    ([*ALEE, "--langs", "zh-TW", "--foils", "{foils_ok}"], 2, ["PAWS-X has no cmn_Hant", "zh-CN"]),
+    (
+        [*ALEE, "--langs", "pt_BR,pt_PT", "--foils", "{foils_ok}", "--tsv", "pt_BR={corpus}"],
+        2,
+        ["'pt_BR' and 'pt_PT'", "both por_Latn"],
+    ),
+    ([*ALEE, "--langs", "deu,de", "--foils", "{foils_ok}"], 2, ["'deu' and 'de'", "deu_Latn"]),
     ([*ALEE, "--langs", "deu", "--foils", "{missing}"], 2, ["does not exist"]),
     ([*ALEE, "--langs", "deu", "--foils", "{dir}"], 2, ["is a directory"]),
     ([*ALEE, "--langs", "deu", "--foils", "{latin1}"], 2, ["latin1.txt", "UTF-8"]),
     ([*ALEE, "--langs", "deu", "--foils", "{empty}"], 2, ["is empty"]),
+    ([*ALEE, "--langs", "deu", "--foils", "{long_line}"], 2, ["long_line.txt", "characters"]),
     (
         [*ALEE, "--langs", "deu", "--foils", "{foils_quote_tsv}"],
         2,
@@ -236,6 +268,8 @@ CASES = [
     ([*ALEE, "--langs", "deu", "--foils", "{foils_badtype}"], 2, ["Unknown foil type 'banana'"]),
     ([*ALEE, "--langs", "deu", "--foils", "{foils_emptycell}"], 2, ["empty original or foil"]),
     ([*ALEE, "--langs", "deu", "--foils", "{foils_short}"], 2, ["fields"]),
+    # foils whose originals are not in the corpus gave an English-only dataset with exit 0
+    ([*ALEE, "--langs", "deu", "--foils", "{foils_nomatch}"], 2, ["translation in deu_Latn"]),
     (
         [*ALEE[:-2], "--langs", "deu", "--foils", "{foils_ok}", "--pawsx", "{missing}"],
         2,
@@ -411,6 +445,12 @@ CASES = [
     ([*AL, "--dataset", "{missing}", "--pred", "{pred0}"], 2, ["missing.txt"]),
     ([*AL, "--dataset", "{dir}", "--pred", "{pred0}"], 2, ["not a built xlbench dataset"]),
     ([*AL, "--dataset", "{tmp}/org/typo", "--pred", "{pred0}"], 2, ["no such folder"]),
+    # a one-line prediction against a dataset of two sentences (scored as empty predictions before)
+    (
+        [*AL, "--dataset", "{ds_silver}", "--pred", "{pred_short}"],
+        2,
+        ["has 2 sentences", "1 lines"],
+    ),
     # ---------------------------------------------------------------- eval word-/sentence-retrieval (cbd)
     ([*WR, *M], 2, ["--dataset"]),
     ([*WR, "--dataset", "{missing}", *M], 2, ["missing.txt"]),
@@ -423,6 +463,8 @@ CASES = [
     ([*WR, "--dataset", "{ds}", *M, "--config", "nope"], 2, ["Config 'nope'"]),
     ([*WR, "--dataset", "{ds}", *M, "--split", "nope"], 2, ["nope"]),
     ([*WR, "--dataset", "{ds}", *M, "--layers", "x"], 2, ["layers"]),
+    ([*WR, "--dataset", "{ds}", *M, "--layers", "0,,1"], 2, ["--layers", "0,,1"]),
+    ([*WR, "--dataset", "{ds}", *M, "--layers", "1,-1,1"], 2, ["layer 1 twice"]),
     ([*WR, "--dataset", "{ds}", *M, "--n", "0"], 2, ["--n"]),
     ([*WR, "--dataset", "{ds}", *M, "--criterion", "dot"], 2, ["invalid choice"]),
     ([*WR, "--dataset", "{ds}", *M, "--csls-k", "0"], 2, ["--csls-k"]),
@@ -445,6 +487,7 @@ CASES = [
     ([*SR, "--dataset", "{ds}", "--model", "hf:"], 2, ["hf:"]),
     ([*SR, "--dataset", "{ds}", *M, "--config", "nope"], 2, ["Config 'nope'"]),
     ([*SR, "--dataset", "{ds}", *M, "--batch-size", "0"], 2, ["--batch-size"]),
+    ([*SR, "--dataset", "{ds}", *M, "--layers", "0,,1"], 2, ["--layers", "0,,1"]),
     ([*SR, "--dataset", "{ds_badparquet}", *M], 2, ["parquet"]),
     # issue 27 item 4: every argument of a grid is checked before its first cell writes
     ([*WR, "--dataset", "{ds}", *M, "--model", "nosuchmodel"], 2, ["nosuchmodel"]),
@@ -474,11 +517,14 @@ CASES = [
     ([*TACC, "--dataset", "{dir}", *M], 2, ["not a built xlbench dataset"]),
     ([*TACC, "--dataset", "{ds}", *M, "--pooling", "max"], 2, ["invalid choice"]),
     ([*TACC, "--dataset", "{ds}", *M, "--role", "both"], 2, ["invalid choice"]),
+    ([*TACC, "--dataset", "{ds}", *M, "--tie-tolerance", "nan"], 2, ["--tie-tolerance", "nan"]),
+    ([*TACC, "--dataset", "{ds}", *M, "--tie-tolerance", "-1"], 2, ["--tie-tolerance", "-1"]),
     ([*EB, "--dataset", "{missing}", *M], 2, ["missing.txt"]),
     ([*EB, "--dataset", "{ds}", *M], 2, ["bucc"]),
     ([*EB, "--dataset", "{ds}", *M, "--k", "0"], 2, ["--k"]),
     ([*EB, "--dataset", "{ds}", *M, "--margin", "huge"], 2, ["invalid choice"]),
     ([*EB, "--dataset", "{ds}", *M, "--threshold", "x"], 2, ["invalid float value"]),
+    ([*EB, "--dataset", "{ds}", *M, "--threshold", "nan"], 2, ["--threshold", "nan"]),
     (
         [*EB, "--dataset", "{ds}", *M, "--threshold", "1", "--threshold-from", "x"],
         2,
@@ -490,6 +536,9 @@ CASES = [
     ([*BT, "--src", "{dir}", "--tgt", "{two_lines}", *M], 2, ["is a directory"]),
     ([*BT, "--src", "{two_lines}", "--tgt", "{three_lines}", *M], 2, ["lines"]),
     ([*BT, "--src", "{two_lines}", *M], 2, ["--tgt"]),
+    ([*BT, "--src", "{long_line}", "--tgt", "{long_line}", *M], 2, ["long_line.txt", "line 2"]),
+    ([*AL, "--gold", "{gold1}", "--pred", "{long_line}"], 2, ["long_line.txt", "line 2"]),
+    ([*EA, *M, "--text", "{long_line}", "--links", "{gold1}"], 2, ["long_line.txt", "line 2"]),
     ([*BT, "--src", "{two_lines}", "--tgt", "{two_lines}", *M, "--k", "0"], 2, ["--k"]),
     (
         [*BT, "--src", "{two_lines}", "--tgt", "{two_lines}", "--model", "random:x:y"],
@@ -507,6 +556,12 @@ CASES = [
     ([*EA, *M, "--silver", "{missing}"], 2, ["does not exist"]),
     ([*EA, *M, "--silver", "{empty_dir}"], 2, ["parallel.txt"]),
     ([*EA, *M, "--text", "{text}", "--method", "greedy"], 2, ["invalid choice"]),
+    (
+        [*EA, *M, "--text", "{text}", "--links", "{gold1}", "--limit", "0"],
+        2,
+        ["--limit", "positive"],
+    ),
+    ([*EA, *M, "--text", "{text}", "--links", "{gold1}", "--limit", "-1"], 2, ["--limit", "-1"]),
     ([*AGS], 2, ["--pair"]),
     ([*AGS, "--pair", "xx-yy"], 2, ["xx"]),
     ([*AGS, "--pair", "eng-fra"], 2, ["Bad --pair field 'eng-fra'", "key=value"]),
@@ -515,6 +570,13 @@ CASES = [
     ([*AGS, "--pair", "name=x,silver={empty_dir}"], 2, ["parallel.txt"]),
     ([*AGS, "--pair", "name=x,silver={empty_dir},gold_text={text}"], 2, ["gold_links"]),
     ([*AGS, "--pair", "name=x,silver={empty_dir}", "--methods", "giza"], 2, ["giza"]),
+    ([*AGS, "--pair", "name=x,silver={empty_dir}", "--max-train", "-1"], 2, ["--max-train", "-1"]),
+    ([*AGS, "--pair", "name=x,name=y,silver={empty_dir}"], 2, ["gives name twice"]),
+    (
+        [*AGS, "--pair", "name=x,silver={empty_dir}", "--pair", "name=x,silver={dir}"],
+        2,
+        ["Two --pair options are named 'x'"],
+    ),
     # ---------------------------------------------------------------- validate
     (["validate"], 2, ["folder"]),
     (["validate", "{missing}"], 2, ["missing.txt"]),
@@ -557,6 +619,11 @@ CASES = [
     (["publish", "{dir}", "--repo", "org/x", "--dry-run"], 2, ["README.md"]),
     (["publish", "{ds}", "--repo", "not a repo", "--dry-run"], 2, ["not a repo"]),
     (["publish", "{ds}", "--repo", "org/x/y", "--dry-run"], 2, ["org/x/y"]),
+    # huggingface_hub's own repo-id rules (these passed xlbench's and failed in the client)
+    (["publish", "{ds}", "--repo", "org/x\n", "--dry-run"], 2, ["not a Hub repo id"]),
+    (["publish", "{ds}", "--repo", "org/a..b", "--dry-run"], 2, ["not a Hub repo id", ".."]),
+    (["publish", "{ds}", "--repo", "org/a--b", "--dry-run"], 2, ["not a Hub repo id", "--"]),
+    (["publish", "{ds}", "--repo", "justaname", "--dry-run"], 2, ["'org/name'"]),
     (["publish", "{ds_nocard}", "--repo", "org/x", "--dry-run"], 2, ["README.md"]),
     (["publish", "{ds_badparquet}", "--repo", "org/x", "--dry-run"], 1, ["parquet"]),
     # ---------------------------------------------------------------- result files (issue 27 item 6)
@@ -617,10 +684,12 @@ def world(tmp_path_factory) -> dict[str, str]:
     put("corpus.tsv", GOOD_CORPUS)
     put("dict.txt", GOOD_DICT)
     put("three_words.txt", "a b c\n")
+    put("dict_none.txt", "foo bar\nbaz qux\n")
     put("two_lines.txt", "The dog runs .\nA cat sleeps .\n")
     put("three_lines.txt", "one\ntwo\nthree\n")
     put("text.txt", TEXT)
     put("no_sep.txt", "no separator here\n")
+    put("long_line.txt", "a short line\n" + "word " * 2001 + "\nthe end\n")
     # dictd pairs
     body = b"w0\nv0\n"
     put("notgz.index", "w0\tA\tG\n", "notgz_index")
@@ -640,6 +709,7 @@ def world(tmp_path_factory) -> dict[str, str]:
     put("gold_zero.wa", "0-0\n" * 6)
     put("gold_colon.wa", "1:2\n" * 6)
     put("gold_short.wa", "0-0\n")
+    put("gold_long.wa", "0-0\n" * 8)
     put("gold1.txt", "1-1 2-2\n1-1\n")
     put("gold_oob.txt", "0-0 7-7\n0-0\n")
     put("gold_tab.txt", "0\t1-1\n1\t1-1\n")
@@ -670,6 +740,7 @@ def world(tmp_path_factory) -> dict[str, str]:
     put("foils_badtype.csv", "en_orig,en_foil,type\na,b,banana\n")
     put("foils_emptycell.csv", "en_orig,en_foil,type\n,b,PN\n")
     put("foils_short.csv", "en_orig,en_foil,type\na\n")
+    put("foils_nomatch.csv", "en_orig,en_foil,type\na cat sleeps,no cat sleeps,PN\n")
     # sqlite
     put("corrupt.sqlite", b"not a database " * 200, "corrupt_sqlite")
     # result JSONs whose scores are not split -> [entry]
@@ -731,7 +802,37 @@ def world(tmp_path_factory) -> dict[str, str]:
         damage(tf.tiny_folder(family, root / name))
         files[name] = str(root / name)
     files["hostile_results"] = str(_hostile_results(root, ds))
+    files["ds_silver"] = str(_silver_folder(root / "ds_silver"))
     return files
+
+
+def _silver_folder(root: Path) -> Path:
+    """A two-sentence silver dataset folder (0-based links), as the builder writes it."""
+    from datasets import Dataset
+
+    from evaluators.schema import silver
+
+    config = "eng_Latn-spa_Latn"
+    (root / "data" / config).mkdir(parents=True)
+    rows = {
+        silver.ID: ["s0", "s1"],
+        silver.SRC_TEXT: ["the red house", "a car"],
+        silver.TGT_TEXT: ["la casa roja", "un coche"],
+        silver.SRC_TOKENS: [["the", "red", "house"], ["a", "car"]],
+        silver.TGT_TOKENS: [["la", "casa", "roja"], ["un", "coche"]],
+        silver.SURE: [[[1, 2], [2, 1]], [[1, 1]]],
+        silver.POSSIBLE: [[[1, 2], [2, 1]], [[1, 1]]],
+    }
+    Dataset.from_dict(rows, features=silver.SCHEMA.main.features).to_parquet(
+        str(root / "data" / config / "test-00000-of-00001.parquet")
+    )
+    (root / "README.md").write_text(
+        f"---\nconfigs:\n- config_name: {config}\n  data_files:\n  - split: test\n"
+        f"    path: data/{config}/test-00000-of-00001.parquet\n"
+        "xlbench:\n  family: silver\n  version: 0.0.1\n---\n# test\n",
+        encoding="utf-8",
+    )
+    return root
 
 
 def _resealed(edit):
@@ -791,6 +892,91 @@ _EDITS = [
     ("ds_params", lambda d: tf.edit_manifest(d, lambda m: m["parameters"].update(max_pairs=7))),
     ("ds_noinputs", lambda d: tf.edit_manifest(d, lambda m: m.pop("inputs"))),
 ]
+
+
+# Inputs under a folder that denies search (x): Path.is_dir() raised PermissionError (issue 27
+# item 6). Root reads any folder, so as root the command runs with the capabilities that let
+# it do so dropped (setpriv), on a folder owned by 'nobody'; as another user, on a chmod 000 folder.
+LOCKED = [
+    ["build", "cbd", "--lang", "eng-deu", "--aligner", "none", "--tsv", "{locked}/corpus.tsv",
+     "--dict", "{dict}", "--out", "{out}"],
+    ["eval", "bitext-retrieval", "--src", "{locked}/two_lines.txt", "--tgt", "{two_lines}",
+     "--model", "random", "--out", "{out}"],
+    ["eval", "word-retrieval", "--dataset", "{locked}/ds", "--model", "random", "--out", "{out}"],
+]  # fmt: skip
+
+
+def _unprivileged_prefix(locked: Path) -> list[str]:
+    if os.geteuid() != 0:
+        locked.chmod(0)
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip(
+            "running as root without setpriv: root searches any folder, so it cannot be denied"
+        )
+    import pwd
+
+    os.chown(locked, pwd.getpwnam("nobody").pw_uid, -1)
+    locked.chmod(0o700)
+    return [setpriv, "--bounding-set=-dac_override,-dac_read_search"]
+
+
+@pytest.mark.parametrize("argv", LOCKED, ids=[" ".join(a[:2]) for a in LOCKED])
+def test_input_under_a_folder_without_search_permission(argv, world, tmp_path):
+    import subprocess
+    import sys
+
+    locked = tmp_path / "locked"
+    (locked / "sub").mkdir(parents=True)
+    shutil.copy(world["corpus"], locked / "corpus.tsv")
+    shutil.copy(world["two_lines"], locked / "two_lines.txt")
+    shutil.copytree(world["ds"], locked / "ds")
+    prefix = _unprivileged_prefix(locked)
+    out = tmp_path / "out"
+    files = {**world, "locked": str(locked)}
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "XLBENCH_CACHE": str(tmp_path / "cache")}
+    try:
+        proc = subprocess.run(
+            [*prefix, sys.executable, "-m", "builders", *_fill(argv, files, str(out))],
+            capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300,
+        )  # fmt: skip
+    finally:
+        locked.chmod(0o755)
+    assert "Traceback" not in proc.stderr
+    assert proc.returncode == 2, proc.stderr
+    lines = _error_lines(proc.stderr)
+    assert len(lines) == 1 and "error:" in lines[0], lines
+    assert "permission denied" in lines[0].lower() and "locked" in lines[0]
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["publish", "{ds}", "--repo", "org/x", "--dry-run"],
+        ["eval", "word-retrieval", "--dataset", "org/xyz", "--model", "random", "--out", "{out}"],
+    ],
+    ids=["publish", "eval"],
+)
+def test_malformed_hf_endpoint_is_named_not_a_dropped_connection(argv, world, tmp_path):
+    # huggingface_hub reads HF_ENDPOINT at import: a fresh process is the only honest test.
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "HF_TOKEN")}
+    env.update(HF_ENDPOINT="not a url", XLBENCH_CACHE=str(tmp_path / "cache"))
+    env["HF_HOME"] = str(tmp_path / "hf")
+    proc = subprocess.run(
+        [sys.executable, "-m", "builders", *_fill(argv, world, str(tmp_path / "out"))],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300,
+    )  # fmt: skip
+    assert "Traceback" not in proc.stderr and proc.returncode == 2, proc.stderr
+    lines = _error_lines(proc.stderr)
+    assert len(lines) == 1 and "HF_ENDPOINT 'not a url' is not an http(s) URL" in lines[0], lines
+    assert "dropped" not in proc.stderr and not (tmp_path / "out").exists()
+
+
 _OTHER_FAMILIES = [
     ("alee_nulltext", "alee", _resealed(tf.set_cell("target_orig", None))),
     ("bucc_nulltext", "bucc", _resealed(tf.set_cell("text", None))),

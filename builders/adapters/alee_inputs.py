@@ -14,7 +14,7 @@ from pathlib import Path
 from builders.adapters.parallel import read_lines
 from builders.alee.spec import EXTRA_TYPES, PERTURBATIONS, SENTENCE_SMITH_TYPES
 from evaluators.core.errors import InputFileError
-from evaluators.schema.langs import to_card_language
+from evaluators.schema.langs import language_name, script, script_name, to_card_language
 
 #: Accepted header spellings: alee's own and Sentence Smith's CSV.
 FOIL_COLUMNS = (
@@ -119,9 +119,25 @@ def read_foils(path: str | os.PathLike) -> tuple[list[tuple[str, str, str, str]]
     return out, skipped
 
 
+#: PAWS-X's languages (its file suffixes) and the script each is written in: its ``zh`` is
+#: Simplified Chinese (Yang et al. 2019), so ``zh-TW`` (Traditional) has no PAWS-X file.
+PAWSX_SCRIPTS = {"de": "Latn", "es": "Latn", "fr": "Latn", "ja": "Jpan", "ko": "Hang", "zh": "Hans"}
+
+
 def pawsx_files(folder: str | os.PathLike, lang: str, split: str) -> Path:
-    """Return the PAWS-X file of a canonical language and split (``test-de.tsv``)."""
-    return Path(folder) / f"{split}-{to_card_language(lang)}.tsv"
+    """Return the PAWS-X file of a canonical language and split (``test-de.tsv``).
+
+    Raises:
+        InputFileError: PAWS-X has no text of this language in this script.
+    """
+    suffix = to_card_language(lang)
+    if PAWSX_SCRIPTS.get(suffix) != script(lang):
+        raise InputFileError(
+            f"PAWS-X has no {lang} ({language_name(lang)} in {script_name(lang)} script): it has "
+            f"de, es, fr, ja, ko and zh (Simplified Chinese, zh-CN); choose one of those in --langs "
+            f"or give this language's text with --parallel/--tsv."
+        )
+    return Path(folder) / f"{split}-{suffix}.tsv"
 
 
 def read_pawsx(
@@ -143,6 +159,8 @@ def read_pawsx(
         raise InputFileError(
             f"PAWS-X folder {str(root)!r} does not exist; pass the folder holding test-en.tsv."
         )
+    for lang in langs:
+        pawsx_files(root, lang, splits[0])  # a language PAWS-X lacks fails before any reading
     english: list[str] = []
     seen: set[str] = set()
     targets: dict[str, dict[str, str]] = {lang: {} for lang in langs}

@@ -31,7 +31,7 @@ from builders.alee.spec import PERTURBATIONS, Params
 from builders.base import BuildResult, file_input, manifest_params
 from evaluators.compute.engine import Engine
 from evaluators.core.errors import UsageError
-from evaluators.schema.langs import iso3, resolve_lang
+from evaluators.schema.langs import iso3, resolve_lang, resolve_langs
 from evaluators.schema.meta import InputRecord, ModelRecord
 
 log = logging.getLogger("xlbench")
@@ -60,7 +60,7 @@ def relabel(kept, generator: str) -> dict[str, str]:
 
 def default_out(args: Params) -> str:
     """Return ``out/alee-<lang>-<lang>...`` (ISO 639-3 codes)."""
-    langs = [iso3(resolve_lang(x)) for x in args.langs]
+    langs = [iso3(code) for code in resolve_langs(args.langs)]
     return f"out/alee-{'-'.join(langs)}"
 
 
@@ -178,6 +178,7 @@ def run(args: Params, backend: Engine) -> BuildResult:
         kept, counts = _from_sources(args, english, model_stages, split, thresholds, inputs, models)
         origin = _FoilOrigin()
     tables, paired = pipeline.pair(kept, targets)
+    _check_paired(kept, paired)
     return BuildResult(
         tables=tables,
         parameters=_parameters(args, langs, origin, kept),
@@ -190,6 +191,21 @@ def run(args: Params, backend: Engine) -> BuildResult:
     )
 
 
+def _check_paired(kept, paired: dict[str, dict[str, int]]) -> None:
+    """Refuse a build where a target language got no triplet (its config would silently vanish).
+
+    Raises:
+        UsageError: kept foils exist but no original has a translation in some language.
+    """
+    empty = [lang for lang, n in paired.items() if kept and n["paired"] == 0]
+    if empty:
+        raise UsageError(
+            f"None of the {len(kept)} kept foils' English originals has a translation in "
+            f"{', '.join(empty)}: the foils and the target sentences come from different corpora; "
+            f"pass the corpus the foils were made from (e.g. --pawsx for Sentence Smith's PAWS foils)."
+        )
+
+
 def _checked_langs(args: Params) -> list[str]:
     """Return the target languages after checking the options, before any corpus is read.
 
@@ -198,7 +214,7 @@ def _checked_langs(args: Params) -> list[str]:
             without target sentences); ranges are checked by the ``param`` declarations.
         EngineUnavailableError: an amrlib model is missing (without ``--foils``).
     """
-    langs = [resolve_lang(x) for x in args.langs]
+    langs = resolve_langs(args.langs)
     if "eng_Latn" in langs:
         raise UsageError(
             "--langs lists target languages; English (eng_Latn) is always the source side, drop it."

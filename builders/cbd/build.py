@@ -101,11 +101,23 @@ def _dictionaries(args, src: str, tgt: str):
     return sources
 
 
+def _gold_line(pair_id: str, sent_id: int) -> int:
+    return int(pair_id) if pair_id.isdigit() else sent_id
+
+
 def _read_gold(path: str, pairs, one_based: bool) -> dict[int, frozenset]:
     lines = parallel.read_lines(path)
+    last = max(_gold_line(pair_id, i) for i, (pair_id, _, _) in enumerate(pairs))
+    extra = next((n for n in range(last + 1, len(lines)) if lines[n].strip()), None)
+    if extra is not None:
+        # Links past the corpus' last pair: the file aligns another (longer) corpus.
+        raise UsageError(
+            f"--gold {path!r} has links on line {extra + 1} but the corpus ends at line {last + 1}; "
+            f"pass the alignments of exactly this corpus, one line per sentence pair."
+        )
     gold: dict[int, frozenset] = {}
     for sent_id, (pair_id, _, _) in enumerate(pairs):
-        line_no = int(pair_id) if pair_id.isdigit() else sent_id
+        line_no = _gold_line(pair_id, sent_id)
         if line_no >= len(lines):
             raise UsageError(
                 f"--gold {path!r} has {len(lines)} lines but the corpus has line {line_no + 1}; "
@@ -261,6 +273,14 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
     models = _dictionary_models(sources, inputs)
     numbered = [(i, s, t) for i, (_, s, t) in enumerate(pairs)]
     records, stage = stages.extract_all(backend, numbered, lex)
+    if not records:
+        # Its own sentence: the generic "config is empty" names no cause.
+        raise UsageError(
+            f"No dictionary pair occurs in the corpus: none of the {len(entries)} {src}-{tgt} "
+            f"dictionary entries has its source word in a sentence and its target word in that "
+            f"sentence's translation ({len(pairs)} pairs); check --lang, the dictionary's direction "
+            f"(--reverse-dict) and that dictionary and corpus are of the same languages."
+        )
     max_pairs = args.max_pairs or None
     table2 = {"dictionary": logic.judge(records, gold, lex)}
     kept, sel = logic.select(

@@ -22,10 +22,11 @@ the program. Public domain is ``LicenseRef-Public-Domain`` (SPDX has no id).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from evaluators.core.errors import UsageError
+from evaluators.core.errors import UsageError, did_you_mean
 
 PUBLIC_DOMAIN = "LicenseRef-Public-Domain"
 WORDNET = "LicenseRef-WordNet-3.0"
@@ -138,6 +139,27 @@ def known(spdx: str) -> str | None:
     return by_lower.get(spdx.lower())
 
 
+_LICENSE_REF = re.compile(r"^LicenseRef-[A-Za-z0-9.-]+$")
+
+
+def check_override(spdx: str) -> str:
+    """Return a ``--license`` value the card can state: an id of the table or of the Hub, or a ``LicenseRef-``.
+
+    >>> check_override("CC-BY-4.0"), check_override("cc-by-4.0"), check_override("LicenseRef-Mine")
+    ('CC-BY-4.0', 'cc-by-4.0', 'LicenseRef-Mine')
+
+    Raises:
+        UsageError: an id neither table knows (a typo would otherwise reach the card as ``other``).
+    """
+    if known(spdx) or spdx in HUB_IDS.values() or _LICENSE_REF.match(spdx):
+        return spdx
+    close = did_you_mean(spdx, [*ORDER, *sorted(set(HUB_IDS.values()))])
+    raise UsageError(
+        f"--license {spdx!r} is not a license id xlbench knows; use an SPDX id such as CC-BY-4.0, "
+        f"MIT or GPL-3.0-or-later, or LicenseRef-<name> for a license SPDX lacks.{close}"
+    )
+
+
 @dataclass(frozen=True)
 class Derived:
     """The dataset license and what it follows from.
@@ -216,6 +238,8 @@ def license_block(
         raise UsageError(
             "--license-reason explains --license; pass --license X too, or drop the reason."
         )
+    if override:
+        check_override(override)
     try:
         derived = derive(inputs)
     except UsageError:

@@ -56,11 +56,10 @@ from evaluators.core.errors import (
 )
 from evaluators.core.fileio import clean_stale, make_temp_dir
 from evaluators.core.hashing import sha256_file
-from evaluators.data.hubclient import HubClient, find_token, scrub
+from evaluators.data.hubclient import HubClient, check_repo_id, find_token, scrub
 from evaluators.schema.meta import Manifest, stable_manifest
 
 log = logging.getLogger("xlbench.publish")
-_REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}$")
 
 VALIDATE_EPILOG = """examples:
   xlbench validate out/bucc-deu_Latn-eng_Latn
@@ -162,20 +161,6 @@ def card_without_changelog(text: str) -> str:
         return replace_section(text, "Changelog", "")
     except SchemaError:
         return text
-
-
-def check_repo_id(repo_id: str) -> str:
-    """Return ``repo_id`` if it looks like ``org/name``.
-
-    >>> check_repo_id("my-org/xlbench-bucc")
-    'my-org/xlbench-bucc'
-
-    Raises:
-        UsageError: not ``org/name``.
-    """
-    if not _REPO_ID.match(repo_id or ""):
-        raise UsageError(f"--repo must look like 'org/name', got {repo_id!r}.")
-    return repo_id
 
 
 # -- local content ------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from typing import Any, Protocol
 from builders.base import seed_param
 from builders.silver import logic
 from builders.silver.tokenize import SCHEMES
+from evaluators.core.errors import UsageError
 from evaluators.core.params import param
 
 NAME = "silver"
@@ -247,6 +248,15 @@ class Params:
         **_NOSIG,
     )
     seed: int = seed_param()
+
+    def __post_init__(self) -> None:
+        # Both given (the Bible's defaults apply only to the Bible): caught here, not as "config is empty".
+        lo, hi = self.min_words, self.max_words
+        if lo is not None and hi is not None and lo > hi:
+            raise UsageError(
+                f"--min-words {lo} is more than --max-words {hi}: no sentence can pass both; "
+                f"lower --min-words or raise --max-words."
+            )
 
 
 def construction(args: Params, *, wordnet: bool, tokenizer: str) -> list[str]:

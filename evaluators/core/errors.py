@@ -85,3 +85,19 @@ def did_you_mean(name: str, choices: Iterable[str], n: int = 3, cutoff: float = 
     """
     close = difflib.get_close_matches(name, list(choices), n=n, cutoff=cutoff)
     return f" Did you mean {', '.join(close)}?" if close else ""
+
+
+def permission_sentence(err: PermissionError) -> str:
+    """The one sentence for a ``PermissionError`` no reader turned into an :class:`XlbenchError`.
+
+    A folder without search (x) permission makes even ``Path.exists()`` raise; the CLIs catch
+    what escapes and print this instead of a traceback.
+
+    >>> permission_sentence(PermissionError(13, "Permission denied", "/srv/x"))
+    "Permission denied on '/srv/x' (or a folder above it); give your user read and search (x) permission on the path, or use a readable copy."
+    """
+    where = f" on {str(err.filename)!r} (or a folder above it)" if err.filename else ""
+    return (
+        f"Permission denied{where}; give your user read and search (x) permission on the path, "
+        f"or use a readable copy."
+    )

@@ -360,6 +360,7 @@ def hub_errors(
         RevisionError: the repo or revision does not exist, or offline mode forbids the call.
         InputFileError: the revision lacks an expected file.
     """
+    check_endpoint()  # a malformed HF_ENDPOINT is a setting to fix, not a dropped connection
     try:
         yield
     except XlbenchError:
@@ -369,6 +370,55 @@ def hub_errors(
         if fault is None:
             raise
         raise to_error(fault, action, repo_id, revision, endpoint, token) from None
+
+
+def check_endpoint() -> str:
+    """Return the Hub endpoint after checking it is an http(s) URL with a host (``HF_ENDPOINT``).
+
+    huggingface_hub reads ``HF_ENDPOINT`` as it is; ``not a url`` failed only at the first
+    request, as "the connection dropped", retried four times.
+
+    Raises:
+        UsageError: ``HF_ENDPOINT`` is not an http(s) URL.
+    """
+    from urllib.parse import urlsplit
+
+    endpoint = _endpoint()
+    parts = urlsplit(endpoint)
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.netloc
+        or any(c.isspace() for c in endpoint)
+    ):
+        raise UsageError(
+            f"HF_ENDPOINT {endpoint!r} is not an http(s) URL; set it to the Hub's address "
+            f"(e.g. https://huggingface.co) or unset it."
+        )
+    return endpoint
+
+
+def check_repo_id(repo_id: str, flag: str = "--repo") -> str:
+    """Return ``repo_id`` if huggingface_hub's own check accepts it as ``namespace/name``.
+
+    >>> check_repo_id("my-org/xlbench-bucc")
+    'my-org/xlbench-bucc'
+
+    Raises:
+        UsageError: not ``org/name`` or refused by ``huggingface_hub.utils.validate_repo_id``
+            (``--``, ``..``, a newline, over 96 characters ...).
+    """
+    from huggingface_hub.errors import HFValidationError
+    from huggingface_hub.utils import validate_repo_id
+
+    try:
+        validate_repo_id(repo_id)
+    except HFValidationError as err:
+        raise UsageError(
+            f"{flag} {repo_id!r} is not a Hub repo id: {' '.join(str(err).split())}"
+        ) from None
+    if not isinstance(repo_id, str) or repo_id.count("/") != 1:
+        raise UsageError(f"{flag} must look like 'org/name', got {repo_id!r}.")
+    return repo_id
 
 
 def wait_for(fault: Fault, attempt: int) -> float | None:
@@ -408,6 +458,7 @@ def with_retries(
         RemoteError: still failing after :data:`ATTEMPTS` attempts, or a fault not worth repeating.
         RevisionError: as :func:`hub_errors`.
     """
+    check_endpoint()
     attempt = 1
     while True:
         try:

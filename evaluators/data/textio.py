@@ -21,6 +21,13 @@ MISSING = "Input file {path} does not exist; check the path."
 #: Default message for invalid UTF-8; ``{path}`` is the quoted path, ``{byte}`` the offset, ``{line}`` the line.
 INVALID = "{path} is not valid UTF-8 (line {line}, byte {byte}); re-encode it with 'iconv -f <encoding> -t UTF-8'."
 _GZIP_MAGIC = b"\x1f\x8b"
+#: The longest line any text reader accepts, in characters. A line holds one sentence, a
+#: paragraph, a dictionary entry or one sentence's links: the longest in the corpora xlbench
+#: reads (BUCC, Tatoeba, NTREX, PAWS-X, the Bibles, MUSE) is under 2,000. A longer one is a
+#: file that is not one-item-per-line (a document, a minified dump); matching and splitting are
+#: superlinear in its length (a 1 MB line ran cbd out of memory after 482 s; 10,000 characters
+#: of adversarial text already take cbd about a minute).
+MAX_LINE_CHARS = 10_000
 
 
 def split_lines(text: str) -> list[str]:
@@ -39,17 +46,54 @@ def split_lines(text: str) -> list[str]:
     return [line.rstrip("\r") for line in lines]
 
 
+def check_line_lengths(lines: list[str], path: str | os.PathLike, what: str = "Input file") -> None:
+    """Refuse a line longer than :data:`MAX_LINE_CHARS` (the one length guard of every text reader).
+
+    >>> check_line_lengths(["short", "lines"], "x.txt")
+
+    Raises:
+        InputFileError: one sentence naming the file, the line and the limit.
+    """
+    for number, line in enumerate(lines, start=1):
+        if len(line) > MAX_LINE_CHARS:
+            raise InputFileError(
+                f"{what} {str(path)!r} line {number} has {len(line):,} characters, more than the "
+                f"{MAX_LINE_CHARS:,} a line of one sentence or paragraph may have; split that line "
+                f"(one sentence per line) or remove it."
+            )
+
+
+def _stat_kind(p: Path, what: str) -> str:
+    """Return ``dir``, ``file``, ``missing`` or ``other``; a folder that cannot be searched is an error.
+
+    ``Path.is_dir()`` raises ``PermissionError`` when a folder above ``p`` denies search (x).
+    """
+    try:
+        if p.is_dir():
+            return "dir"
+        if p.is_file():
+            return "file"
+        return "other" if p.exists() else "missing"
+    except PermissionError as err:
+        raise InputFileError(
+            f"Cannot reach {what.lower()} {str(p)!r}: permission denied on it or a folder above it "
+            f"({err.strerror}); give your user read and search (x) permission on the path, or copy "
+            f"the file somewhere readable."
+        ) from err
+
+
 def _check_file(p: Path, what: str, missing: str | None) -> None:
     shown = repr(str(p))
-    if p.is_dir():
+    kind = _stat_kind(p, what)
+    if kind == "dir":
         raise InputFileError(
             f"{what} {shown} is a directory, expected a file; pass the file inside it."
         )
-    if not p.exists():
+    if kind == "missing":
         if missing is not None:
             raise InputFileError(missing.format(path=shown))
         raise InputFileError(f"{what} {shown} does not exist; check the path.")
-    if not p.is_file():
+    if kind != "file":
         raise InputFileError(f"{what} {shown} is not a regular file; pass a file.")
 
 
@@ -149,6 +193,9 @@ def read_lines(
         gz: the file is gzip-compressed.
 
     Raises:
-        InputFileError: missing file, a directory, unreadable, not gzip, or invalid UTF-8.
+        InputFileError: missing file, a directory, unreadable, not gzip, invalid UTF-8, or a
+            line longer than :data:`MAX_LINE_CHARS`.
     """
-    return split_lines(read_text(path, what, gz=gz, missing=missing, invalid=invalid))
+    lines = split_lines(read_text(path, what, gz=gz, missing=missing, invalid=invalid))
+    check_line_lengths(lines, path, what)
+    return lines

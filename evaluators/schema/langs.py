@@ -2,9 +2,24 @@
 
 A pair is ``src-tgt`` (``eng_Latn-deu_Latn``) and is also the Hub config name.
 Users may type the short forms (``deu``, ``de``, ``eng-deu``) or BCP-47 tags
-(``pt-BR``, ``zh-TW``, ``sr-Latn``); :func:`resolve_lang` and :func:`resolve_pair`
-turn them into the canonical form, and an unknown code raises
-:class:`~evaluators.core.errors.LangCodeError` listing close matches.
+(``pt-BR``, ``zh-TW``, ``sr-Latn``); :func:`parse_tag` is THE parser of one tag,
+:func:`resolve_lang`, :func:`resolve_langs` and :func:`resolve_pair` turn tags into the
+canonical form, and anything they cannot place raises
+:class:`~evaluators.core.errors.LangCodeError` in one sentence (listing close matches).
+
+One tag is a language subtag (ISO 639-1/2/3), then an optional ISO 15924 script and an
+optional region, joined by ``-`` (BCP-47) or ``_`` (FLORES): ``pt-BR``, ``zh_Hant``,
+``deu_Latn``. The region only picks the script (``zh-TW`` is Traditional, ``zh-CN``
+Simplified) and is not kept: ``pt-BR`` and ``pt-PT`` are both ``por_Latn``, so a list
+naming both is refused (:func:`resolve_langs`) rather than building one of them silently.
+
+How a pair is split (:func:`split_pair`): ``_`` never separates two languages; each
+``-``-separated part is read by its form, as BCP-47 writes it: four letters are a script
+(``Latn``), two CAPITAL letters or three digits a region (``BR``, ``419``); anything else
+starts the next language. So ``eng-pt_BR``, ``pt-BR-eng`` and ``en-zh-TW`` are pairs,
+while ``pt-BR`` and ``zh-TW`` are ONE language each and are refused as a pair (not read
+as Portuguese-Breton or Chinese-Twi); two-letter pairs are written in lower case
+(``en-de``; ``EN-DE`` is English as used in Germany).
 
 Which codes exist, their likely script and their names come from ``langcodes``
 and its ``language_data`` package (the IANA language subtag registry, which
@@ -20,6 +35,8 @@ from __future__ import annotations
 import functools
 import re
 import string
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from evaluators.core.errors import LangCodeError
@@ -201,20 +218,39 @@ def _did_you_mean(code: str) -> str:
     return f" Did you mean {', '.join(named)}?"
 
 
-def resolve_lang(code: str) -> str:
-    """Return the canonical ``xxx_Scrp`` code for any accepted spelling.
+@dataclass(frozen=True)
+class LangTag:
+    """One language tag as parsed: ISO 639-3 language, ISO 15924 script, the region if typed.
 
-    Accepts the canonical form, ISO 639-3, ISO 639-1, ISO 639-2/B, ``xxx-Scrp`` /
-    ``xx_Scrp`` variants and BCP-47 tags with a region (the region only picks the
-    script: ``zh-TW`` is written in Hant; it is not kept).
+    Attributes:
+        iso: the ISO 639-3 code (FLORES-200's individual language, see ``_ALIASES``).
+        script: the script, as typed or the likely one (for the region when given).
+        region: the region subtag as typed in capitals (``BR``), or ``None``.
+        typed: what the user typed.
+    """
 
-    >>> resolve_lang("deu"), resolve_lang("de"), resolve_lang("zho_Hant"), resolve_lang("cze")
-    ('deu_Latn', 'deu_Latn', 'zho_Hant', 'ces_Latn')
-    >>> resolve_lang("pt-BR"), resolve_lang("zh-TW"), resolve_lang("sr-Latn"), resolve_lang("zul")
-    ('por_Latn', 'cmn_Hant', 'srp_Latn', 'zul_Latn')
+    iso: str
+    script: str
+    region: str | None
+    typed: str
+
+    @property
+    def code(self) -> str:
+        """The canonical ``xxx_Scrp`` code (the region is not part of it)."""
+        return f"{self.iso}_{self.script}"
+
+
+def parse_tag(code: str) -> LangTag:
+    """Parse ONE language tag (ISO 639-1/2/3, ``xxx_Scrp``, BCP-47 with script and/or region).
+
+    >>> parse_tag("pt-BR")
+    LangTag(iso='por', script='Latn', region='BR', typed='pt-BR')
+    >>> parse_tag("zh-TW").code, parse_tag("zh-CN").code, parse_tag("zh_Hant").code
+    ('cmn_Hant', 'cmn_Hans', 'cmn_Hant')
 
     Raises:
-        LangCodeError: the code is not a known language; the message lists close matches.
+        LangCodeError: not one tag this parser can place (an unknown language or script,
+            extensions and variants such as ``en-US-x-twain``); the message lists close matches.
     """
     if not isinstance(code, str) or not code.strip():
         raise LangCodeError(f"Expected a language code such as 'deu' or 'deu_Latn', got {code!r}.")
@@ -236,7 +272,54 @@ def resolve_lang(code: str) -> str:
                 f"Unknown script {script_tag!r} in {raw!r}: use an ISO 15924 code such as "
                 f"Latn, Cyrl, Arab, Hans, Hant, Jpan."
             )
-    return f"{base}_{script_tag or _likely_script(base, region)}"
+    region = region.upper() if region else None
+    return LangTag(base, script_tag or _likely_script(base, region), region, raw)
+
+
+def resolve_lang(code: str) -> str:
+    """Return the canonical ``xxx_Scrp`` code for any accepted spelling (see :func:`parse_tag`).
+
+    Accepts the canonical form, ISO 639-3, ISO 639-1, ISO 639-2/B, ``xxx-Scrp`` /
+    ``xx_Scrp`` variants and BCP-47 tags with a region (the region only picks the
+    script: ``zh-TW`` is written in Hant; it is not kept).
+
+    >>> resolve_lang("deu"), resolve_lang("de"), resolve_lang("zho_Hant"), resolve_lang("cze")
+    ('deu_Latn', 'deu_Latn', 'zho_Hant', 'ces_Latn')
+    >>> resolve_lang("pt-BR"), resolve_lang("zh-TW"), resolve_lang("sr-Latn"), resolve_lang("zul")
+    ('por_Latn', 'cmn_Hant', 'srp_Latn', 'zul_Latn')
+
+    Raises:
+        LangCodeError: the code is not a known language; the message lists close matches.
+    """
+    return parse_tag(code).code
+
+
+def resolve_langs(codes: Iterable[str], option: str = "--langs") -> list[str]:
+    """Resolve a list of languages, refusing two entries that name the same canonical code.
+
+    Locale variants (``pt_BR``, ``pt_PT``) are one ``xxx_Scrp`` code, hence one config:
+    building one and dropping the other silently would be wrong, so the list is refused.
+
+    >>> resolve_langs(["de", "zh-TW", "zh-CN"])
+    ['deu_Latn', 'cmn_Hant', 'cmn_Hans']
+
+    Raises:
+        LangCodeError: an unknown code, or two entries naming one language and script.
+    """
+    seen: dict[str, str] = {}
+    for typed in codes:
+        code = resolve_lang(typed)
+        if code in seen:
+            first = seen[code]
+            why = (
+                f"{option} lists {typed!r} twice"
+                if first.strip() == typed.strip()
+                else f"{option} lists {first!r} and {typed!r}, which are both {code}, one config "
+                f"(xlbench's codes name a language and its script, never a region)"
+            )
+            raise LangCodeError(f"{why}; keep one of them.")
+        seen[code] = typed
+    return list(seen)
 
 
 def check_lang(code: str) -> str:
@@ -257,56 +340,71 @@ def check_lang(code: str) -> str:
     return code
 
 
+_SCRIPT_PART = re.compile(r"^[A-Za-z]{4}$")
+_REGION_PART = re.compile(r"^(?:[A-Z]{2}|[0-9]{3})$")
+
+
+def split_pair(pair: str) -> tuple[str, str]:
+    """Split a typed pair into its two language tags (the rule is in the module docstring).
+
+    >>> split_pair("eng-deu"), split_pair("eng-pt_BR"), split_pair("pt-BR-en")
+    (('eng', 'deu'), ('eng', 'pt_BR'), ('pt-BR', 'en'))
+    >>> split_pair("en-zh-Hant-TW"), split_pair("eng-Latn-deu-Latn")
+    (('en', 'zh-Hant-TW'), ('eng-Latn', 'deu-Latn'))
+
+    Raises:
+        LangCodeError: not exactly two languages (``pt-BR`` is one: Portuguese as used in Brazil).
+    """
+    text = (pair or "").strip() if isinstance(pair, str) else ""
+    sides: list[list[str]] = []
+    for part in text.split("-"):
+        joins = bool(sides) and "_" not in part
+        if joins and (_SCRIPT_PART.match(part) or _REGION_PART.match(part)):
+            sides[-1].append(part)  # a script or region belongs to the language before it
+        else:
+            sides.append([part])
+    tags = ["-".join(side) for side in sides]
+    if len(tags) == 2 and all(tags):
+        return tags[0], tags[1]
+    if len(tags) == 1 and len(sides[0]) > 1:
+        raise LangCodeError(
+            f"{text!r} is one language ({_describe(text)}), not a pair; join two languages with "
+            f"'-' and a side's own subtags with '_', e.g. 'eng-{text.replace('-', '_')}' "
+            f"(two-letter pairs in lower case: 'en-de')."
+        )
+    raise LangCodeError(
+        f"Expected a language pair like 'eng-deu', 'eng_Latn-deu_Latn' or 'eng-pt_BR', got {pair!r}"
+        + (f" ({len(tags)} languages)." if len(tags) > 2 else ".")
+    )
+
+
+def _describe(tag: str) -> str:
+    """Name a tag in words for a message (``Portuguese, region BR``), or ``unknown``."""
+    try:
+        parsed = parse_tag(tag)
+    except LangCodeError:
+        return "an unknown code"
+    where = f", region {parsed.region}" if parsed.region else ""
+    return f"{language_name(parsed.code)} in {script_name(parsed.code)} script{where}"
+
+
 def resolve_pair(pair: str) -> tuple[str, str]:
-    """Resolve a user-typed pair (``eng-deu``, ``en-de``, ``eng_Latn-deu_Latn``).
+    """Resolve a user-typed pair (``eng-deu``, ``en-de``, ``eng_Latn-deu_Latn``, ``eng-pt_BR``).
 
     >>> resolve_pair("eng-deu")
     ('eng_Latn', 'deu_Latn')
-    >>> resolve_pair("eng_Latn-cmn_Hans")
-    ('eng_Latn', 'cmn_Hans')
+    >>> resolve_pair("eng_Latn-cmn_Hans"), resolve_pair("en-zh-TW")
+    (('eng_Latn', 'cmn_Hans'), ('eng_Latn', 'cmn_Hant'))
 
     Raises:
-        LangCodeError: the pair is not two codes joined by ``-`` or a code is unknown.
+        LangCodeError: the pair is not two tags (:func:`split_pair`), a code is unknown,
+            or both sides are one language.
     """
-    text = (pair or "").strip()
-    parts = text.split("-")
-    # Each side may itself contain '-' (eng-Latn, pt-BR), so try every split point
-    # and keep those where both sides are well-formed codes.
-    candidates = []
-    for i in range(1, len(parts)):
-        left, right = "-".join(parts[:i]), "-".join(parts[i:])
-        if _TAG_RE.match(left) and _TAG_RE.match(right):
-            candidates.append((left, right))
-    if len(candidates) > 1:
-        # pt-BR-en could be (pt-BR, en) or (pt, BR-en): prefer sides whose every
-        # subtag is meaningful (BR-en has the non-region 'EN').
-        strict = [c for c in candidates if all(_meaningful(side) for side in c)]
-        candidates = strict or candidates
-    if len(candidates) != 1 or not all(candidates[0]):
-        raise LangCodeError(
-            f"Expected a language pair like 'eng-deu' or 'eng_Latn-deu_Latn', got {pair!r}"
-            + (
-                "; it can be split more than one way, write it as 'xxx_Scrp-xxx_Scrp'."
-                if len(candidates) > 1
-                else "."
-            )
-        )
-    src, tgt = resolve_lang(candidates[0][0]), resolve_lang(candidates[0][1])
+    left, right = split_pair(pair)
+    src, tgt = resolve_lang(left), resolve_lang(right)
     if src == tgt:
         raise LangCodeError(f"A pair needs two different languages, got {pair!r}.")
     return src, tgt
-
-
-def _meaningful(tag: str) -> bool:
-    """Whether every subtag of ``tag`` is a registered language, script or region."""
-    match = _TAG_RE.match(tag)
-    if not match or _base_iso3(match.group(1)) is None:
-        return False
-    langcodes, data = _lc()
-    scr, region = match.group(2), match.group(3)
-    if scr and scr.title() not in data.ALL_SCRIPTS:
-        return False
-    return not region or langcodes.Language.make(territory=region.upper()).is_valid()
 
 
 def pair_config(src: str, tgt: str) -> str:

@@ -307,6 +307,14 @@ def evaluate_files(args: Params, data: DatasetSource | None = None) -> tuple[Ali
         "--gold-base",
     )
     if data is not None and pred_raw.fmt == "pharaoh":
+        # Line i is sentence i of the config: as with two Pharaoh files, the counts must agree
+        # (a short file would score its missing lines as empty predictions).
+        if len(pred_raw.keys) != len(gold_raw.keys):
+            raise InputFileError(
+                f"{config} of {ds_info['id']!r} has {len(gold_raw.keys)} sentences but the prediction "
+                f"{str(args.pred)!r} has {len(pred_raw.keys)} lines; write one line per sentence "
+                f"(an empty line for no links)."
+            )
         pred_raw = AlignmentFile(
             [gold_raw.keys[int(k)] if int(k) < len(gold_raw.keys) else k for k in pred_raw.keys],
             pred_raw.sure,

@@ -78,7 +78,15 @@ class Params:
     )
     reverse: bool = param(False, "swap source and target of --text/--links")
     config: str | None = param(None, "config of --dataset", sig=False)
-    limit: int | None = param(None, "score only the first N sentence pairs", type=int, sig=False)
+    limit: int | None = param(
+        None,
+        "score only the first N sentence pairs",
+        type=int,
+        sig=False,
+        min=1,
+        must="a positive number of sentence pairs",
+        hint="leave it out to score every pair",
+    )
     save_links: bool = param(
         False,
         "also write the predicted links (0-based Pharaoh, one line per pair) next to the result, "

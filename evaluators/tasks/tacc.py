@@ -144,6 +144,8 @@ class Params:
         TIE_TOLERANCE,
         "similarity differences up to this are ties (float32 noise; default 1e-6, 0 = exact equality only)",
         sig="tie-tol",
+        min=0,
+        must=">= 0 (0: exact equality only)",
     )
     fertility: str = param(
         "model",
@@ -166,8 +168,6 @@ class Params:
     def __post_init__(self) -> None:
         if self.sample is not None and self.sample < 1:
             raise UsageError(f"--sample must be a positive number of items, got {self.sample}.")
-        if self.tie_tolerance < 0:
-            raise UsageError(f"--tie-tolerance must be >= 0, got {self.tie_tolerance}.")
 
 
 def signature_extra(values: Mapping[str, Any]) -> dict[str, Any]:

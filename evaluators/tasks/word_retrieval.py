@@ -190,16 +190,23 @@ def parse_layers(text: str) -> list[int] | None:
     (None, [0, 6, -1])
 
     Raises:
-        UsageError: not ``all`` nor comma-separated integers.
+        UsageError: not ``all`` nor comma-separated integers (an empty item such as ``0,,1``
+            or a layer listed twice included: the signature would record what was not scored).
     """
     if text.strip().lower() == "all":
         return None
     try:
-        return [int(p) for p in text.split(",") if p.strip()]
+        layers = [int(p) for p in text.split(",")]
     except ValueError as err:
         raise UsageError(
             f"--layers must be 'all' or comma-separated integers like 0,6,12; got {text!r}."
         ) from err
+    twice = sorted({x for x in layers if layers.count(x) > 1})
+    if twice:
+        raise UsageError(
+            f"--layers lists layer {twice[0]} twice in {text!r}; list each layer once."
+        )
+    return layers
 
 
 # ---------------------------------------------------------------- static word vectors

@@ -65,7 +65,7 @@ from evaluators.tasks.aligners.analyses import (
 from evaluators.tasks.aligners.grid import config_label, configurations
 from evaluators.tasks.aligners.loaders import _read_extra, _read_lines, load_gold, load_silver
 from evaluators.tasks.aligners.plots import plot
-from evaluators.tasks.aligners.spec import PAIR_KEYS, parse_pair
+from evaluators.tasks.aligners.spec import PAIR_KEYS, parse_pair, parse_pairs
 
 if TYPE_CHECKING:
     import numpy as np
@@ -162,7 +162,13 @@ class Params:
         sig=False,
     )
     max_train: int | None = param(
-        None, "use at most this many extra training lines per pair", type=int, sig="max-train"
+        None,
+        "use at most this many extra training lines per pair",
+        type=int,
+        sig="max-train",
+        min=1,
+        must="a positive number of lines",
+        hint="leave it out to use every line of --train-text",
     )
     methods: tuple[str, ...] = param(
         ("eflomal", "fast_align"), "aligners to compare on words", nargs="+", sig=False
@@ -224,6 +230,7 @@ class Params:
             raise UsageError(
                 f"--bootstrap must be 0 (no interval) or a positive number of resamples, got {self.bootstrap}."
             )
+        parse_pairs(self.pair or ())  # a bad or repeated --pair fails before any work
 
 
 def signature_extra(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -407,7 +414,7 @@ def score(
     seed = seed_of(rng)  # the aligners take an integer seed: --seed itself
     # The bootstrap has its own stream: its draws never change an alignment or an F1.
     boot_rng = bootstrap_rng(seed)
-    pairs = [parse_pair(p) for p in args.pair]
+    pairs = parse_pairs(args.pair)
     configs = configurations(args)
     progress_bar: Any
     from tqdm import tqdm as progress_bar  # a base dependency

@@ -26,7 +26,7 @@ def parse_pair(spec: str) -> dict[str, str]:
     '/d/eng_fra'
 
     Raises:
-        UsageError: unknown key, missing ``=``, or neither ``silver`` nor ``dataset``.
+        UsageError: unknown or repeated key, missing ``=``, or neither ``silver`` nor ``dataset``.
     """
     out: dict[str, str] = {}
     for field in spec.split(","):
@@ -35,6 +35,10 @@ def parse_pair(spec: str) -> dict[str, str]:
         if not eq or key not in PAIR_KEYS:
             raise UsageError(
                 f"Bad --pair field {field!r}; use comma-separated key=value with keys {', '.join(PAIR_KEYS)}."
+            )
+        if key in out:
+            raise UsageError(
+                f"--pair {spec!r} gives {key} twice ({out[key]!r} and {value.strip()!r}); give each key once."
             )
         out[key] = value.strip()
     if "silver" not in out and "dataset" not in out:
@@ -47,3 +51,22 @@ def parse_pair(spec: str) -> dict[str, str]:
         raise UsageError(f"--pair {spec!r} needs both train_src and train_tgt (or neither).")
     out.setdefault("name", Path(out.get("silver") or out["dataset"]).name)
     return out
+
+
+def parse_pairs(specs: list[str] | tuple[str, ...]) -> list[dict[str, str]]:
+    """Parse every ``--pair``; two pairs of one name would overwrite each other's results.
+
+    >>> [p["name"] for p in parse_pairs(["silver=/d/eng_fra", "name=b,silver=/d/eng_fra"])]
+    ['eng_fra', 'b']
+
+    Raises:
+        UsageError: a bad spec (:func:`parse_pair`) or a name given to two pairs.
+    """
+    pairs = [parse_pair(spec) for spec in specs]
+    names = [pair["name"] for pair in pairs]
+    twice = next((n for n in names if names.count(n) > 1), None)
+    if twice is not None:
+        raise UsageError(
+            f"Two --pair options are named {twice!r}; give each a distinct name=... (results are kept by name)."
+        )
+    return pairs

@@ -58,6 +58,17 @@ def test_opener_unreadable(tmp_path):
         textio.read_lines(p)
 
 
+def test_one_length_guard_for_every_line_reader(tmp_path):
+    # Issue 27 item 6: a 1 MB line ran cbd out of memory after 482 s; now one sentence, at once.
+    long = tmp_path / "long.txt"
+    long.write_text("ok\n" + "w " * (textio.MAX_LINE_CHARS // 2 + 1) + "\nok\n", encoding="utf-8")
+    with pytest.raises(InputFileError, match=r"long.txt' line 2 has 10,002 characters"):
+        textio.read_lines(long)
+    edge = tmp_path / "edge.txt"
+    edge.write_text("x" * textio.MAX_LINE_CHARS + "\n", encoding="utf-8")
+    assert textio.read_lines(edge) == ["x" * textio.MAX_LINE_CHARS]
+
+
 # --- alignment I/O ----------------------------------------------------------------------
 
 

@@ -188,3 +188,93 @@ def test_overrides_differ_from_the_library():
 def test_script_and_language_names():
     assert script_name("srp_Cyrl") == "Cyrillic"
     assert to_card_language("arb_Arab") == "ar" and to_card_language("zul_Latn") == "zu"
+
+
+# Issue 27 item 5 / issue 26 item 6: ONE tag parser; a BCP-47 tag is one language, never a pair.
+TAGS_ALONE = [
+    # typed, iso, script, region
+    ("pt-BR", "por", "Latn", "BR"),
+    ("pt_BR", "por", "Latn", "BR"),
+    ("pt-br", "por", "Latn", "BR"),
+    ("pt-PT", "por", "Latn", "PT"),
+    ("zh-TW", "cmn", "Hant", "TW"),
+    ("zh-HK", "cmn", "Hant", "HK"),
+    ("zh-CN", "cmn", "Hans", "CN"),
+    ("zh-Hant", "cmn", "Hant", None),
+    ("zh_Hans", "cmn", "Hans", None),
+    ("zh-Hant-TW", "cmn", "Hant", "TW"),
+    ("sr-Latn", "srp", "Latn", None),
+    ("sr", "srp", "Cyrl", None),
+    ("es-419", "spa", "Latn", "419"),
+    ("de", "deu", "Latn", None),
+    ("deu", "deu", "Latn", None),
+    ("ger", "deu", "Latn", None),
+    ("deu_Latn", "deu", "Latn", None),
+    ("EN-DE", "eng", "Latn", "DE"),
+]
+
+
+@pytest.mark.parametrize("typed,iso,scr,region", TAGS_ALONE)
+def test_tags_alone_parse_to_one_language(typed, iso, scr, region):
+    from evaluators.schema.langs import parse_tag
+
+    tag = parse_tag(typed)
+    assert (tag.iso, tag.script, tag.region) == (iso, scr, region)
+    assert resolve_lang(typed) == f"{iso}_{scr}"
+
+
+@pytest.mark.parametrize(
+    "bad,words",
+    [
+        ("en-US-x-twain", "Unknown language code"),
+        ("sl-rozaj", "Unknown language code"),
+        ("zh-Hanx", "Unknown script"),
+        ("qaa", "Unknown language code"),
+        ("", "Expected a language code"),
+    ],
+)
+def test_tags_it_cannot_place_are_refused_in_one_sentence(bad, words):
+    with pytest.raises(LangCodeError, match=words) as err:
+        resolve_lang(bad)
+    assert "\n" not in str(err.value)
+
+
+PAIRS = [
+    ("eng-deu", ("eng_Latn", "deu_Latn")),
+    ("en-de", ("eng_Latn", "deu_Latn")),
+    ("eng-pt_BR", ("eng_Latn", "por_Latn")),
+    ("pt_BR-eng", ("por_Latn", "eng_Latn")),
+    ("pt-BR-en", ("por_Latn", "eng_Latn")),
+    ("en-zh-TW", ("eng_Latn", "cmn_Hant")),
+    ("en-zh_TW", ("eng_Latn", "cmn_Hant")),
+    ("en-zh-Hant-TW", ("eng_Latn", "cmn_Hant")),
+    ("zh-CN-en", ("cmn_Hans", "eng_Latn")),
+    ("eng-Latn-deu-Latn", ("eng_Latn", "deu_Latn")),
+    ("es-419-en", ("spa_Latn", "eng_Latn")),
+]
+
+
+@pytest.mark.parametrize("typed,pair", PAIRS)
+def test_pairs_split_by_the_form_of_each_part(typed, pair):
+    assert resolve_pair(typed) == pair
+
+
+@pytest.mark.parametrize(
+    "tag,name", [("pt-BR", "Portuguese"), ("zh-TW", "Traditional"), ("zh-CN", "Simplified"),
+                 ("EN-DE", "English"), ("sr-Latn", "Serbian")],
+)  # fmt: skip
+def test_one_tag_is_not_a_pair(tag, name):
+    # Before: pt-BR was Portuguese->Breton and zh-TW Chinese->Twi.
+    with pytest.raises(LangCodeError, match="is one language") as err:
+        resolve_pair(tag)
+    assert name in str(err.value) and f"eng-{tag.replace('-', '_')}" in str(err.value)
+
+
+def test_locale_variants_in_a_list_are_refused_not_merged():
+    from evaluators.schema.langs import resolve_langs
+
+    assert resolve_langs(["de", "zh-TW", "zh-CN"]) == ["deu_Latn", "cmn_Hant", "cmn_Hans"]
+    with pytest.raises(LangCodeError, match="'pt_BR' and 'pt_PT', which are both por_Latn"):
+        resolve_langs(["pt_BR", "pt_PT"])
+    with pytest.raises(LangCodeError, match="'deu' twice"):
+        resolve_langs(["deu", "deu"])
