@@ -140,13 +140,19 @@ def _mteb_model(model: Any, batch: int) -> SentenceEncoder:
     return encoder
 
 
-def bitext_metadata(name: str, revision: str, langs: dict[str, list[str]], split: str) -> Any:
+def bitext_metadata(
+    name: str,
+    revision: str,
+    langs: dict[str, list[str]],
+    split: str,
+    description: str = "xlbench data as an mteb bitext-mining task.",
+) -> Any:
     """Return mteb's ``TaskMetadata`` of an xlbench bitext-mining task (the adapters and mteb models use it)."""
     from mteb.abstasks.task_metadata import TaskMetadata
 
     return TaskMetadata(
         name=name, dataset={"path": name, "revision": revision},
-        description="xlbench data as an mteb bitext-mining task.",
+        description=description,
         reference="https://github.com/xlbench/xlbench", type="BitextMining", category="t2t",
         modalities=["text"], eval_splits=[split], eval_langs=langs, main_score="f1", date=None,
         domains=None, task_subtypes=None, license=None, annotations_creators=None, dialect=None,
