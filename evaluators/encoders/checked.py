@@ -112,7 +112,8 @@ class CheckedEncoder:
     @property
     def label(self) -> str:
         """The model as messages name it."""
-        return truncate(str(getattr(self.inner, "model_id", None) or type(self.inner).__name__))
+        name = str(getattr(self.inner, "model_id", None) or type(self.inner).__name__)
+        return name if len(name) <= 80 else name[:77] + "..."
 
     def _call(self, method: Callable[..., Any], n: int, *args: Any, **kwargs: Any) -> Any:
         if not self.foreign:

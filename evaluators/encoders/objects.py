@@ -117,8 +117,24 @@ def _sentence_transformer(model: Any, batch: int) -> tuple[SentenceEncoder, str]
     return encoder, name
 
 
-def _mteb_model(model: Any, batch: int) -> SentenceEncoder:
-    """An mteb 2.x model: its ``encode(DataLoader, task_metadata=..., prompt_type=...)``."""
+def _mteb_model(model: Any, batch: int, given: str | None, revision: str | None) -> SentenceEncoder:
+    """An mteb 2.x model: its ``encode(DataLoader, task_metadata=..., prompt_type=...)``.
+
+    mteb's meta of a model built in memory names nothing: then the wrapped
+    SentenceTransformer's name and weights (or the probe vectors) identify it.
+    """
+    encoder = _mteb_encoder(model, batch)
+    if encoder.revision is None and revision is None:
+        inner = getattr(model, "model", None)
+        if _is_sentence_transformer(inner) and encoder.model_id == type(model).__name__:
+            encoder.model_id = _st_name(inner)
+        encoder.revision, how = _derive(inner, encoder.fn)
+        encoder.revision_source = "weights" if how == "weights" else "content"
+        _warn_derived(type(model).__name__, given or encoder.model_id, encoder.revision, how)
+    return encoder
+
+
+def _mteb_encoder(model: Any, batch: int) -> SentenceEncoder:
     meta = model.mteb_model_meta
 
     def fn(texts: list[str], role: str | None = None) -> Any:
@@ -132,10 +148,11 @@ def _mteb_model(model: Any, batch: int) -> SentenceEncoder:
             hf_split="test", hf_subset="default", prompt_type=kind,
         )  # fmt: skip
 
-    revision = str(meta.revision) if meta.revision else None
-    encoder = SentenceEncoder(
-        fn, str(meta.name or type(model).__name__), revision, batch_size=batch
-    )
+    # mteb's placeholders for a model built in memory name nothing
+    revision = meta.revision if meta.revision not in (None, "no_revision_available") else None
+    unnamed = meta.name in (None, "no_model_name/available")
+    name = type(model).__name__ if unnamed else str(meta.name)
+    encoder = SentenceEncoder(fn, name, revision, batch_size=batch)
     encoder.revision_source = "hub" if revision and _SHA.match(revision) else "encoder"
     return encoder
 
@@ -176,7 +193,7 @@ def _generic(model: Any, batch: int) -> tuple[Callable[..., Any], str]:
 
 def _derive(model: Any, fn: Callable[..., Any]) -> tuple[str, str]:
     """(revision, what it comes from): the weights, a function's source, else its probe vectors."""
-    digest = tensor_digest(model)
+    digest = tensor_digest(model) if model is not None else None
     if digest:
         return digest, "weights"
     if inspect.isfunction(model):
@@ -227,7 +244,7 @@ def open_object(
     if getattr(model, "mteb_model_meta", None) is not None and callable(
         getattr(model, "encode", None)
     ):
-        encoder: Any = _mteb_model(model, batch_size)
+        encoder: Any = _mteb_model(model, batch_size, name, revision)
     elif _is_sentence_transformer(model):
         encoder, _ = _sentence_transformer(model, batch_size)
     elif callable(getattr(model, "encode", None)) or callable(model):
