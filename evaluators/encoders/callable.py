@@ -37,6 +37,11 @@ class SentenceEncoder:
     """
 
     num_layers = 0
+    #: Where the revision came from when it is not the user's (``"weights"``, ``"content"``,
+    #: ``"hub"``); read by :func:`~evaluators.encoders.identity.identify`.
+    revision_source: str | None = None
+    #: The prompt applied per role, when the model has prompts (a SentenceTransformer's).
+    prompts: dict[str, str] | None = None
 
     def __init__(
         self,
