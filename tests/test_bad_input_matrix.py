@@ -441,6 +441,7 @@ CASES = [
     ),
     ([*WR, "--dataset", "{ds}", "--static-vectors", "{nan_vec}", "{nan_vec}"], 2, ["NaN"]),
     ([*WR, "--dataset", "{ds}", *M, "--device", "cuda:99"], 2, ["cuda:99", "not available"]),
+    ([*BT, "--src", "{two_lines}", "--tgt", "{two_lines}", *M, "--lang", "xx-yy"], 2, ["xx"]),
     # model output is checked at the one encoder boundary (issue 26/27): one sentence naming the model
     *[
         (

@@ -239,6 +239,8 @@ def score(
     if data is not None:
         if params.src or params.tgt:
             raise UsageError("Pass either --dataset or --src/--tgt, not both.")
+        if params.lang:
+            raise UsageError("--lang names the languages of --src/--tgt; a dataset names its own.")
         subsets, pair_ids = _gold_subsets(data, params)
     else:
         if not (params.src and params.tgt):
