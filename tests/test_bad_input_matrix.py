@@ -29,7 +29,9 @@ import pytest
 
 from builders.cli import main
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
+sys.path.insert(
+    0, str(Path(__file__).resolve().parent / "support")
+)  # tiny_folders; xl_bad_models for callable: rows
 import tiny_folders as tf  # noqa: E402  (four-family folders and folder surgery)
 
 LATIN1 = "caf\xe9 1-1\n".encode("latin-1")
@@ -478,6 +480,38 @@ CASES = [
         2,
         ["not both"],
     ),
+    (
+        [*WR, "--dataset", "{ds}", "--static-vectors", "{foreign_vec}", "{foreign_vec}"],
+        2,
+        ["foreign.vec", "none of the"],
+    ),
+    ([*WR, "--dataset", "{ds}", "--static-vectors", "{nan_vec}", "{nan_vec}"], 2, ["NaN"]),
+    ([*WR, "--dataset", "{ds}", *M, "--device", "cuda:99"], 2, ["cuda:99", "not available"]),
+    ([*BT, "--src", "{two_lines}", "--tgt", "{two_lines}", *M, "--lang", "xx-yy"], 2, ["xx"]),
+    # model output is checked at the one encoder boundary (issue 26/27): one sentence naming the model
+    *[
+        (
+            [
+                *BT,
+                "--src",
+                "{two_lines}",
+                "--tgt",
+                "{two_lines}",
+                "--model",
+                f"callable:xl_bad_models:{fn}",
+            ],
+            2,
+            [f"xl_bad_models:{fn}", *words],
+        )
+        for fn, words in [
+            ("nan", ["non-finite"]),
+            ("inf", ["non-finite"]),
+            ("zeros", ["all-zero"]),
+            ("strings", ["not numbers"]),
+            ("raises", ["raised RuntimeError", "the API said no"]),
+            ("flat", ["shape (2,)"]),
+        ]
+    ],
     ([*WR, "--dataset", "{ds_badcard}", *M], 2, ["README.md", "UTF-8"]),
     ([*WR, "--dataset", "{ds_deepcard}", *M], 2, ["YAML", "nested"]),
     ([*WR, "--dataset", "{ds_badparquet}", *M], 2, ["parquet"]),
@@ -686,6 +720,9 @@ def world(tmp_path_factory) -> dict[str, str]:
     put("three_words.txt", "a b c\n")
     put("dict_none.txt", "foo bar\nbaz qux\n")
     put("two_lines.txt", "The dog runs .\nA cat sleeps .\n")
+    words = [f"{c}{i}" for c in "wxyvut" for i in range(6)]
+    put("foreign.vec", "".join(f"zzz{i} 0.1 0.2\n" for i in range(5)), "foreign_vec")
+    put("nan.vec", "".join(f"{w} nan 0.2\n" for w in words), "nan_vec")
     put("three_lines.txt", "one\ntwo\nthree\n")
     put("text.txt", TEXT)
     put("no_sep.txt", "no separator here\n")

@@ -53,6 +53,10 @@ class EngineUnavailableError(XlbenchError):
     """A model, MT engine or resource needed for the job is not installed or reachable."""
 
 
+class ModelError(XlbenchError):
+    """A model's output is not usable (NaN, wrong shape or type) or the model's own code failed."""
+
+
 class ValidationError(XlbenchError):
     """A built dataset failed a validation check."""
 

@@ -23,6 +23,7 @@ from evaluators.encoders.base import (
     embed_sentences_by_loop,
     resolve_layers,
 )
+from evaluators.encoders.checked import check_matrix
 
 
 class SentenceEncoder:
@@ -36,6 +37,11 @@ class SentenceEncoder:
     """
 
     num_layers = 0
+    #: Where the revision came from when it is not the user's (``"weights"``, ``"content"``,
+    #: ``"hub"``); read by :func:`~evaluators.encoders.identity.identify`.
+    revision_source: str | None = None
+    #: The prompt applied per role, when the model has prompts (a SentenceTransformer's).
+    prompts: dict[str, str] | None = None
 
     def __init__(
         self,
@@ -116,13 +122,7 @@ class SentenceEncoder:
     def _call(self, texts: list[str], role: str | None) -> np.ndarray:
         out = self.fn(texts, role=role) if self._takes_role else self.fn(texts)
         self.calls += 1
-        arr = np.asarray(out, dtype=np.float32)
-        if arr.ndim != 2 or arr.shape[0] != len(texts):
-            raise UsageError(
-                f"{self.model_id} returned an array of shape {arr.shape} for {len(texts)} texts; "
-                "it must return one row per text, shape (n, dim)."
-            )
-        return arr
+        return check_matrix(out, len(texts), self.model_id)
 
     def sentence_embeddings(
         self, texts: Sequence[str], pooling: str = "model", layer: int = -1, role: str | None = None
@@ -140,7 +140,8 @@ class SentenceEncoder:
         return np.stack([result[t] for t in texts]).astype(np.float32)
 
 
-def _source_hash(fn: Callable) -> str:
+def source_hash(fn: Callable) -> str:
+    """sha256 of a function's module source (its revision when none is given)."""
     try:
         source = inspect.getsource(inspect.getmodule(fn) or fn)
     except (OSError, TypeError):
@@ -170,5 +171,5 @@ def from_spec(rest: str | None, **options) -> SentenceEncoder:
         raise UsageError(
             f"Module {module_name!r} has no function {fn_name!r}; callable:{rest} must name a function texts -> array."
         )
-    revision = options.pop("revision", None) or _source_hash(fn)
+    revision = options.pop("revision", None) or source_hash(fn)
     return SentenceEncoder(fn, f"callable:{rest}", revision, **options)

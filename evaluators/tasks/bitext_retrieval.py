@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from evaluators.core.errors import InputFileError, SchemaError, UsageError
+from evaluators.core.errors import InputFileError, LangCodeError, SchemaError, UsageError
 from evaluators.data.textio import read_lines
 from evaluators.metrics import mining
 from evaluators.run.task import (
@@ -31,6 +32,7 @@ from evaluators.run.task import (
     required,
 )
 from evaluators.schema import bucc as schema
+from evaluators.schema.langs import pair_config, resolve_lang, resolve_pair
 
 if TYPE_CHECKING:
     from evaluators.data.source import DatasetSource
@@ -90,6 +92,12 @@ class Params:
         None, "source sentences, one per line (line i translates --tgt line i)", sig=False
     )
     tgt: str | None = param(None, "target sentences, one per line", sig=False)
+    lang: str | None = param(
+        None,
+        "language pair of --src/--tgt, e.g. spa-eng (default: read from Tatoeba-style names "
+        "such as tatoeba.spa-eng.spa; results carry it and export to mteb as one task per family)",
+        sig=False,
+    )
     config: str | None = param(None, "bucc config (default: every main config)", sig=False)
     split: str = param("test", "bucc split (default test)", sig=False)
     k: int = param(mining.DEFAULT_K, "margin neighbourhood (default 4, LASER)")
@@ -144,6 +152,53 @@ def _hash_lists(a: list[str], b: list[str]) -> str:
     return digest.hexdigest()
 
 
+_TATOEBA = re.compile(r"^(?P<stem>.+)\.(?P<a>[A-Za-z_]+)-(?P<b>[A-Za-z_]+)\.(?P<side>[A-Za-z_]+)$")
+
+
+def file_pair_names(src: str, tgt: str, lang: str | None = None) -> tuple[str, str] | None:
+    """Return ``(family, subset)`` of a file pair: the family stem and the ``src-tgt`` pair code.
+
+    The pair is ``lang`` when given, else read from Tatoeba-style names
+    (``<family>.<l1>-<l2>.<side>``, LASER's layout); ``None`` when neither says it.
+
+    >>> file_pair_names("data/tatoeba.spa-eng.spa", "data/tatoeba.spa-eng.eng")
+    ('tatoeba', 'spa_Latn-eng_Latn')
+    >>> file_pair_names("a.txt", "b.txt") is None, file_pair_names("a.txt", "b.txt", "deu-fra")
+    (True, ('a.txt', 'deu_Latn-fra_Latn'))
+
+    Raises:
+        LangCodeError: ``lang`` is not a known pair.
+    """
+    ms, mt = _TATOEBA.match(Path(src).name), _TATOEBA.match(Path(tgt).name)
+    family = ms.group("stem") if ms and mt and ms.group("stem") == mt.group("stem") else None
+    if lang is not None:
+        return family or Path(src).name, pair_config(*resolve_pair(lang))
+    if family is None or ms is None or mt is None:
+        return None
+    try:
+        return family, pair_config(resolve_lang(ms.group("side")), resolve_lang(mt.group("side")))
+    except LangCodeError:
+        return None
+
+
+def files_record(params: Params, a: list[str], b: list[str]) -> tuple[str, dict[str, Any]]:
+    """The subset name and dataset record of a ``--src/--tgt`` run (languages when known)."""
+    src, tgt = str(params.src), str(params.tgt)  # both given: checked by the caller
+    named = file_pair_names(src, tgt, params.lang)
+    src_name, tgt_name = Path(src).name, Path(tgt).name
+    record: dict[str, Any] = {
+        "id": f"files:{named[0]}" if named else f"files:{src_name}+{tgt_name}",
+        "source": "files",
+        "revision": _hash_lists(a, b),
+        "version": None,
+        "src": params.src,
+        "tgt": params.tgt,
+    }
+    if named:
+        record["langs"] = list(named[1].split("-"))
+    return (named[1] if named else src_name), record
+
+
 def _duplicates(texts: list[str]) -> int:
     return len(texts) - len(set(texts))
 
@@ -184,21 +239,15 @@ def score(
     if data is not None:
         if params.src or params.tgt:
             raise UsageError("Pass either --dataset or --src/--tgt, not both.")
+        if params.lang:
+            raise UsageError("--lang names the languages of --src/--tgt; a dataset names its own.")
         subsets, pair_ids = _gold_subsets(data, params)
     else:
         if not (params.src and params.tgt):
             raise UsageError("Pass --src and --tgt (two line-aligned files) or --dataset.")
         a, b = read_aligned(params.src, params.tgt)
-        name = Path(params.src).name
+        name, dataset = files_record(params, a, b)
         subsets.append((name, a, b))
-        dataset = {
-            "id": f"files:{name}+{Path(params.tgt).name}",
-            "source": "files",
-            "revision": _hash_lists(a, b),
-            "version": None,
-            "src": params.src,
-            "tgt": params.tgt,
-        }
     entries, notes, mains, items = [], [], [], []
     for subset, a, b in subsets:
         x = model.sentence_embeddings(a, pooling=params.pooling, role=ROLE)

@@ -249,12 +249,32 @@ class StaticVectors:
                         ) from err
         return table
 
+    def _check_table(self, table: dict[str, np.ndarray], asked: int) -> dict[str, np.ndarray]:
+        """Refuse a file that knows none of the words, mixes dimensions or holds NaN/inf."""
+        where = f"Static vector file {str(self.path)!r}"
+        if asked and not table:
+            raise InputFileError(
+                f"{where} has a vector for none of the {asked} words asked; pass the aligned "
+                "fastText .vec file ('word v1 v2 ...' per line) of this side's language."
+            )
+        dims = {len(v) for v in table.values()}
+        if len(dims) > 1:
+            raise InputFileError(
+                f"{where} mixes vector lengths {sorted(dims)[:4]}; every line must hold the same number of values."
+            )
+        bad = [w for w, v in table.items() if not np.isfinite(v).all()]
+        if bad:
+            raise InputFileError(
+                f"{where} holds NaN or inf values (e.g. for {bad[0]!r}); fix or replace the file."
+            )
+        return table
+
     def word_vectors(self, texts: Any, spans: Any, layers: Any = None) -> WordVectors:
         """Return ``(1, n_words, dim)`` vectors (layer 0 only)."""
         word_re = re.compile(S.WORD_PATTERN)
         items = [word_re.findall(t[a:b]) for t, sp in zip(texts, spans) for a, b in sp]
         needed = {w for toks in items for tok in toks for w in (tok, tok.lower())}
-        table = self._load(needed)
+        table = self._check_table(self._load(needed), len(needed))
         dim = len(next(iter(table.values()))) if table else 1
         out = np.full((1, len(items), dim), np.nan, dtype=np.float32)
         found = np.zeros(len(items), dtype=bool)

@@ -10,7 +10,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from evaluators.core.errors import EngineUnavailableError, InputFileError, UsageError
+from evaluators.core.errors import EngineUnavailableError, InputFileError, ModelError, UsageError
 from evaluators.encoders import load_encoder
 from evaluators.encoders.st import STEncoder
 
@@ -210,8 +210,8 @@ def test_callable_errors(api_module):
         load_encoder(f"callable:{api_module}:NOT_A_FUNCTION")
     broken = load_encoder(f"callable:{api_module}:broken", use_cache=False)
     with pytest.raises(
-        UsageError,
-        match=r"returned an array of shape \(3,\) for 2 texts; it must return one row per text",
+        ModelError,
+        match=r"returned sentence embeddings of shape \(3,\) for 2 texts, not \(n, dim\)",
     ):
         broken.sentence_embeddings(["a", "b"])
     enc = load_encoder(f"callable:{api_module}:embed", use_cache=False)

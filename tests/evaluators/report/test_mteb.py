@@ -10,7 +10,7 @@ import pytest
 
 from builders.cli import main
 from evaluators.core.errors import UsageError
-from evaluators.report.mteb import mteb_scores, task_result
+from evaluators.report.mteb import mteb_model_name, mteb_scores, task_result
 
 mteb = pytest.importorskip("mteb", reason="mteb is a test extra: pip install -e '.[dev]'")
 pytestmark = pytest.mark.slow
@@ -21,7 +21,7 @@ def expected_scores(corpus) -> dict[tuple, float]:
     out = {}
     for path in corpus.rglob("*.json"):
         d = json.loads(path.read_text())
-        key = (d["model"]["id"], d["model"].get("revision"), d["evaluator"])
+        key = (mteb_model_name(d["model"]), d["model"].get("revision"), d["evaluator"])
         for e in d["scores"]["test"]:
             if d["evaluator"] in ("word-retrieval", "sentence-retrieval"):
                 out[(*key, f"{e['subset']}.layer{e['layer']}")] = e["main_score"]
@@ -51,7 +51,7 @@ def test_exported_results_load_in_mteb_with_equal_scores(corpus, tmp_path, capsy
     for path in files:
         tr = TaskResult.from_disk(path)  # mteb's own validation (main_score, hf_subset, languages)
         assert list(tr.scores) == ["test"]  # only the split that is the score (BUCC's train is not)
-    bucc = TaskResult.from_disk(next(out.rglob("xlbench-bucc-*bucc.json")))
+    bucc = TaskResult.from_disk(next(out.rglob("xlbench-bucc-*bucc-*.json")))
     assert bucc.scores["test"][0]["languages"] == ["deu-Latn", "eng-Latn"]
     results = mteb.ResultCache(cache_path=out).load_results(
         require_model_meta=True, include_remote=False

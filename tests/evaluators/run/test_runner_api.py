@@ -65,11 +65,16 @@ def test_xlbench_package_reexports_evaluate_lazily(aligned_files):
     )
 
 
-def test_object_without_revision_is_not_cached_and_says_so(aligned_files):
+def test_object_without_revision_gets_one_from_its_vectors_and_says_so(aligned_files):
     src, tgt = aligned_files
-    result = xlbench.evaluate("bitext-retrieval", model=TinyModel(), src=str(src), tgt=str(tgt))
-    assert result.model["revision"] is None and result.model["revision_source"] == "encoder"
-    assert "@unknown" in result.signature
+    with pytest.warns(UserWarning, match=r'pass model=\(obj, "name@rev"\)'):
+        result = xlbench.evaluate("bitext-retrieval", model=TinyModel(), src=str(src), tgt=str(tgt))
+    assert result.model["revision_source"] == "content" and len(result.model["revision"]) == 64
+    assert "@unknown" not in result.signature
+    named = xlbench.evaluate(
+        "bitext-retrieval", model=(TinyModel(), "tiny@v3"), src=str(src), tgt=str(tgt)
+    )
+    assert (named.model["id"], named.model["revision"]) == ("tiny", "v3")
 
 
 def test_api_refuses_unknown_parameters_and_objects():
