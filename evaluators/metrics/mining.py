@@ -24,7 +24,7 @@ breaks score ties by (forward before backward, index asc).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -296,6 +296,46 @@ def mine(
     fwd, bwd = knn_both(x, y, k, index=index, approximate=approximate, chunk_size=chunk_size)
     f, b = margin_scores(fwd, bwd, margin)
     return retrieve(fwd, bwd, f, b, retrieval)
+
+
+# ------------------------------------------------------------ unify (LASER)
+
+
+def unify(texts: Sequence[str]) -> tuple[list[int], np.ndarray]:
+    """LASER's text de-duplication (``mine_bitexts.py --unify`` + ``bucc.py``): which rows to mine, and back.
+
+    Returns the row of each distinct text's first occurrence (the rows to embed and
+    mine, in order) and, per distinct text, its row when the text occurs once or
+    ``-1`` when it repeats: LASER's ``bucc.py`` maps a mined text back to an id only
+    if no other sentence has that text, so a repeated text is never predicted.
+
+    >>> rows, single = unify(["a", "b", "a", "c"])
+    >>> rows, single.tolist()
+    ([0, 1, 3], [-1, 1, 3])
+    """
+    first: dict[str, int] = {}
+    count: dict[str, int] = {}
+    for row, text in enumerate(texts):
+        first.setdefault(text, row)
+        count[text] = count.get(text, 0) + 1
+    rows = list(first.values())
+    single = np.array([first[t] if count[t] == 1 else -1 for t in first], dtype=np.int64)
+    return rows, single
+
+
+def restore_unified(
+    cands: Candidates, src_single: np.ndarray, tgt_single: np.ndarray
+) -> Candidates:
+    """Map candidates over distinct texts back to rows, dropping those with a repeated text (LASER ``bucc.py``).
+
+    >>> c = Candidates(np.array([0, 1]), np.array([1, 0]), np.array([2.0, 1.0]))
+    >>> r = restore_unified(c, np.array([-1, 4]), np.array([7, 5]))
+    >>> r.src.tolist(), r.tgt.tolist(), r.scores.tolist()
+    ([4], [7], [1.0])
+    """
+    s, t = src_single[cands.src], tgt_single[cands.tgt]
+    keep = (s >= 0) & (t >= 0)
+    return Candidates(s[keep], t[keep], cands.scores[keep])
 
 
 # ------------------------------------------------------------------ scoring
