@@ -419,23 +419,7 @@ def score(
         if main == ["validation"]:
             held_out.append(config)
 
-    if held_out:
-        notes.append(
-            f"{', '.join(held_out)}: the test gold is withheld (official BUCC test set), so the main score is the "
-            "F1 on the validation split (the official sample set) at the threshold learned on train; "
-            "the test F1 is n/a until the organisers' gold is added."
-        )
-    main_split = (
-        "every split with gold"
-        if fixed is not None
-        else "validation: official sample, test gold withheld"
-        if held_out and len(held_out) == len(mains)
-        else "test"
-    )
-    if not test_f1s:
-        notes.append(
-            "No split besides train has gold pairs, so there is no test F1 (n/a); the train F1 is in-sample."
-        )
+    main_split = _main_notes(held_out, len(mains), fixed is not None, bool(test_f1s), notes)
     return Scores(
         scores=scores,
         main_score=float(np.mean(test_f1s)) if test_f1s else None,
@@ -447,6 +431,27 @@ def score(
         notes=notes,
         items=items or None,
     )
+
+
+def _main_notes(
+    held_out: list[str], n_configs: int, fixed: bool, scored: bool, notes: list[str]
+) -> str:
+    """Say which split the main score comes from (in its name) and why in the notes."""
+    if held_out:
+        notes.append(
+            f"{', '.join(held_out)}: the test gold is withheld (official BUCC test set), so the main score is the "
+            "F1 on the validation split (the official sample set) at the threshold learned on train; "
+            "the test F1 is n/a until the organisers' gold is added."
+        )
+    if not scored:
+        notes.append(
+            "No split besides train has gold pairs, so there is no test F1 (n/a); the train F1 is in-sample."
+        )
+    if fixed:
+        return "every split with gold"
+    if held_out and len(held_out) == n_configs:
+        return "validation: official sample, test gold withheld"
+    return "test"
 
 
 def _main_split(scored: list[str], fixed: bool) -> list[str]:
