@@ -125,7 +125,7 @@ class Params:
         "LASER's text de-duplication (mine_bitexts.py --unify + bucc.py): mine each distinct text "
         "once and never predict a sentence whose text repeats on its side (default: every sentence "
         "by id, as sentence-transformers' BUCC example)",
-        sig=False,  # signed as unify:laser in signature_extra
+        sig=False,  # signed as unify:laser-text in signature_extra
     )
     sample_fraction: float | None = param(
         None,
