@@ -34,6 +34,10 @@ def run(args: spec.Params, backend: Engine | None = None) -> BuildResult:
     src, tgt = resolve_pair(args.lang)
     if args.bucc_dir:
         return _official(args, args.bucc_dir, src, tgt)
+    if args.unify:
+        raise UsageError(
+            "--unify applies to official files (--bucc-dir); constructed builds never keep repeated texts."
+        )
     return _constructed(args, src, tgt)
 
 
@@ -176,24 +180,70 @@ def _official_inputs(official: str, files) -> list[InputRecord]:
     ]
 
 
+def _official_mapping(found: dict) -> tuple[dict[str, str], list[str]]:
+    """Official split -> dataset split for the files present, and what the card should say."""
+    if "training" not in found:
+        # The order (test before sample) is the one earlier builds recorded.
+        mapping = {"test": "test", "sample": "train"}
+        notes = (
+            ["No training files: the sample set is the train split."] if "sample" in found else []
+        )
+    else:
+        mapping = dict(spec.OFFICIAL_SPLITS)
+        notes = (
+            ["The sample set is the validation split (the shared task's development set)."]
+            if "sample" in found
+            else []
+        )
+    return {k: v for k, v in mapping.items() if k in found}, notes
+
+
+def _make_disjoint(splits: dict[str, logic.Split], counts: dict, notes: list[str]) -> None:
+    """Drop from each later split (validation, then test) the sentences whose text an earlier split holds."""
+    earlier: list[str] = []
+    for name in ("train", "validation", "test"):
+        if name not in splits:
+            continue
+        if earlier:
+            prior = logic.Split(
+                [r for e in earlier for r in splits[e].src],
+                [r for e in earlier for r in splits[e].tgt],
+                [],
+            )
+            splits[name], dropped = logic.drop_shared(prior, splits[name])
+            if name != "test":  # the test split keeps the manifest keys it always had
+                dropped = {k.replace("test_", f"{name}_", 1): v for k, v in dropped.items()}
+            counts["dropped" if name == "test" else f"dropped_{name}"] = dropped
+            n = next(iter(dropped.values()))
+            if n:
+                notes.append(
+                    f"Removed {n} {name} sentence(s) whose text also occurs in {' or '.join(earlier)} "
+                    "(splits must not share sentences)."
+                )
+        earlier.append(name)
+
+
+def _unify_splits(splits: dict[str, logic.Split], counts: dict, notes: list[str]) -> None:
+    """``--unify``: drop the sentences whose text repeats on their side (LASER never predicts them)."""
+    for name in list(splits):
+        splits[name], dropped = logic.drop_repeated_texts(splits[name])
+        counts[f"unify_{name}"] = dropped
+        notes.append(
+            f"--unify: dropped {dropped['sentences_with_repeated_text']} {name} sentence(s) whose text repeats "
+            f"on its side and {dropped['gold_pairs_dropped']} gold pair(s) that lost a side."
+        )
+
+
 def _official(args: spec.Params, bucc_dir: str, src: str, tgt: str) -> BuildResult:
     _check_official(args, src, tgt)
     xx = to_card_language(src)
     found = bucc_files.read_official(bucc_dir, xx)
-    mapping = dict(spec.OFFICIAL_SPLITS)
-    notes = []
-    if "training" not in found and "sample" in found:
-        mapping["sample"] = "train"
-        notes.append("No training files: the sample set is the train split.")
-    elif "sample" in found:
-        notes.append("The sample set was not used (training files exist).")
+    mapping, notes = _official_mapping(found)
     splits: dict[str, logic.Split] = {}
     gold_present: dict[str, bool] = {}
     inputs = []
     counts: dict[str, object] = {}
     for official, target in mapping.items():
-        if official not in found:
-            continue
         part = found[official]
         splits[target] = logic.Split(part.src, part.tgt, sorted(part.gold or []))
         gold_present[target] = part.gold is not None
@@ -210,21 +260,16 @@ def _official(args: spec.Params, bucc_dir: str, src: str, tgt: str) -> BuildResu
         raise UsageError(
             f"{args.bucc_dir!r} has only {', '.join(found)} files; need a sample, training or test split."
         )
-    if "train" in splits and "test" in splits:
-        splits["test"], dropped = logic.drop_shared(splits["train"], splits["test"])
-        counts["dropped"] = dropped
-        if any(dropped.values()):
-            notes.append(
-                f"Removed {dropped['test_sentences_sharing_text_with_train']} test sentence(s) whose text also "
-                "occurs in train (splits must not share sentences)."
-            )
+    if args.unify:
+        _unify_splits(splits, counts, notes)
+    _make_disjoint(splits, counts, notes)
     config = pair_config(src, tgt)
     return BuildResult(
         tables=_tables(config, splits, gold_present),
         parameters={
             "source": "official BUCC files",
             "pair": config,
-            "splits": {v: k for k, v in mapping.items() if k in found},
+            "splits": {v: k for k, v in mapping.items()},
         },
         inputs=inputs,
         counts=counts,
@@ -234,7 +279,9 @@ def _official(args: spec.Params, bucc_dir: str, src: str, tgt: str) -> BuildResu
         + notes,
         limitations=[
             "Official BUCC data has no explicit license; do not redistribute it without checking with the organisers.",
-            "Texts are kept as released, duplicates included; evaluators work by id.",
+            "Texts are kept as released, duplicates included; evaluators work by id."
+            if not args.unify
+            else "Sentences whose text repeats on its side were dropped (--unify, LASER's de-duplication).",
         ],
         name="xlbench-bucc-official",
         params=args,

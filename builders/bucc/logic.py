@@ -380,3 +380,31 @@ def drop_shared(train: Split, test: Split) -> tuple[Split, dict[str, int]]:
         "test_sentences_sharing_text_with_train": len(bad),
         "test_gold_pairs_dropped": len(test.gold) - len(kept.gold),
     }
+
+
+def drop_repeated_texts(split: Split) -> tuple[Split, dict[str, int]]:
+    """Drop the sentences whose text repeats on their side, and gold pairs that lose a side.
+
+    LASER's ``bucc.py`` maps a mined text back to an id only when no other sentence of
+    that side has the text, so such sentences are never predicted (``--unify``).
+
+    >>> s = Split([("s1", "a"), ("s2", "a"), ("s3", "b")], [("t1", "a")], [("s1", "t1"), ("s3", "t1")])
+    >>> kept, counts = drop_repeated_texts(s)
+    >>> kept.src, kept.gold, counts
+    ([('s3', 'b')], [('s3', 't1')], {'sentences_with_repeated_text': 2, 'gold_pairs_dropped': 1})
+    """
+    bad: set[str] = set()
+    for side in (split.src, split.tgt):
+        seen: dict[str, int] = {}
+        for _, text in side:
+            seen[text] = seen.get(text, 0) + 1
+        bad |= {i for i, text in side if seen[text] > 1}
+    kept = Split(
+        [(i, t) for i, t in split.src if i not in bad],
+        [(i, t) for i, t in split.tgt if i not in bad],
+        [(s, t) for s, t in split.gold if s not in bad and t not in bad],
+    )
+    return kept, {
+        "sentences_with_repeated_text": len(bad),
+        "gold_pairs_dropped": len(split.gold) - len(kept.gold),
+    }

@@ -31,9 +31,12 @@ DEFAULT_TEST_FRACTION = 0.5
 #: does not find the pairs.
 GOLD_BOOKS = tuple(range(40, 67))
 
-#: Official file splits -> dataset splits. ``sample`` becomes ``train`` only when no
-#: ``training`` files exist (the sample sets are the only ones with gold besides training).
-OFFICIAL_SPLITS = {"training": "train", "test": "test"}
+#: Official file splits -> dataset splits, as the shared task uses them (Zweigenbaum et al.
+#: 2018; LASER's ``tasks/bucc/bucc.sh``): the threshold is learned on ``training``, the F1 is
+#: measured on ``test`` (its gold was held back by the organisers) and the small ``sample``
+#: set is the development set (``dev`` in LASER), here ``validation``. Without ``training``
+#: files the sample is the only set with gold and becomes ``train``.
+OFFICIAL_SPLITS = {"training": "train", "sample": "validation", "test": "test"}
 
 #: Zero-padded width of the numeric part of sentence ids (``deu-000000001``), as in BUCC.
 ID_WIDTH = 9
@@ -84,6 +87,13 @@ class Params:
         max=1,
         open_min=True,
         open_max=True,
+        **_KEY,
+    )
+    unify: bool = param(
+        False,
+        "official files: drop every sentence whose text repeats on its side of a split, and the gold "
+        "pairs that lose a side (LASER's bucc.py never predicts them; constructed builds never keep "
+        "repeated texts)",
         **_KEY,
     )
     seed: int = seed_param()

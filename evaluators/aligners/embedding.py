@@ -7,6 +7,12 @@
   damped by ``alpha`` (SimAlign's defaults: ``max_count=2``, ``alpha=0.9``;
   matrices with a side of 2 or fewer words stop after argmax).
 
+Both run on SimAlign's similarity ``(cos + 1) / 2`` by default (its
+``get_similarity``): argmax is the same on raw cosine, but itermax multiplies
+similarities by its damping mask, and on raw cosine a negative similarity times
+a zero mask (0) beats the damped negative ones, which changes links.
+``similarity="cosine"`` keeps the raw cosine (xlbench's rule before).
+
 Words without a vector (NaN rows, e.g. lost to truncation) are never linked.
 """
 
@@ -31,6 +37,27 @@ def cosine_matrix(src: np.ndarray, tgt: np.ndarray) -> np.ndarray:
     t = tgt / np.linalg.norm(tgt, axis=1, keepdims=True).clip(1e-12)
     sim = s @ t.T
     return np.where(np.isnan(sim), -np.inf, sim)
+
+
+#: ``simalign``: ``(cos + 1) / 2`` as SimAlign's ``get_similarity``; ``cosine``: raw cosine.
+SIMILARITIES = ("simalign", "cosine")
+
+
+def similarity_matrix(src: np.ndarray, tgt: np.ndarray, similarity: str = "simalign") -> np.ndarray:
+    """The word-similarity matrix the extractors read: SimAlign's ``(cos + 1) / 2`` or raw cosine.
+
+    >>> similarity_matrix(np.array([[1.0, 0.0]]), np.array([[-2.0, 0.0], [0.0, 3.0]])).tolist()
+    [[0.0, 0.5]]
+
+    Raises:
+        ValueError: an unknown similarity.
+    """
+    if similarity not in SIMILARITIES:
+        raise ValueError(
+            f"Unknown similarity {similarity!r}; choose one of {', '.join(SIMILARITIES)}."
+        )
+    cos = cosine_matrix(src, tgt)
+    return (cos + 1.0) / 2.0 if similarity == "simalign" else cos
 
 
 def _mutual(sim: np.ndarray) -> np.ndarray:

@@ -24,7 +24,7 @@ breaks score ties by (forward before backward, index asc).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -298,6 +298,46 @@ def mine(
     return retrieve(fwd, bwd, f, b, retrieval)
 
 
+# ------------------------------------------------------------ unify (LASER)
+
+
+def unify(texts: Sequence[str]) -> tuple[list[int], np.ndarray]:
+    """LASER's text de-duplication (``mine_bitexts.py --unify`` + ``bucc.py``): which rows to mine, and back.
+
+    Returns the row of each distinct text's first occurrence (the rows to embed and
+    mine, in order) and, per distinct text, its row when the text occurs once or
+    ``-1`` when it repeats: LASER's ``bucc.py`` maps a mined text back to an id only
+    if no other sentence has that text, so a repeated text is never predicted.
+
+    >>> rows, single = unify(["a", "b", "a", "c"])
+    >>> rows, single.tolist()
+    ([0, 1, 3], [-1, 1, 3])
+    """
+    first: dict[str, int] = {}
+    count: dict[str, int] = {}
+    for row, text in enumerate(texts):
+        first.setdefault(text, row)
+        count[text] = count.get(text, 0) + 1
+    rows = list(first.values())
+    single = np.array([first[t] if count[t] == 1 else -1 for t in first], dtype=np.int64)
+    return rows, single
+
+
+def restore_unified(
+    cands: Candidates, src_single: np.ndarray, tgt_single: np.ndarray
+) -> Candidates:
+    """Map candidates over distinct texts back to rows, dropping those with a repeated text (LASER ``bucc.py``).
+
+    >>> c = Candidates(np.array([0, 1]), np.array([1, 0]), np.array([2.0, 1.0]))
+    >>> r = restore_unified(c, np.array([-1, 4]), np.array([7, 5]))
+    >>> r.src.tolist(), r.tgt.tolist(), r.scores.tolist()
+    ([4], [7], [1.0])
+    """
+    s, t = src_single[cands.src], tgt_single[cands.tgt]
+    keep = (s >= 0) & (t >= 0)
+    return Candidates(s[keep], t[keep], cands.scores[keep])
+
+
 # ------------------------------------------------------------------ scoring
 
 
@@ -394,20 +434,29 @@ class RetrievalScore:
     backward_accuracy: float
 
 
+#: Margin retrieval's candidates: each sentence's k nearest cosine neighbours (LASER's
+#: ``xsim.py`` and ``mine_bitexts.py``) or every sentence of the other side.
+MARGIN_CANDIDATES = ("knn", "all")
+
+
 def retrieval_accuracy(
     x: np.ndarray,
     y: np.ndarray,
     scoring: str = "cosine",
     k: int = DEFAULT_K,
     chunk_size: int = 2048,
+    candidates: str = "knn",
 ) -> RetrievalScore:
-    """Tatoeba-style top-1 accuracy in both directions, by cosine or by margin over all candidates.
+    """Tatoeba-style top-1 accuracy in both directions, by cosine or by margin.
 
-    With a margin, every (source, target) pair is scored with
-    ``margin(cos, (mean_k(x) + mean_k(y)) / 2)`` and the best target of each
-    source is taken over the whole target list (not only its k neighbours).
-    Correctness is by index, never by text: a duplicated target sentence
-    counts as wrong unless its own index is retrieved. Ties go to the lower index.
+    With a margin, a pair is scored ``margin(cos, (mean_k(x) + mean_k(y)) / 2)``.
+    ``candidates="knn"`` (LASER's xSIM, ``xsim.py: _score_knn``) takes each
+    sentence's best among its ``k`` nearest cosine neighbours; ``"all"`` takes
+    the best over the whole other list, which can pick a sentence outside the
+    neighbourhood whose own neighbours are far (a low mean). Cosine scoring
+    looks at every sentence either way. Correctness is by index, never by text:
+    a duplicated target sentence counts as wrong unless its own index is
+    retrieved. Ties go to the lower index (``knn``: the nearer neighbour).
 
     >>> x = np.array([[1.0, 0.0], [0.0, 1.0], [0.7, 0.7]])
     >>> y = np.array([[1.0, 0.1], [0.1, 1.0], [1.0, 0.0]])
@@ -420,17 +469,44 @@ def retrieval_accuracy(
     (1, 2)
 
     Raises:
-        UsageError: lists of different lengths, empty lists or an unknown scoring.
+        UsageError: lists of different lengths, empty lists, an unknown scoring or candidates.
     """
     if scoring != "cosine" and scoring not in MARGINS:
         raise UsageError(
             f"Unknown scoring {scoring!r}; choose cosine or one of {', '.join(MARGINS)}."
+        )
+    if candidates not in MARGIN_CANDIDATES:
+        raise UsageError(
+            f"Unknown margin candidates {candidates!r}; choose one of {', '.join(MARGIN_CANDIDATES)}."
         )
     x, y = normalize(x), normalize(y)
     if len(x) != len(y) or len(x) == 0:
         raise UsageError(
             f"Aligned retrieval needs two non-empty lists of equal length, got {len(x)} and {len(y)}."
         )
+    if scoring != "cosine" and candidates == "knn":
+        return _knn_accuracy(x, y, scoring, k, chunk_size)
+    return _all_accuracy(x, y, scoring, k, chunk_size)
+
+
+def _knn_accuracy(
+    x: np.ndarray, y: np.ndarray, margin: str, k: int, chunk_size: int
+) -> RetrievalScore:
+    """Margin over each sentence's k cosine neighbours, in both directions (LASER's xSIM)."""
+    n = len(x)
+    fwd, bwd = knn_both(x, y, k, index="numpy", chunk_size=chunk_size)
+    f, b = margin_scores(fwd, bwd, margin)
+    f_best = fwd.idx[np.arange(n), f.argmax(axis=1)]
+    b_best = bwd.idx[np.arange(n), b.argmax(axis=1)]
+    f_ok = int((f_best == np.arange(n)).sum())
+    b_ok = int((b_best == np.arange(n)).sum())
+    return RetrievalScore(margin, n, f_ok, b_ok, f_ok / n, b_ok / n)
+
+
+def _all_accuracy(
+    x: np.ndarray, y: np.ndarray, scoring: str, k: int, chunk_size: int
+) -> RetrievalScore:
+    """Cosine, or a margin with every sentence of the other side as a candidate."""
     n = len(x)
     if scoring != "cosine":
         fwd, bwd = knn_both(x, y, k, index="numpy", chunk_size=chunk_size)

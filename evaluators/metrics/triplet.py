@@ -5,8 +5,10 @@ A triplet is *correct* when ``cos(en_orig, target) > cos(en_foil, target)``
 "Equal" allows a tolerance (default ``1e-6``): embeddings are float32, whose
 sums depend on summation order, so a bag-of-words model gives a role-swapped
 foil (same tokens, other order) a similarity that differs only by rounding
-noise; that is a tie, not a win or a loss. TACC counts ties as failures and reports them separately; chance
-level is 0.5. Macro-TACC is the unweighted mean of TACC over the four
+noise; that is a tie, not a win or a loss. Ties are reported separately; the tie rule says
+how TACC counts them: ``strict`` (xlbench's default, a tie fails: ``>``) or ``win``
+(Sentence Smith's ``test_process.ipynb``, ``sim_orig_para >= sim_orig_mod``: a tie passes).
+Chance level is 0.5. Macro-TACC is the unweighted mean of TACC over the four
 perturbations (PN, RS, AR, HS) present.
 """
 
@@ -25,8 +27,9 @@ class TripletScore:
 
     Attributes:
         n: triplets scored.
-        correct: ``sim(orig, target) > sim(foil, target)``.
-        ties: exactly equal similarities (counted as failures in :attr:`tacc`).
+        correct: triplets that pass: ``sim(orig, target) > sim(foil, target)``, plus the
+            ties under the tie rule ``win``.
+        ties: equal similarities (within the tolerance), whatever the rule made of them.
         wrong: ``sim(orig, target) < sim(foil, target)``.
     """
 
@@ -90,16 +93,40 @@ def triplet_outcomes(
     return out
 
 
-def triplet_score(outcomes: Iterable[int]) -> TripletScore:
-    """Count outcomes from :func:`triplet_outcomes`.
+#: How a tie counts: ``strict`` fails it (``>``), ``win`` passes it (``>=``, Sentence Smith).
+TIE_RULES = ("strict", "win")
+
+
+def passes(outcomes: Iterable[int], tie_rule: str = "strict") -> np.ndarray:
+    """Return which outcomes (1 / 0 / -1) count as correct under ``tie_rule``.
+
+    >>> passes([1, 0, -1]).tolist(), passes([1, 0, -1], "win").tolist()
+    ([True, False, False], [True, True, False])
+
+    Raises:
+        ValueError: an unknown tie rule.
+    """
+    if tie_rule not in TIE_RULES:
+        raise ValueError(f"Unknown tie rule {tie_rule!r}; choose one of {', '.join(TIE_RULES)}.")
+    arr = np.asarray(list(outcomes), dtype=np.int64)
+    return (arr == 1) | ((arr == 0) & (tie_rule == "win"))
+
+
+def triplet_score(outcomes: Iterable[int], tie_rule: str = "strict") -> TripletScore:
+    """Count outcomes from :func:`triplet_outcomes`; ``tie_rule="win"`` counts ties as correct.
 
     >>> s = triplet_score([1, 1, 0, -1])
     >>> s, s.tacc, s.tie_rate
     (TripletScore(n=4, correct=2, ties=1, wrong=1), 0.5, 0.25)
+    >>> triplet_score([1, 1, 0, -1], "win").tacc
+    0.75
     """
     arr = np.asarray(list(outcomes), dtype=np.int64)
     return TripletScore(
-        int(arr.size), int((arr == 1).sum()), int((arr == 0).sum()), int((arr == -1).sum())
+        int(arr.size),
+        int(passes(arr, tie_rule).sum()),
+        int((arr == 0).sum()),
+        int((arr == -1).sum()),
     )
 
 

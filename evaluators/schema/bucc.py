@@ -2,8 +2,9 @@
 
 Main table (config ``deu_Latn-eng_Latn``): every sentence of both monolingual
 corpora, one row each, ``side`` = ``src`` or ``tgt``. Gold table
-(``deu_Latn-eng_Latn-gold``): the parallel pairs by id. Splits train/test share
-no sentence text. Sentences are handled by id, never by text.
+(``deu_Latn-eng_Latn-gold``): the parallel pairs by id. Splits share no sentence
+text. ``validation`` holds the official BUCC sample set when training files exist
+(the shared task's development set). Sentences are handled by id, never by text.
 """
 
 from evaluators.schema.base import Column, FamilySchema, TableSchema
@@ -29,11 +30,16 @@ SCHEMA = FamilySchema(
     name="bucc",
     pretty_name="xlbench BUCC-style bitext mining",
     tables=(
-        TableSchema("", COLUMNS, splits=("train", "test"), description="sentences of both corpora"),
+        TableSchema(
+            "",
+            COLUMNS,
+            splits=("train", "validation", "test"),
+            description="sentences of both corpora",
+        ),
         TableSchema(
             "gold",
             GOLD_COLUMNS,
-            splits=("train", "test"),
+            splits=("train", "validation", "test"),
             key=(SRC_ID, TGT_ID),
             description="gold parallel pairs by id",
             refers_to=((SRC_ID, ""), (TGT_ID, "")),

@@ -104,6 +104,12 @@ class Params:
     margin: str = param(
         "ratio", "margin for the margin scoring (default ratio)", choices=mining.MARGINS
     )
+    margin_candidates: str = param(
+        "knn",
+        "margin scoring's candidates: each sentence's --k nearest cosine neighbours "
+        "(knn, LASER's xSIM, default) or every sentence of the other side (all)",
+        choices=mining.MARGIN_CANDIDATES,
+    )
     pooling: str = param("model", "sentence pooling: model, mean or cls")
 
     def __post_init__(self) -> None:
@@ -253,7 +259,9 @@ def score(
         x = model.sentence_embeddings(a, pooling=params.pooling, role=ROLE)
         y = model.sentence_embeddings(b, pooling=params.pooling, role=ROLE)
         cos = mining.retrieval_accuracy(x, y, "cosine")
-        mar = mining.retrieval_accuracy(x, y, params.margin, k=params.k)
+        mar = mining.retrieval_accuracy(
+            x, y, params.margin, k=params.k, candidates=params.margin_candidates
+        )
         main = (cos.forward_accuracy + cos.backward_accuracy) / 2
         mains.append(main)
         items += cosine_items(subset, x, y, pair_ids.get(subset) or [str(i) for i in range(len(a))])
@@ -294,12 +302,14 @@ def cosine_items(
     """Return per-pair, per-direction rows of cosine top-1 retrieval (the main score's items).
 
     Decided exactly as :func:`evaluators.metrics.mining.retrieval_accuracy` does (same
-    blocks, the lower index wins a tie); ``tie`` flags a source whose best target is tied.
+    blocks, the lower index wins a tie); ``tie`` flags a sentence whose best match on the
+    other side is tied (in each direction).
     """
     x, y = mining.normalize(x), mining.normalize(y)
     n = len(x)
     f_arg, f_val = np.zeros(n, dtype=np.int64), np.zeros(n)
     col_best, col_arg = np.full(n, -np.inf), np.zeros(n, dtype=np.int64)
+    col_count = np.zeros(n, dtype=np.int64)  # sources scoring col_best, over all blocks
     f_tie = np.zeros(n, dtype=bool)
     for start in range(0, n, chunk_size):
         s = (x[start : start + chunk_size] @ y.T).astype(np.float64)
@@ -309,7 +319,10 @@ def cosine_items(
         f_tie[start : start + len(s)] = (s == f_val[start : start + len(s), None]).sum(axis=1) > 1
         arg = s.argmax(axis=0)
         val = s[arg, np.arange(n)]
-        better = val > col_best
+        count = (s == val[None, :]).sum(axis=0)
+        better, same = val > col_best, val == col_best
+        col_count[same] += count[same]
+        col_count[better] = count[better]
         col_best[better] = val[better]
         col_arg[better] = arg[better] + start
     out = []
@@ -332,7 +345,7 @@ def cosine_items(
                 "correct": bool(col_arg[i] == i),
                 "score": float(col_best[i]),
                 "retrieved": ids[col_arg[i]],
-                "tie": False,
+                "tie": bool(col_count[i] > 1),
                 "main": True,
             }
         )

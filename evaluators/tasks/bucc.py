@@ -47,7 +47,7 @@ ROLE = "query"
 TASK = TaskMetadata(
     name="bucc",
     family="bucc",
-    splits=("train", "test"),
+    splits=("train", "validation", "test"),
     main_score="bucc_f1",
     main_score_name="bucc_f1 (test, threshold learned on train)",
     chance=0.0,
@@ -120,6 +120,13 @@ class Params:
     threshold_from: str | None = param(
         None, "a bucc result JSON whose learned threshold is applied", group="threshold", sig=False
     )
+    unify: bool = param(
+        False,
+        "LASER's text de-duplication (mine_bitexts.py --unify + bucc.py): mine each distinct text "
+        "once and never predict a sentence whose text repeats on its side (default: every sentence "
+        "by id, as sentence-transformers' BUCC example)",
+        sig=False,  # signed as unify:laser-text in signature_extra
+    )
     sample_fraction: float | None = param(
         None,
         "score a seeded random share of every split (gold pairs and other sentences alike, so the parallel "
@@ -160,6 +167,7 @@ def signature_extra(values: Mapping[str, Any]) -> dict[str, Any]:
         "role": ROLE,
         "seed": values["seed"] if values["sample_fraction"] else None,
         "threshold": values.get("threshold_used"),
+        "unify": "laser-text" if values.get("unify") else None,
     }
 
 
@@ -175,7 +183,10 @@ def _threshold_from(path: str, params: Params, model_id: str | None) -> float:
     theirs = dict(data.get("parameters", {}))
     theirs_model = (data.get("model") or {}).get("name") or (data.get("model") or {}).get("id")
     for key, mine, other in (
-        *((k, getattr(params, k), theirs.get(k)) for k in ("k", "margin", "retrieval", "pooling")),
+        *(
+            (k, getattr(params, k), theirs.get(k, False if k == "unify" else None))
+            for k in ("k", "margin", "retrieval", "pooling", "unify")
+        ),
         ("model", model_id, theirs_model),
     ):
         if other != mine:
@@ -294,24 +305,38 @@ def _mine_config(
         src, tgt, gold = _read(data, config, split, True)
         if params.sample_fraction:
             src, tgt, gold = _subsample(src, tgt, gold, params.sample_fraction, rng)
-        log.info("%s/%s: encoding %d + %d sentences", config, split, len(src), len(tgt))
-        x = model.sentence_embeddings([t for _, t in src], pooling=params.pooling, role=ROLE)
-        y = model.sentence_embeddings([t for _, t in tgt], pooling=params.pooling, role=ROLE)
-        cands = mining.mine(
-            x,
-            y,
-            k=params.k,
-            margin=params.margin,
-            retrieval=params.retrieval,
-            index="faiss" if params.faiss else "auto",
-            approximate=params.approximate,
-        )
+        cands = _mine_split(model, src, tgt, params, f"{config}/{split}")
         s_of = {sid: i for i, (sid, _) in enumerate(src)}
         t_of = {tid: j for j, (tid, _) in enumerate(tgt)}
         gold_idx = {(s_of[s], t_of[t]) for s, t in gold}
         mined[split] = (cands, gold_idx, len(src), len(tgt))
         ids[split] = ([i for i, _ in src], [i for i, _ in tgt])
     return mined, ids
+
+
+def _mine_split(model: Encoder, src: Any, tgt: Any, params: Params, name: str) -> Any:
+    """Embed and mine one split's ``(id, text)`` rows; candidates index the rows.
+
+    With ``--unify`` each distinct text is embedded and mined once and candidates whose
+    text repeats on its side are dropped (LASER's ``mine_bitexts.py --unify`` + ``bucc.py``).
+    """
+    src_rows, tgt_rows = list(range(len(src))), list(range(len(tgt)))
+    if params.unify:
+        src_rows, src_single = mining.unify([t for _, t in src])
+        tgt_rows, tgt_single = mining.unify([t for _, t in tgt])
+    log.info("%s: encoding %d + %d sentences", name, len(src_rows), len(tgt_rows))
+    x = model.sentence_embeddings([src[i][1] for i in src_rows], pooling=params.pooling, role=ROLE)
+    y = model.sentence_embeddings([tgt[j][1] for j in tgt_rows], pooling=params.pooling, role=ROLE)
+    cands = mining.mine(
+        x,
+        y,
+        k=params.k,
+        margin=params.margin,
+        retrieval=params.retrieval,
+        index="faiss" if params.faiss else "auto",
+        approximate=params.approximate,
+    )
+    return mining.restore_unified(cands, src_single, tgt_single) if params.unify else cands
 
 
 def _given_threshold(params: Params, model_id: str | None) -> tuple[float | None, str]:
@@ -354,6 +379,7 @@ def score(
     test_f1s: list[float] = []
     items: list[dict] = []
 
+    held_out: list[str] = []
     for config in mains:
         gold_splits = set(available.get(schema.gold_config(config), []))
         mined, ids = _mine_config(
@@ -374,6 +400,7 @@ def score(
         else:
             threshold = fixed
             targets = list(mined)
+        main = _main_split(targets, fixed is not None)
         for split in targets:
             cands, gold_idx, ns, nt = mined[split]
             s = mining.score_at(cands, gold_idx, threshold)
@@ -386,15 +413,13 @@ def score(
                 oracle_threshold=oracle.threshold,
             )
             scores.setdefault(split, []).append(entry)
-            if split == "test" or fixed is not None:
+            if split in main:
                 test_f1s.append(s.f1)
                 items += source_items(config, cands, gold_idx, threshold, *ids[split])
+        if main == ["validation"]:
+            held_out.append(config)
 
-    main_split = "test" if source == "train" else "every split with gold"
-    if not test_f1s:
-        notes.append(
-            "No split besides train has gold pairs, so there is no test F1; the train F1 is in-sample."
-        )
+    main_split = _main_notes(held_out, len(mains), fixed is not None, bool(test_f1s), notes)
     return Scores(
         scores=scores,
         main_score=float(np.mean(test_f1s)) if test_f1s else None,
@@ -406,6 +431,44 @@ def score(
         notes=notes,
         items=items or None,
     )
+
+
+def _main_notes(
+    held_out: list[str], n_configs: int, fixed: bool, scored: bool, notes: list[str]
+) -> str:
+    """Say which split the main score comes from (in its name) and why in the notes."""
+    if held_out:
+        notes.append(
+            f"{', '.join(held_out)}: the test gold is withheld (official BUCC test set), so the main score is the "
+            "F1 on the validation split (the official sample set) at the threshold learned on train; "
+            "the test F1 is n/a until the organisers' gold is added."
+        )
+    if not scored:
+        notes.append(
+            "No split besides train has gold pairs, so there is no test F1 (n/a); the train F1 is in-sample."
+        )
+    if fixed:
+        return "every split with gold"
+    if held_out and len(held_out) == n_configs:
+        return "validation: official sample, test gold withheld"
+    return "test"
+
+
+def _main_split(scored: list[str], fixed: bool) -> list[str]:
+    """The splits whose F1 is the main score: test; without test gold, validation (the BUCC sample).
+
+    With a given threshold every scored split counts (e.g. a transfer to another pair).
+
+    >>> _main_split(["validation", "test"], False), _main_split(["validation"], False)
+    (['test'], ['validation'])
+    >>> _main_split(["train", "test"], True)
+    ['train', 'test']
+    """
+    if fixed:
+        return list(scored)
+    if "test" in scored:
+        return ["test"]
+    return ["validation"] if "validation" in scored else []
 
 
 def source_items(

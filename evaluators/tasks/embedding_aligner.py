@@ -3,8 +3,8 @@
 Word vectors come from :meth:`Encoder.word_vectors` over each token's
 character span in the space-joined sentence (mean of the subwords covering
 it), at one layer or every layer. Links are extracted with ``argmax`` (mutual
-best) or ``itermax`` (SimAlign, Jalili Sabet et al. 2020) from cosine
-similarities and scored with :mod:`evaluators.metrics.alignment` (partial
+best) or ``itermax`` (SimAlign, Jalili Sabet et al. 2020) from SimAlign's
+similarity ``(cos + 1) / 2`` (``--similarity cosine``: raw cosine) and scored with :mod:`evaluators.metrics.alignment` (partial
 evaluation on silver data).
 """
 
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from evaluators.aligners.embedding import EXTRACTORS, cosine_matrix
+from evaluators.aligners.embedding import EXTRACTORS, SIMILARITIES, similarity_matrix
 from evaluators.core.errors import UsageError
 from evaluators.data.alignio import write_alignments
 from evaluators.metrics.alignment import SCORE_KEYS, score_alignments
@@ -66,6 +66,13 @@ class Params:
     method: tuple[str, ...] = param(
         ("argmax",), "argmax and/or itermax", choices=sorted(EXTRACTORS), nargs="+"
     )
+    similarity: str = param(
+        "simalign",
+        "word similarity the links are extracted from: simalign ((cos+1)/2, SimAlign's; default) or "
+        "cosine (raw; changes itermax's links, not argmax's)",
+        choices=SIMILARITIES,
+        sig=False,  # signed as sim: in signature_extra
+    )
     partial: bool | None = param(
         None,
         "partial evaluation (default: on for silver data, off for --text/--links)",
@@ -105,9 +112,9 @@ class Params:
 
 
 def signature_extra(values: Mapping[str, Any]) -> dict[str, Any]:
-    """Cosine similarity, itermax's settings, words as mean subwords, the pairs scored; no seed."""
+    """The similarity, itermax's settings, words as mean subwords, the pairs scored; no seed."""
     return {
-        "sim": "cosine",
+        "sim": "(cos+1)/2" if values.get("similarity", "simalign") == "simalign" else "cosine",
         "itermax": "2x0.9" if "itermax" in values["method"] else None,
         "words": "mean-subword",
         "n": values.get("n"),
@@ -152,7 +159,7 @@ def word_vectors_by_sentence(
 
 
 def align_sentences(
-    src_vecs: Any, tgt_vecs: Any, layer_pos: int, method: str
+    src_vecs: Any, tgt_vecs: Any, layer_pos: int, method: str, similarity: str = "simalign"
 ) -> list[set[tuple[int, int]]]:
     """Extract links for every sentence pair at one layer position."""
     fn = EXTRACTORS[method]
@@ -162,7 +169,11 @@ def align_sentences(
             out.append(set())
             continue
         out.append(
-            fn(cosine_matrix(s[layer_pos].astype(np.float64), t[layer_pos].astype(np.float64)))
+            fn(
+                similarity_matrix(
+                    s[layer_pos].astype(np.float64), t[layer_pos].astype(np.float64), similarity
+                )
+            )
         )
     return out
 
@@ -256,7 +267,7 @@ def score(
     links = []
     for pos, layer in enumerate(layer_ids):
         for method in params.method:
-            pred = align_sentences(src_vecs, tgt_vecs, pos, method)
+            pred = align_sentences(src_vecs, tgt_vecs, pos, method, params.similarity)
             s = score_alignments(sure, possible, pred, partial=partial)
             links.append((layer, method, pred))
             entries.append(

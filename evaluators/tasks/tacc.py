@@ -2,7 +2,8 @@
 
 For every target-language config, each triplet is correct when the model puts
 the target sentence closer to the English original than to the English foil
-(strict ``>``, cosine; ties reported separately and counted as failures).
+(strict ``>``, cosine; ties reported separately and counted as failures; ``--tie-rule win``
+counts them as passes, as Sentence Smith's ``>=``).
 Reports TACC per perturbation and language, Macro-TACC over the alee types
 present (PN/RS/AR/HS), breakdowns by length bin (P33/P66 of the English
 original's character length) and by level (sentence/paragraph), the
@@ -47,12 +48,14 @@ from evaluators.metrics.fertility import (
     median_subtokens,
 )
 from evaluators.metrics.triplet import (
+    TIE_RULES,
     TIE_TOLERANCE,
     TripletScore,
     cosine_rows,
     length_bin,
     length_thresholds,
     macro_tacc,
+    passes,
     triplet_outcomes,
     triplet_score,
 )
@@ -147,6 +150,13 @@ class Params:
         min=0,
         must=">= 0 (0: exact equality only)",
     )
+    tie_rule: str = param(
+        "strict",
+        "how a tie counts: strict (a failure, cos(orig) > cos(foil) needed; default) or win "
+        "(a pass, Sentence Smith's >=; with --tie-tolerance 0 exactly its rule)",
+        choices=TIE_RULES,
+        sig=False,  # signed as cmp/ties in signature_extra
+    )
     fertility: str = param(
         "model",
         "fertility of the target sentences: model (each model's own tokenizer) or paper (one tokenizer, "
@@ -177,8 +187,8 @@ def signature_extra(values: Mapping[str, Any]) -> dict[str, Any]:
         "seed": values["seed"] if values["sample"] else None,
         "fert-tok": values["fertility_tokenizer"] if values.get("fertility") == "paper" else None,
         "sim": "cos",
-        "cmp": "strict-gt",
-        "ties": "fail",
+        "cmp": "strict-gt" if values.get("tie_rule", "strict") == "strict" else "ge",
+        "ties": "fail" if values.get("tie_rule", "strict") == "strict" else "win",
         # The types the main score averages: alee's four, or every type present when some are not alee's.
         "macro": ",".join(values.get("macro_types") or S.PERTURBATIONS),
         "lenbin": "p33,p66:en_orig-chars",
@@ -190,6 +200,7 @@ def aggregate(
     rows: Sequence[Mapping[str, Any]],
     outcomes: Sequence[int] | np.ndarray,
     length_cut: tuple[float, float] | None = None,
+    tie_rule: str = "strict",
 ) -> dict[str, Any]:
     """Group triplet outcomes by language, perturbation, length bin and level.
 
@@ -197,6 +208,7 @@ def aggregate(
         rows: triplets with ``lang``, ``perturbation``, ``level``, ``en_orig``.
         outcomes: 1 / 0 / -1 per row (:func:`~evaluators.metrics.triplet.triplet_outcomes`).
         length_cut: (P33, P66) of the English original's length; computed from ``rows`` if ``None``.
+        tie_rule: how a tie counts (:data:`~evaluators.metrics.triplet.TIE_RULES`).
 
     Returns:
         ``{"by_type": {lang: {type: TripletScore}}, "by_length": {lang: {bin: TripletScore}},
@@ -226,7 +238,7 @@ def aggregate(
     for kind, grouped in groups.items():
         nested: dict[str, dict[str, TripletScore]] = defaultdict(dict)
         for (lang, key), values in sorted(grouped.items()):
-            nested[lang][key] = triplet_score(values)
+            nested[lang][key] = triplet_score(values, tie_rule)
         out[f"by_{kind}"] = dict(nested)
     return out
 
@@ -325,6 +337,7 @@ def score_model(
     role: str | None,
     tie_tolerance: float = TIE_TOLERANCE,
     fertility_tokenize: Callable[[list[str]], list[list[str]]] | None = None,
+    tie_rule: str = "strict",
 ) -> dict[str, Any]:
     """Score one encoder on ``rows``; returns the aggregate plus per-language fertility.
 
@@ -341,9 +354,9 @@ def score_model(
     foil = np.stack([vec[r[S.EN_FOIL]] for r in rows])
     target = np.stack([vec[r[S.TARGET_ORIG]] for r in rows])
     outcomes = triplet_outcomes(orig, foil, target, tie_tolerance)
-    agg = aggregate(rows, outcomes)
+    agg = aggregate(rows, outcomes, tie_rule=tie_rule)
     agg["items"] = triplet_items(
-        rows, outcomes, cosine_rows(orig, target) - cosine_rows(foil, target)
+        rows, outcomes, cosine_rows(orig, target) - cosine_rows(foil, target), tie_rule
     )
     fertility: dict[str, float] = {}
     notes: list[str] = []
@@ -366,7 +379,10 @@ def score_model(
 
 
 def triplet_items(
-    rows: Sequence[Mapping[str, Any]], outcomes: Sequence[int] | np.ndarray, margin: np.ndarray
+    rows: Sequence[Mapping[str, Any]],
+    outcomes: Sequence[int] | np.ndarray,
+    margin: np.ndarray,
+    tie_rule: str = "strict",
 ) -> list[dict[str, Any]]:
     """Per-triplet prediction rows; the main score's rows are those of the Macro-TACC perturbation types.
 
@@ -374,6 +390,7 @@ def triplet_items(
     ``retrieved`` says which English sentence the translation is closer to.
     """
     types = main_types([r[S.PERTURBATION] for r in rows])
+    ok = passes(outcomes, tie_rule)
     out = []
     for i, (r, o, m) in enumerate(zip(rows, outcomes, margin)):
         out.append(
@@ -381,7 +398,7 @@ def triplet_items(
                 # Rows straight from a caller (not the runner) may lack the id and the config name.
                 "item_id": str(r.get(S.ID, i)),
                 "subset": r.get("subset", r[S.LANG]),
-                "correct": bool(o == 1),
+                "correct": bool(ok[i]),
                 "score": float(m),
                 "retrieved": "original" if o == 1 else ("tie" if o == 0 else "foil"),
                 "tie": bool(o == 0),
@@ -576,7 +593,14 @@ def score(
     if params.fertility == "paper":
         tokenize = _fertility_tokenizer(params.fertility_tokenizer).tokenize
     agg = score_model(
-        model, rows, params.pooling, params.layer, role, params.tie_tolerance, tokenize
+        model,
+        rows,
+        params.pooling,
+        params.layer,
+        role,
+        params.tie_tolerance,
+        tokenize,
+        params.tie_rule,
     )
     entries, main, notes = entries_of(agg, configs)
 

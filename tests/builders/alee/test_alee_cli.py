@@ -824,3 +824,17 @@ def test_tacc_fertility_paper_one_tokenizer_and_grid_average(tmp_path, inputs, c
     assert analysis["spearman"] is None  # one language: no correlation
     assert list(res.glob("tacc__*__fertility_paper.png"))
     assert all(str(analysis_file) in r["artifacts"] for r in results)
+
+
+def test_eval_tacc_tie_rule_win_is_signed(tmp_path, inputs, capsys):
+    """``--tie-rule win`` (Sentence Smith's ``>=``) passes the RS role-swap tie; the signature says so."""
+    ds = build(tmp_path, *inputs)
+    capsys.readouterr()
+    argv = ["eval", "tacc", "--dataset", str(ds), "--model", "random", "--json", "--no-plots"]
+    assert main([*argv, "--tie-rule", "win"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    by = {(e["lang"], e["group"], e["key"]): e for e in data["scores"]["test"]}
+    rs = by[("deu_Latn", "perturbation", "RS")]
+    assert (rs["ties"], rs["correct"], rs["tacc"]) == (1, 1, 1.0)
+    assert data["main_score"] == 0.75  # (1 + 1 + 1 + 0) / 4
+    assert "cmp:ge" in data["signature"] and "ties:win" in data["signature"]

@@ -156,7 +156,7 @@ def test_retrieval_accuracy_cosine_and_margin():
     x, y, _ = planted(n=50, m=50, n_gold=0)
     y = x + 0.2 * np.random.default_rng(1).standard_normal(x.shape)
     for scoring in ("cosine", "ratio", "distance"):
-        s = M.retrieval_accuracy(x, y, scoring, k=3, chunk_size=7)
+        s = M.retrieval_accuracy(x, y, scoring, k=3, chunk_size=7, candidates="all")
         full = M.normalize(x) @ M.normalize(y).T
         if scoring == "cosine":
             score = full.astype(np.float64)

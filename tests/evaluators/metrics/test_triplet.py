@@ -175,3 +175,26 @@ def test_score_model_without_tokenizer_notes_missing_fertility():
     assert agg["notes"] == [
         "fertility unavailable: the model exposes no tokenizer (EngineUnavailableError)"
     ]
+
+
+def _sentence_smith_triple_accuracy(sim_orig_para, sim_orig_mod):
+    """Sentence Smith ``test_process.ipynb`` (impresso/sentence-smith@b497c3a, cell 8), transcribed:
+    "Triple accuracy refers to cases where sim_orig_para >= sim_orig_mod being counted as correct"."""
+    correct = 0
+    for para, mod in zip(sim_orig_para, sim_orig_mod):
+        if para >= mod:
+            correct += 1
+    return correct / len(sim_orig_para)
+
+
+def test_tie_rule_win_is_sentence_smiths_rule():
+    rng = np.random.default_rng(0)
+    target = rng.standard_normal((60, 4))
+    orig = rng.standard_normal((60, 4))
+    foil = rng.standard_normal((60, 4))
+    foil[::3] = orig[::3]  # exact ties (a foil the model cannot tell apart)
+    sims = cosine_rows(orig, target), cosine_rows(foil, target)
+    out = triplet_outcomes(orig, foil, target, tie_tolerance=0.0)
+    assert triplet_score(out, "win").tacc == _sentence_smith_triple_accuracy(*sims)
+    assert triplet_score(out).tacc < triplet_score(out, "win").tacc  # strict fails the 20 ties
+    assert triplet_score(out).ties == triplet_score(out, "win").ties == 20
