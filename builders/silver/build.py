@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from builders.adapters import bible
+from builders.adapters import device as device_adapter
 from builders.adapters import mt as mt_adapter
 from builders.adapters.parallel import read_lines
 from builders.adapters.provenance import pin
@@ -391,7 +392,11 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
         batch_size=min(args.mt_batch_size, 64),
         num_beams=args.mt_beams,
         revision=args.mt_revision,
+        device=args.device,
     )
+    # Only the masked LM and hf: MT models run on torch; their device is refused before any work.
+    runs_model = args.substitutes == "mlm" or engine.name.startswith("hf:")
+    device = device_adapter.run_device(args.device, backend.name, runs_model)
     generator = _generator(args, src_lang)
     items, input_record, subset = _source(args, src_lang, src_tokenizer)
     t0 = time.perf_counter()
@@ -415,6 +420,8 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
     }
     if hasattr(generator, "forward_passes"):
         run_info["mlm_forward_passes"] = generator.forward_passes
+    if device is not None:
+        run_info["device"] = device
     limitations = list(spec.LIMITATIONS)
     if engine.online:
         limitations.append(

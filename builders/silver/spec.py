@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from builders.base import seed_param
+from builders.base import device_param, seed_param
 from builders.silver import logic
 from builders.silver.tokenize import SCHEMES
 from evaluators.core.params import param
@@ -247,6 +247,7 @@ class Params:
         "also write '<config>.src-tgt' (src ||| tgt) + '<config>.align' (0-based Pharaoh) here",
         **_NOSIG,
     )
+    device: str | None = device_param("the masked LM (--substitutes mlm) and hf: MT models")
     seed: int = seed_param()
 
 
