@@ -445,9 +445,32 @@ def test_ar_frame_gets_first_sense_suffix():
             return []
 
     out = replace_antonym(
-        penman.decode("(i / increase-02 :ARG1 (p / price))"), np.random.default_rng(0), Lex()
+        penman.decode("(i / increase-01 :ARG1 (p / price))"), np.random.default_rng(0), Lex()
     )
     assert ("i", ":instance", "decrease-01") in out.triples
+    # Issue #26: another roleset (light-06 "lightly", long-03 "long for") is refused, not guessed.
+    other = penman.decode("(i / increase-02 :ARG1 (p / price))")
+    assert replace_antonym(other, np.random.default_rng(0), Lex()) is None
+
+
+def test_plain_concepts_use_the_lemmas_usual_part_of_speech():
+    """Issue #26: 'equal' is mostly an adjective, so HS never reads it as the noun (peer -> person)."""
+
+    class Lex:
+        def dominant_pos(self, lemma):
+            return {"equal": "a", "penguin": "n"}[lemma]
+
+        def antonyms(self, lemma, pos):
+            return {("equal", "a"): ["unequal"]}.get((lemma, pos), [])
+
+        def hypernyms(self, lemma, pos):
+            return {("equal", "n"): ["person"], ("penguin", "n"): ["bird"]}.get((lemma, pos), [])
+
+    rng = np.random.default_rng(0)
+    g = penman.decode("(b / be-located-at-91 :ARG1 (e / equal) :ARG2 (p / penguin))")
+    out = replace_hypernym(g, rng, Lex())
+    assert ("p", ":instance", "bird") in out.triples and ("e", ":instance", "equal") in out.triples
+    assert ("e", ":instance", "unequal") in replace_antonym(g, rng, Lex()).triples
 
 
 def test_modifiers_get_adjective_antonyms_and_no_hypernym():
