@@ -412,16 +412,7 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
         S.SCHEMA.config_name(pair, details_suffix): {"test": out.details},
     }
     exports = export_files(out, args.export, main_config) if args.export else {}
-    # Cache hits, forward passes (they depend on the batch size) and timings differ between
-    # two builds of the same rows: they go to the manifest's `run` section, never compared.
-    run_info: dict[str, Any] = {
-        "mt": translator.counts(),
-        "seconds_silver": round(time.perf_counter() - t0, 1),
-    }
-    if hasattr(generator, "forward_passes"):
-        run_info["mlm_forward_passes"] = generator.forward_passes
-    if device is not None:
-        run_info["device"] = device
+    run_info = _run_info(translator, generator, device, time.perf_counter() - t0)
     limitations = list(spec.LIMITATIONS)
     if engine.online:
         limitations.append(
@@ -453,6 +444,20 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
         run=run_info,
         exports=exports,
     )
+
+
+def _run_info(translator, generator, device: str | None, seconds: float) -> dict[str, Any]:
+    """The manifest's ``run`` section of a silver build.
+
+    Cache hits, forward passes (they depend on the batch size), the device and timings differ
+    between two builds of the same rows: they go to ``run``, never compared.
+    """
+    run_info: dict[str, Any] = {"mt": translator.counts(), "seconds_silver": round(seconds, 1)}
+    if hasattr(generator, "forward_passes"):
+        run_info["mlm_forward_passes"] = generator.forward_passes
+    if device is not None:
+        run_info["device"] = device
+    return run_info
 
 
 def _engine_inputs(engine, generator) -> list[InputRecord]:
