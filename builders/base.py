@@ -47,6 +47,8 @@ class BuildResult:
         models: models / engines / dictionaries with their revisions.
         counts: per-stage counts: ``{"stage": {"in": n, "kept": n, "dropped": {reason: n}}}``.
         construction: numbered steps for the card's "how it was built" section.
+        summary: what this build holds, where the family's prose could mislead (which foils,
+            whether a filter ran): the card states it under "This build", before the prose.
         limitations: known limitations for the card.
         license: Hub license id of the produced data; set by the CLI from the
             inputs' licenses (:func:`builders.release.licenses.license_block`).
@@ -64,6 +66,7 @@ class BuildResult:
     models: list[ModelRecord] = field(default_factory=list)
     counts: dict[str, Any] = field(default_factory=dict)
     construction: list[str] = field(default_factory=list)
+    summary: list[str] = field(default_factory=list)
     limitations: list[str] = field(default_factory=list)
     license: str = "cc-by-sa-4.0"
     name: str | None = None
@@ -96,6 +99,20 @@ P = TypeVar("P")
 def seed_param() -> Any:
     """Declare the ``seed`` field every builder's parameters have (one declaration, one default)."""
     return param(13, "random seed (default 13)", min=0)
+
+
+def device_param(models: str) -> Any:
+    """Declare the ``device`` field of a builder that runs ``models`` (one declaration, one check).
+
+    Not in the signature or the content id (the device cannot change what is built, only
+    how fast): the builder records the device used in the manifest's ``run`` section.
+    :func:`builders.adapters.device.resolve_device` checks it where a model loads.
+    """
+    return param(
+        None,
+        f"torch device for {models}: cpu, cuda, cuda:<i>, mps (default: cuda when available)",
+        sig=False,
+    )
 
 
 def params_from(cls: type[P], args: Any) -> P:

@@ -192,6 +192,12 @@ CASES = [
     ([*SILVER, "--src", "{two_lines}", "--mt-rate", "nan"], 2, ["--mt-rate", "nan"]),
     ([*SILVER, "--src", "{two_lines}", "--substitutes", "thesaurus"], 2, ["invalid choice"]),
     ([*SILVER, "--src", "{two_lines}", "--tokenizer", "bpe"], 2, ["invalid choice"]),
+    ([*SILVER, "--src", "{two_lines}", "--device", "tpu9"], 2, ["--device 'tpu9'", "cuda"]),
+    (
+        [*SILVER, "--src", "{two_lines}", "--substitutes", "mlm", "--device", "cuda:99"],
+        2,
+        ["--device cuda:99", "CUDA device(s)", "--device cpu"],
+    ),  # fmt: skip
     (
         [
             *B,
@@ -251,6 +257,12 @@ CASES = [
         ["'pt_BR' and 'pt_PT'", "both por_Latn"],
     ),
     ([*ALEE, "--langs", "deu,de", "--foils", "{foils_ok}"], 2, ["'deu' and 'de'", "deu_Latn"]),
+    ([*ALEE, "--langs", "deu", "--device", "cuda:99"], 2, ["--device cuda:99", "--device cpu"]),
+    (
+        [*ALEE, "--langs", "deu", "--foils", "{foils_ok}", "--device", "tpu9"],
+        2,
+        ["--device 'tpu9'"],
+    ),
     ([*ALEE, "--langs", "deu", "--foils", "{missing}"], 2, ["does not exist"]),
     ([*ALEE, "--langs", "deu", "--foils", "{dir}"], 2, ["is a directory"]),
     ([*ALEE, "--langs", "deu", "--foils", "{latin1}"], 2, ["latin1.txt", "UTF-8"]),

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from builders.adapters.device import resolve_device
 from evaluators.core import optional
 from evaluators.core.errors import EngineUnavailableError
 
@@ -141,9 +142,8 @@ class AmrParser:
     ):
         self.folder = model_dir("parse", path)
         self.model_id, self.revision = model_identity("parse", path)
-        kwargs: dict[str, Any] = {"batch_size": batch_size}
-        if device:
-            kwargs["device"] = device
+        kwargs: dict[str, Any] = {"batch_size": batch_size, "device": resolve_device(device)}
+        self.device = kwargs["device"]
         self.model = load_amrlib_model("parse", self.folder, **kwargs)
 
     def parse(self, sentences: Sequence[str]) -> list[Parsed]:
@@ -178,9 +178,8 @@ class AmrGenerator:
     ):
         self.folder = model_dir("generate", path)
         self.model_id, self.revision = model_identity("generate", path)
-        kwargs: dict[str, Any] = {"batch_size": batch_size}
-        if device:
-            kwargs["device"] = device
+        kwargs: dict[str, Any] = {"batch_size": batch_size, "device": resolve_device(device)}
+        self.device = kwargs["device"]
         self.model = load_amrlib_model("generate", self.folder, **kwargs)
 
     def generate(self, graphs: Sequence[str]) -> list[Generated]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
+from builders.adapters.device import resolve_device
 from builders.adapters.mt import hf_load_kwargs
 from builders.silver.tokenize import is_word, substitute
 from evaluators.core.errors import EngineUnavailableError, UsageError, truncate
@@ -93,7 +94,7 @@ class MLMSubstitutes:
         model: Hub id or local folder (default ``bert-large-cased``).
         revision: Hub revision to pin.
         batch_size: masked sentences per forward pass (a sentence's masks are never split).
-        device: torch device.
+        device: torch device (``None``: cuda when available, else cpu; see :mod:`builders.adapters.device`).
         tokenizer, mlm: an already loaded tokenizer and ``*ForMaskedLM`` (tests).
         search: top predictions read per slot (the authors': 10).
         count_original: the original word, when predicted, takes one of the ``k`` places.
@@ -106,7 +107,7 @@ class MLMSubstitutes:
         model: str = DEFAULT_MLM,
         revision: str | None = None,
         batch_size: int = 64,
-        device: str = "cpu",
+        device: str | None = None,
         tokenizer=None,
         mlm=None,
         search: int = SEARCH,
@@ -117,7 +118,8 @@ class MLMSubstitutes:
         self.model_id = model
         self._revision = revision
         self.batch_size = batch_size
-        self.device = device
+        # a model handed in stays where it is
+        self.device = device if mlm is None else (device or str(getattr(mlm, "device", "cpu")))
         self._tok = tokenizer
         self._model = mlm
         self.forward_passes = 0
@@ -142,6 +144,7 @@ class MLMSubstitutes:
         )
 
         kwargs = hf_load_kwargs(self.model_id, self._revision)
+        self.device = resolve_device(self.device)
         try:
             self._tok = AutoTokenizer.from_pretrained(self.model_id, **kwargs)
             self._model = (

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from builders.adapters.device import resolve_device
 from builders.alee.logic.nli_filter import CONTRADICTION, ENTAILMENT, LABELS, NEUTRAL
 from evaluators.core.errors import EngineUnavailableError
 
@@ -87,15 +88,13 @@ class NliModel:
         max_length: int = 512,
         device: str | None = None,
     ):
-        import torch
-
         self.model = model.eval()
         self.tokenizer = tokenizer
         self.model_id = model_id
         self.revision = revision
         self.batch_size = batch_size
         self.max_length = max_length
-        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        self.device = resolve_device(device)
         self.model.to(self.device)
         self.labels = label_map(dict(model.config.id2label))
 

@@ -11,16 +11,23 @@ from functools import lru_cache
 
 from builders.adapters.wordnet import load_wordnet
 
+#: The share of a lemma's sense-tagged uses (WordNet's SemCor counts, one part of speech)
+#: its first sense must hold for AR and HS to take it as the sense an AMR concept means.
+#: AMR gives no WordNet sense, so a lemma without such a dominant sense is refused rather
+#: than guessed (issue #26: ``little`` -> ``much`` came from little.a.02, ``shell`` -> ``ammo``
+#: from shell.n.01, 14 of 19 uses).
+FIRST_SENSE_SHARE = 0.75
+
 
 class WordNetLexicon:
-    """Lemma antonyms and first-sense hypernyms from a WordNet reader.
+    """Lemma antonyms and hypernyms of the one sense a concept is taken to mean.
 
-    Antonyms are WordNet *lemma* antonyms (``good.a.01.good`` <-> ``bad``) over
-    every sense of the word with the requested part of speech, in WordNet's
-    sense order. Hypernyms come from the word's first (most frequent) sense
-    only, since other senses give unrelated words (``bank`` the river side);
-    a hypernym lemma that is also a synonym of the word in any sense is
-    dropped, so HS never degrades into a synonym swap.
+    That sense is the lemma's first (most frequent) WordNet sense of the requested
+    part of speech, and only when it is clear (:func:`first_sense`): the only sense,
+    or one holding :data:`FIRST_SENSE_SHARE` of the tagged uses. Antonyms are WordNet
+    *lemma* antonyms of that sense (``good.a.01.good`` <-> ``bad``); hypernyms its
+    hypernyms, less any lemma that is also a synonym of the word in any sense, so HS
+    never degrades into a synonym swap. A lemma without a clear sense gets neither.
     """
 
     def __init__(self, reader):
@@ -36,9 +43,23 @@ class WordNetLexicon:
         except Exception:  # noqa: BLE001 - the reader raises WordNetError on malformed lemmas
             return []
 
+    def first_sense(self, lemma: str, pos: str):
+        """The synset ``lemma`` is taken to mean in part of speech ``pos``, or ``None`` when unclear."""
+        synsets = self._synsets(lemma, pos)
+        if len(synsets) <= 1:
+            return synsets[0] if synsets else None
+        counts = [self._count(syn, lemma) for syn in synsets]
+        total = sum(counts)
+        return synsets[0] if total and counts[0] >= FIRST_SENSE_SHARE * total else None
+
+    @staticmethod
+    def _count(syn, lemma: str) -> int:
+        return sum(lem.count() for lem in syn.lemmas() if lem.name().lower() == lemma.lower())
+
     def _antonyms(self, lemma: str, pos: str) -> list[str]:
         out: list[str] = []
-        for syn in self._synsets(lemma, pos):
+        first = self.first_sense(lemma, pos)
+        for syn in [first] if first is not None else []:
             for lem in syn.lemmas():
                 if lem.name().lower() != lemma.lower():
                     continue
@@ -70,12 +91,12 @@ class WordNetLexicon:
         return best
 
     def _hypernyms(self, lemma: str, pos: str) -> list[str]:
-        synsets = self._synsets(lemma, pos)
-        if not synsets:
+        first = self.first_sense(lemma, pos)
+        if first is None:
             return []
-        synonyms = {lem.name().lower() for syn in synsets for lem in syn.lemmas()}
+        synonyms = {lem.name().lower() for syn in self._synsets(lemma, pos) for lem in syn.lemmas()}
         out: list[str] = []
-        for hyper in synsets[0].hypernyms() + synsets[0].instance_hypernyms():
+        for hyper in first.hypernyms() + first.instance_hypernyms():
             for lem in hyper.lemmas():
                 name = lem.name()
                 if name.lower() not in synonyms and name not in out:

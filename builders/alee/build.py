@@ -20,6 +20,7 @@ from typing import Any
 
 from builders.adapters import amr, bible
 from builders.adapters.alee_inputs import read_foils, read_pawsx
+from builders.adapters.device import run_device
 from builders.adapters.parallel import read_parallel
 from builders.adapters.sentences import split_sentences
 from builders.adapters.wordnet import wordnet_input
@@ -44,7 +45,8 @@ def relabel(kept, generator: str) -> dict[str, str]:
     """Give foils made by ``generator`` their honest labels in place; return ``read type -> label`` where they differ.
 
     Sentence Smith's RS and HS do not meet alee's definitions
-    (:mod:`builders.alee.logic.foil_types`); its PN and AR do and keep their names.
+    (:mod:`builders.alee.logic.foil_types`); its PN and AR keep their names, though they are
+    broader than alee's (PN on any node, AR over every WordNet sense; the card says so).
     Foils of an unknown generator keep the types their file states.
     """
     if generator != foil_types.SENTENCE_SMITH:
@@ -144,6 +146,9 @@ def run(args: Params, backend: Engine) -> BuildResult:
 
     ``backend``: where the model stages run (``--engine``; how to run, not a build parameter).
     """
+    # Refused before any model or corpus is read; no model runs with --foils and --no-nli.
+    device = run_device(args.device, backend.name, runs_model=not (args.foils and args.no_nli))
+    run_info = {"device": device} if device else {}
     langs = _checked_langs(args)
     english, targets, inputs = read_corpora(args, langs)
 
@@ -186,8 +191,10 @@ def run(args: Params, backend: Engine) -> BuildResult:
         models=models,
         counts=_manifest_counts(args, pipeline.table2(counts, paired), origin),
         construction=_construction(args, langs, origin),
+        summary=_summary(args, origin, kept),
         limitations=_limitations(args, origin),
         params=args,
+        run=run_info,
     )
 
 
@@ -307,7 +314,8 @@ def _construction(args: Params, langs: list[str], origin: _FoilOrigin) -> list[s
             + (
                 ", then relabelled as what the generator's edits are: "
                 + ", ".join(f"{a} -> {b}" for a, b in relabelled.items())
-                + " (only PN and AR meet alee's definitions; TACC's main score then averages every type present)"
+                + " (PN and AR keep alee's names but are broader: PN on any node, AR over every WordNet sense;"
+                " TACC's main score then averages every type present)"
                 if relabelled
                 else ""
             )
@@ -325,6 +333,25 @@ def _construction(args: Params, langs: list[str], origin: _FoilOrigin) -> list[s
         nli_note,
         f"Foils paired with the untouched translation of the original in {', '.join(langs)}; English processed once.",
     ]
+
+
+def _summary(args: Params, origin: _FoilOrigin, kept) -> list[str]:
+    """The card's "This build": which foils the rows hold and whether NLI ran (the family prose describes alee's own pipeline)."""
+    labels = ", ".join(sorted({c.perturbation for c in kept})) or "none"
+    made = (
+        f"Foils read from {Path(args.foils).name}, made elsewhere by {origin.generator or 'an unknown generator'}"
+        if args.foils
+        else "Foils made here by alee's own AMR pipeline"
+    )
+    out = [f"{made}; perturbation labels: {labels}."]
+    if args.foils and origin.generator == foil_types.SENTENCE_SMITH:
+        out.append(foil_types.SENTENCE_SMITH_NOTE)
+    out.append(
+        "The NLI filter was NOT run (--no-nli): no foil was checked for a change of meaning here."
+        if args.no_nli
+        else f"The NLI filter ran ({args.nli_model}, both directions)."
+    )
+    return out
 
 
 def _limitations(args: Params, origin: _FoilOrigin) -> list[str]:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from builders.base import seed_param
+from builders.base import device_param, seed_param
 from evaluators.core.params import param
 from evaluators.schema.alee import PERTURBATIONS
 
@@ -264,9 +264,7 @@ class Params:
     nli_batch_size: int = param(
         16, "pairs per NLI batch (default 16)", section=NLI, min=1, **_NOSIG
     )
-    device: str | None = param(
-        None, "torch device for AMR and NLI models (default: cuda if available)", **_NOSIG
-    )
+    device: str | None = device_param("the AMR parser, generator and NLI models")
     seed: int = seed_param()
 
 

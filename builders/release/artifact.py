@@ -154,6 +154,7 @@ def write_dataset(
             result.limitations,
             repo_id,
             tables=tables,
+            summary=result.summary,
         )
         fault_point("card")
         (tmp / "README.md").write_text(card, encoding="utf-8")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -367,16 +367,20 @@ def _config_metadata(family: FamilySchema, stats: dict) -> tuple[list, list, lis
 
 
 def _source_datasets(meta: dict, manifest: Manifest) -> list[str]:
-    """The family's source datasets; PAWS-X among the inputs makes the card say it extends it."""
-    source = list(meta.get("source_datasets") or ["original"])
-    if any(
-        citation_key(f"{_field(i, 'name', '')} {_field(i, 'origin', '')}") == "yang2019pawsx"
+    """The card's ``source_datasets``: the corpora the data inputs extend, else the family's value.
+
+    A data input whose bibliography key is in ``derived_source_datasets`` of ``cards/meta.yaml``
+    (the Bible, PAWS-X, Sentence Smith's foils) makes the card say ``extended|...``, as the
+    Hub's card spec asks of derived data; ``original`` stays for data made from scratch.
+    """
+    derived = _meta().get("derived_source_datasets") or {}
+    found = [
+        derived[key]
         for i in manifest.inputs
-    ):
-        source = [s for s in source if s != "original"] + [
-            "extended|google-research-datasets/paws-x"
-        ]
-    return source
+        if _field(i, "role", "data") == "data"
+        and (key := citation_key(f"{_field(i, 'name', '')} {_field(i, 'origin', '')}")) in derived
+    ]
+    return list(dict.fromkeys(found)) or list(meta.get("source_datasets") or ["original"])
 
 
 def card_data(
@@ -578,6 +582,25 @@ def _cite_keys(paper_keys: list[str], inputs: list[dict], bib: dict, own: dict) 
     )
 
 
+def _dedupe(prose_limitations: str, limitations: Sequence[str]) -> list[str]:
+    r"""The build's limitation bullets, less those the family's prose (or an earlier bullet) already says.
+
+    >>> _dedupe("- Scores are partial.\n- Other.", ["scores are  partial", "New one.", "New one."])
+    ['New one.']
+    """
+
+    def norm(text: str) -> str:
+        return " ".join(text.lower().split()).rstrip(".")
+
+    seen = {norm(b) for b in re.split(r"^- ", prose_limitations, flags=re.M) if b.strip()}
+    out = []
+    for item in limitations:
+        if norm(item) not in seen:
+            seen.add(norm(item))
+            out.append(item)
+    return out
+
+
 def render_card(
     family: FamilySchema,
     manifest: Manifest,
@@ -588,6 +611,7 @@ def render_card(
     repo_id: str | None = None,
     superseded_by: str | None = None,
     tables: Mapping[str, Mapping[str, pa.Table]] | None = None,
+    summary: Sequence[str] = (),
 ) -> str:
     """Return the full README.md text of a built dataset.
 
@@ -601,6 +625,7 @@ def render_card(
         repo_id: the Hub repo the card will live in (a placeholder otherwise).
         superseded_by: the version that replaces this one, if any.
         tables: ``config -> split -> rows`` as written; gives the examples and statistics.
+        summary: what this build holds where the family's prose could mislead ("This build").
     """
     from huggingface_hub import DatasetCard
 
@@ -635,7 +660,8 @@ def render_card(
             for c, n in per_lang.items()
         ],
         construction=construction,
-        limitations=limitations,
+        summary=list(summary),
+        limitations=_dedupe(_prose(family.name).get("limitations", ""), limitations),
         repo_id=repo_id or f"<org>/{manifest.name}",
         first_config=sorted(stats)[0] if stats else "",
         first_split=_example_split(family, sorted(stats)[0], stats) if stats else "",

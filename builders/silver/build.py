@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from builders.adapters import bible
+from builders.adapters import device as device_adapter
 from builders.adapters import mt as mt_adapter
 from builders.adapters.parallel import read_lines
 from builders.adapters.provenance import pin
@@ -391,7 +392,11 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
         batch_size=min(args.mt_batch_size, 64),
         num_beams=args.mt_beams,
         revision=args.mt_revision,
+        device=args.device,
     )
+    # Only the masked LM and hf: MT models run on torch; their device is refused before any work.
+    runs_model = args.substitutes == "mlm" or engine.name.startswith("hf:")
+    device = device_adapter.run_device(args.device, backend.name, runs_model)
     generator = _generator(args, src_lang)
     items, input_record, subset = _source(args, src_lang, src_tokenizer)
     t0 = time.perf_counter()
@@ -407,14 +412,7 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
         S.SCHEMA.config_name(pair, details_suffix): {"test": out.details},
     }
     exports = export_files(out, args.export, main_config) if args.export else {}
-    # Cache hits, forward passes (they depend on the batch size) and timings differ between
-    # two builds of the same rows: they go to the manifest's `run` section, never compared.
-    run_info: dict[str, Any] = {
-        "mt": translator.counts(),
-        "seconds_silver": round(time.perf_counter() - t0, 1),
-    }
-    if hasattr(generator, "forward_passes"):
-        run_info["mlm_forward_passes"] = generator.forward_passes
+    run_info = _run_info(translator, generator, device, time.perf_counter() - t0)
     limitations = list(spec.LIMITATIONS)
     if engine.online:
         limitations.append(
@@ -446,6 +444,20 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
         run=run_info,
         exports=exports,
     )
+
+
+def _run_info(translator, generator, device: str | None, seconds: float) -> dict[str, Any]:
+    """The manifest's ``run`` section of a silver build.
+
+    Cache hits, forward passes (they depend on the batch size), the device and timings differ
+    between two builds of the same rows: they go to ``run``, never compared.
+    """
+    run_info: dict[str, Any] = {"mt": translator.counts(), "seconds_silver": round(seconds, 1)}
+    if hasattr(generator, "forward_passes"):
+        run_info["mlm_forward_passes"] = generator.forward_passes
+    if device is not None:
+        run_info["device"] = device
+    return run_info
 
 
 def _engine_inputs(engine, generator) -> list[InputRecord]:

@@ -3,7 +3,10 @@
 Given the tokens of the translation ``t`` of a source sentence and the tokens
 of the translations of the alternatives made for one source word ``w_j``:
 
-1. an alternative is *valid* when its translation has as many tokens as ``t``;
+1. an alternative is *valid* when its translation has as many tokens as ``t``
+   and keeps at least one of them (the authors' cell 5 keeps an alternative only
+   when ``len(changed_words) != sum(changed_words)``: one that changes every
+   token is left out of the count, so a one-token translation is never linked);
 2. ``w_j`` is aligned when at least ``min_valid`` alternatives are valid and
    every valid alternative changes exactly the same set of target positions,
    of size 1 to ``max_targets`` (1 in the paper and its code, which drops a
@@ -77,16 +80,23 @@ class WordDecision:
 
 
 def changed_positions(base: Sequence[str], alt: Sequence[str]) -> tuple[int, ...] | None:
-    """Return the positions where ``alt`` differs from ``base``; ``None`` when the lengths differ.
+    """Return the positions where ``alt`` differs from ``base``; ``None`` when ``alt`` is not valid.
+
+    Not valid, as in the authors' notebook (cell 5): the lengths differ, or every
+    token changed (which includes any change of a one-token translation, and an
+    empty translation).
 
     >>> changed_positions(["Amo", "la", "pizza"], ["Odio", "la", "pizza"])
     (0,)
     >>> changed_positions(["Amo", "la", "pizza"], ["Amo", "pizza"]) is None
     True
+    >>> changed_positions(["Amo", "la"], ["Odio", "el"]) is None, changed_positions(["Sí"], ["No"])
+    (True, None)
     """
     if len(base) != len(alt):
         return None
-    return tuple(i for i, (a, b) in enumerate(zip(base, alt)) if a != b)
+    changed = tuple(i for i, (a, b) in enumerate(zip(base, alt)) if a != b)
+    return None if len(changed) == len(base) else changed
 
 
 def decide_word(

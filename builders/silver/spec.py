@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from builders.base import seed_param
+from builders.base import device_param, seed_param
 from builders.silver import logic
 from builders.silver.tokenize import SCHEMES
 from evaluators.core.errors import UsageError
@@ -70,7 +70,8 @@ CONSTRUCTION = [
     "Each source sentence s is translated into t with the MT engine named in the build signature.",
     "For every word of s, {k} alternative sentences are made by substituting that word alone ({substitutes}).",
     "Every alternative is translated with the same engine; an alternative is valid when its translation has "
-    "as many tokens as t ({tokenizer} tokenisation of both sides).",
+    "as many tokens as t ({tokenizer} tokenisation of both sides) and keeps at least one of them (as in the "
+    "authors' notebook, so a one-token translation is never linked).",
     "A word is aligned when at least {min_valid} of its alternatives are valid and all valid alternatives change "
     "the same target position(s) (at most {max_targets}); it is then linked to that position.",
     "The links of a sentence form its partial silver alignment (sure = possible); sentences without a link are "
@@ -247,6 +248,7 @@ class Params:
         "also write '<config>.src-tgt' (src ||| tgt) + '<config>.align' (0-based Pharaoh) here",
         **_NOSIG,
     )
+    device: str | None = device_param("the masked LM (--substitutes mlm) and hf: MT models")
     seed: int = seed_param()
 
     def __post_init__(self) -> None:

@@ -134,6 +134,7 @@ def open_generator(params: spec.Params, src_lang: str) -> spec.SubstituteGenerat
         batch_size=params.mlm_batch_size,
         search=params.mlm_search,
         count_original=not params.no_count_original,
+        device=params.device,
     )
     gen.load()  # fail before reading the corpus when the model is not available
     return gen
@@ -222,7 +223,7 @@ def translate_on_engine(engine, params: spec.Params, mt_engine, cache, store_roo
     stage = shardstore.MTStage(
         mt_engine.name, mt_engine.pair[0], mt_engine.pair[1], mt_engine.version, str(store_root) if store_root else None,
         (("rate", params.mt_rate), ("retries", params.mt_retries), ("batch_size", min(params.mt_batch_size, 64)),
-         ("num_beams", params.mt_beams), ("revision", params.mt_revision)),
+         ("num_beams", params.mt_beams), ("revision", params.mt_revision), ("device", params.device)),
     )  # fmt: skip
     n_texts = sum(len(u) for u in units)
     batch_texts = mt_batch_texts(n_texts, params.mt_batch_size, engine.workers)

@@ -1,17 +1,21 @@
-"""The reference tokenisation of SilverAlign: split off punctuation, then split on whitespace.
+r"""The reference tokenisation of SilverAlign: split off punctuation, then split on whitespace.
 
 Köksal et al. (2022) compare whitespace tokens of the translation of a sentence
 and of each alternative (``sent.split()`` in their ``which_words_changed``),
-after a punctuation-splitting tokenizer. :class:`Tokenizer` reproduces that and
-returns character spans, so that a source word can be substituted *in the
-original string* (the MT engine then sees exactly the text it translated for
-the base sentence, apart from the one substituted word).
+after padding 32 punctuation characters with spaces (notebook 4, cell 9:
+``re.sub(r'([{}])'.format("”“!\"#$%&()*+,-./:;<=>?@[\\]^_`{|}~"), r' \1 ', x)``).
+:class:`Tokenizer` reproduces that and returns character spans, so that a source
+word can be substituted *in the original string* (the MT engine then sees exactly
+the text it translated for the base sentence, apart from the one substituted word).
+``tests/oracles/silveralign_reference.py`` holds the authors' code, run unmodified
+against this one.
 
 Schemes:
 
-- ``punct`` (default): a token is a run of word characters, possibly joined by
-  an inner apostrophe, hyphen, period or comma (``don't``, ``well-known``,
-  ``3.5``, ``1,000``); every other non-space character is a token of its own.
+- ``punct`` (default): each of the authors' 32 characters (ASCII punctuation
+  except ``'`` and ``\``, plus ``“ ”``) is a token of its own; the rest splits on
+  whitespace. So ``well-known`` is ``well - known``, ``3.5`` is ``3 . 5``, while
+  ``don't``, ``¿Dónde`` and ``«hola»`` stay one token, as in the authors' data.
 - ``whitespace``: tokens are maximal runs of non-space characters.
 """
 
@@ -22,8 +26,11 @@ from dataclasses import dataclass
 
 from evaluators.core.errors import UsageError
 
+#: The characters the authors pad with spaces (notebook 4, cell 9), in their order.
+AUTHORS_PUNCTUATION = '”“!"#$%&()*+,-./:;<=>?@[]^_`{|}~'
+_P = re.escape(AUTHORS_PUNCTUATION)
 _PATTERNS = {
-    "punct": re.compile(r"\w+(?:['’\-.,]\w+)*|[^\w\s]"),
+    "punct": re.compile(rf"[{_P}]|[^\s{_P}]+"),
     "whitespace": re.compile(r"\S+"),
 }
 SCHEMES = tuple(_PATTERNS)
@@ -69,6 +76,8 @@ class Tokenizer:
 
         >>> Tokenizer().tokenize('He said: "don\'t go," twice.')
         ['He', 'said', ':', '"', "don't", 'go', ',', '"', 'twice', '.']
+        >>> Tokenizer().tokenize("¿Dónde? well-known 3.5")
+        ['¿Dónde', '?', 'well', '-', 'known', '3', '.', '5']
         >>> Tokenizer("whitespace").tokenize("Dijo: hola.")
         ['Dijo:', 'hola.']
         """

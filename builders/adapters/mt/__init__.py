@@ -114,11 +114,13 @@ def select_translator(
     batch_size: int = 16,
     num_beams: int = 1,
     revision: str | None = None,
+    device: str | None = None,
 ) -> Translator:
     """Build the translator named by ``spec`` for ``src -> tgt``.
 
     ``offline`` is detected (:func:`is_offline`) only when an online translator
-    would be used, so offline builds never wait on the network.
+    would be used, so offline builds never wait on the network. ``device``: the torch
+    device of an ``hf:`` model (the other translators run no torch model).
 
     Raises:
         EngineUnavailableError: no engine serves the pair offline (the message lists the pairs
@@ -172,6 +174,11 @@ def select_translator(
     if spec.startswith("hf:") or Path(spec).is_dir():
         model = spec[3:] if spec.startswith("hf:") else spec
         return TransformersTranslator(
-            model, pair, revision=revision, batch_size=batch_size, num_beams=num_beams
+            model,
+            pair,
+            revision=revision,
+            batch_size=batch_size,
+            num_beams=num_beams,
+            device=device,
         )
     raise UsageError(f"Unknown MT system {spec!r}; choose one of {', '.join(TRANSLATOR_NAMES)}.")

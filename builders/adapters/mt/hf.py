@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from builders.adapters.device import resolve_device
 from builders.adapters.mt.base import is_offline
 from evaluators.core.errors import (
     EngineUnavailableError,
@@ -52,7 +53,7 @@ class TransformersTranslator:
     batch_size: int = 16
     num_beams: int = 1
     max_new_tokens: int = 256
-    device: str = "cpu"
+    device: str | None = None
     online: bool = False
 
     def __post_init__(self) -> None:
@@ -74,6 +75,7 @@ class TransformersTranslator:
             transformers.AutoTokenizer,
         )
         kwargs = hf_load_kwargs(self.model, self.revision)
+        self.device = resolve_device(self.device)
         try:
             tok = AutoTokenizer.from_pretrained(self.model, **kwargs)
             model = (

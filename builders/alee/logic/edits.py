@@ -270,6 +270,7 @@ HYPERNYM_POS: dict[str, tuple[str, ...]] = {
 #: not the adjective "fair"), the graph and the lexicon disagree and the concept
 #: is skipped rather than guessed.
 EXPECTED_POS: dict[str, frozenset[str]] = {
+    "frame": frozenset({"v", "a"}),
     "mod": frozenset({"a"}),
     "manner": frozenset({"a", "r"}),
     "adverbial": frozenset({"r"}),
@@ -277,22 +278,40 @@ EXPECTED_POS: dict[str, frozenset[str]] = {
 }
 
 
-def slot_pos(kind: str, lemma: str, lexicon, table: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
-    """The WordNet parts of speech to query for one slot (empty: skip it).
+#: The PropBank roleset whose meaning WordNet's first sense stands for. A concept with
+#: another sense number (``light-06`` "lightly", ``long-03`` "long for") means something
+#: WordNet's first sense of the lemma does not, so AR and HS refuse it (issue #26).
+FIRST_FRAME_SENSE = "01"
+
+
+def slot_pos(
+    kind: str, lemma: str, lexicon, table: dict[str, tuple[str, ...]], sense: str | None = None
+) -> tuple[str, ...]:
+    """The WordNet parts of speech to query for one slot (empty: skip it rather than guess).
+
+    A frame is queried only as its first roleset (:data:`FIRST_FRAME_SENSE`); any other
+    concept only in the part of speech WordNet uses the lemma most in, when the graph
+    allows it (``equal`` is mostly an adjective, so never the noun "peer" -> "person").
 
     >>> class Lex:
-    ...     def dominant_pos(self, lemma): return {"just": "r", "big": "a"}.get(lemma)
+    ...     def dominant_pos(self, lemma): return {"just": "r", "big": "a", "equal": "a"}.get(lemma)
     >>> slot_pos("mod", "just", Lex(), ANTONYM_POS), slot_pos("mod", "big", Lex(), ANTONYM_POS)
     ((), ('a',))
+    >>> slot_pos("word", "equal", Lex(), HYPERNYM_POS), slot_pos("frame", "light", Lex(), ANTONYM_POS, "06")
+    ((), ())
     """
     wanted = table[kind]
+    if kind == "frame" and sense != FIRST_FRAME_SENSE:
+        return ()
     dominant = getattr(lexicon, "dominant_pos", None)
-    if not wanted or kind == "frame" or dominant is None:
+    if not wanted or dominant is None:
         return wanted
     pos = dominant(_to_wordnet(lemma))
     if pos is None or pos not in EXPECTED_POS[kind]:
         return ()
-    return wanted
+    # a frame may be a verb or an adjective, a plain concept a noun or an adjective: the
+    # lemma's usual part of speech decides (live-01 is the verb, never "live" vs "recorded")
+    return tuple(p for p in wanted if p == pos) if kind in ("frame", "word") else wanted
 
 
 def _to_wordnet(lemma: str) -> str:
@@ -311,9 +330,9 @@ def _replace_concept(
     g: Graph, rng: np.random.Generator, lexicon: Lexicon, etype: str, relation: str, pos_table: dict
 ) -> Graph | None:
     options = []
-    for inst, lemma, kind, _sense in lexical_slots(g):
+    for inst, lemma, kind, sense in lexical_slots(g):
         seen = set()
-        for pos in slot_pos(kind, lemma, lexicon, pos_table):
+        for pos in slot_pos(kind, lemma, lexicon, pos_table, sense):
             for word in getattr(lexicon, relation)(_to_wordnet(lemma), pos):
                 concept = _to_concept(word, kind)
                 if concept and concept != inst[2] and concept not in seen:
@@ -334,9 +353,9 @@ def replace_antonym(g: Graph, rng: np.random.Generator, lexicon: Lexicon | None)
     >>> class Lex:
     ...     def antonyms(self, lemma, pos): return {("increase", "v"): ["decrease"]}.get((lemma, pos), [])
     ...     def hypernyms(self, lemma, pos): return []
-    >>> g = penman.decode("(i / increase-02 :ARG1 (p / price))")
+    >>> g = penman.decode("(i / increase-01 :ARG1 (p / price))")
     >>> print(penman.encode(replace_antonym(g, np.random.default_rng(0), Lex()), indent=None))
-    # ::alee-edit AR i: increase-02 -> decrease-01
+    # ::alee-edit AR i: increase-01 -> decrease-01
     (i / decrease-01 :ARG1 (p / price))
     """
     if lexicon is None:  # needs WordNet; the pipeline records these as edit:no-lexicon

@@ -9,9 +9,13 @@ of them do something else (audit of its code, xlbench issue #16):
 * its "hypernym" edit falls back to a synonym when WordNet offers no hypernym,
   so some foils are paraphrases (alee's HS never is): ``HS-or-synonym``.
 
-Its polarity negation and antonym edits match alee's PN and AR. RD (argument
-deletion) has no alee counterpart. Labels are recorded as what they are; only
-those in :data:`MEETS_ALEE` may be pooled with alee's own four types.
+Its polarity negation and antonym edits keep alee's names but are broader than
+alee's definitions (issue #26, audit of its code): it adds ``:polarity -`` to any
+node, not only to a PropBank predicate (on held-out AMR graphs 74 of 200 of its PN
+edits were on predicates), and it takes an antonym from any WordNet sense of the
+lemma, not the sense the concept means. RD (argument deletion) has no alee
+counterpart. Labels are recorded as what they are; those in :data:`MEETS_ALEE` are
+pooled with alee's own types under alee's names, with the card stating the difference.
 """
 
 from __future__ import annotations
@@ -28,7 +32,8 @@ SENTENCE_SMITH_LABELS: dict[str, str] = {
     "hypernym": "HS-or-synonym",
     "rd": "RD",
 }
-#: Honest labels that meet alee's definitions (Table 1) and may be pooled with its types.
+#: Labels pooled with alee's own types (Table 1) under alee's names; their edits are broader
+#: (PN on any node, AR over every sense: see the module docstring and :data:`SENTENCE_SMITH_NOTE`).
 MEETS_ALEE = frozenset({"PN", "AR"})
 
 
@@ -68,7 +73,9 @@ SENTENCE_SMITH_NOTE = (
     + SENTENCE_SMITH
     + "): its RS swaps two arbitrary leaf names "
     "(RS-leafswap, not alee's ARG0/ARG1 swap) and its HS falls back to a synonym when WordNet has no "
-    "hypernym (HS-or-synonym), so only its PN and AR meet alee's definitions."
+    "hypernym (HS-or-synonym); its PN and AR keep alee's names but are broader than alee's definitions: "
+    "PN adds :polarity - to any node (not only to a predicate) and AR takes an antonym from any WordNet "
+    "sense of the lemma (not the sense the concept means)."
 )
 
 

