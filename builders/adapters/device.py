@@ -8,18 +8,7 @@ cuda when torch sees one, else the CPU.
 
 from __future__ import annotations
 
-from evaluators.core.errors import UsageError
-
-
-def check_device_name(device: str | None) -> None:
-    """Refuse a device name torch would not accept (no torch import).
-
-    >>> check_device_name("cuda:1"), check_device_name(None)
-    (None, None)
-    """
-    from evaluators.run.runner import check_device
-
-    check_device(device)
+from evaluators.run.runner import check_device, check_device_name
 
 
 def resolve_device(device: str | None) -> str:
@@ -28,25 +17,12 @@ def resolve_device(device: str | None) -> str:
     Raises:
         UsageError: a malformed name, or cuda / cuda:<i> / mps that torch does not see here.
     """
-    check_device_name(device)
+    check_device(device)
+    if device is not None:
+        return device
     import torch
 
-    if device is None:
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if device.startswith("cuda"):
-        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
-        index = int(device.split(":", 1)[1]) if ":" in device else 0
-        if index >= count:
-            raise UsageError(
-                f"--device {device} was asked for, but torch sees {count} CUDA device(s) on this machine; "
-                f"pass --device cpu, or leave --device out to use cuda only when there is one."
-            )
-    elif device == "mps" and not torch.backends.mps.is_available():
-        raise UsageError(
-            "--device mps was asked for, but torch sees no MPS device on this machine; "
-            "pass --device cpu, or leave --device out."
-        )
-    return device
+    return "cuda" if torch.cuda.is_available() else "cpu"
 
 
 def run_device(device: str | None, engine_name: str, runs_model: bool = True) -> str | None:

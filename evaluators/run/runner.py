@@ -229,8 +229,23 @@ def cli_default(f: Field[Any]) -> Any:
     return f.metadata.get("run", {}).get("cli", f.default)
 
 
+def check_device_name(device: str | None) -> None:
+    """Refuse a device name torch would not accept, in one sentence (no torch import).
+
+    >>> check_device_name("cuda:1"), check_device_name(None)
+    (None, None)
+
+    Raises:
+        UsageError: e.g. ``tpu9``.
+    """
+    if device is not None and not _DEVICE.match(device):
+        raise UsageError(
+            f"--device {device!r} is not a device; use cpu, cuda, cuda:<index> or mps."
+        )
+
+
 def check_device(device: str | None) -> None:
-    """Refuse a device name torch would not accept, in one sentence.
+    """Refuse a device name torch would not accept, or one this machine does not have.
 
     >>> check_device("cpu"), check_device(None)
     (None, None)
@@ -238,10 +253,7 @@ def check_device(device: str | None) -> None:
     Raises:
         UsageError: e.g. ``tpu9``, or ``cuda`` on a machine without a CUDA device.
     """
-    if device is not None and not _DEVICE.match(device):
-        raise UsageError(
-            f"--device {device!r} is not a device; use cpu, cuda, cuda:<index> or mps."
-        )
+    check_device_name(device)
     check_device_available(device)
 
 

@@ -473,10 +473,19 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
                 self.send_header(k, str(v))
             if "Content-Length" not in (headers or {}):
                 self.send_header("Content-Length", str(len(body)))
+            if not self._answer_lost:
+                self._log(status)  # before the answer leaves: a client never outruns the log
             self.end_headers()
             if self.command != "HEAD":
                 self.wfile.write(body)
             self._status = status
+
+        def _log(self, status: int) -> None:
+            """Record this request once, with the status it is answered with."""
+            if not self._logged:
+                self._logged = True
+                with hub._lock:
+                    hub.requests.append((self.command, self.path, status))
 
         def _send_json(
             self,
@@ -498,6 +507,7 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
 
         def _dispatch_counted(self, method: str) -> None:
             self._status = 0
+            self._logged = self._answer_lost = False
             self._cached_body = None
             split = urlsplit(self.path)
             self.query = parse_qs(split.query)
@@ -520,10 +530,12 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
                 real_wfile = self.wfile
                 if fault is not None:
                     self.wfile = io.BytesIO()  # carry the request out, then lose its answer
+                    self._answer_lost = True
                 try:
                     self._route(method, path)
                 finally:
                     self.wfile = real_wfile
+                    self._answer_lost = False
                 if fault is not None:
                     self._fire(fault)
                     return
@@ -537,8 +549,7 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
                 print(f"hubserver: ERROR on {method} {self.path}: {err!r}", file=sys.stderr)
                 hub.unknown.append(f"ERROR {method} {self.path}: {err!r}")
                 self._send_json(500, {"error": repr(err)})
-            with hub._lock:
-                hub.requests.append((method, self.path, self._status))
+            self._log(self._status)
 
         def _fire(self, fault: Fault) -> bool:
             """Answer as ``fault`` says; return whether the request is finished (no real answer)."""
@@ -548,8 +559,7 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
             if fault.drop:
                 self.close_connection = True
                 self._status = -1
-                with hub._lock:
-                    hub.requests.append((self.command, self.path, -1))
+                self._log(-1)
                 return True
             if fault.status is None:
                 return False
@@ -557,8 +567,6 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
             if fault.retry_after is not None:
                 headers["Retry-After"] = f"{fault.retry_after:g}"
             self._send_json(fault.status, {"error": "injected fault"}, headers)
-            with hub._lock:
-                hub.requests.append((self.command, self.path, fault.status))
             return True
 
         def _route(self, method: str, path: str) -> None:
