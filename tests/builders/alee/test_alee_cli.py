@@ -365,7 +365,9 @@ def test_eval_tacc_errors(tmp_path, inputs, capsys):
     card = ds / "README.md"
     card.write_text(card.read_text().replace("family: alee", "family: cbd"))
     assert main(["eval", "tacc", "--dataset", str(ds), "--model", "random", "--out", res]) == 2
-    err = capsys.readouterr().err  # the card and the manifest disagree: caught before the family check
+    err = (
+        capsys.readouterr().err
+    )  # the card and the manifest disagree: caught before the family check
     assert "README.md says 'cbd'" in err and "manifest.json says 'alee'" in err
 
 
