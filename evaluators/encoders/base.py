@@ -89,8 +89,13 @@ class Encoder(Protocol):
         texts: Sequence[str],
         spans: Sequence[Sequence[tuple[int, int]]],
         layers: Sequence[int],
+        with_markers: bool = False,
     ) -> WordVectors:
-        """Return the mean subword vector of each character span at each layer."""
+        """Return the mean subword vector of each character span at each layer.
+
+        ``with_markers``: a bare ``▁`` piece in front of a word is averaged with it (SimAlign's
+        pooling) instead of left out.
+        """
         ...
 
     def sentence_embeddings(
@@ -136,22 +141,35 @@ def resolve_layers(layers: Sequence[int] | None, num_layers: int) -> list[int]:
     return out
 
 
-def span_token_mask(offsets: np.ndarray, start: int, end: int) -> np.ndarray:
+def span_token_mask(
+    offsets: np.ndarray, start: int, end: int, with_markers: bool = False
+) -> np.ndarray:
     """Return the tokens whose character span overlaps ``[start, end)``.
 
-    Zero-width tokens (e.g. a bare ``▁``) never overlap anything.
+    Zero-width tokens (a bare ``▁``, which :func:`~evaluators.encoders.hf.clean_offsets`
+    places where the next word starts) overlap nothing; ``with_markers`` adds those at
+    ``start`` to the word they lead, as SimAlign's word-by-word tokenisation does
+    (``tokenize(".") == ["▁", "."]`` in XLM-R).
 
     >>> span_token_mask(np.array([[0, 3], [3, 5], [6, 9]]), 0, 5).tolist()
     [True, True, False]
+    >>> span_token_mask(np.array([[0, 3], [4, 4], [4, 5]]), 4, 5, with_markers=True).tolist()
+    [False, True, True]
     """
     if len(offsets) == 0:
         return np.zeros(0, dtype=bool)
     tok_start, tok_end = offsets[:, 0], offsets[:, 1]
-    return (tok_start < end) & (tok_end > start) & (tok_end > tok_start)
+    mask = (tok_start < end) & (tok_end > start) & (tok_end > tok_start)
+    if with_markers and end > start:
+        mask |= (tok_start == start) & (tok_end == start)
+    return mask
 
 
 def pool_spans(
-    states: np.ndarray, offsets: np.ndarray, spans: Sequence[tuple[int, int]]
+    states: np.ndarray,
+    offsets: np.ndarray,
+    spans: Sequence[tuple[int, int]],
+    with_markers: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Average the token states covering each span.
 
@@ -159,6 +177,7 @@ def pool_spans(
         states: ``(n_layers, n_tokens, dim)``.
         offsets: ``(n_tokens, 2)``.
         spans: character spans ``(start, end)``.
+        with_markers: a word's leading bare marker is averaged with it (:func:`span_token_mask`).
 
     Returns:
         ``(vectors (n_layers, n_spans, dim), found (n_spans,))``; unfound rows are NaN.
@@ -172,7 +191,7 @@ def pool_spans(
     out = np.full((n_layers, len(spans), dim), np.nan, dtype=np.float32)
     found = np.zeros(len(spans), dtype=bool)
     for i, (start, end) in enumerate(spans):
-        mask = span_token_mask(offsets, start, end)
+        mask = span_token_mask(offsets, start, end, with_markers)
         if mask.any():
             out[:, i] = states[:, mask].mean(axis=1)
             found[i] = True
@@ -193,7 +212,7 @@ class TokenEncoderMixin:
         """No disk cache: ``None``."""
         return None
 
-    def word_vectors(self, texts, spans, layers):  # noqa: D102 - documented on Encoder
+    def word_vectors(self, texts, spans, layers, with_markers=False):  # noqa: D102 - documented on Encoder
         layer_ids = resolve_layers(layers, self.num_layers)
         all_states = self.token_states(texts, layer_ids)
         vec_parts, found_parts = [], []
@@ -207,7 +226,7 @@ class TokenEncoderMixin:
                 vec_parts.append(np.full((len(layer_ids), len(sp), dim), np.nan, dtype=np.float32))
                 found_parts.append(np.zeros(len(sp), dtype=bool))
                 continue
-            v, f = pool_spans(ts.states, ts.offsets, sp)
+            v, f = pool_spans(ts.states, ts.offsets, sp, with_markers)
             vec_parts.append(v)
             found_parts.append(f)
         if vec_parts:

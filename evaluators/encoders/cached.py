@@ -129,6 +129,7 @@ class CachedEncoder:
         spans: Sequence[Sequence[tuple[int, int]]],
         layers: Sequence[int] | None,
         role: str | None = None,
+        with_markers: bool = False,
     ) -> WordVectors:
         """Word vectors of each ``(text, spans)``: cached items read, the rest from the encoder.
 
@@ -143,15 +144,21 @@ class CachedEncoder:
                 f"word_vectors got {len(texts)} texts but {len(span_lists)} span lists; pass one list per text."
             )
         params = self.inner.word_key_params(role)
+        # Only in the key when set, so that the keys of every vector cached before stay valid.
+        markers = {"markers": "with-word"} if with_markers else {}
         first: dict[_Item, int] = {}
         for k, (t, sp) in enumerate(zip(texts, span_lists)):
             if sp:
                 first.setdefault((t, tuple(sp)), k)
         if not first:
-            return self.inner.word_vectors(texts, span_lists, layer_ids, role=role)
+            return self.inner.word_vectors(
+                texts, span_lists, layer_ids, role=role, with_markers=with_markers
+            )
         keys = {
             item: [
-                make_key("word", item[0], spans=spans_hash(item[1]), layer=layer, **params)
+                make_key(
+                    "word", item[0], spans=spans_hash(item[1]), layer=layer, **params, **markers
+                )
                 for layer in layer_ids
             ]
             for item in first
@@ -160,7 +167,11 @@ class CachedEncoder:
         todo = [item for item, ks in keys.items() if not all(k in got for k in ks)]
         fresh = (
             self.inner.word_vectors(
-                [t for t, _ in todo], [list(sp) for _, sp in todo], layer_ids, role=role
+                [t for t, _ in todo],
+                [list(sp) for _, sp in todo],
+                layer_ids,
+                role=role,
+                with_markers=with_markers,
             )
             if todo
             else None

@@ -561,8 +561,11 @@ class HFEncoder(TokenEncoderMixin):
         spans: Sequence[Sequence[tuple[int, int]]],
         layers: Sequence[int] | None,
         role: str | None = None,
+        with_markers: bool = False,
     ) -> WordVectors:
         """Return the mean subword vector of each character span at each requested layer.
+
+        ``with_markers``: a bare ``▁`` in front of a word is averaged with it (SimAlign).
 
         Streaming: each batch's token states are pooled into the output as soon as the
         forward pass returns them, so memory is O(batch + words x layers x dim), never
@@ -579,7 +582,7 @@ class HFEncoder(TokenEncoderMixin):
             )
         prefix = self._prefix(role)
         slots = _WordSlots.layout(texts, spans, len(layer_ids), self.dim)
-        self._words_from_forward(slots, list(slots.first), layer_ids, prefix)
+        self._words_from_forward(slots, list(slots.first), layer_ids, prefix, with_markers)
         truncated = slots.copy_repeats(texts, spans)
         notes = []
         if (~slots.found).any():
@@ -595,6 +598,7 @@ class HFEncoder(TokenEncoderMixin):
         items: list[tuple[str, tuple]],
         layer_ids: list[int],
         prefix: str,
+        with_markers: bool = False,
     ) -> None:
         """Encode the texts of ``items`` once each and pool their spans into ``slots``."""
         need: dict[str, list[tuple]] = {}
@@ -610,7 +614,7 @@ class HFEncoder(TokenEncoderMixin):
             slots.truncated_of[text] = rec["truncated"]
             self.truncated_total += int(rec["truncated"])
             for sp in need[text]:
-                v, f = _pool_words(states, offsets, sp, n_layers, self.dim)
+                v, f = _pool_words(states, offsets, sp, n_layers, self.dim, with_markers)
                 where = slots.where((text, sp))
                 slots.vectors[:, where] = v
                 slots.found[where] = f
@@ -807,13 +811,18 @@ class _WordSlots:
 
 
 def _pool_words(
-    states: np.ndarray, offsets: np.ndarray, spans: Sequence, n_layers: int, dim: int
+    states: np.ndarray,
+    offsets: np.ndarray,
+    spans: Sequence,
+    n_layers: int,
+    dim: int,
+    with_markers: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`pool_spans` of one text's content states; a text with no content token finds no word."""
     if states.shape[1] == 0:
         nothing = np.full((n_layers, len(spans), dim), np.nan, dtype=np.float32)
         return nothing, np.zeros(len(spans), dtype=bool)
-    return pool_spans(states, offsets, spans)
+    return pool_spans(states, offsets, spans, with_markers)
 
 
 def _pool_sentence(

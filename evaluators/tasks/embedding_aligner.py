@@ -2,7 +2,8 @@
 
 Word vectors come from :meth:`Encoder.word_vectors` over each token's
 character span in the space-joined sentence (mean of the subwords covering
-it), at one layer or every layer. Links are extracted with ``argmax`` (mutual
+it, with a bare ``▁`` piece in front of the word, as SimAlign's word-by-word
+tokenisation gives it), at one layer or every layer. Links are extracted with ``argmax`` (mutual
 best) or ``itermax`` (SimAlign, Jalili Sabet et al. 2020) from SimAlign's
 similarity ``(cos + 1) / 2`` (``--similarity cosine``: raw cosine) and scored with :mod:`evaluators.metrics.alignment` (partial
 evaluation on silver data).
@@ -39,6 +40,8 @@ if TYPE_CHECKING:
     from evaluators.encoders.base import Encoder
 #: SimAlign's default layer for mBERT (Jalili Sabet et al. 2020, section 4.2).
 DEFAULT_LAYER = "8"
+#: Where a bare subword marker goes: ``with-word`` (SimAlign's), ``drop`` (xlbench before #26).
+MARKERS = ("with-word", "drop")
 
 TASK = TaskMetadata(
     name="embedding-aligner",
@@ -72,6 +75,13 @@ class Params:
         "cosine (raw; changes itermax's links, not argmax's)",
         choices=SIMILARITIES,
         sig=False,  # signed as sim: in signature_extra
+    )
+    markers: str = param(
+        "with-word",
+        "a bare subword marker in front of a word (XLM-R's '▁' before '.', ',', digits): "
+        "with-word averages it with the word's pieces (SimAlign's; default), drop leaves it out",
+        choices=MARKERS,
+        sig=False,  # signed as words: in signature_extra
     )
     partial: bool | None = param(
         None,
@@ -112,11 +122,12 @@ class Params:
 
 
 def signature_extra(values: Mapping[str, Any]) -> dict[str, Any]:
-    """The similarity, itermax's settings, words as mean subwords, the pairs scored; no seed."""
+    """The similarity, itermax's settings, word pooling, the pairs scored; no seed."""
     return {
         "sim": "(cos+1)/2" if values.get("similarity", "simalign") == "simalign" else "cosine",
         "itermax": "2x0.9" if "itermax" in values["method"] else None,
-        "words": "mean-subword",
+        "words": "mean-subword"
+        + ("+marker" if values.get("markers", "with-word") == "with-word" else ""),
         "n": values.get("n"),
         "reverse": values["reverse"] or None,
         "seed": None,
@@ -137,15 +148,28 @@ def spans_of(tokens: list[str]) -> tuple[str, list[tuple[int, int]]]:
 
 
 def word_vectors_by_sentence(
-    encoder: Encoder, sentences: list[list[str]], layers: Any, batch_size: int
+    encoder: Encoder,
+    sentences: list[list[str]],
+    layers: Any,
+    batch_size: int,
+    with_markers: bool = True,
 ) -> tuple[list[np.ndarray], list[int]]:
-    """Return per sentence a ``(n_layers, n_words, dim)`` array and the absolute layer ids, in batches."""
+    """Return per sentence a ``(n_layers, n_words, dim)`` array and the absolute layer ids, in batches.
+
+    ``with_markers``: a word's leading bare ``▁`` is averaged with it, as in SimAlign, where
+    ``tokenize(".")`` is ``["▁", "."]``.
+    """
     out: list[np.ndarray] = []
     layer_ids: list[int] = []
     for start in range(0, len(sentences), batch_size):
         batch = sentences[start : start + batch_size]
         texts, spans = zip(*(spans_of(s) for s in batch)) if batch else ((), ())
-        wv = encoder.word_vectors(list(texts), list(spans), layers)
+        # "drop" is every encoder's plain call, so an encoder without the option still aligns.
+        wv = (
+            encoder.word_vectors(list(texts), list(spans), layers, with_markers=True)
+            if with_markers
+            else encoder.word_vectors(list(texts), list(spans), layers)
+        )
         layer_ids = wv.layers
         pos = 0
         for s in batch:
@@ -261,8 +285,9 @@ def score(
     partial = loaded.partial_default if params.partial is None else params.partial
     layers = None if params.layer == "all" else [int(params.layer)]
     batch = getattr(model, "batch_size", 32)
-    src_vecs, layer_ids = word_vectors_by_sentence(model, src, layers, batch)
-    tgt_vecs, _ = word_vectors_by_sentence(model, tgt, layers, batch)
+    with_markers = params.markers == "with-word"
+    src_vecs, layer_ids = word_vectors_by_sentence(model, src, layers, batch, with_markers)
+    tgt_vecs, _ = word_vectors_by_sentence(model, tgt, layers, batch, with_markers)
     entries: list[dict] = []
     links = []
     for pos, layer in enumerate(layer_ids):
