@@ -112,6 +112,25 @@ class Encoder(Protocol):
         ...
 
 
+def applied_prompt(encoder: object, role: str | None) -> str | None:
+    """Return the prompt ``encoder`` puts in front of a text for ``role``.
+
+    ``""`` when it applies none (no role asked, or a model without prompts), ``None`` when
+    the role is handed to the model and what it does with it is its own (a function that
+    takes ``role``, an mteb model, an encoder object that does not say).
+    Encoders say it with ``prompt_for(role)``.
+
+    >>> class E5:
+    ...     def prompt_for(self, role): return {"query": "query: "}.get(role, "")
+    >>> applied_prompt(E5(), "query"), applied_prompt(E5(), None), applied_prompt(object(), "query")
+    ('query: ', '', None)
+    """
+    if role is None:
+        return ""
+    prompt_for = getattr(encoder, "prompt_for", None)
+    return prompt_for(role) if callable(prompt_for) else None
+
+
 def resolve_layers(layers: Sequence[int] | None, num_layers: int) -> list[int]:
     """Turn requested layers (negative allowed, ``None`` = all) into absolute indices 0..L.
 

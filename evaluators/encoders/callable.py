@@ -64,6 +64,16 @@ class SentenceEncoder:
         except (TypeError, ValueError):
             self._takes_role = False
 
+    def prompt_for(self, role: str | None) -> str | None:
+        """The prompt applied for ``role``: known for models with ``prompts``, else the model's own.
+
+        ``None`` when the function takes ``role`` (what it makes of it is not visible here);
+        ``""`` when it has no prompts and is not given the role.
+        """
+        if self.prompts is not None:
+            return self.prompts.get(role or "", "")
+        return None if self._takes_role and role is not None else ""
+
     def token_states(self, texts: Sequence[str], layers: Sequence[int]) -> list[TokenStates]:
         """Refuse: this model gives sentence embeddings only."""
         resolve_layers(layers, 0)  # raises EngineUnavailableError with the advice

@@ -362,6 +362,10 @@ class HFEncoder(TokenEncoderMixin):
             raise UsageError(f"Unknown role {role!r}; use 'query', 'passage' or leave it unset.")
         return self.prefixes.get(role, "")
 
+    def prompt_for(self, role: str | None) -> str:
+        """The prefix put in front of each text for ``role`` (``""``: none); see :func:`applied_prompt`."""
+        return self._prefix(role)
+
     def _encode_inputs(self, texts: list[str], prefix: str):
         """Tokenise ``prefix + text``; return per-text ids, special mask, offsets (into text), tokens, truncated."""
         full = [prefix + t for t in texts]

@@ -68,6 +68,10 @@ class RandomEncoder(TokenEncoderMixin):
             out.append(TokenStates(states, offsets, [m.group() for m in pieces], truncated))
         return out
 
+    def prompt_for(self, role: str | None) -> str:
+        """No prompts: the role changes nothing."""
+        return ""
+
     def sentence_embeddings(
         self, texts: Sequence[str], pooling: str = "model", layer: int = -1, role: str | None = None
     ) -> np.ndarray:

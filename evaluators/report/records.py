@@ -115,15 +115,16 @@ class Record:
         return None
 
 
-#: Signature fields that name the model or the run rather than the computation.
-_NOT_SETUP = ("ds:", "model:", "backend:", "xlbench:")
+#: Signature fields that name the model or the run rather than the computation (a prompt is
+#: the model's own: E5 and a model without prompts asked with one role share a column).
+_NOT_SETUP = ("ds:", "model:", "backend:", "prompt:", "xlbench:")
 
 
 def setup_fields(signature: str) -> tuple[str, ...]:
     """The ``label:value`` fields of a signature that do not name the dataset, model or xlbench version.
 
-    >>> setup_fields("bucc|ds:b@1:ab12|model:m@cd|backend:onnx|k:4|xlbench:0.1.0")
-    ('k:4',)
+    >>> setup_fields('bucc|ds:b@1:ab12|model:m@cd|backend:onnx|k:4|role:query|prompt:"q: "|xlbench:0.1.0')
+    ('k:4', 'role:query')
     """
     return tuple(p for p in str(signature).split("|")[1:] if not p.startswith(_NOT_SETUP))
 

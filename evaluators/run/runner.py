@@ -31,6 +31,7 @@ from evaluators.core.fileio import clean_stale_writes, removed_if_failed
 from evaluators.core.params import check_value
 from evaluators.core.progress import Progress, quiet_libraries
 from evaluators.data.source import open_source
+from evaluators.encoders.base import applied_prompt
 from evaluators.encoders.checked import checked
 from evaluators.encoders.identity import identify
 from evaluators.encoders.objects import open_object
@@ -48,7 +49,7 @@ from evaluators.run.results import (
     save_result,
 )
 from evaluators.run.rng import bootstrap_rng, grid_plot_rng, plot_rng, scoring_rng
-from evaluators.run.signature import make_signature
+from evaluators.run.signature import format_prompt, make_signature
 from evaluators.run.task import (
     Evaluator,
     Scores,
@@ -382,9 +383,20 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def _signature(evaluator: Evaluator[Any], dataset: dict, mdl: dict, effective: dict) -> str:
-    """The sacrebleu-style signature of a cell, from the parameters the score actually used."""
+def _signature(
+    evaluator: Evaluator[Any], dataset: dict, mdl: dict, effective: dict, encoder: Any = None
+) -> str:
+    """The sacrebleu-style signature of a cell, from the parameters the score actually used.
+
+    A ``role`` is followed by the prompt the model really put in front of the texts
+    (``prompt:"query: "``, ``prompt:none``, or ``prompt:by-model`` when the role is handed
+    to the model), so that a role a model ignores is never read as a prompt applied.
+    """
     extra = evaluator.signature_extra(effective) if evaluator.signature_extra else None
+    fields = signature_params(evaluator.params, effective, extra)
+    role = fields.get("role")
+    if encoder is not None and role not in (None, "none"):
+        fields = _after(fields, "role", "prompt", format_prompt(applied_prompt(encoder, role)))
     return make_signature(
         evaluator.name,
         str(dataset.get("id")),
@@ -392,10 +404,20 @@ def _signature(evaluator: Evaluator[Any], dataset: dict, mdl: dict, effective: d
         dataset.get("revision"),
         str(mdl.get("id")),
         mdl.get("revision"),
-        signature_params(evaluator.params, effective, extra),
+        fields,
         __version__,
         backend=mdl.get("backend"),
     )
+
+
+def _after(fields: dict[str, Any], key: str, new_key: str, value: Any) -> dict[str, Any]:
+    """``fields`` with ``new_key: value`` inserted right after ``key`` (the order is the signature's)."""
+    out: dict[str, Any] = {}
+    for k, v in fields.items():
+        out[k] = v
+        if k == key:
+            out[new_key] = value
+    return out
 
 
 def _write_artifacts(
@@ -453,7 +475,7 @@ def run_cell(
         source.ref.to_dict() if source is not None else {"id": None, "revision": None}
     )
     mdl = scores.model or (model.identity.to_dict() if model else {"id": None, "revision": None})
-    sig = _signature(evaluator, dataset, mdl, effective)
+    sig = _signature(evaluator, dataset, mdl, effective, model.encoder if model else None)
     eff_json = {k: _jsonable(v) for k, v in effective.items()}
     result = EvalResult(
         evaluator=meta.name,

@@ -7,6 +7,7 @@ Every convention that changes the number belongs in it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 
 
@@ -29,6 +30,20 @@ def short(revision: str | None, n: int = 12) -> str:
     'unknown'
     """
     return revision[:n] if revision else "unknown"
+
+
+def format_prompt(prompt: str | None) -> str:
+    """A prompt as a signature value: quoted text, ``none``, or ``by-model`` (not visible here).
+
+    >>> format_prompt("query: "), format_prompt(""), format_prompt(None)
+    ('"query: "', 'none', 'by-model')
+    """
+    if prompt is None:
+        return "by-model"
+    if not prompt:
+        return "none"
+    # JSON quoting shows the trailing space; "|" is the signature's own separator.
+    return json.dumps(prompt, ensure_ascii=False).replace("|", "\\u007c")
 
 
 def make_signature(

@@ -99,6 +99,25 @@ def test_two_different_objects_share_one_out(two_st, files, tmp_path):
         )
     results = [json.loads(p.read_text()) for p in out.rglob("*.json")]
     assert len({r["model"]["revision"] for r in results}) == 2
+    # The prompt signed is the one applied: b has "query: ", a has none.
+    prompts = {r["model"]["revision"]: r["signature"] for r in results}
+    assert any('|role:query|prompt:"query: "|' in s for s in prompts.values())
+    assert any("|role:query|prompt:none|" in s for s in prompts.values())
+
+
+@pytest.mark.parametrize(
+    "model, signed",
+    [
+        ((lambda texts: np.ones((len(texts), 2)), "f@1"), "prompt:none"),
+        ((lambda texts, role=None: np.ones((len(texts), 2)), "f@2"), "prompt:by-model"),
+        ("random", "prompt:none"),
+    ],
+)
+def test_the_signature_says_what_prompt_reached_the_model(model, signed, files):
+    result = xlbench.evaluate(
+        "bitext-retrieval", model=model, src=files[0], tgt=files[1], use_cache=False
+    )
+    assert f"|role:query|{signed}|" in result.signature
 
 
 def test_mteb_model_object_is_accepted_as_held(two_st):
