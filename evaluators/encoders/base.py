@@ -89,6 +89,7 @@ class Encoder(Protocol):
         texts: Sequence[str],
         spans: Sequence[Sequence[tuple[int, int]]],
         layers: Sequence[int],
+        *,
         with_markers: bool = False,
     ) -> WordVectors:
         """Return the mean subword vector of each character span at each layer.
@@ -231,7 +232,7 @@ class TokenEncoderMixin:
         """No disk cache: ``None``."""
         return None
 
-    def word_vectors(self, texts, spans, layers, with_markers=False):  # noqa: D102 - documented on Encoder
+    def word_vectors(self, texts, spans, layers, *, with_markers=False):  # noqa: D102 - documented on Encoder
         layer_ids = resolve_layers(layers, self.num_layers)
         all_states = self.token_states(texts, layer_ids)
         vec_parts, found_parts = [], []

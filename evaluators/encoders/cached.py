@@ -129,6 +129,7 @@ class CachedEncoder:
         spans: Sequence[Sequence[tuple[int, int]]],
         layers: Sequence[int] | None,
         role: str | None = None,
+        *,
         with_markers: bool = False,
     ) -> WordVectors:
         """Word vectors of each ``(text, spans)``: cached items read, the rest from the encoder.

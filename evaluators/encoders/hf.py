@@ -565,6 +565,7 @@ class HFEncoder(TokenEncoderMixin):
         spans: Sequence[Sequence[tuple[int, int]]],
         layers: Sequence[int] | None,
         role: str | None = None,
+        *,
         with_markers: bool = False,
     ) -> WordVectors:
         """Return the mean subword vector of each character span at each requested layer.
