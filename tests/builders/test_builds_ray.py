@@ -37,9 +37,9 @@ def digest(folder: Path) -> dict[str, str]:
 
 
 def manifest(folder: Path) -> dict:
-    """The manifest without its clock times (``run.mt``, the cache counts, is kept)."""
+    """The manifest without its clock times and the checkout's state (``run.mt``, the cache counts, is kept)."""
     data = json.loads((folder / "manifest.json").read_text())
-    for key in ("started_at", "finished_at"):
+    for key in ("started_at", "finished_at", "git_commit"):
         data.pop(key, None)
     data["run"] = {k: v for k, v in data.get("run", {}).items() if not k.startswith("seconds")}
     return data

@@ -140,9 +140,13 @@ def digest(folder: Path) -> dict[str, str]:
 
 
 def manifest(folder: Path) -> dict:
-    """The manifest without its clock times and its ``run`` section."""
+    """The manifest without its clock times, its ``run`` section and the checkout's state.
+
+    ``git_commit`` gains ``-dirty`` when the working tree is edited between the two builds,
+    which says nothing about the engines compared.
+    """
     data = json.loads((folder / "manifest.json").read_text())
-    for key in ("started_at", "finished_at", "run"):
+    for key in ("started_at", "finished_at", "run", "git_commit"):
         data.pop(key, None)
     return data
 
