@@ -47,6 +47,14 @@ def legacy_cache_class():
     from evaluators.encoders import cache as mod
 
     class LegacyCache(mod.EmbeddingCache):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            # the old file: no triggers keeping a total, default sync and page cache
+            for name in ("insert", "delete", "update"):
+                self._db.execute(f"DROP TRIGGER IF EXISTS entries_total_{name}")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA mmap_size=0")
+
         def get_many(self, keys):
             out, stale, now = {}, [], _time.time_ns()
             by_digest = {mod._digest(self.model, k): k for k in keys}

@@ -85,7 +85,8 @@ def test_uneven_k_and_tiny_corpora():
 
 
 def test_memory_budget_sets_the_block_and_never_an_n_by_m_matrix():
-    assert knn.block_rows_for(300_000, 2) * 300_000 * 2 * 6 <= knn.DEFAULT_BLOCK_BUDGET
+    # one block shared by the workers: the block and its selection buffers fit the budget
+    assert knn.block_rows_for(300_000, 2) * 300_000 * 6 <= knn.DEFAULT_BLOCK_BUDGET
     assert knn.block_rows_for(10**7, 4) == 64  # a floor keeps the products efficient
     x, y = data(600, 500)
     seen = []
@@ -97,9 +98,10 @@ def test_memory_budget_sets_the_block_and_never_an_n_by_m_matrix():
 
     knn.select_block = spy
     try:
-        knn.knn_numpy(x, y, 4, 4, budget=64 * 500 * 2 * 6, workers=2)
+        knn.knn_numpy(x, y, 4, 4, budget=128 * 500 * 6, workers=2)
     finally:
         knn.select_block = original
+    # 128-row blocks, each selected as two 64-row slices (one per worker)
     assert max(r for r, _ in seen) == 64 and len(seen) == 10
 
 
@@ -152,3 +154,20 @@ def test_fused_block_selection_equals_the_two_pass_selection(c, m, kf, kb, seed)
         np.testing.assert_array_equal(f_sims[start : start + c], want_sims)
         np.testing.assert_array_equal(new[1], old[1])
         np.testing.assert_array_equal(new[0], old[0])
+
+
+@pytest.mark.parametrize("workers,rows", [(1, 64), (2, 64), (3, 70), (2, 7)])
+def test_blocked_equals_unblocked_under_exact_ties(workers, rows):
+    """Exact ties in float32 (dyadic entries: every product is exact): the same neighbours, tie for tie."""
+    rng = np.random.default_rng(3)
+    x = (rng.integers(-2, 3, (300, 8)) / 2).astype(np.float32)
+    y = (rng.integers(-2, 3, (260, 8)) / 2).astype(np.float32)
+    y[40:50] = y[5]  # whole runs of equal candidates for every query
+    x[100:110] = x[9]
+    fwd, bwd = knn.knn_numpy(x, y, 5, 6, block_rows=rows, workers=workers)
+    one_f, one_b = knn.knn_numpy(x, y, 5, 6, block_rows=len(x), workers=1)  # unblocked: one block
+    f_ref, b_ref = brute(x, y, 6)
+    assert fwd.idx.tolist() == one_f.idx.tolist() == f_ref[:, :5].tolist()
+    assert bwd.idx.tolist() == one_b.idx.tolist() == b_ref.tolist()
+    np.testing.assert_array_equal(fwd.sims, one_f.sims)
+    np.testing.assert_array_equal(bwd.sims, one_b.sims)
