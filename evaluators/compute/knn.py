@@ -20,7 +20,9 @@ each neighbour list by (similarity desc, index asc), so they agree on ties.
     one comparison pass over it (:func:`select_block`); the two-pass selection
     it replaced is kept as its reference in ``tests/oracles/knn_reference.py``.
 ``torch``
-    The same blocked pass with ``torch.topk`` (for a CUDA device; unverified on GPU).
+    The same blocked pass with ``torch.topk`` (for a CUDA device; unverified on GPU), ties
+    broken by index as above; ``device="cpu"`` runs it on CPU tensors (the tests compare it
+    with the numpy index under exact ties).
 ``faiss``
     ``IndexFlatIP`` (exact, two searches) or, with ``approximate``, HNSW
     (M = 32, efSearch = 128) or IVF (``sqrt(n)``-ish lists, nprobe 16) for
@@ -286,30 +288,56 @@ def knn_numpy(
 # --------------------------------------------------------------------------- torch
 
 
+def _top_then_index(torch: Any, vals, idx, k: int):
+    """The first ``k`` entries of each row by (value desc, index asc), in that order."""
+    by_index = torch.argsort(idx, dim=1, stable=True)
+    vals, idx = torch.gather(vals, 1, by_index), torch.gather(idx, 1, by_index)
+    order = torch.sort(vals, dim=1, descending=True, stable=True).indices[:, :k]
+    return torch.gather(vals, 1, order), torch.gather(idx, 1, order)
+
+
+def _block_top(torch: Any, s, k: int):
+    """Each row's top ``k`` of ``s`` by (value desc, column asc), as the numpy index selects.
+
+    ``torch.topk`` leaves the choice among values equal to the k-th unspecified (it differs
+    between devices and versions); rows with such a tie at the boundary are re-selected by a
+    stable sort, in which equal values keep column order.
+    """
+    vals, idx = torch.topk(s, k, dim=1)
+    tied = ((s >= vals[:, -1:]).sum(dim=1) > k).nonzero().flatten()
+    if len(tied):
+        sorted_vals, sorted_idx = torch.sort(s[tied], dim=1, descending=True, stable=True)
+        vals[tied], idx[tied] = sorted_vals[:, :k], sorted_idx[:, :k]
+    return _top_then_index(torch, vals, idx, k)
+
+
 def knn_torch(x: np.ndarray, y: np.ndarray, kf: int, kb: int, chunk: int, device: str | None):
-    """Blocked kNN with ``torch.topk`` (CUDA when present; unverified on GPU)."""
+    """Blocked kNN with ``torch.topk``, the same neighbours as :func:`knn_numpy`, ties included.
+
+    ``device`` is any torch device (``cpu`` runs the same code on CPU tensors, as the
+    tests do); ``None`` means CUDA when torch sees one, else the CPU.
+    """
     import torch
 
     dev = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
     X, Y = torch.from_numpy(x).to(dev), torch.from_numpy(y).to(dev)
     m = len(y)
     f_sims, f_idx = [], []
-    b_sims = torch.full((kb, m), float("-inf"), device=dev)
-    b_idx = torch.full((kb, m), -1, dtype=torch.int64, device=dev)
+    # running top-kb of every y row among the x rows seen so far, (m, kb), best first
+    b_sims = torch.full((m, kb), float("-inf"), dtype=X.dtype, device=dev)
+    b_idx = torch.full((m, kb), -1, dtype=torch.int64, device=dev)
     for start in range(0, len(x), chunk):
         s = X[start : start + chunk] @ Y.T
-        v, i = torch.topk(s, kf, dim=1)
+        v, i = _block_top(torch, s, kf)
         f_sims.append(v.cpu())
         f_idx.append(i.cpu())
-        v, i = torch.topk(s, min(kb, len(s)), dim=0)
-        v = torch.cat((b_sims, v))
-        i = torch.cat((b_idx, i + start))
-        top = torch.topk(v, kb, dim=0)
-        b_sims, b_idx = top.values, torch.gather(i, 0, top.indices)
+        v, i = _block_top(torch, s.T, min(kb, len(s)))
+        # earlier rows first: their indices are lower, as the stable merge needs
+        b_sims, b_idx = _top_then_index(
+            torch, torch.cat((b_sims, v), dim=1), torch.cat((b_idx, i + start), dim=1), kb
+        )
     fwd = Neighbours(torch.cat(f_sims).numpy(), torch.cat(f_idx).numpy().astype(np.int64))
-    bwd = Neighbours(
-        b_sims.T.contiguous().cpu().numpy(), b_idx.T.contiguous().cpu().numpy().astype(np.int64)
-    )
+    bwd = Neighbours(b_sims.cpu().numpy(), b_idx.cpu().numpy().astype(np.int64))
     return tidy(fwd), tidy(bwd)
 
 
@@ -404,15 +432,28 @@ class TorchSimilarity:
         return self.np(self.torch.topk(sims, k, dim=1).values)
 
 
-def similarity_backend(device: str | None = None):
+def similarity_backend(device: str | None = None, backend: str | None = None):
     """Return where CSLS's similarity products run: torch on CUDA when present (or asked), else numpy.
 
-    ``None`` picks CUDA when torch sees one; ``cpu`` (or no torch, or no CUDA) gives the
-    pure numpy backend of :mod:`evaluators.metrics.csls`.
+    ``backend=None`` picks: ``device=None`` means CUDA when torch sees one; ``cpu`` (or no
+    torch, or no CUDA) gives the pure numpy backend of :mod:`evaluators.metrics.csls`.
+    ``backend="torch"`` asks for torch explicitly, on ``device`` (default CUDA when present,
+    else the CPU: the GPU path's logic on CPU tensors); ``backend="numpy"`` for numpy.
 
-    >>> similarity_backend("cpu").name
-    'numpy'
+    >>> similarity_backend("cpu").name, similarity_backend("cpu", backend="torch").device
+    ('numpy', 'cpu')
+
+    Raises:
+        UsageError: an unknown backend.
+        EngineUnavailableError: ``backend="torch"`` without torch installed.
     """
+    if backend not in (None, "numpy", "torch"):
+        raise UsageError(f"Unknown similarity backend {backend!r}; use numpy or torch.")
+    if backend == "numpy":
+        return NUMPY
+    if backend == "torch":
+        torch = require("torch", feature="the torch similarity backend")
+        return TorchSimilarity(torch, device or ("cuda" if torch.cuda.is_available() else "cpu"))
     if device == "cpu":
         return NUMPY
     torch = find("torch")

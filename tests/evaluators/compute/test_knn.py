@@ -171,3 +171,44 @@ def test_blocked_equals_unblocked_under_exact_ties(workers, rows):
     assert bwd.idx.tolist() == one_b.idx.tolist() == b_ref.tolist()
     np.testing.assert_array_equal(fwd.sims, one_f.sims)
     np.testing.assert_array_equal(bwd.sims, one_b.sims)
+
+
+def _dyadic(n, m, d=8, seed=3):
+    """Rows of halves: every product is exact in float32 and on any device, so ties are exact."""
+    rng = np.random.default_rng(seed)
+    x = (rng.integers(-2, 3, (n, d)) / 2).astype(np.float32)
+    y = (rng.integers(-2, 3, (m, d)) / 2).astype(np.float32)
+    y[40:50] = y[5]
+    x[100:110] = x[9]
+    return x, y
+
+
+@pytest.mark.parametrize("chunk", [7, 64, 300])
+def test_torch_index_on_cpu_tensors_equals_numpy_under_exact_ties(chunk):
+    """The GPU path's logic (torch.topk + tie re-selection + running merge), run on the CPU."""
+    pytest.importorskip("torch")
+    x, y = _dyadic(300, 260)
+    t_f, t_b = knn.knn_torch(x, y, 5, 6, chunk, "cpu")
+    n_f, n_b = knn.knn_numpy(x, y, 5, 6, block_rows=64, workers=2)
+    f_ref, b_ref = brute(x, y, 6)
+    assert t_f.idx.tolist() == n_f.idx.tolist() == f_ref[:, :5].tolist()
+    assert t_b.idx.tolist() == n_b.idx.tolist() == b_ref.tolist()
+    np.testing.assert_array_equal(t_f.sims, n_f.sims)
+    np.testing.assert_array_equal(t_b.sims, n_b.sims)
+    # mining asks for it by name and device, whatever the machine has (on unit rows)
+    m_f, m_b = M.knn_both(x, y, k=5, index="torch", device="cpu", chunk_size=chunk)
+    u_f, u_b = knn.knn_torch(M.normalize(x), M.normalize(y), 5, 5, chunk, "cpu")
+    assert m_f.idx.tolist() == u_f.idx.tolist() and m_b.idx.tolist() == u_b.idx.tolist()
+
+
+def test_similarity_backend_torch_on_request():
+    torch = pytest.importorskip("torch")
+    from evaluators.core.errors import UsageError
+    from evaluators.metrics import csls
+
+    assert knn.similarity_backend("cpu") is csls.NUMPY
+    assert knn.similarity_backend(backend="numpy") is csls.NUMPY
+    be = knn.similarity_backend("cpu", backend="torch")
+    assert isinstance(be, knn.TorchSimilarity) and be.device == "cpu" and be.torch is torch
+    with pytest.raises(UsageError, match="Unknown similarity backend"):
+        knn.similarity_backend(backend="jax")
