@@ -15,7 +15,7 @@ each neighbour list by (similarity desc, index asc), so they agree on ties.
     own slice of its rows (numpy releases the GIL), keeping their own running
     column top-k; they are merged at the end (top-k of a union is the top-k of
     the partial top-ks). One shared block, not one per worker, is what keeps
-    the peak near the bare product's (issue #28: 3.2x the GEMM's at 20k with a
+    the peak near the bare product's (issue #28: 3.3x the GEMM's at 20k with a
     block per worker, 1.5x now). Both directions are selected from a slice in
     one comparison pass over it (:func:`select_block`); the two-pass selection
     it replaced is kept as its reference in ``tests/oracles/knn_reference.py``.
@@ -48,7 +48,7 @@ from evaluators.metrics.csls import NUMPY
 DEFAULT_BLOCK_BUDGET = 256 * 1024**2
 #: Bytes per similarity entry while a block is alive: the float32 value (4), the comparison
 #: mask of its selection (1) and the candidates with their sort keys (measured at 20k x 20k:
-#: 0.4 per entry in a worker's first slice, whose column bound comes from all its rows; 0.03 after).
+#: 0.5 per entry in a worker's first slice, whose column bound comes from all its rows; 0.1 after).
 _BYTES_PER_ENTRY = 6
 APPROXIMATE_INDEXES = ("hnsw", "ivf")
 
