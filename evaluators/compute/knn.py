@@ -452,8 +452,8 @@ def similarity_backend(device: str | None = None, backend: str | None = None):
     if backend == "numpy":
         return NUMPY
     if backend == "torch":
-        torch = require("torch", feature="the torch similarity backend")
-        return TorchSimilarity(torch, device or ("cuda" if torch.cuda.is_available() else "cpu"))
+        asked = require("torch", feature="the torch similarity backend")
+        return TorchSimilarity(asked, device or ("cuda" if asked.cuda.is_available() else "cpu"))
     if device == "cpu":
         return NUMPY
     torch = find("torch")
