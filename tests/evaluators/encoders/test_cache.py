@@ -324,3 +324,35 @@ def test_eviction_and_touches_do_not_scan_the_table(tmp_path, monkeypatch):
     assert any("entries_used" in str(row) for row in plan) and not any(
         "TEMP B-TREE" in str(row) for row in plan
     )
+
+
+def _writer(folder: str, who: int, cap: int) -> None:
+    cache = EmbeddingCache(folder, f"model-{who % 2}", "r", max_bytes=cap)
+    for batch in range(15):
+        keys = [f"w{who}-{batch}-{i}" for i in range(20)]
+        cache.put_many((k, _blob(i)) for i, k in enumerate(keys))
+        cache.get_many(keys[:10] + [f"w{(who + 1) % 3}-{batch}-{i}" for i in range(10)])
+    cache.close()
+    os._exit(0)
+
+
+def test_concurrent_writers_keep_the_total_and_the_cap(tmp_path, monkeypatch):
+    import multiprocessing
+
+    import evaluators.encoders.cache as cache_mod
+    from evaluators.encoders.cache import stored_bytes
+
+    monkeypatch.setattr(cache_mod, "_TOUCH_NS", 0)
+    cap = 120 * (len(_blob(0)) + 16)
+    EmbeddingCache(tmp_path, "m", "r", max_bytes=cap).close()  # the schema exists before the race
+    ctx = multiprocessing.get_context("fork")
+    procs = [ctx.Process(target=_writer, args=(str(tmp_path), who, cap)) for who in range(3)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    cache = EmbeddingCache(tmp_path, "m", "r", max_bytes=cap)
+    assert cache._db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert stored_bytes(cache._db) == _sum(cache.path)
+    assert 0 < _sum(cache.path) <= cap
