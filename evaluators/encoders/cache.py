@@ -28,6 +28,14 @@ Turn the cache off (``use_cache=False``, ``--no-cache``) for plain float32.
 Size cap: ``XLBENCH_CACHE_MAX`` (bytes, or with a suffix: ``500M``, ``2G``;
 default 2G; ``0`` = unbounded). After each write, least-recently-used rows are
 evicted until the payload is under the cap.
+
+Cost at scale: a write or a read is O(batch), not O(rows held). The payload size is a
+running total in the one-row ``meta`` table, kept by triggers in the same transaction as
+each change and recounted on open when missing or negative (a file from before it). An
+xlbench from before the total that overwrites rows in the same file leaves it too high
+(its replaced rows are not subtracted): the cache then evicts early, never beyond the cap.
+A read rewrites the LRU time of the rows it returns that were not read within the minute,
+one batched ``UPDATE`` per 500 rows (``bench/bench_cache.py --scale``; docs/performance.md).
 """
 
 from __future__ import annotations
