@@ -108,6 +108,22 @@ def _group_max_bound(block: np.ndarray, k: int, axis: int, width: int) -> np.nda
     return block[: g * k].reshape(k, g, block.shape[1]).max(axis=1).min(axis=0)
 
 
+def _column_kth_bound(block: np.ndarray, k: int, rows: int, groups: int = 64) -> np.ndarray:
+    """A lower bound of each column's k-th largest value: the k-th largest of ``groups`` row-group maxima.
+
+    Each of the k largest group maxima is a distinct entry of the column, so the column holds
+    k values at least as large. With ``groups == k`` it is the least of k maxima
+    (:func:`_group_max_bound`); more groups give a tighter bound (nearer the column's own
+    k-th value) for the cost of a partition of a ``(groups, m)`` array, which keeps a
+    worker's first slice from taking most of its entries as column candidates.
+    """
+    rows = max(k, min(rows, len(block)))
+    n_groups = max(k, min(groups, rows))
+    g = rows // n_groups
+    maxima = block[: g * n_groups].reshape(n_groups, g, block.shape[1]).max(axis=1)
+    return np.partition(maxima, n_groups - k, axis=0)[n_groups - k]
+
+
 def select_block(
     s: np.ndarray,
     offset: int,
@@ -144,7 +160,7 @@ def select_block(
     row_bound = _group_max_bound(s, kf, 1, min(m, max(row_probe, kf)))
     col_bound = best_sims[:, kb - 1]
     if c >= kb and np.isneginf(col_bound).any():
-        col_bound = np.maximum(col_bound, _group_max_bound(s, kb, 0, max(kb, min(col_probe, c))))
+        col_bound = np.maximum(col_bound, _column_kth_bound(s, kb, col_probe))
     q = np.partition(col_bound, m // 256)[m // 256]
     flat = np.flatnonzero(s >= np.minimum(row_bound, q)[:, None])
     rows, cols = np.divmod(flat, m)

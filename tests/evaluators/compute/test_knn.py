@@ -212,3 +212,14 @@ def test_similarity_backend_torch_on_request():
     assert isinstance(be, knn.TorchSimilarity) and be.device == "cpu" and be.torch is torch
     with pytest.raises(UsageError, match="Unknown similarity backend"):
         knn.similarity_backend(backend="jax")
+
+
+def test_column_bound_is_a_lower_bound_of_the_kth_value():
+    rng = np.random.default_rng(4)
+    block = rng.standard_normal((300, 50)).astype(np.float32)
+    block[:, 7] = 1.0  # a column of ties
+    kth = -np.sort(-block, axis=0)[3]  # each column's 4th largest
+    for rows, groups in ((300, 64), (300, 4), (20, 64), (4, 64)):
+        bound = knn._column_kth_bound(block, 4, rows, groups)
+        assert (bound <= kth).all()
+    np.testing.assert_array_equal(knn._column_kth_bound(block, 4, 300, 300), kth)  # 1-row groups
