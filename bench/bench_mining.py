@@ -95,6 +95,10 @@ def perworker_knn(x, y, k):
 
     from evaluators.compute import knn
 
+    # its first column bound: the least of k group maxima of 256 rows (this process only)
+    knn._column_kth_bound = lambda block, k, rows, groups=64: knn._group_max_bound(
+        block, k, 0, max(k, min(rows, len(block)))
+    )
     n, m = len(x), len(y)
     workers = knn.blas_threads()
     rows = int(min(4096, max(64, 512 * 1024**2 // (workers * m * 6))))
