@@ -16,7 +16,7 @@ each neighbour list by (similarity desc, index asc), so they agree on ties.
     column top-k; they are merged at the end (top-k of a union is the top-k of
     the partial top-ks). One shared block, not one per worker, is what keeps
     the peak near the bare product's (issue #28: 3.3x the GEMM's at 20k with a
-    block per worker, 1.5x now). Both directions are selected from a slice in
+    block per worker, 1.4x now). Both directions are selected from a slice in
     one comparison pass over it (:func:`select_block`); the two-pass selection
     it replaced is kept as its reference in ``tests/oracles/knn_reference.py``.
 ``torch``
@@ -47,8 +47,8 @@ from evaluators.metrics.csls import NUMPY
 #: Bytes the similarity block and every worker's selection buffers may use together.
 DEFAULT_BLOCK_BUDGET = 256 * 1024**2
 #: Bytes per similarity entry while a block is alive: the float32 value (4), the comparison
-#: mask of its selection (1) and the candidates with their sort keys (measured at 20k x 20k:
-#: 0.5 per entry in a worker's first slice, whose column bound comes from all its rows; 0.1 after).
+#: mask of its selection (1) and the candidates with their sort keys (measured: mask and
+#: candidates 1.1 per entry at 20k x 20k, up to 1.7 in a worker's first slice at 40k x 40k).
 _BYTES_PER_ENTRY = 6
 APPROXIMATE_INDEXES = ("hnsw", "ivf")
 
