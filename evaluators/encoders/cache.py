@@ -28,6 +28,14 @@ Turn the cache off (``use_cache=False``, ``--no-cache``) for plain float32.
 Size cap: ``XLBENCH_CACHE_MAX`` (bytes, or with a suffix: ``500M``, ``2G``;
 default 2G; ``0`` = unbounded). After each write, least-recently-used rows are
 evicted until the payload is under the cap.
+
+Cost at scale: a write or a read is O(batch), not O(rows held). The payload size is a
+running total in the one-row ``meta`` table, kept by triggers in the same transaction as
+each change and recounted on open when missing or negative (a file from before it). An
+xlbench from before the total that overwrites rows in the same file leaves it too high
+(its replaced rows are not subtracted): the cache then evicts early, never beyond the cap.
+A read rewrites the LRU time of the rows it returns that were not read within the minute,
+one batched ``UPDATE`` per 500 rows (``bench/bench_cache.py --scale``; docs/performance.md).
 """
 
 from __future__ import annotations
@@ -55,6 +63,32 @@ DEFAULT_MAX = "2G"
 _FLOAT16_MAX = float(np.finfo(np.float16).max)
 #: A row read again within this many nanoseconds keeps its LRU time (no write on every read).
 _TOUCH_NS = 60 * 10**9
+#: Bytes of the database file SQLite may map into memory (reads of a big cache stay page-cache hits).
+_MMAP_BYTES = 1 << 30
+#: Upper bound of SQLite's page cache per connection, in KiB (allocated as pages are read).
+_PAGE_CACHE_KIB = 64 * 1024
+#: Keys per ``IN (...)`` query (under SQLite's default limit of 32,766 host parameters).
+_IN_CHUNK = 500
+
+#: The schema, created in one transaction by :func:`_connect`. ``meta.total`` is the running
+#: sum of ``entries.nbytes``, kept by triggers in the same transaction as every insert,
+#: overwrite and delete (so eviction never sums the table): a crash rolls both back together.
+_SCHEMA = (
+    # 16-byte digests as keys and an integer model id keep the per-row overhead small.
+    "CREATE TABLE IF NOT EXISTS models (id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL)",
+    # A rowid table fills its pages in insertion order (random digests as the primary key
+    # would split pages and leave them ~30 % empty); the unique index on k is small.
+    "CREATE TABLE IF NOT EXISTS entries (id INTEGER PRIMARY KEY, k BLOB UNIQUE NOT NULL, model INTEGER NOT NULL, "
+    "data BLOB NOT NULL, nbytes INTEGER NOT NULL, used INTEGER NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS entries_used ON entries (used)",
+    "CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY CHECK (id = 0), total INTEGER NOT NULL)",
+    "CREATE TRIGGER IF NOT EXISTS entries_total_insert AFTER INSERT ON entries "
+    "BEGIN UPDATE meta SET total = total + NEW.nbytes WHERE id = 0; END",
+    "CREATE TRIGGER IF NOT EXISTS entries_total_delete AFTER DELETE ON entries "
+    "BEGIN UPDATE meta SET total = total - OLD.nbytes WHERE id = 0; END",
+    "CREATE TRIGGER IF NOT EXISTS entries_total_update AFTER UPDATE OF nbytes ON entries "
+    "BEGIN UPDATE meta SET total = total + NEW.nbytes - OLD.nbytes WHERE id = 0; END",
+)
 
 
 def default_embedding_dir() -> Path:
@@ -218,18 +252,36 @@ def human_bytes(n: float) -> str:
 def _connect(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(path, timeout=60)
     db.execute("PRAGMA journal_mode=WAL")
-    # 16-byte digests as keys and an integer model id keep the per-row overhead small.
-    db.execute(
-        "CREATE TABLE IF NOT EXISTS models (id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL)"
-    )
-    # A rowid table fills its pages in insertion order (random digests as the primary key
-    # would split pages and leave them ~30 % empty); the unique index on k is small.
-    db.execute(
-        "CREATE TABLE IF NOT EXISTS entries (id INTEGER PRIMARY KEY, k BLOB UNIQUE NOT NULL, model INTEGER NOT NULL, "
-        "data BLOB NOT NULL, nbytes INTEGER NOT NULL, used INTEGER NOT NULL)"
-    )
-    db.execute("CREATE INDEX IF NOT EXISTS entries_used ON entries (used)")
-    db.commit()
+    # With WAL, NORMAL syncs at checkpoints, not at every commit: a power cut can lose the
+    # last writes (cached vectors, recomputed on the next miss) but never corrupts the file.
+    db.execute("PRAGMA synchronous=NORMAL")
+    # INSERT OR REPLACE deletes the row it replaces; only with recursive triggers does that
+    # delete fire the trigger that keeps the running total.
+    db.execute("PRAGMA recursive_triggers=ON")
+    # Reads of a large cache touch index pages all over the file: map it instead of copying
+    # each page through SQLite's small default page cache (2 MB).
+    db.execute(f"PRAGMA mmap_size={_MMAP_BYTES}")
+    # A batch writes pages all over the key index of a large cache: hold them in memory until
+    # the commit (SQLite's default 2 MB spills them early) and checkpoint every 32 MB of log,
+    # not every 4 MB, so that pages written again soon are copied to the file once.
+    db.execute(f"PRAGMA cache_size={-_PAGE_CACHE_KIB}")
+    db.execute("PRAGMA wal_autocheckpoint=8192")
+    # One write transaction for the schema, so that a process opening the file at the same
+    # time never sees the triggers without the running total they maintain (or the reverse).
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in _SCHEMA:
+            db.execute(statement)
+        total = db.execute("SELECT total FROM meta WHERE id = 0").fetchone()
+        if total is None or total[0] is None or total[0] < 0:
+            # missing (a file from before the running total) or corrupt: recount it once
+            db.execute(
+                "INSERT OR REPLACE INTO meta (id, total) SELECT 0, COALESCE(SUM(nbytes), 0) FROM entries"
+            )
+        db.commit()
+    except BaseException:
+        db.rollback()
+        raise
     return db
 
 
@@ -283,33 +335,46 @@ class EmbeddingCache:
         self.evicted = 0
 
     def get_many(self, keys: list[str]) -> dict[str, bytes]:
-        """Return the stored entries among ``keys`` and mark them used (LRU)."""
+        """Return the stored entries among ``keys`` and mark them used (LRU).
+
+        O(len(keys)) whatever the cache holds: lookups by the key index, and the rows not
+        touched within the last minute are touched by one batched ``UPDATE`` per chunk.
+        """
         out: dict[str, bytes] = {}
-        stale: list[bytes] = []
+        stale: list[int] = []
         now = time.time_ns()
         by_digest = {_digest(self.model, k): k for k in keys}
         digests = list(by_digest)
-        for i in range(0, len(digests), 500):
-            chunk = digests[i : i + 500]
+        for i in range(0, len(digests), _IN_CHUNK):
+            chunk = digests[i : i + _IN_CHUNK]
             rows = self._db.execute(
-                f"SELECT k, data, used FROM entries WHERE k IN ({','.join('?' * len(chunk))})",
+                f"SELECT k, data, used, id FROM entries WHERE k IN ({','.join('?' * len(chunk))})",
                 chunk,
             ).fetchall()
-            out.update((by_digest[d], data) for d, data, _ in rows)
-            stale.extend(d for d, _, used in rows if used < now - _TOUCH_NS)
+            out.update((by_digest[d], data) for d, data, _, _ in rows)
+            stale.extend(rowid for _, _, used, rowid in rows if used < now - _TOUCH_NS)
         if stale:
-            # LRU to the minute: rows read again within a minute are not rewritten (reads stay reads)
+            stale.sort()  # in row order: neighbouring rows share pages
+            # LRU to the minute: rows read again within a minute are not rewritten (reads stay
+            # reads). One timestamp per read: the rows of one read are equally recent (the
+            # eviction breaks their tie by row id).
             with self._db:
-                self._db.executemany(
-                    "UPDATE entries SET used = ? WHERE k = ?",
-                    [(now + i, d) for i, d in enumerate(stale)],
-                )
+                for i in range(0, len(stale), _IN_CHUNK):
+                    chunk_ids = stale[i : i + _IN_CHUNK]
+                    self._db.execute(
+                        f"UPDATE entries SET used = ? WHERE id IN ({','.join('?' * len(chunk_ids))})",
+                        [now, *chunk_ids],
+                    )
         self.hits += len(out)
         self.misses += len(keys) - len(out)
         return out
 
     def put_many(self, items: Iterable[tuple[str, bytes]]) -> None:
-        """Store entries (replacing equal keys) in one transaction, then evict down to the cap."""
+        """Store entries (replacing equal keys) in one transaction, then evict down to the cap.
+
+        O(batch) whatever the cache holds: the stored size is a running total (triggers keep
+        it), so eviction reads one row to know whether anything must go.
+        """
         now = time.time_ns()
         rows = [
             (_digest(self.model, k), self._model_id, v, len(v) + 16, now + i)
@@ -334,7 +399,7 @@ class EmbeddingCache:
     def stats(self) -> CacheStats:
         """Return this process's hit rate and the stored size."""
         entries = len(self)
-        size = self._db.execute("SELECT COALESCE(SUM(nbytes), 0) FROM entries").fetchone()[0]
+        size = stored_bytes(self._db)
         return CacheStats(
             self.hits,
             self.misses,
@@ -355,24 +420,34 @@ class EmbeddingCache:
         self._db.close()
 
 
+def stored_bytes(db: sqlite3.Connection) -> int:
+    """The payload bytes stored for every model: the running total (one row, not a sum over the table)."""
+    row = db.execute("SELECT total FROM meta WHERE id = 0").fetchone()
+    return int(row[0]) if row else 0
+
+
 def evict(db: sqlite3.Connection, max_bytes: int) -> int:
-    """Delete least-recently-used rows until the payload is at most ``max_bytes``; return how many."""
-    total = db.execute("SELECT COALESCE(SUM(nbytes), 0) FROM entries").fetchone()[0]
-    if total <= max_bytes:
+    """Delete least-recently-used rows until the payload is at most ``max_bytes``; return how many.
+
+    Under the cap it reads one row (the running total); over it, it walks the ``used``
+    index from the oldest row only as far as the excess, in one write transaction (two
+    processes evicting at once do not both delete for the same excess).
+    """
+    if stored_bytes(db) <= max_bytes:
         return 0
-    excess = total - max_bytes
-    removed = 0
-    freed = 0
-    doomed = []
-    for rowid, nbytes in db.execute("SELECT id, nbytes FROM entries ORDER BY used, id"):
-        doomed.append((rowid,))
-        freed += nbytes
-        if freed >= excess:
-            break
     with db:
+        db.execute("BEGIN IMMEDIATE")
+        excess = stored_bytes(db) - max_bytes
+        doomed = []
+        freed = 0
+        if excess > 0:
+            for rowid, nbytes in db.execute("SELECT id, nbytes FROM entries ORDER BY used, id"):
+                doomed.append((rowid,))
+                freed += nbytes
+                if freed >= excess:
+                    break
         db.executemany("DELETE FROM entries WHERE id = ?", doomed)
-        removed = len(doomed)
-    return removed
+    return len(doomed)
 
 
 # ------------------------------------------------------------------ xlbench cache info|clear

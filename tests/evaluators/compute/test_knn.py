@@ -85,7 +85,8 @@ def test_uneven_k_and_tiny_corpora():
 
 
 def test_memory_budget_sets_the_block_and_never_an_n_by_m_matrix():
-    assert knn.block_rows_for(300_000, 2) * 300_000 * 2 * 6 <= knn.DEFAULT_BLOCK_BUDGET
+    # one block shared by the workers: the block and its selection buffers fit the budget
+    assert knn.block_rows_for(300_000, 2) * 300_000 * 6 <= knn.DEFAULT_BLOCK_BUDGET
     assert knn.block_rows_for(10**7, 4) == 64  # a floor keeps the products efficient
     x, y = data(600, 500)
     seen = []
@@ -97,9 +98,10 @@ def test_memory_budget_sets_the_block_and_never_an_n_by_m_matrix():
 
     knn.select_block = spy
     try:
-        knn.knn_numpy(x, y, 4, 4, budget=64 * 500 * 2 * 6, workers=2)
+        knn.knn_numpy(x, y, 4, 4, budget=128 * 500 * 6, workers=2)
     finally:
         knn.select_block = original
+    # 128-row blocks, each selected as two 64-row slices (one per worker)
     assert max(r for r, _ in seen) == 64 and len(seen) == 10
 
 
@@ -152,3 +154,72 @@ def test_fused_block_selection_equals_the_two_pass_selection(c, m, kf, kb, seed)
         np.testing.assert_array_equal(f_sims[start : start + c], want_sims)
         np.testing.assert_array_equal(new[1], old[1])
         np.testing.assert_array_equal(new[0], old[0])
+
+
+@pytest.mark.parametrize("workers,rows", [(1, 64), (2, 64), (3, 70), (2, 7)])
+def test_blocked_equals_unblocked_under_exact_ties(workers, rows):
+    """Exact ties in float32 (dyadic entries: every product is exact): the same neighbours, tie for tie."""
+    rng = np.random.default_rng(3)
+    x = (rng.integers(-2, 3, (300, 8)) / 2).astype(np.float32)
+    y = (rng.integers(-2, 3, (260, 8)) / 2).astype(np.float32)
+    y[40:50] = y[5]  # whole runs of equal candidates for every query
+    x[100:110] = x[9]
+    fwd, bwd = knn.knn_numpy(x, y, 5, 6, block_rows=rows, workers=workers)
+    one_f, one_b = knn.knn_numpy(x, y, 5, 6, block_rows=len(x), workers=1)  # unblocked: one block
+    f_ref, b_ref = brute(x, y, 6)
+    assert fwd.idx.tolist() == one_f.idx.tolist() == f_ref[:, :5].tolist()
+    assert bwd.idx.tolist() == one_b.idx.tolist() == b_ref.tolist()
+    np.testing.assert_array_equal(fwd.sims, one_f.sims)
+    np.testing.assert_array_equal(bwd.sims, one_b.sims)
+
+
+def _dyadic(n, m, d=8, seed=3):
+    """Rows of halves: every product is exact in float32 and on any device, so ties are exact."""
+    rng = np.random.default_rng(seed)
+    x = (rng.integers(-2, 3, (n, d)) / 2).astype(np.float32)
+    y = (rng.integers(-2, 3, (m, d)) / 2).astype(np.float32)
+    y[40:50] = y[5]
+    x[100:110] = x[9]
+    return x, y
+
+
+@pytest.mark.parametrize("chunk", [7, 64, 300])
+def test_torch_index_on_cpu_tensors_equals_numpy_under_exact_ties(chunk):
+    """The GPU path's logic (torch.topk + tie re-selection + running merge), run on the CPU."""
+    pytest.importorskip("torch")
+    x, y = _dyadic(300, 260)
+    t_f, t_b = knn.knn_torch(x, y, 5, 6, chunk, "cpu")
+    n_f, n_b = knn.knn_numpy(x, y, 5, 6, block_rows=64, workers=2)
+    f_ref, b_ref = brute(x, y, 6)
+    assert t_f.idx.tolist() == n_f.idx.tolist() == f_ref[:, :5].tolist()
+    assert t_b.idx.tolist() == n_b.idx.tolist() == b_ref.tolist()
+    np.testing.assert_array_equal(t_f.sims, n_f.sims)
+    np.testing.assert_array_equal(t_b.sims, n_b.sims)
+    # mining asks for it by name and device, whatever the machine has (on unit rows)
+    m_f, m_b = M.knn_both(x, y, k=5, index="torch", device="cpu", chunk_size=chunk)
+    u_f, u_b = knn.knn_torch(M.normalize(x), M.normalize(y), 5, 5, chunk, "cpu")
+    assert m_f.idx.tolist() == u_f.idx.tolist() and m_b.idx.tolist() == u_b.idx.tolist()
+
+
+def test_similarity_backend_torch_on_request():
+    torch = pytest.importorskip("torch")
+    from evaluators.core.errors import UsageError
+    from evaluators.metrics import csls
+
+    assert knn.similarity_backend("cpu") is csls.NUMPY
+    assert knn.similarity_backend(backend="numpy") is csls.NUMPY
+    be = knn.similarity_backend("cpu", backend="torch")
+    assert isinstance(be, knn.TorchSimilarity) and be.device == "cpu" and be.torch is torch
+    with pytest.raises(UsageError, match="Unknown similarity backend"):
+        knn.similarity_backend(backend="jax")
+
+
+def test_column_bound_is_a_lower_bound_of_the_kth_value():
+    rng = np.random.default_rng(4)
+    block = rng.standard_normal((300, 50)).astype(np.float32)
+    block[:, 7] = 1.0  # a column of ties
+    kth = -np.sort(-block, axis=0)[3]  # each column's 4th largest
+    for rows, groups in ((300, 64), (300, 4), (20, 64), (4, 64)):
+        bound = knn._column_kth_bound(block, 4, rows, groups)
+        assert (bound <= kth).all()
+    np.testing.assert_array_equal(knn._column_kth_bound(block, 4, 300, 300), kth)  # 1-row groups

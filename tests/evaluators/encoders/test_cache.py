@@ -207,3 +207,152 @@ def test_cli_cache_info_and_clear(tiny_bert, tmp_path, monkeypatch, capsys):
     assert main(["cache", "clear"]) == 0
     assert "freed" in capsys.readouterr().out
     assert cache_info()["models"] == []
+
+
+# ------------------------------------------------- running total and eviction at scale (issue #28)
+
+
+def _sum(path) -> int:
+    db = sqlite3.connect(path)
+    try:
+        return db.execute("SELECT COALESCE(SUM(nbytes), 0) FROM entries").fetchone()[0]
+    finally:
+        db.close()
+
+
+def _blob(i: int) -> bytes:
+    return pack(np.full(8 + i % 5, i, np.float32))  # rows of different sizes
+
+
+def test_running_total_equals_the_sum_after_puts_overwrites_and_evictions(tmp_path):
+    from evaluators.encoders.cache import stored_bytes
+
+    cache = EmbeddingCache(tmp_path, "m", "r", max_bytes=0)
+    cache.put_many((f"k{i}", _blob(i)) for i in range(50))
+    assert stored_bytes(cache._db) == _sum(cache.path) > 0
+    cache.put_many((f"k{i}", _blob(i + 1)) for i in range(0, 50, 3))  # overwrites: other sizes
+    assert stored_bytes(cache._db) == _sum(cache.path)
+    other = EmbeddingCache(tmp_path, "other-model", "r", max_bytes=_sum(cache.path) // 2)
+    other.put_many((f"k{i}", _blob(i)) for i in range(20))  # another model's rows, evicting
+    assert other.evicted > 0
+    assert stored_bytes(cache._db) == stored_bytes(other._db) == _sum(cache.path)
+    assert _sum(cache.path) <= other.max_bytes
+    assert cache.stats().size_bytes == _sum(cache.path)
+
+
+def test_a_missing_or_corrupt_total_is_recounted_on_open(tmp_path):
+    from evaluators.encoders.cache import stored_bytes
+
+    cache = EmbeddingCache(tmp_path, "m", "r", max_bytes=0)
+    cache.put_many((f"k{i}", _blob(i)) for i in range(30))
+    cache.close()
+    for damage in ("DELETE FROM meta", "UPDATE meta SET total = -7", "DROP TABLE meta"):
+        db = sqlite3.connect(tmp_path / DB_NAME)
+        db.execute(damage)
+        db.commit()
+        db.close()
+        again = EmbeddingCache(tmp_path, "m", "r", max_bytes=0)
+        assert stored_bytes(again._db) == _sum(tmp_path / DB_NAME) > 0, damage
+        again.close()
+
+
+def _killed_mid_write(folder: str) -> None:
+    """Write rows and die inside the transaction (no commit, no rollback, no close)."""
+    cache = EmbeddingCache(folder, "m", "r", max_bytes=0)
+    cache._db.execute("BEGIN IMMEDIATE")
+    cache._db.executemany(
+        "INSERT INTO entries (k, model, data, nbytes, used) VALUES (?, ?, ?, ?, ?)",
+        [(bytes([i]) * 16, 1, b"x" * 100, 116, i) for i in range(10)],
+    )
+    os._exit(0)
+
+
+def test_the_total_survives_a_process_killed_mid_write(tmp_path):
+    import multiprocessing
+
+    from evaluators.encoders.cache import stored_bytes
+
+    cache = EmbeddingCache(tmp_path, "m", "r", max_bytes=0)
+    cache.put_many((f"k{i}", _blob(i)) for i in range(20))
+    before = _sum(cache.path)
+    cache.close()
+    proc = multiprocessing.get_context("fork").Process(
+        target=_killed_mid_write, args=(str(tmp_path),)
+    )
+    proc.start()
+    proc.join(60)
+    again = EmbeddingCache(tmp_path, "m", "r", max_bytes=0)
+    assert _sum(again.path) == before == stored_bytes(again._db)
+    again.put_many([("after", _blob(3))])
+    assert stored_bytes(again._db) == _sum(again.path)
+
+
+def test_eviction_takes_least_recently_used_rows_first(tmp_path, monkeypatch):
+    import evaluators.encoders.cache as cache_mod
+
+    monkeypatch.setattr(cache_mod, "_TOUCH_NS", 0)
+    row = np.ones(16, np.float32)
+    entry = len(pack(row)) + 16
+    cache = EmbeddingCache(tmp_path, "m", "r", max_bytes=20 * entry)
+    cache.put_many((f"a{i}", pack(row)) for i in range(10))
+    cache.put_many((f"b{i}", pack(row)) for i in range(10))
+    cache.get_many([f"a{i}" for i in range(0, 10, 2)])  # the even a rows become the newest
+    cache.put_many((f"c{i}", pack(row)) for i in range(7))  # evicts 7: odd a rows, then b0, b1
+    assert cache.evicted == 7
+    kept = cache.get_many([f"{p}{i}" for p in "abc" for i in range(10)])
+    gone = {f"a{i}" for i in range(1, 10, 2)} | {"b0", "b1"}
+    assert gone.isdisjoint(kept)
+    assert {f"a{i}" for i in range(0, 10, 2)} <= set(kept)
+    assert {f"b{i}" for i in range(2, 10)} <= set(kept) and len(kept) == 20
+
+
+def test_eviction_and_touches_do_not_scan_the_table(tmp_path, monkeypatch):
+    """Under the cap a put reads the running total; the LRU walk uses the index (query plans)."""
+    import evaluators.encoders.cache as cache_mod
+
+    monkeypatch.setattr(cache_mod, "_TOUCH_NS", 0)
+    cache = EmbeddingCache(tmp_path, "m", "r", max_bytes=10**9)
+    seen: list[str] = []
+    cache._db.set_trace_callback(seen.append)
+    cache.put_many((f"k{i}", _blob(i)) for i in range(5))
+    cache.get_many(["k1", "k2"])
+    cache._db.set_trace_callback(None)
+    assert not [s for s in seen if "SUM(" in s.upper()]
+    plan = cache._db.execute(
+        "EXPLAIN QUERY PLAN SELECT id, nbytes FROM entries ORDER BY used, id"
+    ).fetchall()
+    assert any("entries_used" in str(row) for row in plan) and not any(
+        "TEMP B-TREE" in str(row) for row in plan
+    )
+
+
+def _writer(folder: str, who: int, cap: int) -> None:
+    cache = EmbeddingCache(folder, f"model-{who % 2}", "r", max_bytes=cap)
+    for batch in range(15):
+        keys = [f"w{who}-{batch}-{i}" for i in range(20)]
+        cache.put_many((k, _blob(i)) for i, k in enumerate(keys))
+        cache.get_many(keys[:10] + [f"w{(who + 1) % 3}-{batch}-{i}" for i in range(10)])
+    cache.close()
+    os._exit(0)
+
+
+def test_concurrent_writers_keep_the_total_and_the_cap(tmp_path, monkeypatch):
+    import multiprocessing
+
+    import evaluators.encoders.cache as cache_mod
+    from evaluators.encoders.cache import stored_bytes
+
+    monkeypatch.setattr(cache_mod, "_TOUCH_NS", 0)
+    cap = 120 * (len(_blob(0)) + 16)
+    EmbeddingCache(tmp_path, "m", "r", max_bytes=cap).close()  # the schema exists before the race
+    ctx = multiprocessing.get_context("fork")
+    procs = [ctx.Process(target=_writer, args=(str(tmp_path), who, cap)) for who in range(3)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    cache = EmbeddingCache(tmp_path, "m", "r", max_bytes=cap)
+    assert cache._db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert stored_bytes(cache._db) == _sum(cache.path)
+    assert 0 < _sum(cache.path) <= cap

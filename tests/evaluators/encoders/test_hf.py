@@ -345,3 +345,41 @@ def test_empty_text_round_trips_through_the_cache(tiny_bert, tmp_path):
     np.testing.assert_array_equal(first[1].states, again[1].states)
     wv = enc.word_vectors([""], [[(0, 1)]], [1])
     assert wv.found.tolist() == [False] and np.isnan(wv.vectors).all()
+
+
+#: Half-precision agreement with fp32, per layer (minimum cosine over every word vector).
+#: bf16 keeps 8 significant bits: each stored value is off by at most 2**-9 (0.2 %)
+#: relative, and a vector whose error is e relative to its length keeps cosine
+#: ~1 - e**2 / 2, so even an error grown to 4 % through the blocks keeps 0.999 (measured
+#: on this model: 0.99996). fp16 keeps 11 bits, 8x finer: 0.9999 (measured: 0.9999995).
+HALF_TOLERANCE = {"bfloat16": 0.999, "float16": 0.9999}
+
+
+@pytest.mark.parametrize("dtype", sorted(HALF_TOLERANCE))
+def test_half_precision_on_cpu_agrees_with_fp32_per_layer(dtype, tmp_path, tiny_builders):
+    """The CUDA default (bf16, fp16 without bf16) asked for on the CPU: same code path, every layer."""
+    path = tiny_builders["bert"](
+        tmp_path / "bert64",
+        hidden_size=64,
+        num_hidden_layers=4,
+        num_attention_heads=4,
+        intermediate_size=128,
+    )
+    texts = ["the cat sat on the mat", "hello world", "unbelievable hello", "cat sat", "the mat"]
+    spans = [[(m.start(), m.end()) for m in re.finditer(r"\S+", t)] for t in texts]
+    full = HFEncoder(path, device="cpu")
+    half = HFEncoder(path, device="cpu", dtype=dtype)
+    assert str(next(half.model.parameters()).dtype) == f"torch.{dtype}"
+    assert half.word_key_params(None)["dev"] == f"cpu-{dtype}" != full.word_key_params(None)["dev"]
+    a = full.word_vectors(texts, spans, None).vectors
+    b = half.word_vectors(texts, spans, None).vectors
+    assert b.dtype == np.float32 and a.shape == b.shape == (5, 14, 64)  # 5 layers, 14 words
+    assert not np.array_equal(a, b)  # it really ran in half precision
+    cos = (a * b).sum(-1) / np.linalg.norm(a, axis=-1) / np.linalg.norm(b, axis=-1)
+    assert cos.min(axis=1).min() >= HALF_TOLERANCE[dtype], cos.min(axis=1)
+    grid_a = full.embed_sentences(texts, layers=[0, -1], poolings=["mean", "cls"])
+    grid_b = half.embed_sentences(texts, layers=[0, -1], poolings=["mean", "cls"])
+    for key, matrix in grid_a.items():
+        c = (matrix * grid_b[key]).sum(-1)
+        c /= np.linalg.norm(matrix, axis=-1) * np.linalg.norm(grid_b[key], axis=-1)
+        assert c.min() >= HALF_TOLERANCE[dtype], key

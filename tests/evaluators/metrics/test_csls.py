@@ -238,3 +238,42 @@ def test_the_torch_similarity_backend_gives_the_numpy_counts():
     np.testing.assert_allclose(
         csls.neighbourhood(u, v, 4, backend=on_torch), csls.neighbourhood(u, v, 4), atol=1e-6
     )
+
+
+@pytest.mark.parametrize("criterion", csls.CRITERIA)
+@pytest.mark.parametrize("tie_rule", csls.TIE_RULES)
+def test_csls_on_torch_cpu_tensors_equals_numpy_under_exact_ties(criterion, tie_rule):
+    """The GPU backend asked for explicitly on the CPU: the same counts, ties included.
+
+    Rows of +-1/4 in 16 dimensions have norm exactly 1 and products that are multiples of 1/16,
+    exact on any device: ties are exact and no rounding can split them differently.
+    """
+    pytest.importorskip("torch")
+    from evaluators.compute.knn import TorchSimilarity, similarity_backend
+
+    rng = np.random.default_rng(8)
+    u = (rng.choice([-0.25, 0.25], size=(60, 16))).astype(np.float32)
+    v = u.copy()
+    v[rng.random(v.shape) < 0.2] *= -1  # noisy translations
+    v[10:14] = v[3]  # duplicated targets: exact ties for several queries
+    u[20:23] = u[7]
+    on_torch = similarity_backend("cpu", backend="torch")
+    assert isinstance(on_torch, TorchSimilarity)
+    for cache_bytes in (0, csls.DEFAULT_CACHE_BYTES):
+        got = csls.retrieval_counts_pair(
+            u,
+            v,
+            criterion,
+            k=4,
+            backend=on_torch,
+            chunk=16,
+            tie_rule=tie_rule,
+            cache_bytes=cache_bytes,
+        )
+        want = csls.retrieval_counts_pair(
+            u, v, criterion, k=4, chunk=16, tie_rule=tie_rule, cache_bytes=cache_bytes
+        )
+        assert got == want
+    np.testing.assert_array_equal(
+        csls.neighbourhood(u, v, 4, backend=on_torch), csls.neighbourhood(u, v, 4)
+    )
