@@ -22,6 +22,7 @@ from builders.adapters.parallel import read_lines
 from builders.adapters.provenance import pin
 from builders.adapters.wordnet import wordnet_input
 from builders.base import BuildResult, file_input, manifest_params, progress
+from builders.corpora import check_corpus_alone, open_corpus
 from builders.release.artifact import stage_exports
 from builders.silver import logic, spec, stages
 from builders.silver.substitutes import WordNetSubstitutes
@@ -231,6 +232,23 @@ def read_sentences(path: str) -> list[tuple[str, str]]:
     return out
 
 
+def _corpus_source(
+    args: spec.Params, src_lang: str, tokenizer: Tokenizer
+) -> tuple[list[tuple[str, str]], InputRecord, str, str]:
+    """Silver_Large from ``--corpus``: its ``src_lang`` sentences, filtered and sampled with ``--seed``."""
+    check_corpus_alone(args.corpus, {"--src": args.src, "--small-src": args.small_src})
+    corpus = open_corpus(args.corpus or "", args.corpus_opt)
+    items = logic.select(
+        corpus.sentences(src_lang),
+        tokenizer,
+        args.max_sentences,
+        args.min_words,
+        args.max_words,
+        np.random.default_rng(args.seed),
+    )
+    return items, corpus.input_record(), spec.LARGE, corpus.pinned()
+
+
 def _source(
     args: spec.Params, src_lang: str, tokenizer: Tokenizer
 ) -> tuple[list[tuple[str, str]], InputRecord, str]:
@@ -359,7 +377,7 @@ def _parameters(args: spec.Params, pair, subset, engine, generator, tokenizers, 
     if generator.name == "wordnet":
         parameters["wordnet_senses"] = args.wordnet_senses
         parameters["closed_class"] = not args.no_closed_class
-    if not (args.src or args.small_src):
+    if not (args.src or args.small_src or args.corpus):
         parameters.update(
             max_sentences=spec.DEFAULT_MAX_SENTENCES
             if args.max_sentences is None
@@ -398,7 +416,11 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
     runs_model = args.substitutes == "mlm" or engine.name.startswith("hf:")
     device = device_adapter.run_device(args.device, backend.name, runs_model)
     generator = _generator(args, src_lang)
-    items, input_record, subset = _source(args, src_lang, src_tokenizer)
+    corpus_source = None
+    if args.corpus:
+        items, input_record, subset, corpus_source = _corpus_source(args, src_lang, src_tokenizer)
+    else:
+        items, input_record, subset = _source(args, src_lang, src_tokenizer)
     t0 = time.perf_counter()
     out, translator = _silver_pass(
         backend, mt_store, args, src_lang, items, (tokenizer, src_tokenizer), generator, engine
@@ -420,9 +442,12 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
         )
     return BuildResult(
         tables=tables,
-        parameters=_parameters(
-            args, pair, subset, engine, generator, (tokenizer, src_tokenizer), len(items)
-        ),
+        parameters={
+            **_parameters(
+                args, pair, subset, engine, generator, (tokenizer, src_tokenizer), len(items)
+            ),
+            **({"corpus_source": corpus_source} if corpus_source else {}),
+        },
         inputs=[input_record, *_engine_inputs(engine, generator)],
         models=[
             ModelRecord("mt", engine.name, engine.version),
