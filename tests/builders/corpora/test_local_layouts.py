@@ -55,7 +55,9 @@ def flores_tree(root: Path) -> Path:
 def tatoeba_tree(root: Path) -> Path:
     root.mkdir(parents=True)
     for code, prefix in (("deu", "d"), ("spa", "s")):
-        (root / f"tatoeba.{code}-eng.{code}").write_text("\n".join(_side(prefix)[:3]) + "\n", encoding="utf-8")
+        (root / f"tatoeba.{code}-eng.{code}").write_text(
+            "\n".join(_side(prefix)[:3]) + "\n", encoding="utf-8"
+        )
         (root / f"tatoeba.{code}-eng.eng").write_text("\n".join(ENG[:3]) + "\n", encoding="utf-8")
     return root
 
@@ -88,7 +90,11 @@ def test_ntrex_revision_follows_the_bytes(tmp_path):
 def test_flores_splits_metadata_and_folder_forms(tmp_path):
     root = flores_tree(tmp_path / "f")
     devtest = open_corpus(f"flores200:{root}")
-    assert devtest.split == "devtest" and devtest.languages() == ["deu_Latn", "eng_Latn", "zho_Hans"]
+    assert devtest.split == "devtest" and devtest.languages() == [
+        "deu_Latn",
+        "eng_Latn",
+        "zho_Hans",
+    ]
     pairs = devtest.pairs("eng_Latn", "zho_Hans")
     assert len(pairs) == 6 and pairs[0][0] == "devtest-0001"
     row = next(devtest.rows("deu_Latn"))
@@ -113,7 +119,12 @@ def test_tatoeba_pairs_with_english_only(tmp_path):
         ("nope", (), UsageError, "Unknown corpus 'nope'"),
         ("ntrex128", (), UsageError, "needs DIR"),
         ("ntrex128:{missing}", (), InputFileError, "is not a folder"),
-        ("ntrex128:{root}", ("colour=red",), UsageError, "'colour' is not an option of corpus ntrex128"),
+        (
+            "ntrex128:{root}",
+            ("colour=red",),
+            UsageError,
+            "'colour' is not an option of corpus ntrex128",
+        ),
         ("ntrex128:{root}", ("split",), UsageError, "KEY=VALUE"),
         ("ntrex128:{root}", ("split=dev",), UsageError, "has no split 'dev'"),
         ("flores200:{root}", (), InputFileError, "no devtest/ folder"),
@@ -129,7 +140,9 @@ def test_bad_corpus_input_is_one_sentence(tmp_path, spec, options, error, messag
 
 def test_missing_language_names_the_ones_there(tmp_path):
     corpus = open_corpus(f"ntrex128:{ntrex_tree(tmp_path / 'n')}")
-    with pytest.raises(LangCodeError, match=r"has no jpn_Jpan; it has 3 languages: deu_Latn, eng_Latn, fra_Latn\."):
+    with pytest.raises(
+        LangCodeError, match=r"has no jpn_Jpan; it has 3 languages: deu_Latn, eng_Latn, fra_Latn\."
+    ):
         corpus.pairs("eng", "jpn")
 
 
@@ -156,7 +169,10 @@ def test_cbd_from_ntrex_fixture_records_the_corpus(tmp_path, capsys):
 def test_cbd_bad_corpus_leaves_no_folder(tmp_path, capsys):
     root = ntrex_tree(tmp_path / "n")
     out = tmp_path / "ds"
-    for extra in (["--corpus", f"ntrex128:{root}", "--lang", "eng-jpn"], ["--corpus", "nope", "--lang", "eng-deu"]):
+    for extra in (
+        ["--corpus", f"ntrex128:{root}", "--lang", "eng-jpn"],
+        ["--corpus", "nope", "--lang", "eng-deu"],
+    ):
         assert main(["build", "cbd", *extra, "--aligner", "none", "--out", str(out)]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("error: ")
@@ -171,7 +187,16 @@ def test_cbd_bad_corpus_leaves_no_folder(tmp_path, capsys):
 def test_bucc_from_ntrex_fixture(tmp_path, capsys):
     root = ntrex_tree(tmp_path / "n")
     out = tmp_path / "ds"
-    argv = ["build", "bucc", "--lang", "deu-eng", "--corpus", f"ntrex128:{root}", "--gold-pairs", "2"]
+    argv = [
+        "build",
+        "bucc",
+        "--lang",
+        "deu-eng",
+        "--corpus",
+        f"ntrex128:{root}",
+        "--gold-pairs",
+        "2",
+    ]
     assert main([*argv, "--parallel-fraction", "0.5", "--out", str(out)]) == 0
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["parameters"]["corpus_source"].startswith("ntrex128:test@sha256:")
@@ -179,18 +204,31 @@ def test_bucc_from_ntrex_fixture(tmp_path, capsys):
     assert any(i["name"] == "corpus:ntrex128" for i in manifest["inputs"])
 
 
-@pytest.mark.skipif(not SHARED_NTREX.is_dir(), reason="../shared/data/ntrex128 is absent (real NTREX-128 copy)")
+@pytest.mark.skipif(
+    not SHARED_NTREX.is_dir(), reason="../shared/data/ntrex128 is absent (real NTREX-128 copy)"
+)
 def test_real_ntrex_builds_cbd_and_bucc_offline(tmp_path, capsys):
     muse = SHARED / "muse_full_dicts_hunalign" / "en-fr.dict"
     if not muse.exists():
         pytest.skip("../shared/data/muse_full_dicts_hunalign/en-fr.dict is absent")
     cbd = tmp_path / "cbd"
-    argv = ["build", "cbd", "--lang", "eng-fra", "--corpus", f"ntrex128:{SHARED_NTREX}", "--dict", str(muse)]
+    argv = [
+        "build",
+        "cbd",
+        "--lang",
+        "eng-fra",
+        "--corpus",
+        f"ntrex128:{SHARED_NTREX}",
+        "--dict",
+        str(muse),
+    ]
     assert main([*argv, "--aligner", "none", "--out", str(cbd)]) == 0
     manifest = json.loads((cbd / "manifest.json").read_text())
     assert manifest["counts"]["table2"]["dictionary"]["pairs"] > 1000
     bucc = tmp_path / "bucc"
     argv = ["build", "bucc", "--lang", "fra-eng", "--corpus", f"ntrex128:{SHARED_NTREX}"]
-    assert main([*argv, "--gold-pairs", "200", "--parallel-fraction", "0.25", "--out", str(bucc)]) == 0
+    assert (
+        main([*argv, "--gold-pairs", "200", "--parallel-fraction", "0.25", "--out", str(bucc)]) == 0
+    )
     manifest = json.loads((bucc / "manifest.json").read_text())
     assert manifest["configs"]["fra_Latn-eng_Latn-gold"] == {"test": 100, "train": 100}
