@@ -27,6 +27,13 @@ CORPORA.register(
     "tatoeba", "builders.corpora.local:Tatoeba", "Tatoeba, LASER's test set (local folder)"
 )
 CORPORA.register("hf", "builders.corpora.hub:HubDataset", "any Hub dataset at a pinned revision")
+CORPORA.register("flores_plus", "builders.corpora.named:FloresPlus", "FLORES+ on the Hub (gated)")
+CORPORA.register("wmt24pp", "builders.corpora.named:Wmt24pp", "WMT24++ on the Hub")
+CORPORA.register("bouquet", "builders.corpora.named:Bouquet", "BOUQuET on the Hub")
+CORPORA.register("c4", "builders.corpora.named:C4", "C4, streamed and sampled")
+
+#: A local layout read from the Hub when no folder is given (``--corpus flores200`` = FLORES+).
+HUB_TWINS = {"flores200": "flores_plus"}
 
 
 #: The ``--help`` section of the two options, unless a builder lists them with its other sources.
@@ -84,6 +91,8 @@ def open_corpus(spec: str, options: Sequence[str] | Mapping[str, str] | None = (
         InputFileError: a local folder without the corpus' layout.
     """
     name, arg = split_spec(spec)
+    if arg is None and name in HUB_TWINS:
+        name = HUB_TWINS[name]
     cls = corpus_class(name)
     info: CorpusInfo = cls.info
     if arg is None and info.arg_required:
