@@ -120,3 +120,58 @@ def check_corpus_alone(corpus: str | None, others: Mapping[str, Any]) -> None:
 def infos() -> list[CorpusInfo]:
     """Return every registered corpus' facts, in registry order (``xlbench list corpora``)."""
     return [corpus_class(name).info for name in CORPORA.names()]
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+def corpora_rows() -> list[dict[str, str]]:
+    """Return one row per corpus for ``xlbench list corpora``: name, languages, splits, license, citation, access."""
+    rows = []
+    for info in infos():
+        spec = f"{info.name}:{info.arg}" if info.arg and info.arg_required else info.name
+        if info.arg and not info.arg_required:
+            spec += f"[:{info.arg}]"
+        twin = next((local for local, hub in HUB_TWINS.items() if hub == info.name), None)
+        rows.append(
+            {
+                "corpus": spec + (f" (= {twin} without DIR)" if twin else ""),
+                "title": info.title,
+                "languages": info.languages,
+                "splits": ", ".join(info.splits) or "any (split=)",
+                "license": info.license or "from the dataset card (license=)",
+                "citation": info.citation or "citation= option",
+                "token": _yes(info.token),
+                "internet": _yes(info.internet),
+            }
+        )
+    return rows
+
+
+def corpora_markdown() -> str:
+    """Return the corpora as a Markdown table (docs/registry.md)."""
+    rows = corpora_rows()
+    keys = ("corpus", "title", "languages", "splits", "license", "token", "internet", "citation")
+    lines = ["| " + " | ".join(keys) + " |", "| " + " | ".join("---" for _ in keys) + " |"]
+    lines += ["| " + " | ".join(r[k].replace("|", "\\|") for k in keys) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def corpora_text() -> str:
+    """Return the corpora for a terminal: one block per corpus."""
+    blocks = []
+    for r in corpora_rows():
+        access = (
+            "HF_TOKEN + internet"
+            if r["token"] == "yes"
+            else "internet"
+            if r["internet"] == "yes"
+            else "offline"
+        )
+        blocks.append(
+            f"{r['corpus']}: {r['title']} ({access})\n"
+            f"  languages: {r['languages']}\n  splits: {r['splits']}\n"
+            f"  license: {r['license']}\n  cite: {r['citation']}"
+        )
+    return "\n".join(blocks)

@@ -249,6 +249,15 @@ def _corpus_source(
     return items, corpus.input_record(), spec.LARGE, corpus.pinned()
 
 
+def _sentences(
+    args: spec.Params, src_lang: str, tokenizer: Tokenizer
+) -> tuple[list[tuple[str, str]], InputRecord, str, str | None]:
+    """The source sentences, their input, the subset and the pinned ``--corpus`` (``None`` without)."""
+    if args.corpus:
+        return _corpus_source(args, src_lang, tokenizer)
+    return (*_source(args, src_lang, tokenizer), None)
+
+
 def _source(
     args: spec.Params, src_lang: str, tokenizer: Tokenizer
 ) -> tuple[list[tuple[str, str]], InputRecord, str]:
@@ -416,11 +425,7 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
     runs_model = args.substitutes == "mlm" or engine.name.startswith("hf:")
     device = device_adapter.run_device(args.device, backend.name, runs_model)
     generator = _generator(args, src_lang)
-    corpus_source = None
-    if args.corpus:
-        items, input_record, subset, corpus_source = _corpus_source(args, src_lang, src_tokenizer)
-    else:
-        items, input_record, subset = _source(args, src_lang, src_tokenizer)
+    items, input_record, subset, corpus_source = _sentences(args, src_lang, src_tokenizer)
     t0 = time.perf_counter()
     out, translator = _silver_pass(
         backend, mt_store, args, src_lang, items, (tokenizer, src_tokenizer), generator, engine

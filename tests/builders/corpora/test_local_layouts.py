@@ -232,3 +232,16 @@ def test_real_ntrex_builds_cbd_and_bucc_offline(tmp_path, capsys):
     )
     manifest = json.loads((bucc / "manifest.json").read_text())
     assert manifest["configs"]["fra_Latn-eng_Latn-gold"] == {"test": 100, "train": 100}
+
+
+def test_list_corpora_names_access_license_and_citation(capsys):
+    assert main(["list", "corpora"]) == 0
+    out = capsys.readouterr().out
+    for name in ("ntrex128:DIR", "flores200:DIR", "tatoeba:DIR", "hf:REPO[@REVISION]", "wmt24pp", "bouquet", "c4[:CONFIG]"):
+        assert f"\n{name}" in f"\n{out}"
+    assert "flores_plus (= flores200 without DIR): FLORES+ (HF_TOKEN + internet)" in out
+    assert "NTREX-128 (offline)" in out and "license: CC-BY-SA-4.0" in out and "Federmann" in out
+    assert main(["list", "corpora", "--markdown"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0] == "| corpus | title | languages | splits | license | token | internet | citation |"
+    assert len(table) == 2 + 8
