@@ -69,7 +69,7 @@ def _constructed(args: spec.Params, src: str, tgt: str) -> BuildResult:
             inputs.append(corpus.input_record())
             extra["corpus_source"] = corpus.pinned()
             read_from = corpus.describe()
-        else:
+        elif args.parallel:  # one of the two, as the branch says
             if len(args.parallel) > 2:
                 raise UsageError("--parallel takes one TSV file or two aligned files (src tgt).")
             pairs = parallel.read_parallel(*args.parallel)
