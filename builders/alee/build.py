@@ -62,7 +62,9 @@ def relabel(kept, generator: str) -> dict[str, str]:
 
 
 def default_out(args: Params) -> str:
-    """Return ``out/alee-<lang>-<lang>...`` (ISO 639-3 codes)."""
+    """Return ``out/alee-<lang>-<lang>...`` (ISO 639-3 codes; ``out/alee-all`` for ``--langs all``)."""
+    if _all_langs(args):
+        return "out/alee-all"
     langs = [iso3(code) for code in resolve_langs(args.langs)]
     return f"out/alee-{'-'.join(langs)}"
 
@@ -221,6 +223,19 @@ def _check_paired(kept, paired: dict[str, dict[str, int]]) -> None:
         )
 
 
+def _all_langs(args: Params) -> bool:
+    return [lang.lower() for lang in args.langs] == ["all"]
+
+
+def _corpus_langs(args: Params) -> list[str]:
+    """``--langs all``: every language of ``--corpus`` but English (alee-F200, alee-BQ275)."""
+    if not args.corpus:
+        raise UsageError("--langs all means every language of --corpus; pass --corpus too.")
+    return [
+        lang for lang in open_corpus(args.corpus, args.corpus_opt).languages() if lang != "eng_Latn"
+    ]
+
+
 def _checked_langs(args: Params) -> list[str]:
     """Return the target languages after checking the options, before any corpus is read.
 
@@ -229,7 +244,7 @@ def _checked_langs(args: Params) -> list[str]:
             without target sentences); ranges are checked by the ``param`` declarations.
         EngineUnavailableError: an amrlib model is missing (without ``--foils``).
     """
-    langs = resolve_langs(args.langs)
+    langs = _corpus_langs(args) if _all_langs(args) else resolve_langs(args.langs)
     if "eng_Latn" in langs:
         raise UsageError(
             "--langs lists target languages; English (eng_Latn) is always the source side, drop it."

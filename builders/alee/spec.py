@@ -154,7 +154,8 @@ class Params:
     """Every parameter of ``xlbench build alee`` (``--seed`` included), declared once."""
 
     langs: tuple[str, ...] = param(
-        help="target languages, comma-separated (deu_Latn,fra_Latn or de,fr)", type=csv_list
+        help="target languages, comma-separated (deu_Latn,fra_Latn or de,fr; all: every language of --corpus)",
+        type=csv_list,
     )
     foils: str | None = param(
         None,

@@ -237,11 +237,63 @@ def test_real_ntrex_builds_cbd_and_bucc_offline(tmp_path, capsys):
 def test_list_corpora_names_access_license_and_citation(capsys):
     assert main(["list", "corpora"]) == 0
     out = capsys.readouterr().out
-    for name in ("ntrex128:DIR", "flores200:DIR", "tatoeba:DIR", "hf:REPO[@REVISION]", "wmt24pp", "bouquet", "c4[:CONFIG]"):
+    for name in (
+        "ntrex128:DIR",
+        "flores200:DIR",
+        "tatoeba:DIR",
+        "hf:REPO[@REVISION]",
+        "wmt24pp",
+        "bouquet",
+        "c4[:CONFIG]",
+    ):
         assert f"\n{name}" in f"\n{out}"
     assert "flores_plus (= flores200 without DIR): FLORES+ (HF_TOKEN + internet)" in out
     assert "NTREX-128 (offline)" in out and "license: CC-BY-SA-4.0" in out and "Federmann" in out
     assert main(["list", "corpora", "--markdown"]) == 0
     table = capsys.readouterr().out.splitlines()
-    assert table[0] == "| corpus | title | languages | splits | license | token | internet | citation |"
+    assert (
+        table[0]
+        == "| corpus | title | languages | splits | license | token | internet | citation |"
+    )
     assert len(table) == 2 + 8
+
+
+def test_alee_all_languages_of_a_flores_tree(tmp_path, capsys):
+    root = flores_tree(tmp_path / "f")
+    foils = tmp_path / "foils.csv"
+    foils.write_text(
+        "en_orig,en_foil,type\n" + "".join(f"{e},{e} not,PN\n" for e in ENG[:6]), encoding="utf-8"
+    )
+    out = tmp_path / "alee"
+    argv = [
+        "build",
+        "alee",
+        "--langs",
+        "all",
+        "--corpus",
+        f"flores200:{root}",
+        "--foils",
+        str(foils),
+    ]
+    assert main([*argv, "--no-nli", "--out", str(out)]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["parameters"]["langs"] == ["deu_Latn", "zho_Hans"]
+    assert manifest["parameters"]["corpus_source"].startswith("flores200:devtest@sha256:")
+    assert manifest["configs"]["eng_Latn-zho_Hans"] == {"test": 6}
+    assert (
+        main(
+            [
+                "build",
+                "alee",
+                "--langs",
+                "all",
+                "--foils",
+                str(foils),
+                "--no-nli",
+                "--out",
+                str(out) + "2",
+            ]
+        )
+        == 2
+    )
+    assert "--langs all means every language of --corpus" in capsys.readouterr().err
