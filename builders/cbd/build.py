@@ -109,6 +109,8 @@ def _dictionaries(args, src: str, tgt: str):
                 raise UsageError(
                     f"--dict cedict is Chinese-English; the pair {src}-{tgt} has no Chinese side."
                 )
+        elif item.startswith("muse:"):  # the issue-24 recipes spell the format out
+            sources.append(D.read_muse(item.removeprefix("muse:")))
         elif item.endswith(".index"):
             sources.append(D.read_dictd(item))
         else:

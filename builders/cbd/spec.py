@@ -58,7 +58,7 @@ class Params:
     corpus_opt: tuple[str, ...] = corpus_options_param()
     dict: tuple[str, ...] | None = param(
         None,
-        "bilingual dictionary (MUSE, hunalign, dictd .index, or 'cedict'); repeatable; default: FreeDict",
+        "bilingual dictionary (MUSE or muse:FILE, hunalign, dictd .index, or 'cedict'); repeatable; default: FreeDict",
         action="append",
         metavar="FILE",
         **_PATH,

@@ -155,7 +155,13 @@ def test_cbd_from_ntrex_fixture_records_the_corpus(tmp_path, capsys):
     root = ntrex_tree(tmp_path / "n")
     out = tmp_path / "ds"
     argv = ["build", "cbd", "--lang", "eng-deu", "--corpus", f"ntrex128:{root}", "--dict"]
-    argv += [str(_dictionary(tmp_path / "d.txt", "d")), "--aligner", "none", "--out", str(out)]
+    argv += [
+        "muse:" + str(_dictionary(tmp_path / "d.txt", "d")),
+        "--aligner",
+        "none",
+        "--out",
+        str(out),
+    ]
     assert main(argv) == 0
     manifest = json.loads((out / "manifest.json").read_text())
     corpus = next(i for i in manifest["inputs"] if i["name"] == "corpus:ntrex128")
