@@ -31,6 +31,7 @@ from builders.alee.logic.nli_filter import decide
 from builders.alee.spec import PERTURBATIONS, Params
 from builders.base import BuildResult, file_input, manifest_params
 from builders.corpora import open_corpus
+from builders.corpora.base import Corpus
 from evaluators.compute.engine import Engine
 from evaluators.core.errors import UsageError
 from evaluators.schema.langs import iso3, resolve_lang, resolve_langs
@@ -79,11 +80,11 @@ def _lang_value(spec: str, option: str) -> tuple[str, str]:
 
 
 def read_corpora(args: Params, langs: list[str]):
-    """Return ``(English sources in order, {lang: {English: target}}, inputs, pinned --corpus or None)``."""
+    """Return ``(English sources in order, {lang: {English: target}}, inputs, the opened --corpus or None)``."""
     english: list[str] = []
     targets: dict[str, dict[str, str]] = {lang: {} for lang in langs}
     inputs: list[InputRecord] = []
-    pinned: str | None = None
+    opened: Corpus | None = None
 
     def add(lang: str, triples) -> None:
         for _id, en, tgt in triples:
@@ -125,7 +126,7 @@ def read_corpora(args: Params, langs: list[str]):
         for lang in langs:
             add(lang, corpus.pairs("eng_Latn", lang))
         inputs.append(corpus.input_record())
-        pinned = corpus.pinned()
+        opened = corpus
     if args.bible or not (args.pawsx or args.parallel or args.tsv or args.corpus):
         eng = bible.translation_for("eng_Latn")
         inputs.append(bible.input_record(eng))
@@ -133,7 +134,7 @@ def read_corpora(args: Params, langs: list[str]):
             tr = bible.translation_for(lang)
             add(lang, bible.parallel_verses(eng, tr, args.bible_books))
             inputs.append(bible.input_record(tr))
-    return list(dict.fromkeys(english)), targets, inputs, pinned
+    return list(dict.fromkeys(english)), targets, inputs, opened
 
 
 @dataclass(frozen=True)
@@ -160,7 +161,7 @@ def run(args: Params, backend: Engine) -> BuildResult:
     device = run_device(args.device, backend.name, runs_model=not (args.foils and args.no_nli))
     run_info = {"device": device} if device else {}
     langs = _checked_langs(args)
-    english, targets, inputs, pinned = read_corpora(args, langs)
+    english, targets, inputs, corpus = read_corpora(args, langs)
 
     def thresholds(a, b):
         return decide(
@@ -171,7 +172,7 @@ def run(args: Params, backend: Engine) -> BuildResult:
         backend,
         {"parse": args.amr_batch_size, "generate": args.amr_batch_size, "nli": args.nli_batch_size},
     )
-    models: list[ModelRecord] = []
+    models: list[ModelRecord] = [corpus.model_record()] if corpus else []
     if not args.no_nli:
         nli_id = model_stages.add(
             "nli",
@@ -196,7 +197,7 @@ def run(args: Params, backend: Engine) -> BuildResult:
     _check_paired(kept, paired)
     return BuildResult(
         tables=tables,
-        parameters=_parameters(args, langs, origin, kept, pinned),
+        parameters=_parameters(args, langs, origin, kept, corpus.pinned() if corpus else None),
         inputs=inputs,
         models=models,
         counts=_manifest_counts(args, pipeline.table2(counts, paired), origin),

@@ -68,6 +68,7 @@ def _constructed(args: spec.Params, src: str, tgt: str) -> BuildResult:
             pairs = corpus.pairs(src, tgt)
             inputs.append(corpus.input_record())
             extra["corpus_source"] = corpus.pinned()
+            models.append(corpus.model_record())
             read_from = corpus.describe()
         elif args.parallel:  # one of the two, as the branch says
             if len(args.parallel) > 2:

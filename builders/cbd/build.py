@@ -19,6 +19,7 @@ from builders.adapters import dictionaries as D
 from builders.base import BuildResult, file_input, manifest_params
 from builders.cbd import logic, spec, stages
 from builders.corpora import check_corpus_alone, open_corpus
+from builders.corpora.base import Corpus
 from evaluators.aligners import align
 from evaluators.compute.engine import Engine
 from evaluators.core.errors import UsageError
@@ -61,12 +62,12 @@ def _check_args(args: spec.Params) -> None:
 
 def _corpus(
     args, src: str, tgt: str
-) -> tuple[list[tuple[str, str, str]], list[InputRecord], str, str | None]:
-    """Return the sentence pairs, their pinned inputs, the corpus in words and the ``--corpus`` record."""
+) -> tuple[list[tuple[str, str, str]], list[InputRecord], str, Corpus | None]:
+    """Return the sentence pairs, their pinned inputs, the corpus in words and the opened ``--corpus``."""
     if args.corpus:
         corpus = open_corpus(args.corpus, args.corpus_opt)
         pairs = corpus.pairs(src, tgt)
-        return pairs, [corpus.input_record()], corpus.describe(), corpus.pinned()
+        return pairs, [corpus.input_record()], corpus.describe(), corpus
     return (*_file_corpus(args, src, tgt), None)
 
 
@@ -273,7 +274,7 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
     src, tgt = resolve_pair(args.lang)
     config = pair_config(src, tgt)
     rng = np.random.default_rng(args.seed)
-    pairs, inputs, corpus_desc, source = _corpus(args, src, tgt)
+    pairs, inputs, corpus_desc, corpus = _corpus(args, src, tgt)
     if args.max_sentences:
         pairs = pairs[: args.max_sentences]
         corpus_desc += f", first {len(pairs)} pairs"
@@ -293,6 +294,8 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
         tgt_nospace=script(tgt) in NO_SPACE_SCRIPTS,
     )
     models = _dictionary_models(sources, inputs)
+    if corpus is not None:
+        models.insert(0, corpus.model_record())
     numbered = [(i, s, t) for i, (_, s, t) in enumerate(pairs)]
     records, stage = stages.extract_all(backend, numbered, lex)
     if not records:
@@ -321,7 +324,7 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
     _log_table2(table2)
     return BuildResult(
         tables=tables,
-        parameters=_parameters(args, config, corpus_desc, source),
+        parameters=_parameters(args, config, corpus_desc, corpus.pinned() if corpus else None),
         inputs=inputs,
         models=models,
         counts=counts,

@@ -17,7 +17,7 @@ from typing import Any
 
 from evaluators.core.errors import LangCodeError, UsageError, did_you_mean
 from evaluators.schema.langs import resolve_lang
-from evaluators.schema.meta import InputRecord
+from evaluators.schema.meta import InputRecord, ModelRecord
 
 
 @dataclass(frozen=True)
@@ -215,6 +215,16 @@ class Corpus:
         """
         opts = "".join(f",{k}={v}" for k, v in sorted(self.options.items()) if k != "split")
         return f"{self.info.name}{opts}:{self.split}@{self.revision()}"
+
+    def model_record(self) -> ModelRecord:
+        """Return the corpus as the build signature spells it: ``corpus:<name>@<revision>``.
+
+        Local revisions are shortened as the dictionaries' are (``sha256:`` + 16 hex digits);
+        a Hub revision is the full commit sha.
+        """
+        rev = self.revision()
+        short = rev[: len("sha256:") + 16] if rev.startswith("sha256:") else rev
+        return ModelRecord("corpus", self.info.name, short)
 
     def revision(self) -> str:
         """Return the revision of what was read: a Hub commit sha or ``sha256:<digest>`` of local files."""

@@ -23,6 +23,7 @@ from builders.adapters.provenance import pin
 from builders.adapters.wordnet import wordnet_input
 from builders.base import BuildResult, file_input, manifest_params, progress
 from builders.corpora import check_corpus_alone, open_corpus
+from builders.corpora.base import Corpus
 from builders.release.artifact import stage_exports
 from builders.silver import logic, spec, stages
 from builders.silver.substitutes import WordNetSubstitutes
@@ -234,7 +235,7 @@ def read_sentences(path: str) -> list[tuple[str, str]]:
 
 def _corpus_source(
     args: spec.Params, src_lang: str, tokenizer: Tokenizer
-) -> tuple[list[tuple[str, str]], InputRecord, str, str]:
+) -> tuple[list[tuple[str, str]], InputRecord, str, Corpus]:
     """Silver_Large from ``--corpus``: its ``src_lang`` sentences, filtered and sampled with ``--seed``."""
     check_corpus_alone(args.corpus, {"--src": args.src, "--small-src": args.small_src})
     corpus = open_corpus(args.corpus or "", args.corpus_opt)
@@ -246,13 +247,13 @@ def _corpus_source(
         args.max_words,
         np.random.default_rng(args.seed),
     )
-    return items, corpus.input_record(), spec.LARGE, corpus.pinned()
+    return items, corpus.input_record(), spec.LARGE, corpus
 
 
 def _sentences(
     args: spec.Params, src_lang: str, tokenizer: Tokenizer
-) -> tuple[list[tuple[str, str]], InputRecord, str, str | None]:
-    """The source sentences, their input, the subset and the pinned ``--corpus`` (``None`` without)."""
+) -> tuple[list[tuple[str, str]], InputRecord, str, Corpus | None]:
+    """The source sentences, their input, the subset and the opened ``--corpus`` (``None`` without)."""
     if args.corpus:
         return _corpus_source(args, src_lang, tokenizer)
     return (*_source(args, src_lang, tokenizer), None)
@@ -425,7 +426,7 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
     runs_model = args.substitutes == "mlm" or engine.name.startswith("hf:")
     device = device_adapter.run_device(args.device, backend.name, runs_model)
     generator = _generator(args, src_lang)
-    items, input_record, subset, corpus_source = _sentences(args, src_lang, src_tokenizer)
+    items, input_record, subset, corpus = _sentences(args, src_lang, src_tokenizer)
     t0 = time.perf_counter()
     out, translator = _silver_pass(
         backend, mt_store, args, src_lang, items, (tokenizer, src_tokenizer), generator, engine
@@ -451,12 +452,13 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
             **_parameters(
                 args, pair, subset, engine, generator, (tokenizer, src_tokenizer), len(items)
             ),
-            **({"corpus_source": corpus_source} if corpus_source else {}),
+            **({"corpus_source": corpus.pinned()} if corpus else {}),
         },
         inputs=[input_record, *_engine_inputs(engine, generator)],
         models=[
             ModelRecord("mt", engine.name, engine.version),
             ModelRecord("substitutes", generator.model_id, generator.revision),
+            *([corpus.model_record()] if corpus else []),
         ],
         counts=dict(out.counts),
         construction=spec.construction(
