@@ -78,15 +78,37 @@ class HubCorpus(Corpus):
         with hub_errors(self._action(), self.repo, self.requested):
             info = HfApi().dataset_info(self.repo, revision=self.requested)
         card = getattr(info, "card_data", None) or getattr(info, "cardData", None) or {}
+        configs = card.get("configs") if hasattr(card, "get") else None
+        #: The card's config names (public on the Hub even where the files are gated).
+        self.card_configs = [c["config_name"] for c in configs or () if "config_name" in c]
         lic = card.get("license") if hasattr(card, "get") else None
         if isinstance(lic, list):
             lic = lic[0] if len(lic) == 1 else None
         return str(info.sha), lic
 
+    def _check_access(self) -> None:
+        """Ask for the card's file once: a gated repo refuses here, in its own words.
+
+        ``datasets`` answers a refused download with the newest *cached* copy of another
+        revision, when there is one; asking first keeps that from passing for this sha.
+        """
+        from huggingface_hub import get_hf_file_metadata, hf_hub_url
+        from huggingface_hub.errors import EntryNotFoundError
+
+        url = hf_hub_url(self.repo, "README.md", repo_type="dataset", revision=self.sha)
+        with hub_errors(self._action(), self.repo, self.sha):
+            try:
+                get_hf_file_metadata(url)
+            except EntryNotFoundError:
+                pass  # a dataset without a card: nothing to ask for
+
     def load(self, config: str | None, split: str, streaming: bool = False) -> Any:
         """Return one split at the pinned sha (an ``IterableDataset`` when ``streaming``)."""
         import datasets
 
+        if not getattr(self, "_access_checked", False):
+            self._check_access()
+            self._access_checked = True
         with hub_errors(self._action(), self.repo, self.sha):
             try:
                 return datasets.load_dataset(

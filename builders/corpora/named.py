@@ -35,6 +35,9 @@ def _placeable(names: list[str], key=lambda n: n) -> dict[str, str]:
 
 
 def _config_names(corpus: HubCorpus) -> list[str]:
+    """The dataset's configs: the card's ``configs`` block, else what ``datasets`` lists."""
+    if corpus.card_configs:
+        return list(corpus.card_configs)
     import datasets
 
     from evaluators.data.hubclient import hub_errors

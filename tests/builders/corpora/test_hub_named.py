@@ -23,7 +23,8 @@ _spec.loader.exec_module(hubdata)
 ENG = [f"English sentence number {i} is here." for i in range(6)]
 
 
-def _flores(token: str) -> str:
+def _flores(token: str, mark: str = "") -> str:
+    """Host FLORES+'s layout; ``mark`` makes other bytes (nothing of them in the local caches)."""
     files, configs = {}, {}
     for code, prefix in (("eng_Latn", ""), ("deu_Latn", "DE "), ("cmn_Hans", "ZH ")):
         configs[code] = {}
@@ -34,7 +35,7 @@ def _flores(token: str) -> str:
                     "iso_639_3": [code[:3]] * n,
                     "iso_15924": [code[4:]] * n,
                     "glottocode": ["stan1293"] * n,
-                    "text": [prefix + s for s in ENG[:n]],
+                    "text": [mark + prefix + s for s in ENG[:n]],
                     "url": [f"https://en.wikinews.org/{i}" for i in range(n)],
                     "domain": ["wikinews"] * n,
                     "topic": ["science"] * n,
@@ -69,6 +70,36 @@ def test_flores_plus_needs_a_token_then_reads_devtest(hub_log, token, monkeypatc
         "topic": "science",
     }
     assert len(open_corpus("flores_plus", ["split=dev"]).pairs("eng", "zh-CN")) == 4
+
+
+def test_flores_plus_refused_by_the_hub_without_access(hub_log, token, capsys, tmp_path):
+    _flores(token, mark="gated ")
+    hub_log.gate("openlanguagedata/flores_plus")  # the token is valid but never accepted the terms
+    try:
+        out = tmp_path / "alee"
+        argv = [
+            "build",
+            "alee",
+            "--langs",
+            "deu",
+            "--corpus",
+            "flores_plus",
+            "--foils",
+            str(tmp_path / "f.csv"),
+        ]
+        (tmp_path / "f.csv").write_text("en_orig,en_foil,type\na,b,PN\n", encoding="utf-8")
+        capsys.readouterr()
+        assert main([*argv, "--no-nli", "--out", str(out)]) == 1
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err == [
+            "error: reading corpus flores_plus: openlanguagedata/flores_plus is gated; accept its conditions "
+            "on the Hub page and set HF_TOKEN to that account's token."
+        ]
+        assert not out.exists()
+        hub_log.gate("openlanguagedata/flores_plus", (token,))
+        assert open_corpus("flores_plus").languages() == ["cmn_Hans", "deu_Latn", "eng_Latn"]
+    finally:
+        hub_log.ungate("openlanguagedata/flores_plus")
 
 
 def _wmt(token: str) -> str:
@@ -200,7 +231,8 @@ def test_c4_sample_is_seeded_streamed_and_never_materialised(hub_log, token):
     assert len(first) == 10 and first == again and first != other
     assert all(i.startswith("https://news.example/") and "#" in i for i, _ in first)
     cache = Path(datasets.config.HF_DATASETS_CACHE)
-    assert not list(cache.rglob("*allenai___c4*/**/*.arrow"))  # streamed, never written as Arrow
+    # Streamed: no Arrow file of C4 in the datasets cache (a load without streaming writes one).
+    assert not [p for p in cache.rglob("*.arrow") if "c4" in str(p).lower()]
     assert corpus.pinned().startswith("c4,buffer=8,config=realnewslike,n=10,seed=3:train@")
 
 

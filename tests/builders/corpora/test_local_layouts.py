@@ -168,7 +168,9 @@ def test_cbd_from_ntrex_fixture_records_the_corpus(tmp_path, capsys):
     assert corpus["license"] == "CC-BY-SA-4.0" and "Federmann" in corpus["citation"]
     assert manifest["parameters"]["corpus_source"] == f"ntrex128:test@sha256:{corpus['sha256']}"
     assert manifest["configs"]["eng_Latn-deu_Latn"]["test"] == 50
-    assert manifest["build_signature"].startswith(f"cbd|corpus:ntrex128@sha256:{corpus['sha256'][:16]}|")
+    assert manifest["build_signature"].startswith(
+        f"cbd|corpus:ntrex128@sha256:{corpus['sha256'][:16]}|"
+    )
     card = (out / "README.md").read_text()
     assert "corpus:ntrex128" in card and "NTREX-128" in card and "CC-BY-SA-4.0" in card
 
