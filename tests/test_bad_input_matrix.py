@@ -63,7 +63,12 @@ CASES = [
     (["build", "cdb"], 2, ["invalid choice"]),
     (["eval"], 2, ["required"]),
     (["eval", "word-retrival"], 2, ["invalid choice"]),
-    (["list", "extra"], 2, ["unrecognized arguments"]),
+    (
+        ["list", "extra"],
+        2,
+        ["invalid choice", "corpora"],
+    ),  # `xlbench list corpora` is the one listing
+    (["list", "corpora", "extra"], 2, ["unrecognized arguments"]),
     (["--bogus", "list"], 2, ["unrecognized arguments"]),
     # ---------------------------------------------------------------- build: common options
     ([*B, "cbd"], 2, ["--lang"]),

@@ -194,20 +194,6 @@ class Corpus:
         """Return how messages name this corpus (``ntrex128:DIR``, ``hf:org/name``)."""
         return f"{self.info.name}:{self.arg}" if self.arg else self.info.name
 
-    def record(self) -> dict[str, Any]:
-        """Return the manifest's description of the corpus (after reading): name, split, options, revision, license, citation."""
-        rec = self.input_record()
-        return {
-            "name": self.info.name,
-            "title": self.info.title,
-            "split": self.split,
-            "options": dict(sorted(self.options.items())),
-            "origin": rec.origin,
-            "revision": self.revision(),
-            "license": rec.license,
-            "citation": rec.citation,
-        }
-
     def pinned(self) -> str:
         """Return the corpus as the manifest's parameters name it: ``name[,key=value...]:split@revision``.
 
