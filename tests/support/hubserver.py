@@ -32,6 +32,8 @@ without an answer, or SIGKILL the client process; ``after=True`` carries the
 request out first and then loses the answer (the commit landed, the client never
 heard). :meth:`HubServer.fail_next` is the one-shot status form, and
 :attr:`HubServer.tamper` serves other bytes for a path than were committed.
+:meth:`HubServer.gate` gates a repo as the Hub does: its info stays public, its files and
+listings answer 401 (no token) or 403 (a token without access) with ``X-Error-Code: GatedRepo``.
 """
 
 from __future__ import annotations
