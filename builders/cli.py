@@ -18,6 +18,7 @@ import logging
 import os
 import sys
 
+from builders.corpora import CORPORA, corpora_markdown, corpora_text
 from builders.registry import BUILDERS, family_table, get_builder
 from evaluators import __version__
 from evaluators.cli import add_eval_parsers, configure_logging, run_eval
@@ -149,6 +150,12 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         "list", help="list dataset families, evaluators, models and offline engines"
     )
     lst.add_argument(
+        "what",
+        nargs="?",
+        choices=("corpora",),
+        help="corpora: the --corpus adapters (languages, splits, license, citation, access)",
+    )
+    lst.add_argument(
         "--markdown",
         action="store_true",
         help="print the registries as Markdown tables (for README/docs)",
@@ -171,22 +178,27 @@ def registry_markdown() -> str:
                 + TASKS.markdown(("evaluator", "what", "dataset family"), ("family",)),
                 "## Models (`--model`)\n\n"
                 + ENCODERS.markdown(("kind", "what", "spec"), ("form",)),
+                "## Corpora (`--corpus`, `xlbench list corpora`)\n\n" + corpora_markdown(),
             ]
         )
         + "\n"
     )
 
 
-def run_list(markdown: bool = False) -> int:
-    """Print the registries (as Markdown tables with ``markdown``)."""
+def run_list(markdown: bool = False, what: str | None = None) -> int:
+    """Print the registries (as Markdown tables with ``markdown``); ``what="corpora"``: the corpora only."""
     from evaluators.encoders import ENCODERS  # late: numpy (encoders.base)
 
+    if what == "corpora":
+        print(corpora_markdown() if markdown else corpora_text())
+        return 0
     if markdown:
         print(registry_markdown(), end="")
         return 0
     print("dataset families (xlbench build):", ", ".join(BUILDERS.names()))
     print("evaluators (xlbench eval):", ", ".join(TASKS.names()))
     print("models (--model):", ", ".join(e.extra.get("form", e.name) for e in ENCODERS.entries()))
+    print("corpora (--corpus; xlbench list corpora):", ", ".join(CORPORA.names()))
     # late: builders.adapters.mt imports every MT backend module (sqlite3, sockets,
     # importlib.metadata: ~0.1 s), which would double `xlbench --help`
     from builders.adapters.mt import offline_pairs_text
@@ -207,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "eval":
             return run_eval(args)
         if args.command == "list":
-            return run_list(args.markdown)
+            return run_list(args.markdown, args.what)
         if hasattr(args, "_report_run"):
             return args._report_run(args)
         if hasattr(args, "_hub_run"):

@@ -63,7 +63,12 @@ CASES = [
     (["build", "cdb"], 2, ["invalid choice"]),
     (["eval"], 2, ["required"]),
     (["eval", "word-retrival"], 2, ["invalid choice"]),
-    (["list", "extra"], 2, ["unrecognized arguments"]),
+    (
+        ["list", "extra"],
+        2,
+        ["invalid choice", "corpora"],
+    ),  # `xlbench list corpora` is the one listing
+    (["list", "corpora", "extra"], 2, ["unrecognized arguments"]),
     (["--bogus", "list"], 2, ["unrecognized arguments"]),
     # ---------------------------------------------------------------- build: common options
     ([*B, "cbd"], 2, ["--lang"]),
@@ -168,6 +173,19 @@ CASES = [
     ([*CBD_OK[:-2], "--dict", "cedict"], 2, ["Chinese"]),
     ([*CBD_OK, "--out", "{corpus}"], 2, ["corpus.tsv"]),
     ([*CBD_OK, "--out", "{ds}"], 2, ["--overwrite"]),
+    # ---------------------------------------------------------------- --corpus (issue 24), every builder
+    ([*CBD, "--corpus", "nope", "--dict", "{dict}"], 2, ["Unknown corpus 'nope'", "ntrex128"]),
+    ([*CBD_OK, "--corpus", "ntrex128:{dir}"], 2, ["either --corpus or --tsv"]),
+    ([*CBD, "--corpus", "ntrex128:{dir}", "--dict", "{dict}"], 2, ["no newstest2019-src.eng.txt"]),
+    ([*CBD, "--corpus", "ntrex128", "--dict", "{dict}"], 2, ["needs DIR"]),
+    (
+        [*CBD, "--corpus", "tatoeba:{dir}", "--corpus-opt", "colour=red"],
+        2,
+        ["'colour' is not an option"],
+    ),
+    ([*BUCC, "--lang", "deu-eng", "--corpus", "flores200:{dir}"], 2, ["no devtest/ folder"]),
+    ([*SILVER, "--corpus", "hf:org/x", "--corpus-opt", "nokey"], 2, ["KEY=VALUE"]),
+    ([*ALEE, "--langs", "deu", "--foils", "{foils_ok}", "--corpus", "nope"], 2, ["Unknown corpus"]),
     # ---------------------------------------------------------------- build silver
     ([*SILVER, "--src", "{missing}"], 2, ["does not exist"]),
     ([*SILVER, "--src", "{dir}"], 2, ["is a directory"]),

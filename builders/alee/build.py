@@ -30,6 +30,8 @@ from builders.alee.logic import foil_types, pipeline
 from builders.alee.logic.nli_filter import decide
 from builders.alee.spec import PERTURBATIONS, Params
 from builders.base import BuildResult, file_input, manifest_params
+from builders.corpora import open_corpus
+from builders.corpora.base import Corpus
 from evaluators.compute.engine import Engine
 from evaluators.core.errors import UsageError
 from evaluators.schema.langs import iso3, resolve_lang, resolve_langs
@@ -61,7 +63,9 @@ def relabel(kept, generator: str) -> dict[str, str]:
 
 
 def default_out(args: Params) -> str:
-    """Return ``out/alee-<lang>-<lang>...`` (ISO 639-3 codes)."""
+    """Return ``out/alee-<lang>-<lang>...`` (ISO 639-3 codes; ``out/alee-all`` for ``--langs all``)."""
+    if _all_langs(args):
+        return "out/alee-all"
     langs = [iso3(code) for code in resolve_langs(args.langs)]
     return f"out/alee-{'-'.join(langs)}"
 
@@ -76,10 +80,11 @@ def _lang_value(spec: str, option: str) -> tuple[str, str]:
 
 
 def read_corpora(args: Params, langs: list[str]):
-    """Return ``(English sources in order, {lang: {English: target}}, inputs)`` from the corpus options."""
+    """Return ``(English sources in order, {lang: {English: target}}, inputs, the opened --corpus or None)``."""
     english: list[str] = []
     targets: dict[str, dict[str, str]] = {lang: {} for lang in langs}
     inputs: list[InputRecord] = []
+    opened: Corpus | None = None
 
     def add(lang: str, triples) -> None:
         for _id, en, tgt in triples:
@@ -116,14 +121,20 @@ def read_corpora(args: Params, langs: list[str]):
             raise UsageError(f"--tsv names {lang}, which is not in --langs {','.join(langs)}.")
         add(lang, read_parallel(path))
         inputs.append(file_input(f"{lang}:tsv", path))
-    if args.bible or not (args.pawsx or args.parallel or args.tsv):
+    if args.corpus:
+        corpus = open_corpus(args.corpus, args.corpus_opt)
+        for lang in langs:
+            add(lang, corpus.pairs("eng_Latn", lang))
+        inputs.append(corpus.input_record())
+        opened = corpus
+    if args.bible or not (args.pawsx or args.parallel or args.tsv or args.corpus):
         eng = bible.translation_for("eng_Latn")
         inputs.append(bible.input_record(eng))
         for lang in langs:
             tr = bible.translation_for(lang)
             add(lang, bible.parallel_verses(eng, tr, args.bible_books))
             inputs.append(bible.input_record(tr))
-    return list(dict.fromkeys(english)), targets, inputs
+    return list(dict.fromkeys(english)), targets, inputs, opened
 
 
 @dataclass(frozen=True)
@@ -150,7 +161,7 @@ def run(args: Params, backend: Engine) -> BuildResult:
     device = run_device(args.device, backend.name, runs_model=not (args.foils and args.no_nli))
     run_info = {"device": device} if device else {}
     langs = _checked_langs(args)
-    english, targets, inputs = read_corpora(args, langs)
+    english, targets, inputs, corpus = read_corpora(args, langs)
 
     def thresholds(a, b):
         return decide(
@@ -161,7 +172,7 @@ def run(args: Params, backend: Engine) -> BuildResult:
         backend,
         {"parse": args.amr_batch_size, "generate": args.amr_batch_size, "nli": args.nli_batch_size},
     )
-    models: list[ModelRecord] = []
+    models: list[ModelRecord] = [corpus.model_record()] if corpus else []
     if not args.no_nli:
         nli_id = model_stages.add(
             "nli",
@@ -186,7 +197,7 @@ def run(args: Params, backend: Engine) -> BuildResult:
     _check_paired(kept, paired)
     return BuildResult(
         tables=tables,
-        parameters=_parameters(args, langs, origin, kept),
+        parameters=_parameters(args, langs, origin, kept, corpus.pinned() if corpus else None),
         inputs=inputs,
         models=models,
         counts=_manifest_counts(args, pipeline.table2(counts, paired), origin),
@@ -213,6 +224,19 @@ def _check_paired(kept, paired: dict[str, dict[str, int]]) -> None:
         )
 
 
+def _all_langs(args: Params) -> bool:
+    return [lang.lower() for lang in args.langs] == ["all"]
+
+
+def _corpus_langs(args: Params) -> list[str]:
+    """``--langs all``: every language of ``--corpus`` but English (alee-F200, alee-BQ275)."""
+    if not args.corpus:
+        raise UsageError("--langs all means every language of --corpus; pass --corpus too.")
+    return [
+        lang for lang in open_corpus(args.corpus, args.corpus_opt).languages() if lang != "eng_Latn"
+    ]
+
+
 def _checked_langs(args: Params) -> list[str]:
     """Return the target languages after checking the options, before any corpus is read.
 
@@ -221,7 +245,7 @@ def _checked_langs(args: Params) -> list[str]:
             without target sentences); ranges are checked by the ``param`` declarations.
         EngineUnavailableError: an amrlib model is missing (without ``--foils``).
     """
-    langs = resolve_langs(args.langs)
+    langs = _corpus_langs(args) if _all_langs(args) else resolve_langs(args.langs)
     if "eng_Latn" in langs:
         raise UsageError(
             "--langs lists target languages; English (eng_Latn) is always the source side, drop it."
@@ -233,9 +257,9 @@ def _checked_langs(args: Params) -> list[str]:
         # Detect missing amrlib models before reading corpora or loading anything heavy.
         amr.model_dir("parse", args.amr_parser)
         amr.model_dir("generate", args.amr_generator)
-    if args.foils and not (args.pawsx or args.parallel or args.tsv or args.bible):
+    if args.foils and not (args.pawsx or args.parallel or args.tsv or args.bible or args.corpus):
         raise UsageError(
-            "--foils needs target sentences: add --pawsx DIR, --parallel, --tsv or --bible."
+            "--foils needs target sentences: add --pawsx DIR, --parallel, --tsv, --corpus or --bible."
         )
     return langs
 
@@ -370,9 +394,12 @@ def _limitations(args: Params, origin: _FoilOrigin) -> list[str]:
     return limitations
 
 
-def _parameters(args: Params, langs: list[str], origin: _FoilOrigin, kept) -> dict[str, Any]:
-    """The manifest's build parameters."""
+def _parameters(
+    args: Params, langs: list[str], origin: _FoilOrigin, kept, pinned: str | None
+) -> dict[str, Any]:
+    """The manifest's build parameters (``corpus_source`` only with ``--corpus``: other content ids stay)."""
     return {
+        **({"corpus_source": pinned} if pinned else {}),
         **manifest_params(args),
         "langs": langs,
         "source": "foils" if args.foils else "amr-pipeline",

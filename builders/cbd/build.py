@@ -18,6 +18,8 @@ from builders.adapters import bible, parallel
 from builders.adapters import dictionaries as D
 from builders.base import BuildResult, file_input, manifest_params
 from builders.cbd import logic, spec, stages
+from builders.corpora import check_corpus_alone, open_corpus
+from builders.corpora.base import Corpus
 from evaluators.aligners import align
 from evaluators.compute.engine import Engine
 from evaluators.core.errors import UsageError
@@ -35,6 +37,7 @@ log = logging.getLogger("xlbench")
 
 def _check_args(args: spec.Params) -> None:
     """Refuse combinations of options (each value alone is checked by its ``param`` declaration)."""
+    check_corpus_alone(args.corpus, {"--tsv": args.tsv, "--src-file": args.src_file})
     if args.tsv and (args.src_file or args.tgt_file):
         raise UsageError("Pass either --tsv or --src-file/--tgt-file, not both.")
     if bool(args.src_file) != bool(args.tgt_file):
@@ -45,9 +48,9 @@ def _check_args(args: spec.Params) -> None:
         raise UsageError(
             "--reverse-dict applies to --dict files; the default FreeDict dictionaries are already oriented."
         )
-    if args.gold and not (args.src_file or args.tsv):
+    if args.gold and not (args.src_file or args.tsv or args.corpus):
         raise UsageError(
-            "--gold needs the corpus it aligns (--src-file/--tgt-file or --tsv), line for line."
+            "--gold needs the corpus it aligns (--src-file/--tgt-file, --tsv or --corpus), line for line."
         )
     if args.aligner_extra and args.aligner == "none":
         raise UsageError("--aligner-extra trains the aligner, but --aligner is none.")
@@ -57,7 +60,20 @@ def _check_args(args: spec.Params) -> None:
         raise UsageError("--aligner-extra takes 'bible' or two line-aligned files SRC TGT.")
 
 
-def _corpus(args, src: str, tgt: str) -> tuple[list[tuple[str, str, str]], list[InputRecord], str]:
+def _corpus(
+    args, src: str, tgt: str
+) -> tuple[list[tuple[str, str, str]], list[InputRecord], str, Corpus | None]:
+    """Return the sentence pairs, their pinned inputs, the corpus in words and the opened ``--corpus``."""
+    if args.corpus:
+        corpus = open_corpus(args.corpus, args.corpus_opt)
+        pairs = corpus.pairs(src, tgt)
+        return pairs, [corpus.input_record()], corpus.describe(), corpus
+    return (*_file_corpus(args, src, tgt), None)
+
+
+def _file_corpus(
+    args, src: str, tgt: str
+) -> tuple[list[tuple[str, str, str]], list[InputRecord], str]:
     if args.tsv:
         return (
             parallel.read_tsv(args.tsv),
@@ -94,6 +110,8 @@ def _dictionaries(args, src: str, tgt: str):
                 raise UsageError(
                     f"--dict cedict is Chinese-English; the pair {src}-{tgt} has no Chinese side."
                 )
+        elif item.startswith("muse:"):  # the issue-24 recipes spell the format out
+            sources.append(D.read_muse(item.removeprefix("muse:")))
         elif item.endswith(".index"):
             sources.append(D.read_dictd(item))
         else:
@@ -227,9 +245,14 @@ def _log_table2(table2: dict) -> None:
         )
 
 
-def _parameters(args: spec.Params, config: str, corpus_desc: str) -> dict:
-    """The manifest's parameters: the fields declared ``manifest=True``, then derived values."""
+def _parameters(args: spec.Params, config: str, corpus_desc: str, source: str | None) -> dict:
+    """The manifest's parameters: the fields declared ``manifest=True``, then derived values.
+
+    ``source``: the ``--corpus`` as pinned (name, options, split, revision); left
+    out without ``--corpus``, so that those builds keep their content ids.
+    """
     return {
+        **({"corpus_source": source} if source else {}),
         **manifest_params(args),
         "lang": config,
         "corpus": corpus_desc,
@@ -251,7 +274,7 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
     src, tgt = resolve_pair(args.lang)
     config = pair_config(src, tgt)
     rng = np.random.default_rng(args.seed)
-    pairs, inputs, corpus_desc = _corpus(args, src, tgt)
+    pairs, inputs, corpus_desc, corpus = _corpus(args, src, tgt)
     if args.max_sentences:
         pairs = pairs[: args.max_sentences]
         corpus_desc += f", first {len(pairs)} pairs"
@@ -271,6 +294,8 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
         tgt_nospace=script(tgt) in NO_SPACE_SCRIPTS,
     )
     models = _dictionary_models(sources, inputs)
+    if corpus is not None:
+        models.insert(0, corpus.model_record())
     numbered = [(i, s, t) for i, (_, s, t) in enumerate(pairs)]
     records, stage = stages.extract_all(backend, numbered, lex)
     if not records:
@@ -299,7 +324,7 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
     _log_table2(table2)
     return BuildResult(
         tables=tables,
-        parameters=_parameters(args, config, corpus_desc),
+        parameters=_parameters(args, config, corpus_desc, corpus.pinned() if corpus else None),
         inputs=inputs,
         models=models,
         counts=counts,

@@ -13,6 +13,7 @@ from builders.cbd.logic import (
     PAPER_FOLD_ACCENTS,
     PAPER_FOLD_CASE,
 )
+from builders.corpora import corpus_options_param, corpus_param
 from evaluators.core.params import param
 
 #: Pairs kept per split by default after extraction. The paper samples 5,000
@@ -53,9 +54,11 @@ class Params:
     tsv: str | None = param(
         None, "parallel corpus as 'src<TAB>tgt' or 'id<TAB>src<TAB>tgt' lines", **_PATH
     )
+    corpus: str | None = corpus_param("the parallel corpus")
+    corpus_opt: tuple[str, ...] = corpus_options_param()
     dict: tuple[str, ...] | None = param(
         None,
-        "bilingual dictionary (MUSE, hunalign, dictd .index, or 'cedict'); repeatable; default: FreeDict",
+        "bilingual dictionary (MUSE or muse:FILE, hunalign, dictd .index, or 'cedict'); repeatable; default: FreeDict",
         action="append",
         metavar="FILE",
         **_PATH,
@@ -178,7 +181,7 @@ def limitations(args: Params) -> list[str]:
         "Dictionary coverage bounds recall: a correct translation missing from the dictionary is never extracted, "
         "and a wrong dictionary entry can produce a wrong pair.",
     ]
-    if not (args.src_file or args.tsv):
+    if not (args.src_file or args.tsv or args.corpus):
         limitations.append(
             "The offline default corpus is the Bible in old public-domain translations: archaic vocabulary and a "
             "narrow domain; pass your own corpus (news, FLORES) for results comparable to the paper's WMT setting."

@@ -22,6 +22,8 @@ from builders.adapters.parallel import read_lines
 from builders.adapters.provenance import pin
 from builders.adapters.wordnet import wordnet_input
 from builders.base import BuildResult, file_input, manifest_params, progress
+from builders.corpora import check_corpus_alone, open_corpus
+from builders.corpora.base import Corpus
 from builders.release.artifact import stage_exports
 from builders.silver import logic, spec, stages
 from builders.silver.substitutes import WordNetSubstitutes
@@ -231,6 +233,32 @@ def read_sentences(path: str) -> list[tuple[str, str]]:
     return out
 
 
+def _corpus_source(
+    args: spec.Params, src_lang: str, tokenizer: Tokenizer
+) -> tuple[list[tuple[str, str]], InputRecord, str, Corpus]:
+    """Silver_Large from ``--corpus``: its ``src_lang`` sentences, filtered and sampled with ``--seed``."""
+    check_corpus_alone(args.corpus, {"--src": args.src, "--small-src": args.small_src})
+    corpus = open_corpus(args.corpus or "", args.corpus_opt)
+    items = logic.select(
+        corpus.sentences(src_lang),
+        tokenizer,
+        args.max_sentences,
+        args.min_words,
+        args.max_words,
+        np.random.default_rng(args.seed),
+    )
+    return items, corpus.input_record(), spec.LARGE, corpus
+
+
+def _sentences(
+    args: spec.Params, src_lang: str, tokenizer: Tokenizer
+) -> tuple[list[tuple[str, str]], InputRecord, str, Corpus | None]:
+    """The source sentences, their input, the subset and the opened ``--corpus`` (``None`` without)."""
+    if args.corpus:
+        return _corpus_source(args, src_lang, tokenizer)
+    return (*_source(args, src_lang, tokenizer), None)
+
+
 def _source(
     args: spec.Params, src_lang: str, tokenizer: Tokenizer
 ) -> tuple[list[tuple[str, str]], InputRecord, str]:
@@ -359,7 +387,7 @@ def _parameters(args: spec.Params, pair, subset, engine, generator, tokenizers, 
     if generator.name == "wordnet":
         parameters["wordnet_senses"] = args.wordnet_senses
         parameters["closed_class"] = not args.no_closed_class
-    if not (args.src or args.small_src):
+    if not (args.src or args.small_src or args.corpus):
         parameters.update(
             max_sentences=spec.DEFAULT_MAX_SENTENCES
             if args.max_sentences is None
@@ -398,7 +426,7 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
     runs_model = args.substitutes == "mlm" or engine.name.startswith("hf:")
     device = device_adapter.run_device(args.device, backend.name, runs_model)
     generator = _generator(args, src_lang)
-    items, input_record, subset = _source(args, src_lang, src_tokenizer)
+    items, input_record, subset, corpus = _sentences(args, src_lang, src_tokenizer)
     t0 = time.perf_counter()
     out, translator = _silver_pass(
         backend, mt_store, args, src_lang, items, (tokenizer, src_tokenizer), generator, engine
@@ -420,13 +448,17 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
         )
     return BuildResult(
         tables=tables,
-        parameters=_parameters(
-            args, pair, subset, engine, generator, (tokenizer, src_tokenizer), len(items)
-        ),
+        parameters={
+            **_parameters(
+                args, pair, subset, engine, generator, (tokenizer, src_tokenizer), len(items)
+            ),
+            **({"corpus_source": corpus.pinned()} if corpus else {}),
+        },
         inputs=[input_record, *_engine_inputs(engine, generator)],
         models=[
             ModelRecord("mt", engine.name, engine.version),
             ModelRecord("substitutes", generator.model_id, generator.revision),
+            *([corpus.model_record()] if corpus else []),
         ],
         counts=dict(out.counts),
         construction=spec.construction(

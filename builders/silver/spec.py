@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from builders.base import device_param, seed_param
+from builders.corpora import corpus_options_param, corpus_param
 from builders.silver import logic
 from builders.silver.tokenize import SCHEMES
 from evaluators.core.errors import UsageError
@@ -113,6 +114,10 @@ class Params:
     src: str | None = param(
         None, "monolingual source sentences, one per line (Silver_Large)", section=SOURCE, **_NOSIG
     )
+    corpus: str | None = corpus_param(
+        "the source sentences, sampled with --seed (Silver_Large; e.g. c4:realnewslike)", SOURCE
+    )
+    corpus_opt: tuple[str, ...] = corpus_options_param(SOURCE)
     small_src: str | None = param(
         None,
         "source side of a gold alignment set (Silver_Small; ids are 0-based line numbers); "

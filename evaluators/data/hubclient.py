@@ -183,6 +183,9 @@ def classify(err: BaseException) -> Fault | None:
             if isinstance(e, hf.HfHubHTTPError):
                 return _status_fault(e) or Fault("http", None, _first_line(str(e)), name=name)
         if ds is not None and isinstance(e, ds.DatasetNotFoundError):
+            # datasets wraps the Hub's GatedRepoError in DatasetNotFoundError("... is a gated dataset ...").
+            if "gated dataset" in str(e):
+                return Fault("gated", 403, name=name)
             return Fault("repo-not-found", 404, name=name)
         for mod in net:
             if isinstance(e, mod.HTTPStatusError):

@@ -32,6 +32,8 @@ without an answer, or SIGKILL the client process; ``after=True`` carries the
 request out first and then loses the answer (the commit landed, the client never
 heard). :meth:`HubServer.fail_next` is the one-shot status form, and
 :attr:`HubServer.tamper` serves other bytes for a path than were committed.
+:meth:`HubServer.gate` gates a repo as the Hub does: its info stays public, its files and
+listings answer 401 (no token) or 403 (a token without access) with ``X-Error-Code: GatedRepo``.
 """
 
 from __future__ import annotations
@@ -104,6 +106,9 @@ class Repo:
     commits: dict[str, Commit] = field(default_factory=dict)
     branches: dict[str, str] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)
+    #: A gated repo: the tokens that accepted its conditions (``None``: not gated). Its info stays
+    #: public, as on the Hub; its files and listings answer 401/403 ``GatedRepo`` to anyone else.
+    gated_access: set[str] | None = None
 
 
 #: Named publish/load steps -> the ``METHOD path`` regex of their requests.
@@ -328,6 +333,22 @@ class HubServer:
         if write and token not in self.tokens:
             raise HubError(401, INVALID_CREDENTIALS)
         return repo
+
+    def gate(self, repo_id: str, allowed: tuple[str, ...] = (), repo_type: str = "dataset") -> None:
+        """Gate a repo: only ``allowed`` tokens read its files (``ungate`` lifts it)."""
+        self.repos[(repo_type, repo_id)].gated_access = set(allowed)
+
+    def ungate(self, repo_id: str, repo_type: str = "dataset") -> None:
+        """Lift :meth:`gate`."""
+        self.repos[(repo_type, repo_id)].gated_access = None
+
+    def check_gate(self, repo: Repo, token: str | None) -> None:
+        """Refuse a gated repo's files as the Hub does: 401 without a token, 403 without access."""
+        if repo.gated_access is None or token in repo.gated_access:
+            return
+        status = 401 if token is None else 403
+        message = f"Access to dataset {repo.repo_id} is restricted. You must have access to it and be authenticated to access it."
+        raise HubError(status, message, "GatedRepo", headers={"X-Error-Message": message})
 
     def resolve(self, repo: Repo, revision: str) -> Commit:
         """Return the commit a branch, tag or (full or 7+ char) sha names."""
@@ -886,6 +907,7 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
             self, token: str | None, repo_type: str, repo: str, rev: str, path: str | None = None
         ) -> None:
             r = hub.get_repo(repo_type, repo, token)
+            hub.check_gate(r, token)
             commit = hub.resolve(r, rev)
             base = unquote(path or "").strip("/")
             recursive = self.query.get("recursive", ["false"])[0].lower() in ("1", "true")
@@ -915,6 +937,7 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
 
         def h_paths_info(self, token: str | None, repo_type: str, repo: str, rev: str) -> None:
             r = hub.get_repo(repo_type, repo, token)
+            hub.check_gate(r, token)
             commit = hub.resolve(r, rev)
             ctype = self.headers.get("Content-Type", "")
             if ctype.startswith("application/json"):
@@ -935,6 +958,7 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
             self, token: str | None, repo_type: str, repo: str, rev: str, path: str
         ) -> None:
             r = hub.get_repo(repo_type, repo, token)
+            hub.check_gate(r, token)
             commit = hub.resolve(r, rev)
             path = unquote(path)
             blob = commit.files.get(path)
