@@ -17,7 +17,8 @@ from typing import Any
 
 from builders.registry import get_builder
 from evaluators.core.params import add_param_arguments, params_from_namespace
-from evaluators.suites.spec import Suite, SuiteDataset, load_suite as _load_suite, suite_names
+from evaluators.suites.spec import Suite, SuiteDataset, suite_names
+from evaluators.suites.spec import load_suite as _load_suite
 
 SUITE_EPILOG = """examples:
   xlbench suite list

@@ -78,7 +78,7 @@ def summarize(
         revisions: ``dataset name -> revision`` (content id or Hub sha) of the datasets used.
     """
     families = suite.families()
-    rows = []
+    rows: list[dict[str, Any]] = []
     for model in models:
         scores = {e.id: _score(cells.get((model, e.id))) for e in suite.entries}
         fam = {f: mean([scores[e.id] for e in suite.entries if e.family == f]) for f in families}
