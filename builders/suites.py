@@ -33,13 +33,15 @@ results already in OUT/results: it recomputes nothing.
 _RUN_OPTIONS = ("batch_size", "device", "backend", "cache_dir", "use_cache", "rerun", "bootstrap")
 
 
-def recipe_params(family: str) -> type:
-    """The builder's parameters class of ``family`` (what a recipe is checked against).
+def recipe_params(family: str) -> list[type]:
+    """What a recipe of ``family`` is checked against: the builder's Params, then the build options.
 
     Raises:
         UsageError: unknown family.
     """
-    return get_builder(family).params_class()
+    from builders.runner import BuildOptions  # late: pyarrow, numpy
+
+    return [get_builder(family).params_class(), BuildOptions]
 
 
 def load_suite(name_or_path: str | os.PathLike) -> Suite:
@@ -111,7 +113,7 @@ def show_text(suite: Suite) -> str:
         lines.append(f"cite: {suite.citation}")
     lines.append("datasets:")
     for d in suite.datasets:
-        pin = f"{d.hub}@{d.revision}" if d.hub else f"content id {d.content_id}"
+        pin = f"{d.hub}@{d.revision}" if d.hub else f"content id {d.content_id or 'not pinned'}"
         lines.append(f"  {d.name} [{d.family}] {pin}")
         if d.recipe is not None:
             lines.append(f"    recipe: xlbench build {d.family} " + _flags(dict(d.recipe)))

@@ -8,7 +8,7 @@ datasets and the evaluator's parameters. :func:`parse_suite` checks every name a
 against the registries and declarations (an unknown evaluator, family or parameter is one
 sentence), so a suite that loads is one that can run.
 
-Builders' parameters are checked through ``recipe_params`` (``family -> Params class``),
+Builders' parameters are checked through ``recipe_params`` (``family -> [Params, BuildOptions]``),
 which the ``builders`` side passes in: the evaluators never import the builders.
 """
 
@@ -18,13 +18,13 @@ import dataclasses
 import json
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from evaluators.core.errors import UsageError, XlbenchError, did_you_mean
-from evaluators.core.params import make_params
+from evaluators.core.params import make_params, split_values
 from evaluators.schema import FAMILIES
 from evaluators.tasks import TASKS, get_task
 
@@ -41,8 +41,11 @@ _SUITE_KEYS = ("name", "version", "description", "citation", "datasets", "entrie
 _DATASET_KEYS = ("family", "hub", "revision", "recipe", "content_id", "needs", "note")
 _ENTRY_KEYS = ("id", "evaluator", "dataset", "params", "needs", "note")
 
-#: ``family -> builder Params class`` (``None``: builds are not checked, e.g. without the build extra).
-RecipeParams = Callable[[str], type] | None
+#: ``family -> [builder Params class, build options class]`` (``None``: recipes are not checked,
+#: e.g. without the build extra).
+RecipeParams = Callable[[str], Sequence[type]] | None
+#: Build options a recipe cannot set (the runner does; ``license`` and its reason are content).
+_RUNNER_CHOOSES = ("out", "overwrite", "version", "changelog")
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,9 @@ class SuiteDataset:
         hub: the Hub repo id (``None`` for a recipe).
         revision: the Hub tag or commit sha.
         recipe: the builder's parameters (``None`` for a Hub dataset), as ``(name, value)`` pairs.
-        content_id: the content id the build must produce (a hex prefix of 12 to 64 characters).
+        content_id: the content id the build must produce (a hex prefix of 12 to 64 characters);
+            ``None`` only for a recipe that needs the internet or models, whose build no machine
+            here reproduced (online MT changes): its id is recorded by a run, not checked.
         needs: what it needs beyond the package (:data:`NEEDS`).
         note: one line for ``suite show``.
     """
@@ -230,29 +235,38 @@ def _dataset(name: str, data: Any, where: str, recipe_params: RecipeParams) -> S
     recipe = data["recipe"]
     if not isinstance(recipe, dict):
         raise UsageError(f"{where}: 'recipe' must be an object of the builder's parameters.")
-    if content is None:
+    if content is None and not {"internet", "models"} & set(needs):
         raise UsageError(
             f"{where}: a recipe needs the 'content_id' its build must produce (build it once to learn it)."
         )
-    if any(
-        k in ("out", "overwrite", "version", "changelog", "license", "license_reason")
-        for k in recipe
-    ):
+    taken = [k for k in recipe if k in _RUNNER_CHOOSES]
+    if taken:
         raise UsageError(
-            f"{where}: a recipe holds the builder's parameters only; the suite runner chooses out, version and the other build options."
+            f"{where}: a recipe cannot set {taken[0]!r}; the suite runner chooses the output folder and version."
         )
     if recipe_params is not None:
-        cls = recipe_params(str(family))
-        try:
-            make_params(
-                cls, {k: _freeze(_expand(v, "/shared", "/suite")) for k, v in recipe.items()}
-            )
-        except XlbenchError as err:
-            raise UsageError(f"{where}: {err}") from None
+        _check_recipe(recipe_params(str(family)), recipe, where)
     if any(SHARED in json.dumps(v) for v in recipe.values()):
         needs = tuple(dict.fromkeys((*needs, "shared-data")))
     frozen = tuple((k, _freeze(v)) for k, v in recipe.items())
     return SuiteDataset(name, str(family), None, None, frozen, content, needs, note)
+
+
+def _check_recipe(classes: Sequence[type], recipe: Mapping[str, Any], where: str) -> None:
+    """Check a recipe's values against the builder's declarations (its Params, then the build options).
+
+    Raises:
+        UsageError: an unknown name, or a value its declaration refuses.
+    """
+    values = {k: _freeze(_expand(v, "/shared", "/suite")) for k, v in recipe.items()}
+    shares, unknown = split_values(classes, values)
+    try:
+        if unknown:  # the family's own Params names the valid ones
+            make_params(classes[0], {unknown[0]: None})
+        for cls, share in zip(classes, shares):
+            make_params(cls, share)
+    except XlbenchError as err:
+        raise UsageError(f"{where}: {err}") from None
 
 
 def _entry(i: int, data: Any, where: str, datasets: dict[str, SuiteDataset]) -> SuiteEntry:
@@ -301,7 +315,7 @@ def parse_suite(data: Any, where: str = "suite", recipe_params: RecipeParams = N
     Args:
         data: the parsed JSON.
         where: how messages name the file.
-        recipe_params: ``family -> builder Params class``: recipes are checked against it.
+        recipe_params: ``family -> [builder Params, build options]``: recipes are checked against them.
 
     Raises:
         UsageError: a missing or unknown key, an unknown evaluator, dataset or family, an
