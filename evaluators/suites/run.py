@@ -354,4 +354,6 @@ def _write(run: SuiteRun, root: Path, site: bool) -> None:
     if site and results.is_dir() and any(results.glob("*.json")):
         from evaluators.report.site import build_site  # late: numpy, matplotlib when plotting
 
-        run.paths["site"] = str(build_site([results], root / "site", overwrite=True))
+        run.paths["site"] = str(
+            build_site([results], root / "site", overwrite=True, suite=run.summary)
+        )

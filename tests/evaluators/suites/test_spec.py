@@ -112,7 +112,9 @@ def test_suite_files_resolve_their_own_folder_and_unknown_names_are_refused(tmp_
     tiny = load_suite(TINY)
     tsv = dict(tiny.dataset("cbd-eng-deu").recipe or ())["tsv"]
     assert tsv == str(TINY.parent / "tiny" / "cbd.tsv")
-    with pytest.raises(UsageError, match="Unknown suite 'xlbench-ofline'.*Did you mean xlbench-offline"):
+    with pytest.raises(
+        UsageError, match="Unknown suite 'xlbench-ofline'.*Did you mean xlbench-offline"
+    ):
         load_suite("xlbench-ofline")
     bad = tmp_path / "bad.json"
     bad.write_text("{", encoding="utf-8")

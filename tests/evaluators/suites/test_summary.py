@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from evaluators.report.html import suite_leaderboard
 from evaluators.suites.spec import parse_suite
 from evaluators.suites.summary import Cell, summarize, summary_markdown
 
@@ -58,8 +59,14 @@ def test_means_rank_and_missing_cells():
     assert "| 1 | A | 0.5000 | 0.9000 | 0.7000 |" in md and "| – | C | – | – | – |" in md
 
 
-def test_skipped_entries_are_said():
+def test_skipped_entries_are_said_on_every_form():
     s = _suite()
-    out = summarize(s, ["A"], {}, {"bucc:b": "needs the internet"}, {})
+    out = summarize(
+        s, ["<A>"], {("<A>", "bucc:b"): cell(0.5)}, {"bucc:b": "needs the internet"}, {}
+    )
     assert out["entries"][2]["skipped"] == "needs the internet"
     assert "- bucc:b skipped: needs the internet" in summary_markdown(out)
+    page = suite_leaderboard(out)
+    assert "bucc:b skipped: needs the internet" in page and "Suite s v1.2.3" in page
+    assert "&lt;A&gt;" in page and "<A>" not in page  # model names are untrusted text
+    assert '<td data-sort-value="">–</td>' in page  # missing cells shown as missing
