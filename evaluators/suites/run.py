@@ -26,6 +26,7 @@ from typing import Any
 from evaluators.compute.engine import Engine
 from evaluators.core.errors import (
     InputFileError,
+    OutputError,
     RemoteError,
     RevisionError,
     UsageError,
@@ -342,6 +343,12 @@ def run_suite(
 
 def _write(run: SuiteRun, root: Path, site: bool) -> None:
     """Write ``summary.json``, ``summary.md`` and (with ``site``) the report site."""
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise OutputError(
+            f"Cannot create {str(root)!r} ({err.strerror}); pass a writable --out."
+        ) from err
     run.paths["summary"] = str(
         atomic_write_text(
             root / "summary.json", json.dumps(run.summary, indent=2, ensure_ascii=False) + "\n"
