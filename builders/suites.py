@@ -116,7 +116,9 @@ def show_text(suite: Suite) -> str:
         pin = f"{d.hub}@{d.revision}" if d.hub else f"content id {d.content_id or 'not pinned'}"
         lines.append(f"  {d.name} [{d.family}] {pin}")
         if d.recipe is not None:
-            lines.append(f"    recipe: xlbench build {d.family} " + _flags(dict(d.recipe)))
+            lines.append(
+                f"    recipe ({d.family}): " + json.dumps(dict(d.recipe), ensure_ascii=False)
+            )
         if d.needs:
             lines.append(f"    needs: {', '.join(d.needs)}")
         if d.note:
@@ -128,26 +130,6 @@ def show_text(suite: Suite) -> str:
             f"  {e.id}: {e.evaluator} on {e.dataset} {json.dumps(e.param_values(), sort_keys=True)}{needs}"
         )
     return "\n".join(lines)
-
-
-def _flags(values: dict[str, Any]) -> str:
-    """A recipe as build flags (``--max-pairs 1000``).
-
-    >>> _flags({"lang": "eng-deu", "max_pairs": 10, "fold_case": False, "parallel": ("a", "b")})
-    '--lang eng-deu --max-pairs 10 --no-fold-case --parallel a b'
-    """
-    out = []
-    for k, v in values.items():
-        flag = "--" + k.replace("_", "-")
-        if v is True:
-            out.append(flag)
-        elif v is False:
-            out.append(f"--no-{k.replace('_', '-')}")
-        elif isinstance(v, tuple | list):
-            out.append(f"{flag} {' '.join(map(str, v))}")
-        else:
-            out.append(f"{flag} {v}")
-    return " ".join(out)
 
 
 def add_suite_parsers(sub: argparse._SubParsersAction) -> None:

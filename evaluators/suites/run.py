@@ -254,7 +254,9 @@ def _run_group(
 
     steps = plan.steps()
     first = steps[group[0].dataset].dataset
-    refs = [str(first.hub) if first.hub else steps[e.dataset].where for e in group]
+    refs = [
+        str(steps[e.dataset].dataset.hub or steps[e.dataset].where) for e in group
+    ]  # a group is all Hub datasets at one revision, or all local folders
     report = GridReport()
     results = run_grid(
         group[0].evaluator,
