@@ -312,7 +312,8 @@ def run_suite(
         ValidationError: a dataset's content id is not the pinned one.
         UsageError: bad models or options.
     """
-    from evaluators.run.runner import RunOptions  # late: numpy, the encoders
+    from evaluators.run.results import check_writable  # late: numpy, the encoders
+    from evaluators.run.runner import RunOptions, check_model
 
     plan = plan_suite(suite, models, out, allow=allow, can_build=build is not None)
     run = SuiteRun(plan)
@@ -321,6 +322,9 @@ def run_suite(
     root = Path(out)
     base = options if options is not None else RunOptions()
     options = dataclasses.replace(base, out=str(root / "results"))
+    for model in models:  # a bad spec or folder is refused before any build
+        check_model(model, options)
+    check_writable(root)
     revisions: dict[str, str | None] = dict(resolve_datasets(plan, build, run))
     cells: dict[tuple[str, str], Cell] = {}
     skipped = dict(plan.skipped)
@@ -333,9 +337,8 @@ def run_suite(
             except (RemoteError, RevisionError, InputFileError) as err:
                 if not hub:
                     raise
-                for (
-                    e
-                ) in group:  # an unreachable Hub dataset is a missing column, not a failed suite
+                # an unreachable Hub dataset is a missing column, not a failed suite
+                for e in group:
                     skipped[e.id] = f"the Hub dataset could not be read ({str(err)[:160]})"
             bar.update(1)
     run.summary = summarize(suite, list(models), cells, skipped, revisions)

@@ -11,7 +11,7 @@ import pytest
 
 import xlbench
 from builders.cli import main
-from evaluators.core.errors import ValidationError
+from evaluators.core.errors import UsageError, ValidationError
 from evaluators.data.dsref import content_id
 from evaluators.suites.spec import suite_names
 
@@ -122,3 +122,9 @@ def test_a_bad_suite_file_exits_2_with_one_line(tmp_path, capsys):
         err.startswith("error: suite tiny, entry 1 (word-retrieval): Unknown parameter 'nn'")
         and "\n" not in err
     )
+
+
+def test_a_bad_model_is_refused_before_any_build(tmp_path):
+    with pytest.raises(UsageError, match="random"):
+        xlbench.run_suite(TINY, ["random:x:y"], tmp_path / "r", **FAST)
+    assert not (tmp_path / "r" / "datasets").exists()
