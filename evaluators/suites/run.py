@@ -50,6 +50,11 @@ _WHY = {
 }
 
 
+def _why(missing: Sequence[str]) -> str:
+    """Why an entry is skipped: every need this machine lacks, in :data:`NEEDS` order."""
+    return "; ".join(_WHY[n] for n in NEEDS if n in missing)
+
+
 def shared_folder() -> Path | None:
     """The optional shared data folder: ``$XLBENCH_SHARED_DATA``, else ``../shared/data`` beside the checkout."""
     env = os.environ.get("XLBENCH_SHARED_DATA")
@@ -142,7 +147,7 @@ def plan_suite(
         missing = [n for n in d.needs if n not in have]
         folder = root / "datasets" / d.name
         if missing:
-            steps.append(DatasetStep(d, "skip", str(folder), _WHY[missing[0]]))
+            steps.append(DatasetStep(d, "skip", str(folder), _why(missing)))
         elif d.hub:
             steps.append(DatasetStep(d, "hub", f"{d.hub}@{d.revision}"))
         elif folder.exists():
@@ -160,7 +165,7 @@ def plan_suite(
     for e in suite.entries:
         missing = [n for n in e.needs if n not in have]
         if missing:
-            skipped[e.id] = _WHY[missing[0]]
+            skipped[e.id] = _why(missing)
         elif by_name[e.dataset].action == "skip":
             skipped[e.id] = str(by_name[e.dataset].note)
     return SuitePlan(suite, tuple(models), root, tuple(steps), skipped)
