@@ -78,7 +78,8 @@ def run_suite(
         dry_run: only plan (``.plan.text()``).
         site: also write the report site.
         engine: an :class:`~evaluators.compute.engine.Engine` (default: this process).
-        **options: run options (``batch_size``, ``device``, ``rerun`` ...), as for ``xlbench.evaluate``.
+        **options: run options (``batch_size``, ``device``, ``rerun`` ...), as for ``xlbench.evaluate``;
+            ``plots`` is off unless asked for (the site draws the curves and heatmaps).
 
     Returns:
         the :class:`evaluators.suites.run.SuiteRun` (``.summary`` is ``summary.json``).
@@ -90,6 +91,7 @@ def run_suite(
     from evaluators.suites.run import run_suite as _run
 
     loaded = suite if isinstance(suite, Suite) else load_suite(suite)
+    options.setdefault("plots", False)
     return _run(
         loaded,
         models,
