@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -128,3 +130,26 @@ def test_a_bad_model_is_refused_before_any_build(tmp_path):
     with pytest.raises(UsageError, match="random"):
         xlbench.run_suite(TINY, ["random:x:y"], tmp_path / "r", **FAST)
     assert not (tmp_path / "r" / "datasets").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed")
+def test_the_suite_leaderboard_in_a_browser(first_run):
+    out, run = first_run
+    url = (out / "site" / "index.html").as_uri() + "#sort=suite-leaderboard:4:asc"
+    done = subprocess.run(
+        [shutil.which("chromium"), "--headless=new", "--no-sandbox", "--disable-gpu",
+         "--no-first-run", "--allow-file-access-from-files", "--virtual-time-budget=5000",
+         "--dump-dom", url],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    html = done.stdout
+    body = re.search(r"<body([^>]*)>", html).group(1)
+    assert 'data-js-ready="1"' in body and "data-js-errors" not in body
+    table = re.search(r'<table id="suite-leaderboard".*?</table>', html, re.S).group(0)
+    overall = [
+        float(v) for v in re.findall(r'<td data-sort-value="([^"]*)">[^<]*</td></tr>', table)
+    ]
+    assert overall == sorted(r["overall"] for r in run.summary["models"])  # sorted by the script
+    assert 'data-sorted="4:asc"' in table
