@@ -83,6 +83,7 @@ class DatasetStep:
     action: str
     where: str
     note: str | None = None
+    rows: int | None = None
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,7 @@ class SuitePlan:
         for step in self.datasets:
             pin = step.dataset.content_id or step.dataset.revision or ""
             why = f" ({step.note})" if step.note else ""
+            why += f", {step.rows} rows" if step.rows is not None else ""
             lines.append(
                 f"  {step.action:<6} {step.dataset.name} [{step.dataset.family}] {pin[:12]} -> {step.where}{why}"
             )
@@ -121,6 +123,15 @@ class SuitePlan:
             lines.append(f"  {e.id}: {e.evaluator} on {e.dataset} {params} [{state}]")
         lines.append("models: " + ", ".join(self.models))
         return "\n".join(lines)
+
+
+def _rows(folder: Path) -> int | None:
+    """The rows a built folder's manifest lists (``None`` when it cannot be read): the plan's size."""
+    try:
+        configs = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["configs"]
+        return sum(int(n) for splits in configs.values() for n in splits.values())
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
 
 
 def plan_suite(
@@ -151,7 +162,7 @@ def plan_suite(
         elif d.hub:
             steps.append(DatasetStep(d, "hub", f"{d.hub}@{d.revision}"))
         elif folder.exists():
-            steps.append(DatasetStep(d, "reuse", str(folder)))
+            steps.append(DatasetStep(d, "reuse", str(folder), rows=_rows(folder)))
         elif can_build:
             steps.append(DatasetStep(d, "build", str(folder)))
         else:
