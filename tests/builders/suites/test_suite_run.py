@@ -153,3 +153,10 @@ def test_the_suite_leaderboard_in_a_browser(first_run):
     ]
     assert overall == sorted(r["overall"] for r in run.summary["models"])  # sorted by the script
     assert 'data-sorted="4:asc"' in table
+
+
+def test_python_api_arguments_are_checked(tmp_path):
+    with pytest.raises(UsageError, match="a bare string"):
+        xlbench.run_suite(TINY, "random", tmp_path / "r")
+    with pytest.raises(UsageError, match="no option 'batchsize'.*batch_size"):
+        xlbench.run_suite(TINY, ["random"], tmp_path / "r", batchsize=3)
