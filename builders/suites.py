@@ -11,6 +11,7 @@ import argparse
 import dataclasses
 import json
 import os
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -229,6 +230,12 @@ def run_suite_command(args: argparse.Namespace) -> int:
     )
     for kind, path in done.paths.items():
         print(f"wrote {kind}: {path}")
+    if done.failed:
+        print(
+            f"failed: {', '.join(done.failed)} (see summary.json; rerun to retry them)",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

@@ -31,6 +31,7 @@ from evaluators.core.errors import (
     RevisionError,
     UsageError,
     ValidationError,
+    XlbenchError,
 )
 from evaluators.core.fileio import atomic_write_text
 from evaluators.core.progress import Progress
@@ -196,6 +197,7 @@ class SuiteRun:
     reused: int = 0
     built: list[str] = field(default_factory=list)
     paths: dict[str, str] = field(default_factory=dict)
+    failed: list[str] = field(default_factory=list)
 
 
 def verify(dataset: SuiteDataset, folder: Path) -> str:
@@ -360,6 +362,13 @@ def run_suite(
                 # an unreachable Hub dataset is a missing column, not a failed suite
                 for e in group:
                     skipped[e.id] = f"the Hub dataset could not be read ({str(err)[:160]})"
+            except XlbenchError as err:
+                # one entry a model cannot do (a layer it lacks) leaves the others' summary;
+                # its cells already written are kept and a rerun retries only the rest
+                for e in group:
+                    skipped[e.id] = f"failed: {str(err)[:200]}"
+                    run.failed.append(e.id)
+                log.error("suite %s: %s failed: %s", suite.name, group[0].evaluator, err)
             bar.update(1)
     run.summary = summarize(suite, list(models), cells, skipped, revisions)
     _write(run, root, site)

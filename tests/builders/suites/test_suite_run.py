@@ -160,3 +160,35 @@ def test_python_api_arguments_are_checked(tmp_path):
         xlbench.run_suite(TINY, "random", tmp_path / "r")
     with pytest.raises(UsageError, match="no option 'batchsize'.*batch_size"):
         xlbench.run_suite(TINY, ["random"], tmp_path / "r", batchsize=3)
+
+
+@pytest.mark.slow
+def test_an_entry_a_model_cannot_do_fails_alone(first_run, tmp_path, capsys):
+    out, _ = first_run
+    data = json.loads(TINY.read_text(encoding="utf-8"))
+    data["entries"][0]["params"]["layers"] = "9"  # the random models have layers 0..2
+    for d in data["datasets"].values():
+        d["recipe"] = {k: [x.replace("${suite}", str(TINY.parent)) for x in v] if isinstance(v, list)
+                       else v.replace("${suite}", str(TINY.parent)) if isinstance(v, str) else v
+                       for k, v in d["recipe"].items()}  # fmt: skip
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data), encoding="utf-8")
+    shutil.copytree(out / "datasets", tmp_path / "run" / "datasets")
+    code = main(
+        [
+            "suite",
+            "run",
+            str(bad),
+            "--model",
+            MODELS[0],
+            "--out",
+            str(tmp_path / "run"),
+            "--bootstrap",
+            "0",
+            "--no-site",
+        ]
+    )
+    assert code == 1 and "failed: word-retrieval:cbd-eng-deu" in capsys.readouterr().err
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["entries"][0]["skipped"].startswith("failed: Layer 9 is out of range")
+    assert summary["models"][0]["missing"] == ["word-retrieval:cbd-eng-deu"]
