@@ -194,6 +194,9 @@ def run_list(markdown: bool = False) -> int:
     print("dataset families (xlbench build):", ", ".join(BUILDERS.names()))
     print("evaluators (xlbench eval):", ", ".join(TASKS.names()))
     print("models (--model):", ", ".join(e.extra.get("form", e.name) for e in ENCODERS.entries()))
+    from evaluators.suites.spec import suite_names  # late: only `list` reads the suite folder
+
+    print("suites (xlbench suite run):", ", ".join(suite_names()))
     # late: builders.adapters.mt imports every MT backend module (sqlite3, sockets,
     # importlib.metadata: ~0.1 s), which would double `xlbench --help`
     from builders.adapters.mt import offline_pairs_text

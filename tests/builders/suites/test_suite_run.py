@@ -104,6 +104,8 @@ def test_dry_run_plans_and_touches_nothing(tmp_path, capsys):
 
 
 def test_suite_list_and_show_work_for_every_shipped_suite(capsys):
+    assert main(["list"]) == 0
+    assert "suites (xlbench suite run): alee, bucc2018" in capsys.readouterr().out
     assert main(["suite", "list"]) == 0
     listed = capsys.readouterr().out
     for name in suite_names():
