@@ -48,7 +48,7 @@ def test_the_next_report_removes_what_a_killed_one_left(corpus, tmp_path):
 def test_a_report_on_a_full_disk_leaves_nothing(corpus, tmp_path, monkeypatch):
     from evaluators.report import site
 
-    def full(records, folder, fmt):
+    def full(records, folder, *_):
         (folder / "index.html").write_text("half", encoding="utf-8")
         raise _enospc()
 
