@@ -263,9 +263,10 @@ def score(
         with scope(tgt_side):
             y = model.sentence_embeddings(b, pooling=params.pooling, role=ROLE)
         cos = mining.retrieval_accuracy(x, y, "cosine")
-        mar = mining.retrieval_accuracy(
-            x, y, params.margin, k=params.k, candidates=params.margin_candidates
-        )
+        with scope(subset):  # "deu_Latn-eng_Latn: kNN search (numpy)"
+            mar = mining.retrieval_accuracy(
+                x, y, params.margin, k=params.k, candidates=params.margin_candidates
+            )
         main = (cos.forward_accuracy + cos.backward_accuracy) / 2
         mains.append(main)
         items += cosine_items(subset, x, y, pair_ids.get(subset) or [str(i) for i in range(len(a))])
