@@ -188,7 +188,7 @@ class Progress:
                 total=total,
                 desc=label,
                 file=self.stream,
-                unit=unit[:-1] if unit.endswith("s") else unit,
+                unit=unit,
                 leave=False,
                 delay=_TTY_DELAY if quiet_if_short else 0,
             )
