@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias, TypeVar
@@ -174,13 +173,3 @@ def _plain(value: Any) -> Any:
     if isinstance(value, tuple):
         return [_plain(v) for v in value]
     return value
-
-
-def progress(iterable=None, **kwargs):
-    """Return a tqdm progress bar on stderr, silenced when stderr is not a terminal and XLBENCH_PROGRESS is unset."""
-    from tqdm.auto import tqdm
-
-    disable = kwargs.pop("disable", None)
-    if disable is None:
-        disable = not (sys.stderr.isatty() or os.environ.get("XLBENCH_PROGRESS") == "1")
-    return tqdm(iterable, file=sys.stderr, disable=disable, **kwargs)

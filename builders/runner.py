@@ -24,6 +24,7 @@ from evaluators import __version__
 from evaluators.compute.engine import Engine, EngineOptions
 from evaluators.core.errors import UsageError, did_you_mean
 from evaluators.core.params import api_names, make_params, param, split_values
+from evaluators.core.progress import scope
 from evaluators.run.results import utc_now
 from evaluators.schema.meta import Manifest, check_version
 
@@ -142,13 +143,25 @@ def _build_and_write(
     family = builder.schema()
     started = utc_now()
     t0 = time.perf_counter()
-    result: BuildResult = builder.run_function()(params, backend)
+    with scope(build_scope(builder.name, params)):  # "cbd eng-deu: extract" in progress lines
+        result: BuildResult = builder.run_function()(params, backend)
     data_inputs = [(i.name, i.license) for i in result.inputs if i.role == "data"]
     license_info = license_block(data_inputs, options.license, options.license_reason)
     result.license = license_info["hub"]
     manifest = _manifest(builder, result, options, version, license_info, started, t0)
     path = write_dataset(out, family, result, manifest, overwrite=options.overwrite)
     return Built(str(path), manifest)
+
+
+def build_scope(family: str, params: Any) -> str:
+    """What a build's progress lines begin with: the family and its languages.
+
+    >>> from types import SimpleNamespace
+    >>> build_scope("cbd", SimpleNamespace(lang="eng-deu")), build_scope("alee", SimpleNamespace(langs=("deu", "fra")))
+    ('cbd eng-deu', 'alee deu,fra')
+    """
+    langs = getattr(params, "lang", None) or ",".join(getattr(params, "langs", None) or ())
+    return f"{family} {langs}".strip()
 
 
 def _manifest(

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from builders.adapters import mt
+from evaluators.compute.engine import StageProgress
 from evaluators.core.errors import EngineUnavailableError, OutputError
 
 log = logging.getLogger("xlbench.mt")
@@ -294,7 +295,10 @@ def translate_units(engine, stage: MTStage, units: list[list[str]], store: Shard
             current, size = [], 0
     if current:
         batches.append(current)
-    results = engine.map_batches(stage, batches)
+    progress = StageProgress(
+        f"translate ({driver_engine.name})", "texts", lambda batch: sum(len(u) for u in batch)
+    )
+    results = engine.map_batches(stage, batches, progress)
     for batch, res in zip(batches, results):
         for unit, tr in zip(batch, res):
             found[unit_key(driver_engine.name, driver_engine.version, pair, unit)] = list(tr)

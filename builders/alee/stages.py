@@ -36,7 +36,7 @@ from typing import Any
 
 from builders.adapters import amr, nli
 from builders.alee.logic.pipeline import Stages
-from evaluators.compute.engine import Engine
+from evaluators.compute.engine import Engine, StageProgress
 
 log = logging.getLogger("xlbench")
 
@@ -155,6 +155,16 @@ def split_call(args: tuple[list, ...], size: int) -> list[tuple[list, ...]]:
     return [tuple(list(a[i : i + step]) for a in args) for i in range(0, n, step)]
 
 
+#: What each stage's items are, for its progress lines.
+_UNITS = {"parse": "sentences", "generate": "graphs", "nli": "pairs"}
+
+
+def _chunk_size(batch: Sequence[Any]) -> int:
+    # a batch is one unit: a chunk (a list), or NLI's (premises, hypotheses)
+    unit = batch[0]
+    return len(unit[0]) if isinstance(unit, tuple) else len(unit)
+
+
 def _unit(chunk: tuple[list, ...]) -> Any:
     # What a stage's item is: the chunk itself for one argument, the tuple for NLI's two.
     return chunk[0] if len(chunk) == 1 else chunk
@@ -176,7 +186,8 @@ def run_calls(engine: Engine, name: str, factory: Any, calls: Sequence[tuple[lis
     if not units:
         return [[] for _ in calls]
     t0 = time.perf_counter()
-    results = engine.map_batches(factory, [[u] for u in units])
+    progress = StageProgress(name, _UNITS.get(name, "items"), _chunk_size)
+    results = engine.map_batches(factory, [[u] for u in units], progress)
     log.info("%s: stage %s: %d calls, %d chunks, %.1fs", engine.describe(), name, len(calls),
              len(units), time.perf_counter() - t0)  # fmt: skip
     out, start = [], 0

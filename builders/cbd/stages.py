@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from builders.cbd import logic
+from evaluators.compute.engine import StageProgress
 
 #: Sentence pairs per extraction chunk (one unit of work).
 CHUNK = 2000
@@ -67,5 +68,6 @@ def merge(extracted: Iterable[tuple[list[dict], dict]]) -> tuple[list[dict], dic
 def extract_all(engine, numbered: Sequence[Any], lex) -> tuple[list[dict], dict]:
     """Plan, stage and merge the extraction of every sentence pair on ``engine``."""
     chunks = plan_chunks(numbered)
-    results = engine.map_batches(ExtractStage(lex), [[c] for c in chunks])
+    progress = StageProgress("extract", "pairs", lambda batch: len(batch[0]))
+    results = engine.map_batches(ExtractStage(lex), [[c] for c in chunks], progress)
     return merge(r[0] for r in results)

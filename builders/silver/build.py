@@ -21,7 +21,7 @@ from builders.adapters import mt as mt_adapter
 from builders.adapters.parallel import read_lines
 from builders.adapters.provenance import pin
 from builders.adapters.wordnet import wordnet_input
-from builders.base import BuildResult, file_input, manifest_params, progress
+from builders.base import BuildResult, file_input, manifest_params
 from builders.corpora import check_corpus_alone, open_corpus
 from builders.corpora.base import Corpus
 from builders.release.artifact import stage_exports
@@ -31,6 +31,7 @@ from builders.silver.tokenize import Tokenizer
 from evaluators.compute.engine import Engine, LocalEngine
 from evaluators.core.cache_dir import xlbench_cache_root
 from evaluators.core.errors import InputFileError, UsageError
+from evaluators.core.progress import Progress, scoped
 from evaluators.schema import silver as S
 from evaluators.schema.langs import pair_config, resolve_pair
 from evaluators.schema.meta import InputRecord, ModelRecord
@@ -119,21 +120,34 @@ def decide_all(
     details: list[dict[str, Any]] = []
     decisions_all: list[logic.WordDecision] = []
     n_words = n_alternatives = n_items = 0
-    bar = progress(total=sum(len(c.items) for c in chunks), desc="silver", unit="sent")
-    for c, subs in zip(chunks, substitutes):
-        for (sid, text), sp, pos, alts in zip(c.items, c.spans, c.positions, subs):
-            row, decisions, sent_details, words, alternatives = _sentence(
-                sid, text, sp, pos, alts, translate, tokenizer, src_tok, k, min_valid, max_targets
-            )
-            details += sent_details
-            n_words += words
-            n_alternatives += alternatives
-            decisions_all += decisions
-            if row is not None:
-                rows.append(row)
-        n_items += len(c.items)
-        bar.update(len(c.items))
-    bar.close()
+    total = sum(len(c.items) for c in chunks)
+    # the local MT runs here, one request per sentence: this is the silver build's long step
+    with Progress(
+        total, scoped("translate and decide"), unit="sentences", quiet_if_short=True
+    ) as bar:
+        for c, subs in zip(chunks, substitutes):
+            for (sid, text), sp, pos, alts in zip(c.items, c.spans, c.positions, subs):
+                row, decisions, sent_details, words, alternatives = _sentence(
+                    sid,
+                    text,
+                    sp,
+                    pos,
+                    alts,
+                    translate,
+                    tokenizer,
+                    src_tok,
+                    k,
+                    min_valid,
+                    max_targets,
+                )
+                details += sent_details
+                n_words += words
+                n_alternatives += alternatives
+                decisions_all += decisions
+                if row is not None:
+                    rows.append(row)
+                bar.update(1)
+            n_items += len(c.items)
     n_links = sum(len(r[S.SURE]) for r in rows)
     counts = logic.silver_counts(
         n_items, len(rows), n_links, decisions_all, n_words, n_alternatives

@@ -34,6 +34,7 @@ from typing import Any
 from builders.adapters import mlm, shardstore
 from builders.silver import logic, spec, substitutes
 from builders.silver.tokenize import Tokenizer, substitute
+from evaluators.compute.engine import StageProgress
 from evaluators.core.errors import UsageError
 
 log = logging.getLogger("xlbench.silver")
@@ -185,7 +186,8 @@ def run_substitutes(engine, stage: SubstitutesStage, chunks: list[Chunk]) -> lis
         log.info("%s: substitutes for %d chunks", engine.describe(), len(chunks))
     generator = stage.generator
     before = getattr(generator, "forward_passes", 0)
-    results = engine.map_batches(stage, [[c] for c in chunks])
+    progress = StageProgress("substitutes", "sentences", lambda batch: len(batch[0].items))
+    results = engine.map_batches(stage, [[c] for c in chunks], progress)
     if hasattr(
         generator, "forward_passes"
     ):  # the passes wherever they ran (this process or workers)

@@ -27,6 +27,7 @@ import tempfile
 from collections.abc import Sequence
 
 from evaluators.core.optional import require
+from evaluators.core.progress import Progress, scoped
 from evaluators.data.alignio import parse_links
 
 Link = tuple[int, int]
@@ -54,7 +55,12 @@ def eflomal_directional(
     eflomal = require("eflomal", feature="The eflomal aligner")
     if not src:
         return [], []
-    with tempfile.TemporaryDirectory(prefix="xlbench-eflomal-") as tmp:
+    # one call into eflomal's C core: nothing to count inside it, but its final line gives the time
+    label = scoped("align (eflomal)")
+    with (
+        tempfile.TemporaryDirectory(prefix="xlbench-eflomal-") as tmp,
+        Progress(len(src), label, unit="pairs", quiet_if_short=True) as bar,
+    ):
         fwd_path, rev_path = os.path.join(tmp, "fwd"), os.path.join(tmp, "rev")
         aligner = eflomal.Aligner()
         aligner.align(
@@ -64,6 +70,7 @@ def eflomal_directional(
             links_filename_rev=rev_path,
             quiet=True,
         )
+        bar.update(len(src))
         with open(fwd_path, encoding="utf-8") as fh:
             fwd = _parse_pharaoh_lines(fh.read().splitlines())
         with open(rev_path, encoding="utf-8") as fh:
@@ -72,7 +79,7 @@ def eflomal_directional(
 
 
 def _thot_direction(
-    src: Sequence[Sequence[str]], tgt: Sequence[Sequence[str]], iterations: int
+    src: Sequence[Sequence[str]], tgt: Sequence[Sequence[str]], iterations: int, bar: Progress
 ) -> Links:
     import thot.alignment as ta
     from threadpoolctl import threadpool_limits
@@ -85,8 +92,10 @@ def _thot_direction(
         model.start_training()
         for _ in range(iterations):
             model.train()
+            bar.update(1)
         model.end_training()
         best = model.get_best_alignments([list(s) for s in src], [list(t) for t in tgt])
+        bar.update(1)
     out = []
     for _, matrix in best:
         grid = matrix.to_numpy()
@@ -108,8 +117,11 @@ def fast_align_directional(
     require("thot.alignment", feature="The fast_align aligner (package sil-thot)")
     if not src:
         return [], []
-    fwd = _thot_direction(src, tgt, iterations)
-    rev_t = _thot_direction(tgt, src, iterations)
+    # EM iterations and the decoding pass, both directions: thot's steps, counted as they end
+    label = scoped("align (fast_align)")
+    with Progress(2 * (iterations + 1), label, unit="passes", quiet_if_short=True) as bar:
+        fwd = _thot_direction(src, tgt, iterations, bar)
+        rev_t = _thot_direction(tgt, src, iterations, bar)
     rev = [{(i, j) for j, i in links} for links in rev_t]
     return fwd, rev
 

@@ -35,6 +35,7 @@ from typing import Any, Protocol
 from evaluators.core.errors import EngineUnavailableError, UsageError
 from evaluators.core.optional import require
 from evaluators.core.params import param
+from evaluators.core.progress import Progress, scoped
 
 log = logging.getLogger("xlbench.engine")
 
@@ -113,6 +114,31 @@ def chunks(items: Sequence[Any], size: int) -> list[list[Any]]:
     return [list(items[i : i + size]) for i in range(0, len(items), size)]
 
 
+@dataclass(frozen=True)
+class StageProgress:
+    """How :meth:`LocalEngine.map_batches` reports a stage: its name and what its items are.
+
+    Attributes:
+        name: the step ("extract", "nli"); the line's label is it after the current
+            :func:`~evaluators.core.progress.scope` ("cbd eng-deu: extract").
+        unit: what is counted, plural ("pairs").
+        size: items in one batch (default: 1, the batches themselves are counted).
+    """
+
+    name: str
+    unit: str = "batches"
+    size: Callable[[Sequence[Any]], int] | None = None
+
+    def open(self, batches: Sequence[Sequence[Any]]) -> Progress:
+        """The stage's :class:`~evaluators.core.progress.Progress` (silent if the stage is short)."""
+        total = sum(self.count(b) for b in batches)
+        return Progress(total, scoped(self.name), unit=self.unit, quiet_if_short=True)
+
+    def count(self, batch: Sequence[Any]) -> int:
+        """Items in ``batch``."""
+        return self.size(batch) if self.size is not None else 1
+
+
 def _group_order(keys: Sequence[Hashable]) -> dict[Hashable, list[int]]:
     """Return ``group -> cell indices``, groups in first-appearance order, cells in input order."""
     groups: dict[Hashable, list[int]] = {}
@@ -141,24 +167,42 @@ class LocalEngine:
     name: str = "local"
 
     def map_batches(
-        self, factory: StageFactory, batches: Sequence[Sequence[Any]]
+        self,
+        factory: StageFactory,
+        batches: Sequence[Sequence[Any]],
+        progress: StageProgress | None = None,
     ) -> list[list[Any]]:
         """Run every batch through the stage; results in input order.
 
         One worker: the stage is opened once in this process. ``workers`` > 1: a pool of
         forked processes, each opening the stage once from the factory it is handed at
         start (the factory is the only state a worker shares with the driver).
+        ``progress``: report the stage as its batches finish (:class:`StageProgress`).
         """
         if not batches:
             return []
         n = min(self.workers, len(batches))
-        if n <= 1:
-            stage = factory.open()
-            return [_checked(stage, list(batch)) for batch in batches]
-        from multiprocessing import get_context
+        track = progress or StageProgress("")
+        with progress.open(batches) if progress else _NoProgress() as bar:
+            if n <= 1:
+                stage = factory.open()
+                out = []
+                for batch in batches:
+                    out.append(_checked(stage, list(batch)))
+                    bar.update(track.count(batch))
+                return out
+            from multiprocessing import get_context
 
-        with get_context("fork").Pool(n, initializer=_open_in_worker, initargs=(factory,)) as pool:
-            return pool.map(_run_in_worker, [list(b) for b in batches], chunksize=1)
+            ctx = get_context("fork")
+            with ctx.Pool(n, initializer=_open_in_worker, initargs=(factory,)) as pool:
+                out = []
+                # imap keeps input order and hands each result over as it is ready
+                for batch, result in zip(
+                    batches, pool.imap(_run_in_worker, [list(b) for b in batches], chunksize=1)
+                ):
+                    out.append(result)
+                    bar.update(track.count(batch))
+                return out
 
     def run_cells(
         self,
@@ -195,6 +239,19 @@ class LocalEngine:
     def describe(self) -> str:
         """One line for logs."""
         return "local engine (this process)"
+
+
+class _NoProgress:
+    """What an unnamed stage reports: nothing."""
+
+    def update(self, n: int = 1) -> None:
+        del n
+
+    def __enter__(self) -> _NoProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
 
 
 #: The stage a forked worker of :meth:`LocalEngine.map_batches` opened (one per worker process).
@@ -325,9 +382,15 @@ class RayEngine:
         return f"ray engine ({self.address or 'local cluster'}, {self.workers} workers, {self.gpus_per_worker} GPU each)"
 
     def map_batches(
-        self, factory: StageFactory, batches: Sequence[Sequence[Any]]
+        self,
+        factory: StageFactory,
+        batches: Sequence[Sequence[Any]],
+        progress: StageProgress | None = None,
     ) -> list[list[Any]]:
-        """Run every batch through the stage on a Ray Data actor pool; results in input order."""
+        """Run every batch through the stage on a Ray Data actor pool; results in input order.
+
+        ``progress``: report the stage on the driver as results arrive (:class:`StageProgress`).
+        """
         if not batches:
             return []
         ray = self.connect()
@@ -347,8 +410,12 @@ class RayEngine:
             zero_copy_batch=False,
         )
         out: list[list[Any] | None] = [None] * len(rows)
-        for row in ds.iter_rows():
-            out[int(row["index"])] = cloudpickle.loads(row["result"])
+        track = progress or StageProgress("")
+        with progress.open(batches) if progress else _NoProgress() as bar:
+            for row in ds.iter_rows():
+                i = int(row["index"])
+                out[i] = cloudpickle.loads(row["result"])
+                bar.update(track.count(batches[i]))
         missing = [i for i, r in enumerate(out) if r is None]
         if missing:
             raise EngineUnavailableError(

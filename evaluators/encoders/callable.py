@@ -21,6 +21,7 @@ from evaluators.encoders.base import (
     WordVectors,
     check_pooling,
     embed_sentences_by_loop,
+    encode_progress,
     resolve_layers,
 )
 from evaluators.encoders.checked import check_matrix
@@ -142,9 +143,11 @@ class SentenceEncoder:
         texts = list(texts)
         unique = list(dict.fromkeys(texts))
         result: dict[str, np.ndarray] = {}
-        for i in range(0, len(unique), self.batch_size):
-            chunk = unique[i : i + self.batch_size]
-            result.update(zip(chunk, self._call(chunk, role)))
+        with encode_progress(self.model_id, len(unique)) as bar:
+            for i in range(0, len(unique), self.batch_size):
+                chunk = unique[i : i + self.batch_size]
+                result.update(zip(chunk, self._call(chunk, role)))
+                bar.update(len(chunk))
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
         return np.stack([result[t] for t in texts]).astype(np.float32)

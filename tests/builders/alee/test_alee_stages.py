@@ -77,9 +77,9 @@ class CountingEngine(LocalEngine):
         super().__init__()
         self.jobs: list[tuple[str, int]] = []
 
-    def map_batches(self, factory, batches):
+    def map_batches(self, factory, batches, progress=None):
         self.jobs.append((factory.factory.name, len(batches)))
-        return super().map_batches(factory, batches)
+        return super().map_batches(factory, batches, progress)
 
 
 def sources():

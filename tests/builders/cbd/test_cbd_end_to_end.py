@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from builders.cli import main
+from evaluators.core.progress import INTERVAL_ENV
 from evaluators.data.cardio import parse_card_yaml
 
 VOCAB = [f"w{i}" for i in range(300)]  # <= 4 characters: one RandomEncoder piece per word
@@ -527,3 +529,29 @@ def test_split_aligner_is_scored_when_asked(tmp_path):
         "--no-plots",
     )
     assert "aligner" in res["scores"] and "split:aligner" in res["signature"]
+
+
+# --- progress in a log file (issue #25): stderr that is not a terminal gets lines, not a bar
+
+
+def test_build_prints_progress_lines_to_a_log(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv(INTERVAL_ENV, "0")  # a line at every update: no waiting for 30 s
+    monkeypatch.delenv("XLBENCH_PROGRESS", raising=False)
+    tsv, dic = make_corpus(tmp_path, copy=False)
+    build(tmp_path, tsv, dic)
+    err = capsys.readouterr().err
+    assert "\r" not in err  # capsys' stderr is no terminal: no tqdm bar
+    lines = [line for line in err.splitlines() if line.startswith("cbd eng-deu: extract: ")]
+    # 60 sentence pairs in one extraction chunk: the line after it, then the final one
+    assert len(lines) == 2 and lines[0].startswith("cbd eng-deu: extract: 60/60 pairs (100%)")
+    assert re.fullmatch(
+        r"cbd eng-deu: extract: 60/60 pairs \(100%\)(, [0-9.]+ pairs/s)?, done in \d+s", lines[1]
+    )
+
+
+def test_a_short_build_stays_quiet_at_the_default_interval(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv(INTERVAL_ENV, raising=False)
+    monkeypatch.delenv("XLBENCH_PROGRESS", raising=False)
+    tsv, dic = make_corpus(tmp_path, copy=False)
+    build(tmp_path, tsv, dic)
+    assert "extract:" not in capsys.readouterr().err

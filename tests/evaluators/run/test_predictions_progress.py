@@ -69,19 +69,21 @@ def test_progress_lines_when_not_a_terminal():
             clock.t += 2
             p.update(5)
     lines = out.getvalue().splitlines()
-    # a line at t=10 (25 done) and t=20 (50 done), then the final one
+    # a line at t=10 (25 done) and t=20 (50 done), then the final one with counts and time
     assert lines == [
         "encoding: 25/100 items (25%), 2.5 items/s, ETA 30s",
         "encoding: 50/100 items (50%), 2.5 items/s, ETA 20s",
-        "encoding: 50/100 items (50%), 2.5 items/s, ETA 20s",
+        "encoding: 50/100 items (50%), 2.5 items/s, stopped after 20s",
     ]
 
 
 def test_progress_uses_tqdm_on_a_terminal():
     out = io.StringIO()
-    with Progress(3, "mining", stream=out, tty=True) as p:
+    with Progress(3, "mining", stream=out, tty=True, clock=Clock()) as p:
         p.update(3)
-    assert "mining" in out.getvalue() and "items/s" not in out.getvalue()
+    bar, final = out.getvalue().rsplit("\r", 1)
+    assert "mining:" in bar and "0/3" in bar  # tqdm's bar, cleared when done
+    assert final == "mining: 3/3 items (100%), done in 0s\n"  # then the final line stays
 
 
 def test_quiet_libraries():
