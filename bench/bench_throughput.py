@@ -38,7 +38,13 @@ def measure(model: str, texts: list[str]) -> dict:
     wall, cpu = time.perf_counter(), time.process_time()
     enc.sentence_embeddings(texts)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    return {"model": model, "load_s": loaded, "wall_s": wall, "cpu_s": cpu, "per_s": len(texts) / wall}
+    return {
+        "model": model,
+        "load_s": loaded,
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "per_s": len(texts) / wall,
+    }
 
 
 def main() -> None:

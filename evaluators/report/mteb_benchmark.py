@@ -262,7 +262,9 @@ def write_benchmark(run_folder: str | os.PathLike, out: str | os.PathLike) -> li
     ]
 
 
-def split_folders(folders: Sequence[str | os.PathLike]) -> tuple[list[str], str | None]:
+def split_folders(
+    folders: Sequence[str | os.PathLike],
+) -> tuple[list[str | os.PathLike], str | None]:
     """The folders whose results to export (a suite run's ``results/``) and the one suite run, if any.
 
     Raises:
@@ -273,5 +275,7 @@ def split_folders(folders: Sequence[str | os.PathLike]) -> tuple[list[str], str 
         raise UsageError(
             f"{len(runs)} suite runs given ({', '.join(runs[:3])}); export one suite run per --out folder."
         )
-    results = [os.path.join(str(f), "results") if str(f) in runs else str(f) for f in folders]
+    results: list[str | os.PathLike] = [
+        os.path.join(str(f), "results") if str(f) in runs else str(f) for f in folders
+    ]
     return results, runs[0] if runs else None

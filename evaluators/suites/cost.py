@@ -144,8 +144,9 @@ def recipe_sizes(family: str, values: Mapping[str, Any]) -> Sizes | None:
         return {RECIPE: {"test": int(values["max_pairs"])}}
     if family == "silver" and _positive(values.get("max_sentences")):
         return {RECIPE: {"test": int(values["max_sentences"])}}
-    gold, frac, test = (values.get(k) for k in ("gold_pairs", "parallel_fraction", "test_fraction"))
-    if family == "bucc" and _positive(gold) and _positive(frac) and _positive(test):
+    keys = ("gold_pairs", "parallel_fraction", "test_fraction")
+    if family == "bucc" and all(_positive(values.get(k)) for k in keys):
+        gold, frac, test = (float(values[k]) for k in keys)
         total = round(2 * gold / frac)  # both sides: gold sentences are frac of each side
         n_test = round(total * test)
         return {RECIPE: {"train": total - n_test, "test": n_test}}

@@ -37,7 +37,7 @@ from evaluators.core.fileio import atomic_write_text
 from evaluators.core.params import make_params
 from evaluators.core.progress import Progress
 from evaluators.data.dsref import content_id
-from evaluators.suites.cost import SuiteCost, estimate, recipe_sizes
+from evaluators.suites.cost import Sizes, SuiteCost, estimate, recipe_sizes
 from evaluators.suites.spec import NEEDS, Suite, SuiteDataset, SuiteEntry
 from evaluators.suites.summary import Cell, summarize, summary_markdown
 from evaluators.tasks import get_task
@@ -137,7 +137,8 @@ class SuitePlan:
         datasets = []
         for step in self.datasets:
             d = step.dataset
-            sizes, bound = step.sizes, False
+            sizes: Sizes | None = step.sizes
+            bound = False
             if sizes is None and d.recipe is not None:
                 values = dict(d.builder_values) or dict(d.recipe)
                 sizes, bound = recipe_sizes(d.family, values), True
