@@ -38,6 +38,7 @@ MAKE_BENCH_ARGS: dict[str, list[str]] = {
     "mining": ["--n", "20000"],
     "ray": ["--skip", "grid", "--repeat", "1"],
     "startup": [],
+    "throughput": ["--n", "200"],
 }
 #: The budget of the whole run on an idle 2-core machine.
 BUDGET_S = 15 * 60

@@ -25,8 +25,11 @@ run the evaluators with --save-predictions. Exit 0 whether or not the difference
 """
 EXPORT_EPILOG = """examples:
   xlbench export mteb results/ --out mteb-results/
+  xlbench export mteb results/suite --out mteb-suite/      # a suite run: + benchmark.py, benchmark.json
 
 Load with mteb: mteb.ResultCache(cache_path="mteb-results").load_results(require_model_meta=False, include_remote=False)
+A suite run's benchmark: runpy.run_path("mteb-suite/benchmark.py")["BENCHMARK"] is an mteb.Benchmark
+for mteb.evaluate (its tasks are the suite's cbd and bucc datasets as bitext mining).
 """
 
 
@@ -141,9 +144,14 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def run_export_mteb(args: argparse.Namespace) -> int:
-    """Write mteb result files."""
+    """Write mteb result files (and a suite run's mteb Benchmark)."""
     from evaluators.report.mteb import export_results  # late: numpy (encoders), as build_site
+    from evaluators.report.mteb_benchmark import split_folders, write_benchmark
 
-    paths = export_results(args.results, args.out)
+    folders, suite_run = split_folders(args.results)
+    paths = export_results(folders, args.out)
     print(f"wrote {len(paths)} mteb result file(s) under {args.out}")
+    if suite_run is not None:
+        for path in write_benchmark(suite_run, args.out):
+            print(f"wrote {path}")
     return 0

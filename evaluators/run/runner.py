@@ -268,10 +268,17 @@ def get_task(name: str) -> Evaluator[Any]:
 
 @dataclass
 class OpenModel:
-    """A loaded model and its identity."""
+    """A loaded model and its identity.
+
+    A grid takes one in place of a spec (on the local engine) and scores with it as it is: a
+    caller running several grids opens each model once (:func:`evaluators.suites.run.run_suite`).
+    """
 
     encoder: Any
     identity: Any
+
+    def __str__(self) -> str:
+        return str(getattr(self.identity, "id", "model"))
 
 
 def _split_revision(spec: str) -> tuple[str, str | None]:
@@ -298,7 +305,7 @@ def check_model(model: Any, options: RunOptions) -> None:
         InputFileError: a model folder that does not exist.
     """
     model, _ = _unpack(model, None)
-    if model is None:
+    if model is None or isinstance(model, OpenModel):
         return
     if isinstance(model, str):
         check_model_spec(_split_revision(model)[0], options.backend)
@@ -324,11 +331,14 @@ def open_model(model: Any, options: RunOptions, revision: str | None = None) -> 
     """Load a model given as a spec string, or a live object (``(object, "name@rev")`` names it).
 
     Every model leaves here behind the output checks (:func:`~evaluators.encoders.checked.checked`);
-    objects get their identity from :func:`~evaluators.encoders.objects.open_object`.
+    objects get their identity from :func:`~evaluators.encoders.objects.open_object`. An
+    :class:`OpenModel` (opened here before) is returned as it is.
 
     Raises:
         UsageError: see :func:`check_model`.
     """
+    if isinstance(model, OpenModel):
+        return model
     check_model(model, options)
     model, revision = _unpack(model, revision)
     if isinstance(model, str):
@@ -668,7 +678,7 @@ class GridReport:
     skipped: list[Path] = field(default_factory=list)
 
 
-def _check_options(options: RunOptions) -> None:
+def check_options(options: RunOptions) -> None:
     """Refuse a bad device, backend or batch size, or an unwritable ``out``, before any scoring."""
     check_device(options.device)
     check_runtime(options.backend)
@@ -799,7 +809,7 @@ def run_grid(
     options = options or RunOptions()
     report = report if report is not None else GridReport()
     # Every argument is checked before the first cell, so a bad last one never leaves a partial grid.
-    _check_options(options)
+    check_options(options)
     meta = evaluator.meta
     p = make_params(evaluator.params, dict(params or {}))
     _check_inputs(meta, models, datasets, options, engine.name, revision, model_revision)

@@ -18,7 +18,7 @@ import dataclasses
 import json
 import logging
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,10 +34,13 @@ from evaluators.core.errors import (
     XlbenchError,
 )
 from evaluators.core.fileio import atomic_write_text
+from evaluators.core.params import make_params
 from evaluators.core.progress import Progress
 from evaluators.data.dsref import content_id
+from evaluators.suites.cost import Sizes, SuiteCost, estimate, recipe_sizes
 from evaluators.suites.spec import NEEDS, Suite, SuiteDataset, SuiteEntry
 from evaluators.suites.summary import Cell, summarize, summary_markdown
+from evaluators.tasks import get_task
 
 log = logging.getLogger("xlbench")
 
@@ -78,13 +81,17 @@ def available(allow: Iterable[str] = ()) -> set[str]:
 
 @dataclass(frozen=True)
 class DatasetStep:
-    """What a run does with one dataset: ``reuse``, ``build``, ``hub`` or ``skip`` (with why)."""
+    """What a run does with one dataset: ``reuse``, ``build``, ``hub`` or ``skip`` (with why).
+
+    ``sizes`` (``config -> split -> rows``) is read from a built folder's manifest; ``rows`` is their sum.
+    """
 
     dataset: SuiteDataset
     action: str
     where: str
     note: str | None = None
     rows: int | None = None
+    sizes: dict[str, dict[str, int]] | None = None
 
 
 @dataclass(frozen=True)
@@ -123,14 +130,49 @@ class SuitePlan:
             params = json.dumps(e.param_values(), sort_keys=True)
             lines.append(f"  {e.id}: {e.evaluator} on {e.dataset} {params} [{state}]")
         lines.append("models: " + ", ".join(self.models))
-        return "\n".join(lines)
+        return "\n".join(lines + self.cost().text())
+
+    def cost(self) -> SuiteCost:
+        """The estimated cost of the run (:mod:`evaluators.suites.cost`): builds, sentences, time."""
+        datasets = []
+        for step in self.datasets:
+            d = step.dataset
+            sizes: Sizes | None = step.sizes
+            bound = False
+            if sizes is None and d.recipe is not None:
+                values = dict(d.builder_values) or dict(d.recipe)
+                sizes, bound = recipe_sizes(d.family, values), True
+            datasets.append(
+                (
+                    d.name,
+                    d.family,
+                    step.action,
+                    sizes,
+                    bound,
+                    dict(d.recipe or ()) if d.recipe is not None else None,
+                )
+            )
+        entries = [
+            (e.id, e.evaluator, e.family, e.dataset, _with_defaults(e))
+            for e in self.suite.entries
+            if e.id not in self.skipped
+        ]
+        return estimate(datasets, entries, self.models)
 
 
-def _rows(folder: Path) -> int | None:
-    """The rows a built folder's manifest lists (``None`` when it cannot be read): the plan's size."""
+def _with_defaults(entry: SuiteEntry) -> dict[str, Any]:
+    """An entry's evaluator parameters with the evaluator's defaults for the rest."""
+    made = make_params(get_task(entry.evaluator).params, entry.param_values())
+    return {f.name: getattr(made, f.name) for f in dataclasses.fields(made)}
+
+
+def _sizes(folder: Path) -> dict[str, dict[str, int]] | None:
+    """``config -> split -> rows`` of a built folder's manifest (``None`` when it cannot be read)."""
     try:
         configs = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["configs"]
-        return sum(int(n) for splits in configs.values() for n in splits.values())
+        return {
+            str(c): {str(k): int(n) for k, n in splits.items()} for c, splits in configs.items()
+        }
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
@@ -167,7 +209,9 @@ def plan_suite(
         elif d.hub:
             steps.append(DatasetStep(d, "hub", f"{d.hub}@{d.revision}"))
         elif folder.exists():
-            steps.append(DatasetStep(d, "reuse", str(folder), rows=_rows(folder)))
+            sizes = _sizes(folder)
+            rows = sum(n for s in sizes.values() for n in s.values()) if sizes else None
+            steps.append(DatasetStep(d, "reuse", str(folder), rows=rows, sizes=sizes))
         elif can_build:
             steps.append(DatasetStep(d, "build", str(folder)))
         else:
@@ -265,13 +309,18 @@ def _groups(plan: SuitePlan) -> list[list[SuiteEntry]]:
 def _run_group(
     group: list[SuiteEntry],
     plan: SuitePlan,
+    models: Sequence[tuple[str, Any]],
     options: Any,
     engine: Engine | None,
     run: SuiteRun,
     cells: dict[tuple[str, str], Cell],
     revisions: dict[str, str | None],
 ) -> None:
-    """Score one grid (models x the group's datasets) and record its cells."""
+    """Score one grid (``models`` x the group's datasets) and record its cells.
+
+    ``models`` are ``(spec, what the grid gets)``: the spec itself, or the model opened once
+    for every group (:class:`~evaluators.run.runner.OpenModel`).
+    """
     from evaluators.run.runner import GridReport, run_grid  # late: numpy, the encoders
 
     steps = plan.steps()
@@ -282,7 +331,7 @@ def _run_group(
     report = GridReport()
     results = run_grid(
         group[0].evaluator,
-        list(plan.models),
+        [given for _, given in models],
         refs,
         revision=first.revision if first.hub else None,
         params=group[0].param_values(),
@@ -293,7 +342,7 @@ def _run_group(
     run.computed += len(report.computed)
     run.reused += len(report.skipped)
     for i, result in enumerate(results):
-        model, entry = plan.models[i // len(group)], group[i % len(group)]
+        model, entry = models[i // len(group)][0], group[i % len(group)]
         name = Path(options.out, result.file_name())
         cells[(model, entry.id)] = Cell(
             result.main_score,
@@ -303,6 +352,30 @@ def _run_group(
         )
         if result.dataset.get("source") == "hub":  # the sha the tag resolved to
             revisions[entry.dataset] = result.dataset.get("revision")
+
+
+def _model_batches(
+    models: Sequence[str], options: Any, engine: Engine | None
+) -> Iterator[tuple[list[tuple[str, Any]], str | None]]:
+    """Yield the models each pass over the groups scores, and why they could not be opened.
+
+    On the local engine each model is opened once, here, and handed to every group's grid,
+    which scores with it as it is (one model in memory at a time). Elsewhere (Ray) a loaded
+    model cannot travel: every grid gets all the specs, and each worker loads its own.
+    """
+    from evaluators.run.runner import check_options, open_model  # late: numpy, the encoders
+
+    if engine is not None and engine.name != "local":
+        yield [(m, m) for m in models], None
+        return
+    check_options(options)  # a bad device or backend is refused before any model loads
+    for model in models:
+        try:
+            opened = open_model(model, options)
+        except XlbenchError as err:
+            yield [], f"{model} could not be loaded: {str(err)[:200]}"
+            continue
+        yield [(model, opened)], None
 
 
 def run_suite(
@@ -351,28 +424,56 @@ def run_suite(
     cells: dict[tuple[str, str], Cell] = {}
     skipped = dict(plan.skipped)
     groups = _groups(plan)
-    with Progress(len(groups), f"suite {suite.name}: entry groups") as bar:
-        for group in groups:
-            hub = plan.steps()[group[0].dataset].dataset.hub
-            try:
-                _run_group(group, plan, options, engine, run, cells, revisions)
-            except (RemoteError, RevisionError, InputFileError) as err:
-                if not hub:
-                    raise
-                # an unreachable Hub dataset is a missing column, not a failed suite
-                for e in group:
-                    skipped[e.id] = f"the Hub dataset could not be read ({str(err)[:160]})"
-            except XlbenchError as err:
-                # one entry a model cannot do (a layer it lacks) leaves the others' summary;
-                # its cells already written are kept and a rerun retries only the rest
-                for e in group:
-                    skipped[e.id] = f"failed: {str(err)[:200]}"
-                    run.failed.append(e.id)
-                log.error("suite %s: %s failed: %s", suite.name, group[0].evaluator, err)
-            bar.update(1)
+    for batch, why in _model_batches(models, options, engine):
+        if why is not None:
+            _failed([e for g in groups for e in g], why, skipped, run)
+            continue
+        label = batch[0][0] if len(batch) == 1 else f"{len(batch)} models"
+        with Progress(len(groups), f"suite {suite.name}, {label}: entry groups") as bar:
+            for group in groups:
+                _run_guarded(group, plan, batch, options, engine, run, cells, revisions, skipped)
+                bar.update(1)
     run.summary = summarize(suite, list(models), cells, skipped, revisions)
     _write(run, root, site)
     return run
+
+
+def _run_guarded(
+    group: list[SuiteEntry],
+    plan: SuitePlan,
+    models: Sequence[tuple[str, Any]],
+    options: Any,
+    engine: Engine | None,
+    run: SuiteRun,
+    cells: dict[tuple[str, str], Cell],
+    revisions: dict[str, str | None],
+    skipped: dict[str, str],
+) -> None:
+    """Run one group; a Hub dataset that cannot be read or an entry a model cannot do is recorded, not raised."""
+    hub = plan.steps()[group[0].dataset].dataset.hub
+    try:
+        _run_group(group, plan, models, options, engine, run, cells, revisions)
+    except (RemoteError, RevisionError, InputFileError) as err:
+        if not hub:
+            raise
+        # an unreachable Hub dataset is a missing column, not a failed suite
+        for e in group:
+            skipped[e.id] = f"the Hub dataset could not be read ({str(err)[:160]})"
+    except XlbenchError as err:
+        # one entry a model cannot do (a layer it lacks) leaves the others' summary;
+        # its cells already written are kept and a rerun retries only the rest
+        _failed(group, str(err), skipped, run)
+        log.error("suite %s: %s failed: %s", plan.suite.name, group[0].evaluator, err)
+
+
+def _failed(
+    entries: Sequence[SuiteEntry], why: str, skipped: dict[str, str], run: SuiteRun
+) -> None:
+    """Mark entries failed (once each; the first reason is kept)."""
+    for e in entries:
+        skipped.setdefault(e.id, f"failed: {why[:200]}")
+        if e.id not in run.failed:
+            run.failed.append(e.id)
 
 
 def _write(run: SuiteRun, root: Path, site: bool) -> None:

