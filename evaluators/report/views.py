@@ -688,17 +688,20 @@ def suite_with_models(summary: dict[str, Any], records: list[Record]) -> dict[st
 def language_of(subset: str) -> tuple[str, str] | None:
     """``(key, name)`` of the language (pair) a subset names, either direction; ``None`` if none.
 
+    The key is the codes in order; the name puts English last.
+
     >>> language_of("eng_Latn-deu_Latn/test"), language_of("deu_Latn-eng_Latn")
     (('deu_Latn-eng_Latn', 'German–English'), ('deu_Latn-eng_Latn', 'German–English'))
-    >>> language_of("fra_Latn"), language_of("all"), language_of("eng-deu.layer8")
-    (('fra_Latn', 'French'), None, None)
+    >>> language_of("eng_Latn-fra_Latn"), language_of("fra_Latn"), language_of("all")
+    (('eng_Latn-fra_Latn', 'French–English'), ('fra_Latn', 'French'), None)
     """
     text = str(subset).partition("/")[0]
     codes = text.split("-")
     if not 1 <= len(codes) <= 2 or not all(_is_code(c) for c in codes):
         return None
-    codes = sorted(codes)
-    return "-".join(codes), "–".join(lang_name(c) for c in codes)
+    # named with English last: in a benchmark of X-English pairs the row is the language X
+    named = sorted(codes, key=lambda c: (c.startswith("eng_"), c))
+    return "-".join(sorted(codes)), "–".join(lang_name(c) for c in named)
 
 
 def _is_code(code: str) -> bool:
@@ -780,12 +783,12 @@ def language_scores(records: list[Record]) -> dict[tuple[str, str, str], float]:
             if lang is None or value is None:
                 continue
             found.setdefault(lang[0], []).append((e.get(view.best_over or ""), value))
-        for lang, values in found.items():
+        for code, values in found.items():
             if view.best_over:
                 score = max(v for _, v in values)
             else:
                 score = sum(v for _, v in values) / len(values)
-            out[(lang, task, r.model_label)] = score
+            out[(code, task, r.model_label)] = score
     return out
 
 

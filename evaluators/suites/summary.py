@@ -88,9 +88,9 @@ def summarize(
         fam = {f: mean([scores[e.id] for e in suite.entries if e.family == f]) for f in families}
         ids = {c.model_id for (m, _), c in cells.items() if m == model}
         facts: dict[str, int] = {}
-        for (m, _), c in sorted(cells.items()):
+        for (m, _), given in sorted(cells.items(), key=lambda kv: kv[0]):
             if m == model:
-                facts.update(read_facts(c.model_facts))
+                facts.update(read_facts(given.model_facts))
         rows.append(
             {
                 "model": model,
