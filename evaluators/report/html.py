@@ -9,6 +9,7 @@ relative, so the site opens from disk and can be published as it is.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -39,7 +40,7 @@ td a{color:#0b57a4;text-decoration:none}td a:hover{text-decoration:underline}.ci
 .best{font-weight:bold}.note{color:#555;font-size:13px}.fig{display:inline-block;margin:6px 14px 14px 0;vertical-align:top}
 .fig img{max-width:520px;border:1px solid #eee}.fig .links{font-size:12px}code{font-size:12px}
 .facts,.context{color:#555;font-weight:normal;font-size:11px}table.errors td{text-align:left;max-width:360px}
-tfoot td{background:#f7f8fa;font-weight:bold}
+tfoot td{background:#f7f8fa;font-weight:bold}td.text,table.errors th{text-align:left}
 """
 
 #: Sortable tables: click a header; ``#sort=<table id>:<column>:<asc|desc>`` sorts on load (used by the
@@ -264,7 +265,7 @@ def _readable_errors_table(title: str, rows: list[dict], table_id: str) -> str:
             f"{_said(r.get('expected_text'), r.get('expected_context'))}</td>",
             f'<td data-sort-value="{escape(str(r.get("retrieved_text") or ""))}" title="{escape(str(r["retrieved"]))}">'
             f"{_said(r.get('retrieved_text'), r.get('retrieved_context'))}</td>",
-            f'<td data-sort-value="{escape(str(r["subset"]))}">{escape(_subset_words(str(r["subset"])))}</td>',
+            f'<td data-sort-value="{escape(str(r["subset"]))}">{escape(_subset_words(str(r["subset"]), str(r["item_id"])))}</td>',
             f'<td data-sort-value="{escape(repr(r["score"]))}">{fmt(r["score"], 4)}</td>',
             f'<td data-sort-value="{int(bool(r["tie"]))}">{"yes" if r["tie"] else ""}</td>',
         ]
@@ -275,14 +276,20 @@ def _readable_errors_table(title: str, rows: list[dict], table_id: str) -> str:
     )
 
 
-def _subset_words(subset: str) -> str:
-    """A prediction row's subset in words: the languages, then what follows them (``layer2``).
+def _subset_words(subset: str, item_id: str = "") -> str:
+    """A prediction row's subset in words: the languages in the item's direction, then the rest.
 
-    >>> _subset_words("eng_Latn-deu_Latn.layer2")
-    'English→German · layer2'
+    An item id tagged ``tgt_src`` / ``tgt2src`` (the retrieval evaluators' reverse direction)
+    asks from the pair's second language.
+
+    >>> _subset_words("eng_Latn-deu_Latn.layer2"), _subset_words("eng_Latn-deu_Latn", "7:tgt_src:r0")
+    ('English→German · layer2', 'German→English')
     """
     text, _, rest = subset.partition(".")
-    return subset_name(text) + (f" · {rest}" if rest else "")
+    pair, slash, split = text.partition("/")
+    if re.search(r":(tgt_src|tgt2src)(:|$)", item_id) and pair.count("-") == 1:
+        pair = "-".join(reversed(pair.split("-")))
+    return subset_name(pair + slash + split) + (f" · {rest}" if rest else "")
 
 
 def model_head(label: str, info: ModelInfo | None, col: int) -> str:
@@ -336,7 +343,7 @@ def language_tables(view: LanguageView, infos: Mapping[str, ModelInfo]) -> str:
             label = f"{t.evaluator} · {t.dataset}"
             cells = [
                 f'<td data-sort-value="{escape(name)}">{escape(name)}</td>',
-                f'<td data-sort-value="{escape(label)}">{escape(label)}</td>',
+                f'<td class="text" data-sort-value="{escape(label)}">{escape(label)}</td>',
             ]
             cells += [_num_td(view.scores.get((lang, t.key, m))) for m in models]
             rows.append("<tr>" + "".join(cells) + "</tr>")
