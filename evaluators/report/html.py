@@ -9,11 +9,24 @@ relative, so the site opens from disk and can be published as it is.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
+from evaluators.core.modelfacts import FACTS, fact_label
 from evaluators.core.untrusted import escape_html as escape
-from evaluators.report.views import BUCC_COLUMNS, BuccRow, DatasetRef, Leaderboard, ModelRef
+from evaluators.report.views import (
+    BUCC_COLUMNS,
+    LANGUAGE_MEANS_RULE,
+    BuccRow,
+    DatasetRef,
+    LanguageView,
+    Leaderboard,
+    ModelInfo,
+    ModelRef,
+    facts_text,
+    subset_name,
+)
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1b1b1b;background:#fff}
@@ -26,6 +39,8 @@ th.sorted-asc::after{content:" \\25B2"}th.sorted-desc::after{content:" \\25BC"}
 td a{color:#0b57a4;text-decoration:none}td a:hover{text-decoration:underline}.ci{color:#666;font-size:12px}
 .best{font-weight:bold}.note{color:#555;font-size:13px}.fig{display:inline-block;margin:6px 14px 14px 0;vertical-align:top}
 .fig img{max-width:520px;border:1px solid #eee}.fig .links{font-size:12px}code{font-size:12px}
+.facts,.context{color:#555;font-weight:normal;font-size:11px}table.errors td{text-align:left;max-width:360px}
+tfoot td{background:#f7f8fa;font-weight:bold}td.text,table.errors th{text-align:left}
 """
 
 #: Sortable tables: click a header; ``#sort=<table id>:<column>:<asc|desc>`` sorts on load (used by the
@@ -185,7 +200,8 @@ def provenance_tables(datasets: list[DatasetRef], models: list[ModelRef]) -> str
         mrows.append(
             f'<tr><td data-sort-value="{escape(m.id)}">{ident}</td><td data-sort-value="{escape(m.revision)}"><code>'
             f'{escape(m.revision)}</code></td><td data-sort-value="{escape(m.spec)}"><code>{escape(m.spec or "–")}</code></td>'
-            f'<td data-sort-value="{escape(", ".join(m.evaluators))}">{escape(", ".join(m.evaluators))}</td></tr>'
+            + "".join(_fact_td(k, m.facts.get(k)) for k in FACTS)
+            + f'<td data-sort-value="{escape(", ".join(m.evaluators))}">{escape(", ".join(m.evaluators))}</td></tr>'
         )
     dh = "".join(
         f'<th data-col="{i}">{escape(h)}</th>'
@@ -195,7 +211,7 @@ def provenance_tables(datasets: list[DatasetRef], models: list[ModelRef]) -> str
     )
     mh = "".join(
         f'<th data-col="{i}">{escape(h)}</th>'
-        for i, h in enumerate(["model", "revision", "spec", "evaluators"])
+        for i, h in enumerate(["model", "revision", "spec", *FACTS.values(), "evaluators"])
     )
     return (
         f'<h2>Datasets</h2><table id="prov-datasets" data-sortable="true"><thead><tr>{dh}</tr></thead><tbody>\n'
@@ -207,8 +223,22 @@ def provenance_tables(datasets: list[DatasetRef], models: list[ModelRef]) -> str
     )
 
 
+def _said(text: Any, context: Any) -> str:
+    """A word or sentence of an error row, with the sentence a word came from beneath it."""
+    out = f"<strong>{escape(str(text))}</strong>" if text else "–"
+    if context and context != text:
+        out += f'<br><small class="context">{escape(str(context))}</small>'
+    return out
+
+
 def errors_table(title: str, rows: list[dict], table_id: str) -> str:
-    """The most confident wrong items of one result (from its per-item predictions)."""
+    """The most confident wrong items of one result (from its per-item predictions).
+
+    Rows with the predictions' text columns show the words and sentences (the item's id on
+    hover); older files, without them, show the ids.
+    """
+    if any(r.get("query_text") for r in rows):
+        return _readable_errors_table(title, rows, table_id)
     head = "".join(
         f'<th data-col="{i}">{escape(h)}</th>'
         for i, h in enumerate(["item", "subset", "retrieved", "score", "tie"])
@@ -221,6 +251,108 @@ def errors_table(title: str, rows: list[dict], table_id: str) -> str:
         for r in rows
     )
     return f'<h3>{escape(title)}</h3><table id="{escape(table_id)}" data-sortable="true"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _readable_errors_table(title: str, rows: list[dict], table_id: str) -> str:
+    heads = ["item", "expected", "retrieved", "languages", "score", "tie"]
+    head = "".join(f'<th data-col="{i}">{escape(h)}</th>' for i, h in enumerate(heads))
+    body = []
+    for r in rows:
+        cells = [
+            f'<td data-sort-value="{escape(str(r.get("query_text") or ""))}" title="{escape(str(r["item_id"]))}">'
+            f"{_said(r.get('query_text'), r.get('query_context'))}</td>",
+            f'<td data-sort-value="{escape(str(r.get("expected_text") or ""))}">'
+            f"{_said(r.get('expected_text'), r.get('expected_context'))}</td>",
+            f'<td data-sort-value="{escape(str(r.get("retrieved_text") or ""))}" title="{escape(str(r["retrieved"]))}">'
+            f"{_said(r.get('retrieved_text'), r.get('retrieved_context'))}</td>",
+            f'<td data-sort-value="{escape(str(r["subset"]))}">{escape(_subset_words(str(r["subset"]), str(r["item_id"])))}</td>',
+            f'<td data-sort-value="{escape(repr(r["score"]))}">{fmt(r["score"], 4)}</td>',
+            f'<td data-sort-value="{int(bool(r["tie"]))}">{"yes" if r["tie"] else ""}</td>',
+        ]
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return (
+        f'<h3>{escape(title)}</h3><table id="{escape(table_id)}" class="errors" data-sortable="true">'
+        f"<thead><tr>{head}</tr></thead><tbody>" + "".join(body) + "</tbody></table>"
+    )
+
+
+def _subset_words(subset: str, item_id: str = "") -> str:
+    """A prediction row's subset in words: the languages in the item's direction, then the rest.
+
+    An item id tagged ``tgt_src`` / ``tgt2src`` (the retrieval evaluators' reverse direction)
+    asks from the pair's second language.
+
+    >>> _subset_words("eng_Latn-deu_Latn.layer2"), _subset_words("eng_Latn-deu_Latn", "7:tgt_src:r0")
+    ('English→German · layer2', 'German→English')
+    """
+    text, _, rest = subset.partition(".")
+    pair, slash, split = text.partition("/")
+    if re.search(r":(tgt_src|tgt2src)(:|$)", item_id) and pair.count("-") == 1:
+        pair = "-".join(reversed(pair.split("-")))
+    return subset_name(pair + slash + split) + (f" · {rest}" if rest else "")
+
+
+def model_head(label: str, info: ModelInfo | None, col: int) -> str:
+    """A model's column heading: its short name, its facts beneath, its full id and revision on hover."""
+    name, full = (info.name, info.full) if info else (label, label)
+    facts = facts_text(info.facts) if info else ""
+    small = f'<br><small class="facts">{escape(facts)}</small>' if facts else ""
+    return f'<th data-col="{col}" title="{escape(full)}">{escape(name)}{small}</th>'
+
+
+def language_tables(view: LanguageView, infos: Mapping[str, ModelInfo]) -> str:
+    """The per-language page: languages x models (means, each model's mean and rank), then every task.
+
+    Missing cells are shown as missing and left out of every mean, which the page says.
+    """
+    models = view.models
+    head = '<th data-col="0">language</th>' + "".join(
+        model_head(m, infos.get(m), i + 1) for i, m in enumerate(models)
+    )
+    rows = []
+    for lang, name in view.languages:
+        cells = [f'<td data-sort-value="{escape(name)}">{escape(name)}</td>']
+        for m in models:
+            have, total = view.counts[(lang, m)]
+            value = view.means[(lang, m)]
+            text = f'<span title="mean of {have} of {total} tasks">{fmt(value)}</span>'
+            cells.append(_num_td(value, text if value is not None else "–"))
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    foot = (
+        '<tr class="mean"><td>mean over languages</td>'
+        + "".join(_num_td(view.overall[m], fmt(view.overall[m])) for m in models)
+        + '</tr><tr class="rank"><td>rank</td>'
+        + "".join(_num_td(view.rank[m], str(view.rank[m] or "–")) for m in models)
+        + "</tr>"
+    )
+    parts = [
+        '<p class="note">Every task whose results name their languages, one row per language '
+        f"(pair). Means: {escape(LANGUAGE_MEANS_RULE)}. – : missing. Hover a model for its full id "
+        "and revision.</p>",
+        f'<table id="lang-models" class="leaderboard" data-sortable="true"><thead><tr>{head}</tr></thead><tbody>\n'
+        + "\n".join(rows)
+        + f"\n</tbody><tfoot>{foot}</tfoot></table>",
+        "<h2>Every task, by language</h2>",
+    ]
+    head = '<th data-col="0">language</th><th data-col="1">task</th>' + "".join(
+        model_head(m, infos.get(m), i + 2) for i, m in enumerate(models)
+    )
+    rows = []
+    for lang, name in view.languages:
+        for t in view.tasks_of(lang):
+            label = f"{t.evaluator} · {t.dataset}"
+            cells = [
+                f'<td data-sort-value="{escape(name)}">{escape(name)}</td>',
+                f'<td class="text" data-sort-value="{escape(label)}">{escape(label)}</td>',
+            ]
+            cells += [_num_td(view.scores.get((lang, t.key, m))) for m in models]
+            rows.append("<tr>" + "".join(cells) + "</tr>")
+    parts.append(
+        f'<table id="lang-tasks" data-sortable="true"><thead><tr>{head}</tr></thead><tbody>\n'
+        + "\n".join(rows)
+        + "\n</tbody></table>"
+    )
+    return "\n".join(parts)
 
 
 def suite_leaderboard(summary: Mapping[str, Any], href: Mapping[str, str] | None = None) -> str:
@@ -247,13 +379,14 @@ def suite_leaderboard(summary: Mapping[str, Any], href: Mapping[str, str] | None
             f'<td>{escape(d.get("hub") or "recipe")}</td><td><code title="{escape(rev)}">{escape(rev[:12])}</code></td></tr>'
         )
     parts.append("</tbody></table>")
-    head = "".join(f"<th>{escape(h)}</th>" for h in ("rank", "model", *fams, "overall"))
+    with_facts = any(r.get("facts") for r in summary["models"])
+    facts = list(FACTS.values()) if with_facts else []
+    head = "".join(f"<th>{escape(h)}</th>" for h in ("rank", "model", *facts, *fams, "overall"))
     rows = []
     for r in summary["models"]:
-        cells = [_num_td(r["rank"], str(r["rank"] or "–"))]
-        cells.append(
-            f'<td data-sort-value="{escape(r["model"])}" title="{escape(r.get("model_id") or "")}">{escape(r["model"])}</td>'
-        )
+        cells = [_num_td(r["rank"], str(r["rank"] or "–")), _suite_model_td(r)]
+        if with_facts:
+            cells += [_fact_td(k, (r.get("facts") or {}).get(k)) for k in FACTS]
         cells += [_num_td(r["family_means"].get(f)) for f in fams]
         cells.append(_num_td(r["overall"]))
         rows.append("<tr>" + "".join(cells) + "</tr>")
@@ -268,7 +401,7 @@ def suite_leaderboard(summary: Mapping[str, Any], href: Mapping[str, str] | None
     )
     rows = []
     for r in summary["models"]:
-        cells = [f'<td data-sort-value="{escape(r["model"])}">{escape(r["model"])}</td>']
+        cells = [_suite_model_td(r)]
         for e in entries:
             score = r["scores"].get(e["id"])
             link = links.get(r.get("results", {}).get(e["id"], ""))
@@ -286,6 +419,17 @@ def suite_leaderboard(summary: Mapping[str, Any], href: Mapping[str, str] | None
     ]
     parts.append('<p class="note">' + "<br>".join(notes) + "</p>")
     return "\n".join(parts)
+
+
+def _suite_model_td(row: Mapping[str, Any]) -> str:
+    """A suite row's model: its short name (the spec when the results gave none), its identity on hover."""
+    name = str(row.get("display") or row["model"])
+    hover = " ".join(str(x) for x in (row.get("full") or row.get("model_id"), row["model"]) if x)
+    return f'<td data-sort-value="{escape(name)}" title="{escape(hover)}">{escape(name)}</td>'
+
+
+def _fact_td(key: str, value: int | None) -> str:
+    return _num_td(value, fact_label(key, value))
 
 
 def _num_td(value: Any, text: str | None = None) -> str:

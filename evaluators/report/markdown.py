@@ -6,9 +6,21 @@ Every value from a result file goes through :mod:`evaluators.core.untrusted` (``
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from evaluators.core.modelfacts import FACTS, fact_label
 from evaluators.core.untrusted import escape_md, md_code, md_link
 from evaluators.report.html import fmt
-from evaluators.report.views import BUCC_COLUMNS, BuccRow, DatasetRef, Leaderboard, ModelRef
+from evaluators.report.views import (
+    BUCC_COLUMNS,
+    LANGUAGE_MEANS_RULE,
+    BuccRow,
+    DatasetRef,
+    LanguageView,
+    Leaderboard,
+    ModelInfo,
+    ModelRef,
+)
 from evaluators.run.results import markdown_table
 
 
@@ -60,6 +72,33 @@ def _bucc_section(bucc: list[BuccRow]) -> list[str]:
     ]
 
 
+def languages_section(view: LanguageView, infos: Mapping[str, ModelInfo]) -> list[str]:
+    """The per-language view: languages x models (with each model's mean and rank), then every task."""
+    names = [escape_md(infos[m].name if m in infos else m) for m in view.models]
+    rows = [
+        [escape_md(name)] + [fmt(view.means[(lang, m)]) for m in view.models]
+        for lang, name in view.languages
+    ]
+    rows.append(["**mean over languages**"] + [fmt(view.overall[m]) for m in view.models])
+    rows.append(["**rank**"] + [str(view.rank[m] or "–") for m in view.models])
+    detail = [
+        [escape_md(name), escape_md(f"{t.evaluator} · {t.dataset}")]
+        + [fmt(view.scores.get((lang, t.key, m))) for m in view.models]
+        for lang, name in view.languages
+        for t in view.tasks_of(lang)
+    ]
+    return [
+        "## Languages",
+        "",
+        markdown_table(["language", *names], rows),
+        "",
+        markdown_table(["language", "task", *names], detail),
+        "",
+        f"Means: {escape_md(LANGUAGE_MEANS_RULE)}. – : missing.",
+        "",
+    ]
+
+
 def _provenance_section(datasets: list[DatasetRef], models: list[ModelRef]) -> list[str]:
     return [
         "## Provenance",
@@ -79,12 +118,13 @@ def _provenance_section(datasets: list[DatasetRef], models: list[ModelRef]) -> l
         ),
         "",
         markdown_table(
-            ["model", "revision", "spec", "evaluators"],
+            ["model", "revision", "spec", *FACTS.values(), "evaluators"],
             [
                 [
                     md_code(m.id),
                     md_code(m.revision),
                     md_code(m.spec) if m.spec else "",
+                    *(fact_label(k, m.facts.get(k)) for k in FACTS),
                     escape_md(", ".join(m.evaluators)),
                 ]
                 for m in models
@@ -100,6 +140,8 @@ def summary(
     datasets: list[DatasetRef],
     models: list[ModelRef],
     figures: list[tuple[str, str]],
+    languages: LanguageView | None = None,
+    infos: Mapping[str, ModelInfo] | None = None,
 ) -> str:
     """Return the whole Markdown report.
 
@@ -109,10 +151,14 @@ def summary(
         datasets: provenance of the datasets.
         models: provenance of the models.
         figures: ``(png path, caption)`` pairs to embed.
+        languages: the per-language view, when some result has languages.
+        infos: the models' display names (``model label -> ModelInfo``).
     """
     parts = ["# xlbench report", ""]
     for lb in leaderboards:
         parts += _leaderboard_section(lb)
+    if languages is not None:
+        parts += languages_section(languages, infos or {})
     if bucc:
         parts += _bucc_section(bucc)
     if figures:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluators.core.errors import InputFileError
+from evaluators.core.modelfacts import read_facts
 from evaluators.run.results import NotAResultError, read_result
 from evaluators.tasks import family_of
 
@@ -52,6 +53,11 @@ class Record:
     def model(self) -> dict[str, Any]:
         """The model block."""
         return self.data.get("model") or {}
+
+    @property
+    def model_facts(self) -> dict[str, int]:
+        """Parameters, embedding size, layers, max tokens, as far as the result recorded them."""
+        return read_facts(self.data.get("model_facts"))
 
     @property
     def dataset_label(self) -> str:

@@ -28,6 +28,8 @@ from evaluators.run.predictions import predictions_path, read_predictions
 from evaluators.suites.summary import summary_markdown
 from evaluators.tasks import FAMILY_TITLES, metadata_of
 
+#: The per-language view's page (language x model across every task that has languages).
+LANGUAGES_PAGE = "languages.html"
 #: Most confident wrong items listed per result when per-item predictions exist.
 WORST_ITEMS = 15
 
@@ -184,7 +186,7 @@ def _page_names(families: list[str]) -> dict[str, str]:
     >>> _page_names(["cbd", "../x", "index", "a/b", "a b"])
     {'cbd': 'cbd.html', '../x': '___x.html', 'index': 'index-2.html', 'a/b': 'a_b.html', 'a b': 'a_b-2.html'}
     """
-    taken = {"index.html", "provenance.html"}
+    taken = {"index.html", "provenance.html", LANGUAGES_PAGE}
     out = {}
     for fam in families:
         base = safe_file_name(fam)
@@ -239,17 +241,23 @@ def _write(
     datasets = _copy_cards(records, site, datasets)
     table_fam = _family_showing(records, "threshold_table")
     figs = _figures(records, site / "plots", bucc, table_fam)
+    languages = views.language_view(records)
+    infos = views.model_infos(records)
+    if suite:
+        suite = views.suite_with_models(dict(suite), records)
     if fmt == "md":
         flat = [(f"plots/{stem}.png", cap) for fam in figs.values() for stem, cap in fam]
         head = summary_markdown(suite) + "\n" if suite else ""
         (site / "report.md").write_text(
-            head + markdown.summary(boards, bucc, datasets, models, flat), encoding="utf-8"
+            head + markdown.summary(boards, bucc, datasets, models, flat, languages, infos),
+            encoding="utf-8",
         )
         return "report.md"
     pages = _page_names([lb.family for lb in boards])
     nav = (
         [("Leaderboard", "index.html")]
         + [(lb.family, pages[lb.family]) for lb in boards]
+        + ([("Languages", LANGUAGES_PAGE)] if languages is not None else [])
         + [("Provenance", "provenance.html")]
     )
     body = []
@@ -285,6 +293,11 @@ def _write(
         title = FAMILY_TITLES.get(lb.family, lb.family)
         (site / pages[lb.family]).write_text(
             html.page(title, "\n".join(parts), nav, pages[lb.family]), encoding="utf-8"
+        )
+    if languages is not None:
+        (site / LANGUAGES_PAGE).write_text(
+            html.page("Languages", html.language_tables(languages, infos), nav, LANGUAGES_PAGE),
+            encoding="utf-8",
         )
     (site / "provenance.html").write_text(
         html.page("Provenance", html.provenance_tables(datasets, models), nav, "provenance.html"),

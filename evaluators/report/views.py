@@ -11,9 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evaluators.core.errors import LangCodeError
+from evaluators.core.modelfacts import count_label, read_facts
 from evaluators.metrics.correlation import pearson
 from evaluators.report.records import Record, _num
 from evaluators.schema.langs import language_name
+from evaluators.suites.summary import mean, ranks
 from evaluators.tasks import FAMILY_TITLES, metadata_of
 
 
@@ -505,6 +507,7 @@ class ModelRef:
     spec: str
     link: str | None
     evaluators: tuple[str, ...]
+    facts: dict[str, int] = field(default_factory=dict)
 
 
 def _datasets_of(r: Record) -> list[dict[str, Any]]:
@@ -536,6 +539,7 @@ def provenance(records: list[Record]) -> tuple[list[DatasetRef], list[ModelRef]]
     dmeta: dict[tuple[str, str, str], dict[str, Any]] = {}
     models: dict[tuple[str, str], set[str]] = {}
     mmeta: dict[tuple[str, str], dict[str, Any]] = {}
+    mfacts: dict[tuple[str, str], dict[str, int]] = {}
     for r in records:
         for ds in _datasets_of(r):
             key = (
@@ -549,6 +553,7 @@ def provenance(records: list[Record]) -> tuple[list[DatasetRef], list[ModelRef]]
         mkey = (str(m.get("id", "")), str(m.get("revision") or "unknown"))
         models.setdefault(mkey, set()).add(r.evaluator)
         mmeta[mkey] = m
+        mfacts.setdefault(mkey, {}).update(r.model_facts)
     drefs = [
         DatasetRef(
             k[0],
@@ -568,5 +573,249 @@ def provenance(records: list[Record]) -> tuple[list[DatasetRef], list[ModelRef]]
             if ident.count("/") == 1 and not ident.startswith(("xlbench/", "/", "static:"))
             else None
         )
-        mrefs.append(ModelRef(ident, k[1], str(mmeta[k].get("spec") or ""), link, tuple(sorted(v))))
+        mrefs.append(
+            ModelRef(
+                ident, k[1], str(mmeta[k].get("spec") or ""), link, tuple(sorted(v)), mfacts[k]
+            )
+        )
     return drefs, mrefs
+
+
+# ---------------------------------------------------------------------------- models
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """How a page names a model: a short name, the full identity on hover, the facts readers compare.
+
+    Attributes:
+        label: the key every view files the model under (:attr:`Record.model_label`).
+        name: a short display name, unique among the models shown.
+        full: the full id, revision and spec (the hover text).
+        facts: :data:`~evaluators.core.modelfacts.FACTS` the results recorded.
+    """
+
+    label: str
+    name: str
+    full: str
+    facts: dict[str, int] = field(default_factory=dict)
+
+
+def short_names(models: list[tuple[str, str]]) -> dict[str, str]:
+    """``label -> display name`` for ``(label, model id)`` pairs: the id's last path part, unique.
+
+    A name two labels share keeps what follows the id in the label (``@revision``, ``+onnx``);
+    if that still clashes, the whole label.
+
+    >>> short_names([("intfloat/multilingual-e5-small@ab12", "intfloat/multilingual-e5-small")])
+    {'intfloat/multilingual-e5-small@ab12': 'multilingual-e5-small'}
+    >>> sorted(short_names([("x/m@seed1", "x/m"), ("x/m@seed2", "x/m")]).values())
+    ['m@seed1', 'm@seed2']
+    """
+    base = {label: (ident.rstrip("/").rsplit("/", 1)[-1] or label) for label, ident in models}
+    out = {}
+    for label, ident in models:
+        name = base[label]
+        if sum(1 for other in base.values() if other == name) > 1:
+            rest = label[len(ident) :] if label.startswith(ident) else ""
+            name = name + rest if rest else label
+        out[label] = name
+    if len(set(out.values())) < len(out):  # still ambiguous: the full labels
+        return {label: label for label, _ in models}
+    return out
+
+
+def facts_text(facts: dict[str, int]) -> str:
+    """The facts in one line, for a table heading or a hover text.
+
+    >>> facts_text({"parameters": 117_653_760, "embedding_dim": 384, "layers": 12, "max_tokens": 512})
+    '118M parameters · 384-dim · 12 layers · 512 tokens'
+    >>> facts_text({})
+    ''
+    """
+    parts = []
+    if "parameters" in facts:
+        parts.append(f"{count_label(facts['parameters'])} parameters")
+    if "embedding_dim" in facts:
+        parts.append(f"{facts['embedding_dim']}-dim")
+    if "layers" in facts:
+        parts.append(f"{facts['layers']} layers")
+    if "max_tokens" in facts:
+        parts.append(f"{facts['max_tokens']} tokens")
+    return " · ".join(parts)
+
+
+def model_infos(records: list[Record]) -> dict[str, ModelInfo]:
+    """``model label -> ModelInfo`` of every model in the records (facts merged over its results)."""
+    idents: dict[str, str] = {}
+    full: dict[str, str] = {}
+    facts: dict[str, dict[str, int]] = {}
+    for r in records:
+        m = r.model
+        idents.setdefault(r.model_label, str(m.get("id", "model")))
+        spec = f" ({m['spec']})" if m.get("spec") and m.get("spec") != m.get("id") else ""
+        rev = f"@{m['revision']}" if m.get("revision") else ""
+        backend = f"+{m['backend']}" if m.get("backend") else ""
+        full.setdefault(r.model_label, f"{m.get('id', 'model')}{rev}{backend}{spec}")
+        facts.setdefault(r.model_label, {}).update(r.model_facts)
+    names = short_names(sorted(idents.items()))
+    return {k: ModelInfo(k, names[k], full[k], facts[k]) for k in sorted(idents)}
+
+
+def suite_with_models(summary: dict[str, Any], records: list[Record]) -> dict[str, Any]:
+    """A suite summary whose model rows also carry ``display``, ``full`` and ``facts`` from the results.
+
+    A row's results (``results/<file>`` in the suite's folder, as the site copies them) name the
+    records it was built from; facts a row already carries (from the suite run) are kept.
+    """
+    by_file = {f"results/{r.rel}": r for r in records}
+    infos = model_infos(records)
+    rows = []
+    for row in summary.get("models", []):
+        recs = [by_file[f] for f in (row.get("results") or {}).values() if f in by_file]
+        info = infos.get(recs[0].model_label) if recs else None
+        extra: dict[str, Any] = {}
+        if info is not None:
+            extra = {"display": info.name, "full": info.full}
+            extra["facts"] = {**info.facts, **read_facts(row.get("facts"))}
+        rows.append({**row, **extra})
+    return {**summary, "models": rows}
+
+
+# ---------------------------------------------------------------------------- languages
+
+
+def language_of(subset: str) -> tuple[str, str] | None:
+    """``(key, name)`` of the language (pair) a subset names, either direction; ``None`` if none.
+
+    The key is the codes in order; the name puts English last.
+
+    >>> language_of("eng_Latn-deu_Latn/test"), language_of("deu_Latn-eng_Latn")
+    (('deu_Latn-eng_Latn', 'German–English'), ('deu_Latn-eng_Latn', 'German–English'))
+    >>> language_of("eng_Latn-fra_Latn"), language_of("fra_Latn"), language_of("all")
+    (('eng_Latn-fra_Latn', 'French–English'), ('fra_Latn', 'French'), None)
+    """
+    text = str(subset).partition("/")[0]
+    codes = text.split("-")
+    if not 1 <= len(codes) <= 2 or not all(_is_code(c) for c in codes):
+        return None
+    # named with English last: in a benchmark of X-English pairs the row is the language X
+    named = sorted(codes, key=lambda c: (c.startswith("eng_"), c))
+    return "-".join(sorted(codes)), "–".join(lang_name(c) for c in named)
+
+
+def _is_code(code: str) -> bool:
+    try:
+        language_name(code)
+    except (LangCodeError, KeyError):
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class LanguageTask:
+    """One task of the per-language view: an evaluator on one build of a dataset, with one setup."""
+
+    key: str
+    evaluator: str
+    dataset: str
+
+
+@dataclass(frozen=True)
+class LanguageView:
+    """Language x model across every task that has languages (mteb's per-language tab).
+
+    Attributes:
+        languages: ``(key, name)``, in name order.
+        models: model labels, best overall mean first (no mean: last).
+        tasks: the tasks, in evaluator and dataset order.
+        scores: ``(language, task key, model) -> score`` of the cells that exist.
+        means: ``(language, model) -> mean`` over the language's tasks the model has.
+        counts: ``(language, model) -> (tasks the model has, tasks of the language)``.
+        overall: ``model -> mean`` of its language means (each language weighs the same).
+        rank: ``model -> rank`` by ``overall`` (``None``: no mean).
+    """
+
+    languages: list[tuple[str, str]]
+    models: list[str]
+    tasks: list[LanguageTask]
+    scores: dict[tuple[str, str, str], float]
+    means: dict[tuple[str, str], float | None]
+    counts: dict[tuple[str, str], tuple[int, int]]
+    overall: dict[str, float | None]
+    rank: dict[str, int | None]
+
+    def tasks_of(self, language: str) -> list[LanguageTask]:
+        """The tasks with a score in ``language``."""
+        keys = {t for (lang, t, _) in self.scores if lang == language}
+        return [t for t in self.tasks if t.key in keys]
+
+
+#: How the per-language view takes its means, said on the page.
+LANGUAGE_MEANS_RULE = (
+    "a cell is the mean of the model's scores on that language's tasks (either direction of a "
+    "pair); the model's mean is the mean of its language cells; missing cells (–) are excluded "
+    "from both, and the hover text says how many tasks a cell averages"
+)
+
+
+def language_scores(records: list[Record]) -> dict[tuple[str, str, str], float]:
+    """``(language key, task key, model label) -> score`` from every evaluator that declares languages.
+
+    Each evaluator's metadata (``languages``) says which entries hold the per-language score;
+    several entries of one language (directions, splits) are averaged, or the best taken over
+    ``best_over`` (its layers) as the main score does.
+    """
+    out: dict[tuple[str, str, str], float] = {}
+    variant = variants(records)
+    for r in records:
+        meta = metadata_of(r.evaluator)
+        if meta is None or meta.languages is None:
+            continue
+        view, key = meta.languages, meta.languages.key or meta.main_score
+        task = _language_task(r, variant[r.rel]).key
+        found: dict[str, list[tuple[Any, float]]] = {}
+        for e in r.entries(view.split):
+            if any(str(e.get(f)) != v for f, v in view.where):
+                continue
+            lang = language_of(str(e.get("subset")))
+            value = _num(e.get(key, e.get("main_score")))
+            if lang is None or value is None:
+                continue
+            found.setdefault(lang[0], []).append((e.get(view.best_over or ""), value))
+        for code, values in found.items():
+            if view.best_over:
+                score = max(v for _, v in values)
+            else:
+                score = sum(v for _, v in values) / len(values)
+            out[(code, task, r.model_label)] = score
+    return out
+
+
+def _language_task(r: Record, variant: str) -> LanguageTask:
+    return LanguageTask("|".join(r.setup), r.evaluator, _with(r.dataset_label, variant))
+
+
+def language_view(records: list[Record]) -> LanguageView | None:
+    """The per-language view of the records (``None`` when no result has languages)."""
+    scores = language_scores(records)
+    if not scores:
+        return None
+    variant = variants(records)
+    tasks = {t.key: t for r in records if (t := _language_task(r, variant[r.rel])).key}
+    used = sorted({tasks[t] for _, t, _ in scores}, key=lambda t: (t.evaluator, t.dataset, t.key))
+    names = dict(language_of(lang) or (lang, lang) for lang, _, _ in scores)
+    languages = sorted(names.items(), key=lambda kv: (kv[1], kv[0]))
+    models = sorted({m for _, _, m in scores})
+    means: dict[tuple[str, str], float | None] = {}
+    counts: dict[tuple[str, str], tuple[int, int]] = {}
+    for lang, _ in languages:
+        lang_tasks = [t.key for t in used if any((lang, t.key, m) in scores for m in models)]
+        for m in models:
+            values = [scores.get((lang, t, m)) for t in lang_tasks]
+            means[(lang, m)] = mean(values)
+            counts[(lang, m)] = (sum(v is not None for v in values), len(lang_tasks))
+    overall = {m: mean([means[(lang, m)] for lang, _ in languages]) for m in models}
+    rank = dict(zip(models, ranks([overall[m] for m in models])))
+    models.sort(key=lambda m: (rank[m] is None, rank[m] or 0, m))
+    return LanguageView(languages, models, used, scores, means, counts, overall, rank)

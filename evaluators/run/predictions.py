@@ -22,6 +22,12 @@ Columns (:data:`COLUMNS`; extra columns are kept and ignored by the readers):
 ``tie`` (bool)
     Whether the decision was a tie within the evaluator's tolerance.
 
+Optional text columns (:data:`TEXT_COLUMNS`), written by evaluators whose ids mean nothing to a
+reader (``21227:83-92:72-78`` is a sentence id and two character spans): ``query_text`` (the item:
+the word or sentence asked about), ``expected_text`` (its gold answer), ``retrieved_text`` (what
+the model chose) and, for words, ``query_context`` / ``expected_context`` / ``retrieved_context``
+(the sentence each word came from). The report's error tables show them; files without them show ids.
+
 The file is ``<result stem>.predictions.parquet`` beside ``<result stem>.json``
 (:func:`predictions_path`).
 """
@@ -47,6 +53,15 @@ from evaluators.metrics.correlation import pearson
 
 #: Required columns, in file order.
 COLUMNS: tuple[str, ...] = ("item_id", "subset", "correct", "score", "retrieved", "tie")
+#: Optional columns that say an item in words (see the module docstring); ``""`` where unknown.
+TEXT_COLUMNS: tuple[str, ...] = (
+    "query_text",
+    "query_context",
+    "expected_text",
+    "expected_context",
+    "retrieved_text",
+    "retrieved_context",
+)
 #: File name suffix replacing ``.json`` of the result file.
 SUFFIX = ".predictions.parquet"
 
@@ -61,6 +76,37 @@ def predictions_path(result_path: str | os.PathLike) -> Path:
     return p.with_name(
         p.name[: -len(".json")] + SUFFIX if p.name.endswith(".json") else p.name + SUFFIX
     )
+
+
+#: ``pair id -> ((source text, source context), (target text, target context))``.
+PairTexts = Mapping[str, tuple[tuple[str, str], tuple[str, str]]]
+
+
+def retrieval_texts(
+    pair_id: str, retrieved: str, forward: bool, texts: PairTexts
+) -> dict[str, str]:
+    """The text columns of one retrieval item: the query, its gold translation and what was retrieved.
+
+    Args:
+        pair_id: the gold pair the query belongs to.
+        retrieved: the pair id whose other side the model retrieved.
+        forward: the query is the pair's source side (``False``: its target side).
+        texts: every pair's two sides, each ``(text, context)`` (``context``: the sentence a word
+            came from; ``""`` for sentences).
+
+    >>> t = {"1": (("Haus", "das Haus"), ("house", "the house")), "2": (("Hund", "ein Hund"), ("dog", "a dog"))}
+    >>> retrieval_texts("1", "2", True, t)["retrieved_text"], retrieval_texts("1", "2", False, t)["query_text"]
+    ('dog', 'house')
+    """
+    q, a = (0, 1) if forward else (1, 0)
+    pair, got = texts.get(pair_id), texts.get(retrieved)
+    out = dict.fromkeys(TEXT_COLUMNS, "")
+    if pair is not None:
+        out["query_text"], out["query_context"] = pair[q]
+        out["expected_text"], out["expected_context"] = pair[a]
+    if got is not None:
+        out["retrieved_text"], out["retrieved_context"] = got[a]
+    return out
 
 
 def _row(raw: Mapping[str, Any], i: int) -> dict[str, Any]:

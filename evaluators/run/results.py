@@ -18,6 +18,10 @@ The keys of a result JSON (:class:`EvalResult`):
     ``{id, revision, revision_source, spec, name}``; ``revision_source`` is
     ``"weights"`` (digest of the weight files), ``"hub"`` (commit sha), ``"user"``
     (given explicitly) or ``"encoder"`` (the adapter's own, e.g. a seed or a file hash).
+``model_facts``
+    what a reader compares models by, as the encoder exposed them (:mod:`evaluators.core.modelfacts`):
+    ``parameters``, ``embedding_dim``, ``layers``, ``max_tokens``, each only when known. Outside the
+    signature, the request key and the file name; absent from results written before it existed.
 ``parameters``
     the EFFECTIVE parameters (after clamping to the data), which the signature is built from.
 ``requested_parameters``
@@ -118,6 +122,7 @@ class EvalResult:
     ci_high: float | None = None
     ci_level: float | None = None
     ci_resamples: int | None = None
+    model_facts: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON-ready dict."""
@@ -265,8 +270,10 @@ def file_stem(evaluator: str, dataset: dict[str, Any], model: dict[str, Any], ph
     return safe_file_name(f"{evaluator}__{ds}__{mdl}__{phash}", max_len=230)
 
 
-#: Keys that differ between two runs that computed the same thing.
+#: Keys that differ between two runs that computed the same thing (``model_facts`` describe the
+#: model, and a result written before they were recorded is the same computation).
 _PROVENANCE = (
+    "model_facts",
     "wall_time_s",
     "timestamp",
     "git_commit",

@@ -28,6 +28,7 @@ from evaluators import __version__, encoders
 from evaluators.compute.engine import CellOutcome, Engine, LocalEngine
 from evaluators.core.errors import ConfigError, InputFileError, RemoteError, UsageError
 from evaluators.core.fileio import clean_stale_writes, removed_if_failed
+from evaluators.core.modelfacts import model_facts
 from evaluators.core.params import check_value
 from evaluators.core.progress import Progress, quiet_libraries
 from evaluators.data.source import open_source
@@ -499,6 +500,8 @@ def run_cell(
         notes=list(scores.notes),
         requested_parameters={k: _jsonable(v) for k, v in requested.items()},
         params_hash=params_hash(eff_json),
+        # after scoring: an encoder that learns its sizes on first use has them by now
+        model_facts=model_facts(model.encoder) if model else {},
     )
     result.request_key = request_key(meta.name, dataset, mdl, result.requested_parameters)
     if options.bootstrap:

@@ -100,6 +100,28 @@ class HeatmapView:
 
 
 @dataclass(frozen=True)
+class LanguageScores:
+    """How the report's per-language view reads one number per language (pair) from a result.
+
+    The entries of ``split`` whose ``subset`` names languages (``deu_Latn-eng_Latn``, a
+    ``/split`` suffix aside) give their ``key``; an entry of another subset (``all``) has no
+    language and is left out.
+
+    Attributes:
+        split: the split read (``None``: every split).
+        key: the entry key read (``None``: the metadata's ``main_score``).
+        where: ``(field, value)`` pairs an entry must match (e.g. TACC's ``("group", "macro")``).
+        best_over: an entry field the number is the best over, as the main score is (``layer``:
+            the best layer of each language, as the main score takes it).
+    """
+
+    split: str | None = "test"
+    key: str | None = None
+    where: tuple[tuple[str, str], ...] = ()
+    best_over: str | None = None
+
+
+@dataclass(frozen=True)
 class MtebPivot:
     """mteb export of an evaluator whose entries are one number per (language, group, key).
 
@@ -158,6 +180,8 @@ class TaskMetadata:
         epilog: examples shown under ``--help``.
         layer_curve: how the report draws its per-layer curves (``None``: none).
         heatmap: the report's language x model heatmap of it (``None``: none).
+        languages: how the report's per-language view reads its score per language (``None``:
+            it has no per-language score).
         threshold_table: the report shows its precision/recall/F1 at a learned threshold.
         silver_gold_scatter: the report draws silver-vs-gold F1 scatters of its entries.
         mteb: how its results export to mteb (``None``: not exportable).
@@ -178,6 +202,7 @@ class TaskMetadata:
     epilog: str | None = None
     layer_curve: LayerCurve | None = None
     heatmap: HeatmapView | None = None
+    languages: LanguageScores | None = None
     threshold_table: bool = False
     silver_gold_scatter: bool = False
     mteb: MtebExport | None = None

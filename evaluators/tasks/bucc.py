@@ -28,6 +28,7 @@ from evaluators.run.results import read_result
 from evaluators.run.task import (
     Evaluator,
     HeatmapView,
+    LanguageScores,
     MtebExport,
     Scores,
     TaskMetadata,
@@ -82,6 +83,7 @@ TASK = TaskMetadata(
     heatmap=HeatmapView("BUCC mining · {dataset} (test, threshold learned on train)", "F1"),
     threshold_table=True,
     # The train split only learns the threshold.
+    languages=LanguageScores(key="bucc_f1"),
     mteb=MtebExport(main_keys=("bucc_f1", "main_score")),
     epilog="""examples:
   xlbench build bucc --lang deu-eng

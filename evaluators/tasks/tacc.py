@@ -64,6 +64,7 @@ from evaluators.plots.tacc import fertility_scatter, paper_fertility_scatter
 from evaluators.run.task import (
     Evaluator,
     HeatmapView,
+    LanguageScores,
     MtebExport,
     MtebPivot,
     Scores,
@@ -111,6 +112,8 @@ TASK = TaskMetadata(
             ("length", ("short", "medium", "long")),
         ),
     ),
+    # the macro TACC of each language (the main score is their mean)
+    languages=LanguageScores(where=(("group", "macro"),)),
     # mteb averages the languages itself: one entry per language, none for "all".
     mteb=MtebExport(
         pivot=MtebPivot(

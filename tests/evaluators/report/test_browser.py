@@ -135,3 +135,41 @@ def test_screenshot_is_not_blank_and_shows_plots(site, tmp_path):
             # a plot shows colours of the Okabe-Ito palette (blue #0072B2), not just black text on white
             blue = np.all(np.abs(img - np.array([0.0, 0.447, 0.698])) < 0.08, axis=2).sum()
             assert blue > 200, f"{page}: no plot colours in the screenshot"
+
+
+@needs_chromium
+def test_languages_page_model_facts_and_readable_errors(site, corpus):
+    data = [json.loads(p.read_text()) for p in corpus.rglob("*.json")]
+    url = (site / "languages.html").as_uri()
+    html, log = dom(f"{url}#sort=lang-tasks:2:desc")
+    attrs = body_attrs(html)
+    assert attrs.get("data-js-ready") == "1" and "data-js-errors" not in attrs, attrs
+    assert "Uncaught" not in log, log[-2000:]
+    # one column per model that has a score in a language; the languages are named in words
+    with_langs = {
+        (d["model"]["id"], d["model"].get("revision"))
+        for d in data
+        if d["evaluator"]
+        in ("word-retrieval", "sentence-retrieval", "bucc", "bitext-retrieval", "tacc")
+    }
+    table = re.search(r'<table id="lang-models".*?</table>', html, re.S).group(0)
+    assert len(re.findall(r"<th data-col=", table)) == 1 + len(with_langs)
+    assert "German–English" in table
+    values = [float(v) for v in column(html, "lang-tasks", 2) if v]
+    assert values == sorted(values, reverse=True) and 'data-sorted="2:desc"' in html
+    # what a reader compares models by: under each model's name, its full id on hover
+    recorded = [d["model_facts"] for d in data if d.get("model_facts")]
+    if recorded or not REAL_RESULTS:
+        assert recorded, "the corpus results record no model facts"
+        layers = {f["layers"] for f in recorded if "layers" in f}
+        assert any(f"{n} layers" in table for n in layers), table[:2000]
+        assert re.search(r'<th data-col="1" title="[^"]+@[^"]+">', table)
+        prov, _ = dom((site / "provenance.html").as_uri())
+        assert '<th data-col="4">embedding size</th>' in prov
+    # the cbd page's error table shows the words and their sentences, the ids only on hover
+    if not REAL_RESULTS:
+        cbd, _ = dom((site / "cbd.html").as_uri())
+        errors = re.search(r'<table id="errors-0".*?</table>', cbd, re.S).group(0)
+        body = errors.split("<tbody>", 1)[1]
+        assert "<strong>" in body and 'class="context"' in body
+        assert not re.search(r">\d+:\d+-\d+:\d+-\d+", body)  # no id shown as text
