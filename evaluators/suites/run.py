@@ -349,6 +349,7 @@ def _run_group(
             os.path.relpath(name, plan.out),
             result.signature,
             f"{result.model.get('id')}@{str(result.model.get('revision') or 'unknown')[:12]}",
+            result.model_facts,
         )
         if result.dataset.get("source") == "hub":  # the sha the tag resolved to
             revisions[entry.dataset] = result.dataset.get("revision")

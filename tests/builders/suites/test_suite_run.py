@@ -49,12 +49,13 @@ def test_a_suite_builds_verifies_scores_and_summarizes(first_run):
     assert sorted(r["model"] for r in rows) == MODELS and sorted(r["rank"] for r in rows) == [1, 2]
     for row in rows:
         assert row["missing"] == [] and set(row["family_means"]) == {"cbd", "bucc"}
+        assert row["facts"]["embedding_dim"] == 16 and row["facts"]["layers"] == 2
         assert all(0 <= v <= 1 for v in row["scores"].values())
         for path in row["results"].values():
             assert json.loads((out / path).read_text(encoding="utf-8"))["main_score"] is not None
-    assert (out / "site" / "index.html").is_file() and "| rank | model |" in (
-        out / "summary.md"
-    ).read_text()
+    markdown = (out / "summary.md").read_text(encoding="utf-8")
+    assert (out / "site" / "index.html").is_file() and "| rank | model |" in markdown
+    assert "| embedding size | layers |" in markdown  # the results' model facts reach summary.md
 
 
 @pytest.mark.slow
