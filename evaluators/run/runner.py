@@ -919,7 +919,7 @@ class _GridProgress:
     """The driver's view of a grid as cells finish: the progress bar, the report, the resume test's hook."""
 
     def __init__(self, name: str, n_cells: int, report: GridReport):
-        self.bar = Progress(n_cells, f"{name}: cells") if n_cells > 1 else None
+        self.bar = Progress(n_cells, name, unit="cells") if n_cells > 1 else None
         self.report = report
         self.abort_after = int(os.environ.get(ABORT_ENV, "0") or 0)
 

@@ -430,7 +430,7 @@ def run_suite(
             _failed([e for g in groups for e in g], why, skipped, run)
             continue
         label = batch[0][0] if len(batch) == 1 else f"{len(batch)} models"
-        with Progress(len(groups), f"suite {suite.name}, {label}: entry groups") as bar:
+        with Progress(len(groups), f"suite {suite.name}, {label}", unit="entry groups") as bar:
             for group in groups:
                 _run_guarded(group, plan, batch, options, engine, run, cells, revisions, skipped)
                 bar.update(1)

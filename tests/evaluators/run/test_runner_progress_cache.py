@@ -40,7 +40,7 @@ def test_grid_prints_progress_and_the_cache_line(tmp_path, capsys, caplog):
         assert main(argv) == 0
     err = capsys.readouterr().err
     assert (
-        "bitext-retrieval: cells: 2/2 items (100%)" in err
+        "bitext-retrieval: 2/2 cells (100%)" in err
     )  # stderr is not a terminal here: a line, not a bar
     lines = [r.getMessage() for r in caplog.records if "embedding cache:" in r.getMessage()]
     assert len(lines) == 2 and "wrote" in lines[0] and "100% hits" not in lines[0]
