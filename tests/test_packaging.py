@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import venv
 from pathlib import Path
 
@@ -36,6 +37,14 @@ def test_version_has_one_source():
         r"^version:\s*(\S+)$", (REPO / "CITATION.cff").read_text(encoding="utf-8"), re.M
     )
     assert cff and cff.group(1) == evaluators.__version__
+
+
+@pytest.mark.parametrize("module", ["xlbench", "builders"])
+def test_python_m_runs_the_console_script(module):
+    res = subprocess.run(
+        [sys.executable, "-m", module, "--version"], capture_output=True, text=True, cwd=REPO
+    )
+    assert res.returncode == 0 and res.stdout.strip() == f"xlbench {evaluators.__version__}"
 
 
 def test_light_dependencies_leave_out_heavy_packages():
