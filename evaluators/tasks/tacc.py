@@ -391,7 +391,16 @@ def triplet_items(
     """Per-triplet prediction rows; the main score's rows are those of the Macro-TACC perturbation types.
 
     ``score`` is the margin ``cos(original, translation) - cos(foil, translation)``;
-    ``retrieved`` says which English sentence the translation is closer to.
+    ``retrieved`` says which English sentence the translation is closer to. The text columns
+    (:data:`evaluators.run.predictions.TEXT_COLUMNS`) let the report show the sentences: the
+    translation asked about, its English original, and the English sentence it was closer to
+    (the foil on a loss or a tie), with the edit type as the foil's context.
+
+    >>> row = {"id": "7", "lang": "deu_Latn", "perturbation": "PN", "target_orig": "Er kam.",
+    ...        "en_orig": "He came.", "en_foil": "He did not come."}
+    >>> item = triplet_items([row], [-1], np.array([-0.1]))[0]
+    >>> item["query_text"], item["expected_text"], item["retrieved_text"], item["retrieved_context"]
+    ('Er kam.', 'He came.', 'He did not come.', 'foil (PN)')
     """
     types = main_types([r[S.PERTURBATION] for r in rows])
     ok = passes(outcomes, tie_rule)
@@ -409,6 +418,12 @@ def triplet_items(
                 "main": r[S.PERTURBATION] in types,
                 "stratum": r[S.PERTURBATION],
                 "lang": r[S.LANG],
+                "query_text": str(r.get(S.TARGET_ORIG) or ""),
+                "query_context": "",
+                "expected_text": str(r.get(S.EN_ORIG) or ""),
+                "expected_context": "",
+                "retrieved_text": str(r.get(S.EN_ORIG if o == 1 else S.EN_FOIL) or ""),
+                "retrieved_context": "original" if o == 1 else f"foil ({r[S.PERTURBATION]})",
             }
         )
     return out

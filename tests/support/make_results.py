@@ -207,6 +207,7 @@ def make_results(root: Path, models: tuple[str, ...] = MODELS) -> Path:
                 "--model",
                 model,
                 "--no-plot",
+                "--save-predictions",  # the alee page's error table (the three sentences)
                 "--out",
                 str(res / "alee"),
             ]

@@ -173,3 +173,7 @@ def test_languages_page_model_facts_and_readable_errors(site, corpus):
         body = errors.split("<tbody>", 1)[1]
         assert "<strong>" in body and 'class="context"' in body
         assert not re.search(r">\d+:\d+-\d+:\d+-\d+", body)  # no id shown as text
+        # the alee page's: the translation, its English original, and the foil it was closer to
+        alee, _ = dom((site / "alee.html").as_uri())
+        errors = re.search(r'<table id="errors-0".*?</table>', alee, re.S).group(0)
+        assert "<strong>" in errors and re.search(r'class="context">foil \((PN|RS|AR|HS)\)', errors)
