@@ -26,8 +26,32 @@ from typing import Any
 from evaluators.core.errors import InputFileError, UsageError, ValidationError
 from evaluators.core.fileio import atomic_write_text
 
-#: ``family -> adapter`` of :mod:`evaluators.report.mteb` (the families mteb can run).
-ADAPTERS = {"cbd": "cbd_task", "bucc": "bucc_task"}
+
+def adapter_name(family: str) -> str | None:
+    """The task adapter of :mod:`evaluators.report.mteb` for a family (``<family>_task``), if any.
+
+    Found by name, so a family gains a benchmark task by gaining an adapter, and the report names
+    no family or evaluator itself.
+
+    >>> adapter_name("cbd"), adapter_name("silver")
+    ('cbd_task', None)
+    """
+    from evaluators.report import mteb as adapters
+
+    name = f"{family}_task"
+    return (
+        name
+        if re.fullmatch(r"[a-z]+", family) and callable(getattr(adapters, name, None))
+        else None
+    )
+
+
+def _adapter_families() -> list[str]:
+    from evaluators.tasks import TASKS, family_of
+
+    return sorted({f for f in map(family_of, TASKS.names()) if f and adapter_name(f)})
+
+
 _WHY_NOT = {
     "silver": "word alignment has no mteb task type",
     "alee": "triplet accuracy (TACC) has no mteb task type",
@@ -92,7 +116,7 @@ def benchmark_description(
         ds, family, revision = str(d.get("name")), str(d.get("family")), d.get("revision")
         why = (
             _WHY_NOT.get(family, f"no mteb task adapter for the {family} family")
-            if family not in ADAPTERS
+            if adapter_name(family) is None
             else "no entry of the run scored it"
             if ds not in scored or not revision
             else None
@@ -128,7 +152,7 @@ def _task(
     task: dict[str, Any] = {
         "dataset": ds,
         "family": family,
-        "adapter": ADAPTERS[family],
+        "adapter": adapter_name(family),
         "entries": entries,
     }
     if d.get("source") == "hub":
@@ -161,9 +185,10 @@ def suite_task(
     from evaluators.data.dsref import content_id as folder_id
     from evaluators.report import mteb as adapters
 
-    if family not in ADAPTERS:
+    name = adapter_name(family)
+    if name is None:
         raise UsageError(
-            f"No mteb task adapter for the {family} family; families mteb can run: {', '.join(ADAPTERS)}."
+            f"No mteb task adapter for the {family} family; families mteb can run: {', '.join(_adapter_families())}."
         )
     if content_id is not None:
         found = folder_id(dataset)
@@ -172,7 +197,7 @@ def suite_task(
                 f"{dataset} has content id {found[:12]} but the suite run scored {content_id[:12]}; "
                 f"export again from the run whose datasets these are, or rebuild them."
             )
-    return getattr(adapters, ADAPTERS[family])(dataset, revision=revision)
+    return getattr(adapters, name)(dataset, revision=revision)
 
 
 def benchmark_source(description: Mapping[str, Any]) -> str:

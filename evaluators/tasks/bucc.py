@@ -295,10 +295,11 @@ def _mine_config(
 ) -> Any:
     """Encode and mine every split of ``config`` that has gold (subsampled from ``rng`` in split order).
 
-    Returns, per split, ``(candidates, gold index pairs, n source, n target)`` and the row ids.
+    Returns, per split, ``(candidates, gold index pairs, n source, n target)`` and the
+    ``(id, text)`` rows of both sides.
     """
     mined: dict[str, tuple] = {}
-    ids: dict[str, tuple[list, list]] = {}
+    rows: dict[str, tuple[list, list]] = {}
     for split in splits:
         if split not in gold_splits:
             notes.append(
@@ -314,8 +315,8 @@ def _mine_config(
         t_of = {tid: j for j, (tid, _) in enumerate(tgt)}
         gold_idx = {(s_of[s], t_of[t]) for s, t in gold}
         mined[split] = (cands, gold_idx, len(src), len(tgt))
-        ids[split] = ([i for i, _ in src], [i for i, _ in tgt])
-    return mined, ids
+        rows[split] = (src, tgt)
+    return mined, rows
 
 
 def _mine_split(model: Encoder, src: Any, tgt: Any, params: Params, name: str) -> Any:
@@ -395,7 +396,7 @@ def score(
     held_out: list[str] = []
     for config in mains:
         gold_splits = set(available.get(schema.gold_config(config), []))
-        mined, ids = _mine_config(
+        mined, sides = _mine_config(
             data, model, config, available[config], gold_splits, params, rng, notes
         )
         if fixed is None:
@@ -428,7 +429,7 @@ def score(
             scores.setdefault(split, []).append(entry)
             if split in main:
                 test_f1s.append(s.f1)
-                items += source_items(config, cands, gold_idx, threshold, *ids[split])
+                items += source_items(config, cands, gold_idx, threshold, *sides[split])
         if main == ["validation"]:
             held_out.append(config)
 
@@ -485,19 +486,28 @@ def _main_split(scored: list[str], fixed: bool) -> list[str]:
 
 
 def source_items(
-    config: str, cands: Any, gold_idx: set, threshold: float, src_ids: list, tgt_ids: list
+    config: str, cands: Any, gold_idx: set, threshold: float, src: list, tgt: list
 ) -> list[dict]:
     """Per-source-sentence rows of the scored split: ``tp``/``n_pred``/``n_gold`` sum to the F1's counts.
 
     The items are the source sentences (the same for every model), so a bootstrap over them
     and a paired test resample gold pairs and false positives alike; F1 is recomputed from
     the summed counts. ``retrieved`` is the best kept target of the sentence, ``score`` its margin.
+    ``src``/``tgt`` are the ``(id, text)`` rows the candidates index; the text columns
+    (:data:`evaluators.run.predictions.TEXT_COLUMNS`) hold the source sentence, its gold
+    translation (``""``: it has none) and the target it was paired with (``""``: none kept).
+
+    >>> cands = mining.Candidates(np.array([0, 1]), np.array([1, 0]), np.array([1.3, 1.2]))
+    >>> rows = source_items("c", cands, {(0, 0)}, 1.1, [("s0", "Haus"), ("s1", "Hund")],
+    ...                     [("t0", "house"), ("t1", "dog")])
+    >>> [(r["query_text"], r["expected_text"], r["retrieved_text"], r["correct"]) for r in rows]
+    [('Haus', 'house', 'dog', False), ('Hund', '', 'house', False)]
     """
     keep = cands.scores > threshold
     is_gold = mining.gold_mask(cands, gold_idx)
-    tp = np.zeros(len(src_ids), dtype=np.int64)
-    n_pred = np.zeros(len(src_ids), dtype=np.int64)
-    n_gold = np.zeros(len(src_ids), dtype=np.int64)
+    tp = np.zeros(len(src), dtype=np.int64)
+    n_pred = np.zeros(len(src), dtype=np.int64)
+    n_gold = np.zeros(len(src), dtype=np.int64)
     best: dict[int, tuple[float, int]] = {}
     for i, j, sc, k, g in zip(
         cands.src.tolist(),
@@ -511,10 +521,12 @@ def source_items(
             tp[i] += int(g)
             if i not in best or sc > best[i][0]:
                 best[i] = (sc, j)
-    for i, _ in gold_idx:
+    gold_of: dict[int, int] = {}
+    for i, j in gold_idx:
         n_gold[i] += 1
+        gold_of.setdefault(i, j)
     rows = []
-    for i, sid in enumerate(src_ids):
+    for i, (sid, text) in enumerate(src):
         sc, j = best.get(i, (float("nan"), None))
         rows.append(
             {
@@ -522,12 +534,18 @@ def source_items(
                 "subset": config,
                 "correct": bool(tp[i] == n_gold[i] == n_pred[i]),
                 "score": sc,
-                "retrieved": "" if j is None else str(tgt_ids[j]),
+                "retrieved": "" if j is None else str(tgt[j][0]),
                 "tie": False,
                 "main": True,
                 "tp": int(tp[i]),
                 "n_pred": int(n_pred[i]),
                 "n_gold": int(n_gold[i]),
+                "query_text": text,
+                "query_context": "",
+                "expected_text": tgt[gold_of[i]][1] if i in gold_of else "",
+                "expected_context": "",
+                "retrieved_text": "" if j is None else tgt[j][1],
+                "retrieved_context": "",
             }
         )
     return rows

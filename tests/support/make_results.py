@@ -186,7 +186,18 @@ def make_results(root: Path, models: tuple[str, ...] = MODELS) -> Path:
                 str(res / "cbd"),
             ]
         )
-        _quiet(["eval", "bucc", "--dataset", str(bucc), *common, "--out", str(res / "bucc")])
+        _quiet(  # with the bucc page's error table (sentences)
+            [
+                "eval",
+                "bucc",
+                "--dataset",
+                str(bucc),
+                *common,
+                "--save-predictions",
+                "--out",
+                str(res / "bucc"),
+            ]
+        )
         _quiet(
             [
                 "eval",

@@ -177,3 +177,6 @@ def test_languages_page_model_facts_and_readable_errors(site, corpus):
         alee, _ = dom((site / "alee.html").as_uri())
         errors = re.search(r'<table id="errors-0".*?</table>', alee, re.S).group(0)
         assert "<strong>" in errors and re.search(r'class="context">foil \((PN|RS|AR|HS)\)', errors)
+        bucc, _ = dom((site / "bucc.html").as_uri())
+        errors = re.search(r'<table id="errors-0".*?</table>', bucc, re.S).group(0)
+        assert "<strong>" in errors.split("<tbody>", 1)[1]  # sentences, not row ids
