@@ -267,6 +267,8 @@ class Progress:
             self._bar.update(n)
             return
         now = self._clock()
+        if self.total is not None and self.done >= self.total:
+            return  # the final line (close) says it, with the time
         if now - self._last >= self.interval:
             self._last = now
             self._print(

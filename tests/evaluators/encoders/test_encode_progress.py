@@ -36,7 +36,6 @@ def test_encoding_prints_a_line_per_batch_and_a_final_line(tiny_bert, monkeypatc
         f"encode deu_Latn ({name}): 2/6 texts (33%)",
         f"encode deu_Latn ({name}): 4/6 texts (67%)",
         f"encode deu_Latn ({name}): 6/6 texts (100%)",
-        f"encode deu_Latn ({name}): 6/6 texts (100%)",
     ]
     assert re.fullmatch(r".*: 6/6 texts \(100%\)(, [0-9.]+ texts/s)?, done in \d+s", lines[-1])
 
