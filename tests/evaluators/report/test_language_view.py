@@ -72,9 +72,22 @@ def test_each_evaluator_gives_its_metadata_s_per_language_score():
         words("A", {0: 0.2, 1: 0.7, 2: 0.5}),  # best layer, as the main score takes it
         tacc("A", 0.6, 0.1),  # the macro entry only; "all" is no language
         bucc("A", {"deu_Latn-eng_Latn": 0.4, "fra_Latn-eng_Latn": 0.8}),
+        record(  # the best F1 over layers and methods, as its main score
+            "embedding-aligner",
+            "A",
+            [
+                {"subset": "eng_Latn-spa_Latn", "layer": layer, "method": method, "f1": f1}
+                for layer, method, f1 in (
+                    (0, "argmax", 0.5),
+                    (1, "argmax", 0.6),
+                    (1, "itermax", 0.9),
+                )
+            ],
+        ),
     ]
     got = {(lang, t.split("|")[0], m): v for (lang, t, m), v in views.language_scores(recs).items()}
     assert got == {
+        ("eng_Latn-spa_Latn", "embedding-aligner", "A@r1"): 0.9,
         ("deu_Latn-eng_Latn", "word-retrieval", "A@r1"): 0.7,
         ("deu_Latn-eng_Latn", "tacc", "A@r1"): 0.6,
         ("deu_Latn-eng_Latn", "bucc", "A@r1"): 0.4,
