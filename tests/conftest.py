@@ -17,7 +17,7 @@ os.environ.setdefault("XLBENCH_CACHE", str(_TMP / "xlbench"))
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("MPLBACKEND", "Agg")
-# Progress lines (evaluators/core/progress.py) come every 30 s: a slow machine would add lines to
+# Progress lines (evaluators/core/progress.py) come every 25 s: a slow machine would add lines to
 # stderr that tests compare. A day's interval keeps them out; the progress tests set 0 themselves.
 os.environ["XLBENCH_PROGRESS_INTERVAL"] = "86400"
 os.environ.pop("XLBENCH_PROGRESS", None)  # bars off a terminal would put \r into captured stderr

@@ -76,7 +76,7 @@ def test_close_twice_prints_once():
 
 def test_interval_from_the_environment(monkeypatch):
     monkeypatch.delenv(INTERVAL_ENV, raising=False)
-    assert default_interval() == 30.0
+    assert default_interval() == 25.0
     monkeypatch.setenv(INTERVAL_ENV, "0")
     assert default_interval() == 0.0 and Progress(1, "x", stream=io.StringIO()).interval == 0.0
     monkeypatch.setenv(INTERVAL_ENV, "soon")
