@@ -30,7 +30,7 @@ from evaluators.encoders.base import embed_sentences, resolve_layers
 from evaluators.metrics import csls
 from evaluators.metrics.sentence import POOLINGS, sentence_retrieval
 from evaluators.plots import cbd as plots
-from evaluators.run.predictions import retrieval_texts
+from evaluators.run.predictions import PairTexts, retrieval_texts
 from evaluators.run.task import (
     Evaluator,
     LanguageScores,
@@ -203,6 +203,29 @@ def translated_vs_random(
     return np.sum(an * bn, axis=1), np.sum(an * bn[partners], axis=1)
 
 
+def _with_texts(
+    per_layer_items: dict[int, list[dict]], best_layer: int, texts: PairTexts
+) -> list[dict]:
+    """Every layer's item rows with the sentences themselves (the best layer's are the main score's).
+
+    An error table then shows the sentences instead of pair indices.
+    """
+    return [
+        {
+            **r,
+            "main": layer == best_layer,
+            **retrieval_texts(
+                r["item_id"].rpartition(":")[0],
+                r["retrieved"],
+                r["item_id"].endswith(":src_tgt"),
+                texts,
+            ),
+        }
+        for layer, rows in per_layer_items.items()
+        for r in rows
+    ]
+
+
 def score(
     data: DatasetSource | None, model: Encoder | None, params: Params, rng: np.random.Generator
 ) -> Scores:
@@ -264,22 +287,8 @@ def score(
         entries_all += entries
         bests.append(max(e["main_score"] for e in entries))
         best_layer = max(entries, key=lambda e: e["main_score"])["layer"]
-        # the sentences themselves, so an error table shows them instead of pair indices
         texts = {str(i): ((s, ""), (t, "")) for i, s, t in zip(pick, src, tgt)}
-        for layer, rows in per_layer_items.items():
-            items += [
-                {
-                    **r,
-                    "main": layer == best_layer,
-                    **retrieval_texts(
-                        r["item_id"].rpartition(":")[0],
-                        r["retrieved"],
-                        r["item_id"].endswith(":src_tgt"),
-                        texts,
-                    ),
-                }
-                for r in rows
-            ]
+        items += _with_texts(per_layer_items, best_layer, texts)
         plot_data.append((config, entries))
     distinct = set(used_n.values())
     n_eff = (
