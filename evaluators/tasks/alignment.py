@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,7 +25,12 @@ from evaluators.data.alignio import (
     read_parallel_text,
     resolve_base,
 )
-from evaluators.metrics.alignment import SCORE_KEYS, AlignmentScore, score_alignments
+from evaluators.metrics.alignment import (
+    SCORE_KEYS,
+    AlignmentScore,
+    partial_filter,
+    score_alignments,
+)
 from evaluators.run.task import Evaluator, Scores, TaskMetadata, param
 from evaluators.schema import silver
 
@@ -356,16 +361,32 @@ def evaluate_files(args: Params, data: DatasetSource | None = None) -> tuple[Ali
 
 
 def sentence_items(
-    subset: str, keys: Any, sure: Any, possible: Any, pred: Any, partial: bool = False
+    subset: str,
+    keys: Any,
+    sure: Any,
+    possible: Any,
+    pred: Any,
+    partial: bool = False,
+    words: Sequence[tuple[Sequence[str], Sequence[str]]] | None = None,
 ) -> list[dict]:
     """Per-sentence rows of an alignment score: summed, their counts give its micro P/R/F1.
 
     ``tp`` = |A∩S|, ``tp_p`` = |A∩P|, ``n_pred`` = |A|, ``n_gold`` = |S| (after the partial
-    filter); ``score`` is the sentence's own F1, ``correct`` a perfect sentence.
+    filter); ``score`` is the sentence's own F1, ``correct`` a perfect sentence. With ``words``
+    (each sentence's source and target words) the rows carry the text columns of
+    :data:`evaluators.run.predictions.TEXT_COLUMNS`, so an error table reads as words: the
+    source sentence over the target one, the sure links the aligner missed, and its links that
+    are neither sure nor possible (after the partial filter).
+
+    >>> row = sentence_items("s", ["0"], [{(0, 0), (1, 1)}], None, [{(0, 0), (1, 0)}],
+    ...                      words=[(["the", "house"], ["la", "casa"])])[0]
+    >>> row["query_text"], row["query_context"], row["expected_text"], row["retrieved_text"]
+    ('the house', 'la casa', 'missed: house–casa', 'wrong: house–la')
     """
     possible = possible if possible is not None else [()] * len(sure)
+    texts = words if words is not None else [None] * len(sure)
     rows = []
-    for key, s_links, p_links, a_links in zip(keys, sure, possible, pred):
+    for key, s_links, p_links, a_links, said in zip(keys, sure, possible, pred, texts):
         one = score_alignments([s_links], [p_links], [a_links], partial=partial)
         rows.append(
             {
@@ -380,9 +401,38 @@ def sentence_items(
                 "tp_p": one.a_and_p,
                 "n_pred": one.n_pred,
                 "n_gold": one.n_sure,
+                **({} if said is None else _link_texts(said, s_links, p_links, a_links, partial)),
             }
         )
     return rows
+
+
+def _link_texts(
+    words: tuple[Sequence[str], Sequence[str]],
+    sure: Any,
+    possible: Any,
+    pred: Any,
+    partial: bool,
+) -> dict[str, str]:
+    src, tgt = words
+    s, p = set(sure), set(possible) | set(sure)
+    a = partial_filter(pred, s, p) if partial else set(pred)
+
+    def said(links: set) -> str:
+        return ", ".join(
+            f"{src[i] if 0 <= i < len(src) else i}–{tgt[j] if 0 <= j < len(tgt) else j}"
+            for i, j in sorted(links)
+        )
+
+    missed, wrong = s - a, a - p
+    return {
+        "query_text": " ".join(src),
+        "query_context": " ".join(tgt),
+        "expected_text": f"missed: {said(missed)}" if missed else "",
+        "expected_context": "",
+        "retrieved_text": f"wrong: {said(wrong)}" if wrong else "",
+        "retrieved_context": "",
+    }
 
 
 def score(

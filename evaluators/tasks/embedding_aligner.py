@@ -330,6 +330,7 @@ def score(
                 possible,
                 pred,
                 partial,
+                words=list(zip(src, tgt)),
             )
         ]
     dataset = {**(data.ref.to_dict() if data is not None else {}), **loaded.source, "n_pairs": n}

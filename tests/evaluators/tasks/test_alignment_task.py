@@ -101,3 +101,28 @@ def test_embedding_aligner_on_dataset(tmp_path, capsys):
     e = data["scores"]["test"][0]
     assert (e["layer"], e["method"], e["n_sure"], e["partial"]) == (1, "argmax", 3, True)
     assert data["dataset"]["config"] == CONFIG
+
+
+def test_embedding_aligner_predictions_say_the_sentences_and_the_missed_links(tmp_path, capsys):
+    from evaluators.run.predictions import read_predictions
+
+    root = _silver_folder(tmp_path)
+    argv = ["embedding-aligner", "--model", "random", "--dataset", str(root), "--layer", "1"]
+    assert eval_main([*argv, "--no-cache", "--save-predictions", "--out", str(tmp_path / "r")]) == 0
+    [path] = (tmp_path / "r").glob("*.predictions.parquet")
+    rows = {r["item_id"]: r for r in read_predictions(path)}
+    assert (rows["0"]["query_text"], rows["0"]["query_context"]) == (
+        "the red house",
+        "la casa roja",
+    )
+    assert (rows["1"]["query_text"], rows["1"]["query_context"]) == ("a car", "un coche")
+    for r in rows.values():  # a sure link the random model missed is named in words
+        if r["tp"] < r["n_gold"]:
+            assert r["expected_text"].startswith("missed: ") and "–" in r["expected_text"]
+            assert set(r["expected_text"][8:].split(", ")) <= {
+                "red–roja",
+                "house–casa",
+                "car–coche",
+            }
+        else:
+            assert r["expected_text"] == ""
