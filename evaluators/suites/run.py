@@ -306,16 +306,20 @@ def _groups(plan: SuitePlan) -> list[list[SuiteEntry]]:
     return list(groups.values())
 
 
-def _run_group(
-    group: list[SuiteEntry],
-    plan: SuitePlan,
-    models: Sequence[tuple[str, Any]],
-    options: Any,
-    engine: Engine | None,
-    run: SuiteRun,
-    cells: dict[tuple[str, str], Cell],
-    revisions: dict[str, str | None],
-) -> None:
+@dataclass
+class _Scoring:
+    """What every group of one suite run is scored with, and where its cells are recorded."""
+
+    plan: SuitePlan
+    options: Any
+    engine: Engine | None
+    run: SuiteRun
+    revisions: dict[str, str | None]
+    skipped: dict[str, str]
+    cells: dict[tuple[str, str], Cell] = field(default_factory=dict)
+
+
+def _run_group(group: list[SuiteEntry], models: Sequence[tuple[str, Any]], at: _Scoring) -> None:
     """Score one grid (``models`` x the group's datasets) and record its cells.
 
     ``models`` are ``(spec, what the grid gets)``: the spec itself, or the model opened once
@@ -323,6 +327,7 @@ def _run_group(
     """
     from evaluators.run.runner import GridReport, run_grid  # late: numpy, the encoders
 
+    plan, options, run = at.plan, at.options, at.run
     steps = plan.steps()
     first = steps[group[0].dataset].dataset
     refs = [
@@ -337,14 +342,14 @@ def _run_group(
         params=group[0].param_values(),
         options=options,
         report=report,
-        engine=engine,
+        engine=at.engine,
     )
     run.computed += len(report.computed)
     run.reused += len(report.skipped)
     for i, result in enumerate(results):
         model, entry = models[i // len(group)][0], group[i % len(group)]
         name = Path(options.out, result.file_name())
-        cells[(model, entry.id)] = Cell(
+        at.cells[(model, entry.id)] = Cell(
             result.main_score,
             os.path.relpath(name, plan.out),
             result.signature,
@@ -352,7 +357,7 @@ def _run_group(
             result.model_facts,
         )
         if result.dataset.get("source") == "hub":  # the sha the tag resolved to
-            revisions[entry.dataset] = result.dataset.get("revision")
+            at.revisions[entry.dataset] = result.dataset.get("revision")
 
 
 def _model_batches(
@@ -421,50 +426,40 @@ def run_suite(
     for model in models:  # a bad spec or folder is refused before any build
         check_model(model, options)
     check_writable(root)
-    revisions: dict[str, str | None] = dict(resolve_datasets(plan, build, run))
-    cells: dict[tuple[str, str], Cell] = {}
-    skipped = dict(plan.skipped)
+    at = _Scoring(
+        plan, options, engine, run, dict(resolve_datasets(plan, build, run)), dict(plan.skipped)
+    )
     groups = _groups(plan)
     for batch, why in _model_batches(models, options, engine):
         if why is not None:
-            _failed([e for g in groups for e in g], why, skipped, run)
+            _failed([e for g in groups for e in g], why, at.skipped, run)
             continue
         label = batch[0][0] if len(batch) == 1 else f"{len(batch)} models"
         with Progress(len(groups), f"suite {suite.name}, {label}", unit="entry groups") as bar:
             for group in groups:
-                _run_guarded(group, plan, batch, options, engine, run, cells, revisions, skipped)
+                _run_guarded(group, batch, at)
                 bar.update(1)
-    run.summary = summarize(suite, list(models), cells, skipped, revisions)
+    run.summary = summarize(suite, list(models), at.cells, at.skipped, at.revisions)
     _write(run, root, site)
     return run
 
 
-def _run_guarded(
-    group: list[SuiteEntry],
-    plan: SuitePlan,
-    models: Sequence[tuple[str, Any]],
-    options: Any,
-    engine: Engine | None,
-    run: SuiteRun,
-    cells: dict[tuple[str, str], Cell],
-    revisions: dict[str, str | None],
-    skipped: dict[str, str],
-) -> None:
+def _run_guarded(group: list[SuiteEntry], models: Sequence[tuple[str, Any]], at: _Scoring) -> None:
     """Run one group; a Hub dataset that cannot be read or an entry a model cannot do is recorded, not raised."""
-    hub = plan.steps()[group[0].dataset].dataset.hub
+    hub = at.plan.steps()[group[0].dataset].dataset.hub
     try:
-        _run_group(group, plan, models, options, engine, run, cells, revisions)
+        _run_group(group, models, at)
     except (RemoteError, RevisionError, InputFileError) as err:
         if not hub:
             raise
         # an unreachable Hub dataset is a missing column, not a failed suite
         for e in group:
-            skipped[e.id] = f"the Hub dataset could not be read ({str(err)[:160]})"
+            at.skipped[e.id] = f"the Hub dataset could not be read ({str(err)[:160]})"
     except XlbenchError as err:
         # one entry a model cannot do (a layer it lacks) leaves the others' summary;
         # its cells already written are kept and a rerun retries only the rest
-        _failed(group, str(err), skipped, run)
-        log.error("suite %s: %s failed: %s", plan.suite.name, group[0].evaluator, err)
+        _failed(group, str(err), at.skipped, at.run)
+        log.error("suite %s: %s failed: %s", at.plan.suite.name, group[0].evaluator, err)
 
 
 def _failed(
