@@ -78,7 +78,8 @@ def test_interval_from_the_environment(monkeypatch):
     monkeypatch.delenv(INTERVAL_ENV, raising=False)
     assert default_interval() == 25.0
     monkeypatch.setenv(INTERVAL_ENV, "0")
-    assert default_interval() == 0.0 and Progress(1, "x", stream=io.StringIO()).interval == 0.0
+    with Progress(1, "x", stream=io.StringIO()) as p:  # closed: it leaves the watcher's list
+        assert default_interval() == 0.0 and p.interval == 0.0
     monkeypatch.setenv(INTERVAL_ENV, "soon")
     with pytest.raises(
         UsageError, match="XLBENCH_PROGRESS_INTERVAL must be a number of seconds >= 0, got 'soon'"
@@ -152,6 +153,16 @@ def test_a_silent_step_is_repeated_once_nothing_was_printed_for_an_interval(monk
                 "encode deu_Latn (m): 64/900 texts (7%), 1.1 texts/s, ETA 12m25s, running for 57s\n"
             )
     assert watch.active == [] and watch.tick(1000.0) is None  # both steps left the watch
+
+
+def test_a_step_on_its_own_clock_is_not_watched(monkeypatch):
+    """A step with an injected clock is never repeated by the real-time watcher thread."""
+    from evaluators.core import progress
+
+    watch = progress._Watch()
+    monkeypatch.setattr(progress, "_WATCH", watch)
+    with Progress(2, "x", stream=io.StringIO(), interval=10, tty=False, clock=Clock()):
+        assert watch.active == [] and watch.thread is None
 
 
 def test_every_update_mode_starts_no_watcher(monkeypatch):
