@@ -33,6 +33,20 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("XLBENCH_SHARED_DATA", REPO.parent / "shared" / "data")).resolve()
 
 
+@pytest.fixture(params=["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
+def torch_device(request) -> str:
+    """The torch device of a GPU path's test: the CPU always; CUDA too under ``pytest -m gpu``.
+
+    The CUDA paths take an explicit device, so their logic runs on CPU tensors in ``make test``;
+    on a machine with CUDA, ``pytest -m gpu`` runs the same assertions on the GPU.
+    """
+    if request.param == "cuda":
+        torch = pytest.importorskip("torch")
+        if not torch.cuda.is_available():
+            pytest.skip("needs a CUDA device (torch sees none)")
+    return request.param
+
+
 @pytest.fixture
 def shared_data() -> Path:
     """The read-only real-data folder (../shared/data); skips when absent."""

@@ -184,11 +184,11 @@ def _dyadic(n, m, d=8, seed=3):
 
 
 @pytest.mark.parametrize("chunk", [7, 64, 300])
-def test_torch_index_on_cpu_tensors_equals_numpy_under_exact_ties(chunk):
-    """The GPU path's logic (torch.topk + tie re-selection + running merge), run on the CPU."""
+def test_torch_index_equals_numpy_under_exact_ties(chunk, torch_device):
+    """The GPU path (torch.topk + tie re-selection + running merge), on CPU tensors and on CUDA."""
     pytest.importorskip("torch")
     x, y = _dyadic(300, 260)
-    t_f, t_b = knn.knn_torch(x, y, 5, 6, chunk, "cpu")
+    t_f, t_b = knn.knn_torch(x, y, 5, 6, chunk, torch_device)
     n_f, n_b = knn.knn_numpy(x, y, 5, 6, block_rows=64, workers=2)
     f_ref, b_ref = brute(x, y, 6)
     assert t_f.idx.tolist() == n_f.idx.tolist() == f_ref[:, :5].tolist()
@@ -196,8 +196,8 @@ def test_torch_index_on_cpu_tensors_equals_numpy_under_exact_ties(chunk):
     np.testing.assert_array_equal(t_f.sims, n_f.sims)
     np.testing.assert_array_equal(t_b.sims, n_b.sims)
     # mining asks for it by name and device, whatever the machine has (on unit rows)
-    m_f, m_b = M.knn_both(x, y, k=5, index="torch", device="cpu", chunk_size=chunk)
-    u_f, u_b = knn.knn_torch(M.normalize(x), M.normalize(y), 5, 5, chunk, "cpu")
+    m_f, m_b = M.knn_both(x, y, k=5, index="torch", device=torch_device, chunk_size=chunk)
+    u_f, u_b = knn.knn_torch(M.normalize(x), M.normalize(y), 5, 5, chunk, torch_device)
     assert m_f.idx.tolist() == u_f.idx.tolist() and m_b.idx.tolist() == u_b.idx.tolist()
 
 

@@ -356,8 +356,8 @@ HALF_TOLERANCE = {"bfloat16": 0.999, "float16": 0.9999}
 
 
 @pytest.mark.parametrize("dtype", sorted(HALF_TOLERANCE))
-def test_half_precision_on_cpu_agrees_with_fp32_per_layer(dtype, tmp_path, tiny_builders):
-    """The CUDA default (bf16, fp16 without bf16) asked for on the CPU: same code path, every layer."""
+def test_half_precision_agrees_with_fp32_per_layer(dtype, tmp_path, tiny_builders, torch_device):
+    """The CUDA default (bf16, fp16 without bf16), on CPU tensors and on CUDA, against fp32 on the CPU."""
     path = tiny_builders["bert"](
         tmp_path / "bert64",
         hidden_size=64,
@@ -368,9 +368,10 @@ def test_half_precision_on_cpu_agrees_with_fp32_per_layer(dtype, tmp_path, tiny_
     texts = ["the cat sat on the mat", "hello world", "unbelievable hello", "cat sat", "the mat"]
     spans = [[(m.start(), m.end()) for m in re.finditer(r"\S+", t)] for t in texts]
     full = HFEncoder(path, device="cpu")
-    half = HFEncoder(path, device="cpu", dtype=dtype)
+    half = HFEncoder(path, device=torch_device, dtype=dtype)
     assert str(next(half.model.parameters()).dtype) == f"torch.{dtype}"
-    assert half.word_key_params(None)["dev"] == f"cpu-{dtype}" != full.word_key_params(None)["dev"]
+    dev = half.word_key_params(None)["dev"]
+    assert dev == f"{torch_device}-{dtype}" != full.word_key_params(None)["dev"]
     a = full.word_vectors(texts, spans, None).vectors
     b = half.word_vectors(texts, spans, None).vectors
     assert b.dtype == np.float32 and a.shape == b.shape == (5, 14, 64)  # 5 layers, 14 words

@@ -242,8 +242,8 @@ def test_the_torch_similarity_backend_gives_the_numpy_counts():
 
 @pytest.mark.parametrize("criterion", csls.CRITERIA)
 @pytest.mark.parametrize("tie_rule", csls.TIE_RULES)
-def test_csls_on_torch_cpu_tensors_equals_numpy_under_exact_ties(criterion, tie_rule):
-    """The GPU backend asked for explicitly on the CPU: the same counts, ties included.
+def test_csls_on_the_torch_backend_equals_numpy_under_exact_ties(criterion, tie_rule, torch_device):
+    """The GPU backend asked for explicitly (CPU tensors, or CUDA): the same counts, ties included.
 
     Rows of +-1/4 in 16 dimensions have norm exactly 1 and products that are multiples of 1/16,
     exact on any device: ties are exact and no rounding can split them differently.
@@ -257,7 +257,7 @@ def test_csls_on_torch_cpu_tensors_equals_numpy_under_exact_ties(criterion, tie_
     v[rng.random(v.shape) < 0.2] *= -1  # noisy translations
     v[10:14] = v[3]  # duplicated targets: exact ties for several queries
     u[20:23] = u[7]
-    on_torch = similarity_backend("cpu", backend="torch")
+    on_torch = similarity_backend(torch_device, backend="torch")
     assert isinstance(on_torch, TorchSimilarity)
     for cache_bytes in (0, csls.DEFAULT_CACHE_BYTES):
         got = csls.retrieval_counts_pair(
