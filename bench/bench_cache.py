@@ -226,13 +226,13 @@ def main() -> int:
         spans = [[(0, len(t.split(" ")[0]))] for t in texts]
         layers = list(range(13))
         cache = Path(tmp) / "cache"
-        enc = with_cache(HFEncoder(model, device="cpu"), cache)
+        enc = with_cache(HFEncoder(model, device="cpu", runtime="torch"), cache)
         t0 = time.perf_counter()
         enc.word_vectors(texts, spans, None)
         enc.embed_sentences(texts, layers, ["mean", "cls"])
         cold = time.perf_counter() - t0
         first = enc.cache_stats()
-        again = with_cache(HFEncoder(model, device="cpu"), cache)
+        again = with_cache(HFEncoder(model, device="cpu", runtime="torch"), cache)
         t0 = time.perf_counter()
         again.word_vectors(texts, spans, None)
         again.embed_sentences(texts, layers, ["mean", "cls"])
@@ -255,11 +255,11 @@ def main() -> int:
             f"{again.forward_calls}"
         )
         grid_texts = texts[: args.grid_n]
-        off = HFEncoder(model, device="cpu")
+        off = HFEncoder(model, device="cpu", runtime="torch")
         t0 = time.perf_counter()
         one = off.embed_sentences(grid_texts, layers, ["mean", "cls"])
         t_one, calls_one = time.perf_counter() - t0, off.forward_calls
-        loop = HFEncoder(model, device="cpu")
+        loop = HFEncoder(model, device="cpu", runtime="torch")
         t0 = time.perf_counter()
         same = True
         for layer in layers:

