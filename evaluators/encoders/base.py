@@ -222,14 +222,18 @@ def pool_spans(
     offsets: np.ndarray,
     spans: Sequence[tuple[int, int]],
     with_markers: bool = False,
+    out: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Average the token states covering each span.
 
     Args:
         states: ``(n_layers, n_tokens, dim)``.
-        offsets: ``(n_tokens, 2)``.
+        offsets: ``(n_tokens, 2)``; a token at ``(-1, -1)`` belongs to no span (special and
+            prompt tokens, so a caller can pass a text's states whole, without copying them).
         spans: character spans ``(start, end)``.
         with_markers: a word's leading bare marker is averaged with it (:func:`span_token_mask`).
+        out: ``(n_layers, n_spans, dim)`` float32 to write into (a view of the caller's output:
+            no temporary array); a new array when ``None``.
 
     Returns:
         ``(vectors (n_layers, n_spans, dim), found (n_spans,))``; unfound rows are NaN.
@@ -240,9 +244,11 @@ def pool_spans(
     ([2.0, 3.0, 4.0, 5.0], [8.0, 9.0, 10.0, 11.0], [True, True, False])
     """
     n_layers, _, dim = states.shape
-    out = np.full((n_layers, len(spans), dim), np.nan, dtype=np.float32)
+    if out is None:
+        out = np.empty((n_layers, len(spans), dim), dtype=np.float32)
     found = np.zeros(len(spans), dtype=bool)
     if not len(spans) or not len(offsets):
+        out[...] = np.nan
         return out, found
     # Every span against every token at once; most words are one token, whose mean is the
     # token's state itself (bit for bit), so only longer words take a mean of their own.
@@ -254,6 +260,7 @@ def pool_spans(
     for i in np.flatnonzero(counts > 1):
         out[:, i] = states[:, mask[i]].mean(axis=1)
     found[:] = counts > 0
+    out[:, ~found] = np.nan
     return out, found
 
 

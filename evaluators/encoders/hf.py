@@ -643,19 +643,19 @@ class HFEncoder(TokenEncoderMixin):
         for item in items:
             need.setdefault(item[0], []).append(item[1])
         todo_texts = list(need)
-        n_layers = len(layer_ids)
         for i, hidden, rec in self._forward(todo_texts, layer_ids, prefix):
             text = todo_texts[i]
-            content = rec["content"]
-            states = hidden[:, content]
-            offsets = rec["offsets"][content]
+            # The text's states whole (a view): special and prompt tokens sit at (-1, -1),
+            # where no span can reach them, so nothing is copied before pooling.
+            offsets = np.where(rec["content"][:, None], rec["offsets"], -1)
             slots.truncated_of[text] = rec["truncated"]
             self.truncated_total += int(rec["truncated"])
             for sp in need[text]:
-                v, f = _pool_words(states, offsets, sp, n_layers, self.dim, with_markers)
                 where = slots.where((text, sp))
-                slots.vectors[:, where] = v
-                slots.found[where] = f
+                _, found = pool_spans(
+                    hidden, offsets, sp, with_markers, out=slots.vectors[:, where]
+                )
+                slots.found[where] = found
 
     def embed_sentences(
         self,
@@ -846,21 +846,6 @@ class _WordSlots:
                 self.vectors[:, b : b + len(sp)] = self.vectors[:, a : a + len(sp)]
                 self.found[b : b + len(sp)] = self.found[a : a + len(sp)]
         return truncated
-
-
-def _pool_words(
-    states: np.ndarray,
-    offsets: np.ndarray,
-    spans: Sequence,
-    n_layers: int,
-    dim: int,
-    with_markers: bool = False,
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`pool_spans` of one text's content states; a text with no content token finds no word."""
-    if states.shape[1] == 0:
-        nothing = np.full((n_layers, len(spans), dim), np.nan, dtype=np.float32)
-        return nothing, np.zeros(len(spans), dtype=bool)
-    return pool_spans(states, offsets, spans, with_markers)
 
 
 def _pool_sentence(

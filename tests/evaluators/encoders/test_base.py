@@ -48,6 +48,15 @@ def test_pool_spans_all_at_once_is_bit_equal_to_a_mean_per_span(with_markers):
         else:
             assert np.isnan(got[:, i]).all()
     assert found.tolist() == [True, True, True, True, True, False, True, False, True]
+    # written into the caller's array (garbage before), the same bits and NaN where unfound
+    out = np.full((3, len(spans), 5), 7.0, dtype=np.float32)
+    pool_spans(states, offsets, spans, with_markers, out=out)
+    np.testing.assert_array_equal(out, got)
+    # a token at (-1, -1) (special or prompt) is in no span, even one at 0 with markers
+    hidden = offsets.copy()
+    hidden[[0, 11]] = -1
+    masked, _ = pool_spans(states, hidden, [(0, 5), (0, 3)], with_markers)
+    np.testing.assert_array_equal(masked[:, 0], states[:, [1, 2]].mean(axis=1))
 
 
 def test_resolve_layers_errors():
