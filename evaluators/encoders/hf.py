@@ -400,8 +400,12 @@ class HFEncoder(TokenEncoderMixin):
         """The prefix put in front of each text for ``role`` (``""``: none); see :func:`applied_prompt`."""
         return self._prefix(role)
 
-    def _encode_inputs(self, texts: list[str], prefix: str):
-        """Tokenise ``prefix + text``; return per-text ids, special mask, offsets (into text), tokens, truncated."""
+    def _encode_inputs(self, texts: list[str], prefix: str, lazy: bool = False) -> list[dict]:
+        """Tokenise ``prefix + text``; return per-text ids, special mask, offsets (into text), tokens, truncated.
+
+        ``lazy``: only ``ids`` and ``truncated`` now; :meth:`_finish_record` adds the rest when
+        the text's states come back (the forward loop overlaps it with the next batches).
+        """
         full = [prefix + t for t in texts]
         enc = self.tokenizer(
             full,
@@ -418,22 +422,32 @@ class HFEncoder(TokenEncoderMixin):
             if records[sample] is not None:
                 records[sample]["truncated"] = True
                 continue
-            ids = enc["input_ids"][row]
-            special = np.asarray(enc["special_tokens_mask"][row], dtype=bool)
-            tokens = self.tokenizer.convert_ids_to_tokens(ids)
-            offsets = clean_offsets(full[sample], tokens, np.asarray(enc["offset_mapping"][row]))
-            # Tokens inside the prompt prefix belong to the prompt, not to the caller's text.
-            content = ~special & (offsets[:, 0] >= len(prefix)) if prefix else ~special
-            shifted = offsets - len(prefix)
-            shifted[~content] = 0
             records[sample] = {
-                "ids": ids,
-                "content": content,
-                "offsets": np.maximum(shifted, 0),
-                "tokens": tokens,
+                "ids": enc["input_ids"][row],
                 "truncated": False,
+                "raw": (full[sample], enc["special_tokens_mask"][row], enc["offset_mapping"][row]),
             }
-        return records
+        if not lazy:
+            for rec in records:
+                if rec is not None:
+                    self._finish_record(rec, prefix)
+        return records  # type: ignore[return-value]  # every text has at least one row
+
+    def _finish_record(self, rec: dict, prefix: str) -> dict:
+        """Add ``tokens``, ``offsets`` (into the caller's text) and ``content`` to a lazy record."""
+        if "raw" not in rec:
+            return rec
+        text, special, offsets = rec.pop("raw")
+        tokens = self.tokenizer.convert_ids_to_tokens(rec["ids"])
+        offsets = clean_offsets(text, tokens, np.asarray(offsets))
+        # Tokens inside the prompt prefix belong to the prompt, not to the caller's text.
+        content = ~np.asarray(special, dtype=bool)
+        if prefix:
+            content &= offsets[:, 0] >= len(prefix)
+        shifted = offsets - len(prefix)
+        shifted[~content] = 0
+        rec.update(content=content, offsets=np.maximum(shifted, 0), tokens=tokens)
+        return rec
 
     # ------------------------------------------------------------------ forward
     def _pad(self, sequences: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
@@ -498,7 +512,7 @@ class HFEncoder(TokenEncoderMixin):
 
         if not texts:
             return
-        records = self._encode_inputs(texts, prefix)
+        records = self._encode_inputs(texts, prefix, lazy=True)
         order = sorted(range(len(texts)), key=lambda i: len(records[i]["ids"]))
         batches = [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
         padded = (self._pad([records[i]["ids"] for i in batch]) for batch in batches)
@@ -511,7 +525,8 @@ class HFEncoder(TokenEncoderMixin):
                 self.forward_seconds += seconds
                 self.forward_calls += 1
                 for row, i in enumerate(batch):
-                    yield i, hidden[:, row, : len(records[i]["ids"])], records[i]
+                    record = self._finish_record(records[i], prefix)
+                    yield i, hidden[:, row, : len(record["ids"])], record
                 bar.update(len(batch))
 
     @property

@@ -159,10 +159,10 @@ class STEncoder(HFEncoder):
         if denses:
             self.model_dim = int(denses[-1][0].shape[0])
 
-    def _encode_inputs(self, texts, prefix):  # noqa: D102 - see HFEncoder
+    def _encode_inputs(self, texts, prefix, lazy=False):  # noqa: D102 - see HFEncoder
         if self._lowercase:
             texts = [t.lower() if len(t.lower()) == len(t) else t for t in texts]
-        return super()._encode_inputs(texts, prefix)
+        return super()._encode_inputs(texts, prefix, lazy)
 
 
 def from_spec(rest: str | None, **options) -> STEncoder:
