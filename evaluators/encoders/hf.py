@@ -132,15 +132,11 @@ def parse_ref(rest: str) -> tuple[str, str | None]:
 
 
 def _runtime_device(runtime: str, device: str | None, dtype: str | None) -> tuple[str, str]:
-    """Check ``runtime`` and its device/dtype; return ``(runtime, device)`` to use.
+    """Check the device/dtype of ``runtime`` (one :func:`check_runtime` returned); return ``(runtime, device)``.
 
     ``auto`` becomes ``onnx`` for fp32 on the CPU with onnxruntime installed (the fastest exact
     runtime measured on CPUs here: bench/bench_encode.py), else ``torch``.
     """
-    if runtime not in ("auto", "torch", "onnx"):
-        raise UsageError(
-            f"Unknown runtime {runtime!r}; use auto, torch or onnx (e.g. --backend onnx)."
-        )
     if runtime == "auto":
         on_cpu = default_device(device).split(":")[0] == "cpu"
         fp32 = dtype in (None, "float32")

@@ -15,8 +15,8 @@ away and the encoder is refused in one sentence. The per-layer minimum is kept i
 ``export.json`` and on the encoder (``encoder.onnx_export``).
 
 Speed: a session runs each batch on one core, and ``streams`` batches at once (one per torch
-thread: 2 on these machines). On two cores that is 1.2x one batch at a time on two intra-op
-threads, at the CPU cost per token of one thread (no barrier between operators, no spinning
+thread: 2 on these machines). On two cores that measured 1.22x one batch at a time on two
+intra-op threads (one run, under load), at about the CPU cost per token of one thread (no barrier between operators, no spinning
 threads): bench/bench_encode.py and docs/performance.md. Batches are returned in order, and a
 batch's states do not depend on which stream ran it (one thread each).
 
