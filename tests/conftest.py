@@ -20,11 +20,11 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 # Progress lines (evaluators/core/progress.py) come every 25 s: a slow machine would add lines to
 # stderr that tests compare. A day's interval keeps them out; the progress tests set 0 themselves.
 os.environ["XLBENCH_PROGRESS_INTERVAL"] = "86400"
-os.environ.pop("XLBENCH_PROGRESS", None)
+os.environ.pop("XLBENCH_PROGRESS", None)  # bars off a terminal would put \r into captured stderr
 # The default runtime (auto) exports each transformers model to ONNX once; the suite's hundreds of
 # tiny models run on torch instead. The tests of `auto` itself unset this (tests/evaluators/encoders/
 # test_onnxrt.py).
-os.environ["XLBENCH_BACKEND"] = "torch"  # bars off a terminal would put \r into captured stderr
+os.environ["XLBENCH_BACKEND"] = "torch"
 # The loopback Hub of tests/support/hubserver.py: huggingface_hub and datasets read HF_ENDPOINT and
 # HF_HUB_DISABLE_XET once, at import, so the port is reserved here, before any test imports them.
 with socket.socket() as _sock:

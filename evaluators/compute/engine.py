@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import sys
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -176,7 +177,8 @@ class LocalEngine:
 
         One worker: the stage is opened once in this process. ``workers`` > 1: a pool of
         forked processes, each opening the stage once from the factory it is handed at
-        start (the factory is the only state a worker shares with the driver).
+        start (the factory is the only state a worker shares with the driver); forked from
+        a clean server process when a Ray driver runs in this one (:func:`_start_method`).
         ``progress``: report the stage as its batches finish (:class:`StageProgress`).
         """
         if not batches:
@@ -193,7 +195,7 @@ class LocalEngine:
                 return out
             from multiprocessing import get_context
 
-            ctx = get_context("fork")
+            ctx = get_context(_start_method())
             with ctx.Pool(n, initializer=_open_in_worker, initargs=(factory,)) as pool:
                 out = []
                 # imap keeps input order and hands each result over as it is ready
@@ -256,6 +258,20 @@ class _NoProgress:
 
 #: The stage a forked worker of :meth:`LocalEngine.map_batches` opened (one per worker process).
 _worker_stage: Callable[[list[Any]], list[Any]] | None = None
+
+
+def _start_method() -> str:
+    """``fork`` (the factory reaches the workers without pickling), unless a Ray driver runs here.
+
+    A child forked from a Ray driver inherits its gRPC sockets and locks mid-use: the driver's
+    next call to the cluster can then wait forever (ray-project/ray#59661; seen here as a
+    ``make test`` stuck in Ray Data's first GCS write after a forked pool). ``forkserver``
+    forks from a clean server process instead, at the cost of pickling the factory.
+    """
+    ray = sys.modules.get("ray")
+    if ray is not None and getattr(ray, "is_initialized", lambda: False)():
+        return "forkserver"
+    return "fork"
 
 
 def _open_in_worker(factory: StageFactory) -> None:

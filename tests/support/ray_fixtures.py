@@ -11,9 +11,14 @@ from pathlib import Path
 import pytest
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def ray_cluster():
-    """Start Ray on loopback with 2 CPUs once; shut it down at the end of the session."""
+    """Start Ray on loopback with 2 CPUs for one test module; shut it down after it.
+
+    Per module, not per session: no other test then runs beside a live Ray driver, where a
+    process it forks (a local engine's pool, a subprocess) could break the driver's link to
+    the cluster (see ``evaluators.compute.engine._start_method``).
+    """
     ray = pytest.importorskip(
         "ray", reason="ray is not installed (pip install 'xlbench[ray]'); Ray tests skipped"
     )

@@ -222,6 +222,10 @@ class Pid:
 def test_local_workers_are_forked_processes_with_the_same_results():
     import os
 
+    from evaluators.compute.engine import _start_method
+
+    assert _start_method() == "fork"  # no Ray driver in this process: plain fork
+
     batches = [[i, i + 10] for i in range(8)]
     one = LocalEngine(workers=1).map_batches(Pid(), batches)
     two = LocalEngine(workers=2).map_batches(Pid(), batches)

@@ -64,6 +64,23 @@ def test_map_batches_survives_a_killed_worker(tmp_path, killer):
     )  # the killed actor was restarted and opened its stage again
 
 
+def test_local_workers_do_not_fork_this_process_while_its_ray_driver_runs(tmp_path):
+    from builders.cbd import logic, stages
+    from evaluators.compute.engine import _start_method
+
+    # A pool forked from a live Ray driver can leave its next cluster call waiting forever;
+    # the local engine forks its workers from a clean server process instead, same results.
+    assert _start_method() == "forkserver"
+    lex = logic.build_lexicon([("house", "Haus"), ("red", "rot")], case=True)
+    numbered = [(i, f"The red house {i}", f"Das rote Haus {i}") for i in range(2500)]
+    assert len(stages.plan_chunks(numbered)) == 2  # two chunks: both workers get one
+    one = stages.extract_all(LocalEngine(workers=1), numbered, lex)
+    two = stages.extract_all(LocalEngine(workers=2), numbered, lex)
+    assert one == two and one[1]["kept"] >= 2500
+    out = RayEngine(workers=2).map_batches(SlowSquare(str(tmp_path), 0.0), [[1], [2]])  # the driver still works
+    assert out == [[(1, 1)], [(2, 4)]]
+
+
 @dataclass
 class Cell:
     """A grid cell: the model it needs and its dataset."""
