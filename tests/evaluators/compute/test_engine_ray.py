@@ -77,7 +77,8 @@ def test_local_workers_do_not_fork_this_process_while_its_ray_driver_runs(tmp_pa
     one = stages.extract_all(LocalEngine(workers=1), numbered, lex)
     two = stages.extract_all(LocalEngine(workers=2), numbered, lex)
     assert one == two and one[1]["kept"] >= 2500
-    out = RayEngine(workers=2).map_batches(SlowSquare(str(tmp_path), 0.0), [[1], [2]])  # the driver still works
+    # and the driver still reaches its cluster
+    out = RayEngine(workers=2).map_batches(SlowSquare(str(tmp_path), 0.0), [[1], [2]])
     assert out == [[(1, 1)], [(2, 4)]]
 
 
