@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -45,12 +46,46 @@ def manifest(folder: Path) -> dict:
     return data
 
 
+# An `apertium` first on PATH that stops in a KillGate (tests/support/ray_fixtures.py) before
+# translating, when `gate` holds the gate's folder and a Ray worker runs it: the worker is
+# killed in the middle of its batch whatever the machine's load.
+_GATED_APERTIUM = """#!/bin/sh
+gate=$(cat "{gate}" 2>/dev/null)
+if [ -n "$gate" ] && [ ! -e "$gate/killed" ] && tr '\\0' ' ' < /proc/$PPID/cmdline | grep -q '^ray::'; then
+    echo 1 > "$gate/running-$PPID"
+    i=0
+    while [ ! -e "$gate/killed" ] && [ $i -lt 6000 ]; do sleep 0.05; i=$((i + 1)); done
+fi
+exec {apertium} "$@"
+"""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def gated_apertium(tmp_path_factory):
+    """Put the gated `apertium` on PATH before the module's cluster starts (its workers inherit PATH).
+
+    Returns the file in which a test writes a KillGate's folder to arm the gate.
+    """
+    real = shutil.which("apertium")
+    if real is None:
+        yield None
+        return
+    bin_dir = tmp_path_factory.mktemp("gated-bin")
+    arm = bin_dir / "gate"
+    script = bin_dir / "apertium"
+    script.write_text(_GATED_APERTIUM.format(gate=arm, apertium=real))
+    script.chmod(0o755)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+        yield arm
+
+
 @pytest.mark.skipif(
     not (HAS_APERTIUM and HAS_WORDNET),
     reason="needs Debian apertium-eng-spa and wordnet-base (offline silver)",
 )
 def test_silver_on_ray_equals_local_survives_a_killed_worker_and_resumes(
-    tmp_path, ray_cluster, killer, monkeypatch
+    tmp_path, gated_apertium, ray_cluster, killer, monkeypatch
 ):
     monkeypatch.setenv("XLBENCH_OFFLINE", "1")
     src = tmp_path / "src.txt"
@@ -69,8 +104,8 @@ def test_silver_on_ray_equals_local_survives_a_killed_worker_and_resumes(
         == 0
     )
     store = tmp_path / "shards"
-    k = killer("MapWorker", lambda: store.is_dir() and any(store.rglob("*.json")))
-    k.start()
+    k, gate = killer
+    gated_apertium.write_text(gate.folder)
     argv = [
         *common,
         "--engine",

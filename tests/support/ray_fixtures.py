@@ -1,11 +1,13 @@
-"""A real Ray cluster on 127.0.0.1 for the whole test session (2 CPUs), and worker-killing helpers."""
+"""A real Ray cluster on 127.0.0.1 per test module (2 CPUs), and killing a worker mid-batch."""
 
 from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -29,6 +31,8 @@ def ray_cluster():
         ray.init(
             num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False
         )
+    # the workers cannot import this file (loaded by path): KillGate travels by value
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     yield ray
     ray.shutdown()
 
@@ -48,27 +52,63 @@ def ray_worker_pids(title: str) -> list[int]:
     return sorted(out)
 
 
-class Killer(threading.Thread):
-    """Kill one Ray worker (SIGKILL) once ``ready()`` is true; records the pid it killed."""
+def _in_ray_worker() -> bool:
+    return Path("/proc/self/cmdline").read_bytes().startswith(b"ray::")
 
-    def __init__(self, title: str, ready, timeout: float = 120.0):
+
+@dataclass(frozen=True)
+class KillGate:
+    """Handed to a stage: its first pass through :meth:`wait` in a Ray worker waits to be killed.
+
+    The worker writes ``running-<pid>`` into ``folder`` and blocks until ``killed`` exists, so
+    the :class:`Killer` lands in the middle of a batch whatever the machine's load (a kill
+    timed on progress files can come after the last batch). Its retry on the restarted
+    worker finds ``killed`` and goes on.
+    """
+
+    folder: str
+
+    def wait(self) -> None:
+        """Block here until killed, the first time a Ray worker passes; elsewhere return at once."""
+        if Path(self.folder, "killed").exists() or not _in_ray_worker():
+            return
+        Path(self.folder, f"running-{os.getpid()}").write_text("1")
+        end = time.monotonic() + 300
+        while not Path(self.folder, "killed").exists() and time.monotonic() < end:
+            time.sleep(0.05)
+
+
+class Killer(threading.Thread):
+    """SIGKILL the Ray worker that waits at a :class:`KillGate` in ``folder``, then release the gate.
+
+    ``killed`` is the pid it killed (``None`` if no worker reached the gate in time).
+    """
+
+    def __init__(self, folder: str | Path, timeout: float = 300.0):
         super().__init__(daemon=True)
-        self.title, self.ready, self.timeout = title, ready, timeout
+        self.folder, self.timeout = Path(folder), timeout
         self.killed: int | None = None
 
     def run(self) -> None:
         end = time.monotonic() + self.timeout
-        while time.monotonic() < end and self.killed is None:
-            if self.ready():
-                pids = ray_worker_pids(self.title)
-                if pids:
-                    os.kill(pids[0], signal.SIGKILL)
-                    self.killed = pids[0]
+        while time.monotonic() < end:
+            for mark in sorted(self.folder.glob("running-*")):
+                pid = int(mark.name.split("-", 1)[1])
+                # only ever a Ray worker: never this process or a local build's
+                if pid in ray_worker_pids(""):
+                    os.kill(pid, signal.SIGKILL)
+                    self.killed = pid
+                    Path(self.folder, "killed").write_text(str(pid))
                     return
             time.sleep(0.05)
 
 
 @pytest.fixture
-def killer():
-    """Build a :class:`Killer` (started by the test)."""
-    return Killer
+def killer(tmp_path):
+    """A started :class:`Killer` and the :class:`KillGate` to hand to the stage it kills."""
+    gate = tmp_path / "kill-gate"
+    gate.mkdir()
+    k = Killer(gate)
+    k.start()
+    yield k, KillGate(str(gate))
+    k.join(timeout=1)

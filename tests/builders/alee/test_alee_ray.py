@@ -8,14 +8,15 @@ loaded by the ordinary :class:`builders.adapters.nli.NliModel` on every worker.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import re
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,23 +35,23 @@ class ScriptedAmr:
 
     ``parse``: "The A V the B." -> ``(v / V-01 :ARG0 (a / A) :ARG1 (b / B))``, anything else fails.
     ``generate``: the inverse, "did not" for ``:polarity -``. Each chunk leaves a marker file in
-    ``path`` (the model folder), after ``path/delay`` seconds when that file exists.
+    ``path`` (the model folder); with a ``gate`` (a KillGate), the first parse chunk a Ray
+    worker runs waits there to be killed.
     """
 
     role: str
     path: str | None
     batch_size: int
     device: str | None = None
+    gate: Any = None
 
     def identity(self) -> tuple[str, str]:
         return f"scripted-{self.role}", "1"
 
     def open(self):
         folder = Path(self.path or ".")
-        delay_file = folder / "delay"
-        delay = float(delay_file.read_text()) if delay_file.is_file() else 0.0
         one = _parse if self.role == "parse" else _generate
-        role = self.role
+        role, gate = self.role, self.gate if self.role == "parse" else None
 
         class Loaded:
             model_id, revision = self.identity()
@@ -58,7 +59,8 @@ class ScriptedAmr:
             def __call__(self, chunks):
                 out = []
                 for chunk in chunks:
-                    time.sleep(delay)
+                    if gate is not None:
+                        gate.wait()  # the first parse chunk in a Ray worker, once
                     out.append([one(x) for x in chunk])
                     marker = f"done-{role}-{os.getpid()}-{hashlib.sha256(repr(chunk).encode()).hexdigest()[:8]}"
                     (folder / marker).write_text("1")
@@ -207,14 +209,13 @@ def test_alee_on_ray_equals_local(tmp_path, alee_inputs):
     assert str(os.getpid()) not in {p.name.split("-")[2] for p in ray_marks}
 
 
-def test_alee_on_ray_survives_a_killed_worker(tmp_path, alee_inputs, killer):
+def test_alee_on_ray_survives_a_killed_worker(tmp_path, alee_inputs, killer, monkeypatch):
+    import builders.alee.stages as stage_specs
+
     argv, models = alee_inputs
+    k, gate = killer
     assert main([*argv, "--out", str(tmp_path / "local")]) == 0
-    for p in models["parse"].glob("done-*"):
-        p.unlink()
-    (models["parse"] / "delay").write_text("0.5")
-    k = killer("MapWorker", lambda: len(list(models["parse"].glob("done-*"))) >= 2)
-    k.start()
+    monkeypatch.setattr(stage_specs, "AmrStage", functools.partial(ScriptedAmr, gate=gate))
     assert main([*argv, "--out", str(tmp_path / "ray"), "--engine", "ray", "--workers", "2"]) == 0
     k.join(timeout=5)
     assert k.killed is not None, "the test did not manage to kill a worker"

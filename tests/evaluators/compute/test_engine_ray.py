@@ -7,6 +7,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,12 +28,15 @@ class SlowSquare:
 
     folder: str
     delay: float = 0.2
+    gate: Any = None  # a KillGate: batch 5 waits there to be killed
 
     def open(self):
         Path(self.folder, f"open-{os.getpid()}").write_text("1")
 
         def run(batch):
             time.sleep(self.delay)
+            if self.gate is not None and batch[0] == 5:
+                self.gate.wait()
             Path(self.folder, f"done-{batch[0]}").write_text("1")
             return [(x, x * x) for x in batch]
 
@@ -52,10 +56,9 @@ def test_map_batches_equals_local_in_input_order_and_opens_once_per_worker(tmp_p
 
 
 def test_map_batches_survives_a_killed_worker(tmp_path, killer):
+    k, gate = killer
     batches = [[i] for i in range(16)]
-    k = killer("MapWorker", lambda: len(list(tmp_path.glob("done-*"))) >= 3)
-    k.start()
-    out = RayEngine(workers=2).map_batches(SlowSquare(str(tmp_path), 0.4), batches)
+    out = RayEngine(workers=2).map_batches(SlowSquare(str(tmp_path), 0.0, gate), batches)
     k.join(timeout=5)
     assert k.killed is not None, "the test did not manage to kill a worker"
     assert out == [[(i, i * i)] for i in range(16)]
@@ -136,46 +139,30 @@ def test_run_cells_groups_by_model_retries_and_keeps_the_rest(tmp_path):
 
 @dataclass
 class PausingGridFn(GridFn):
-    """A :class:`GridFn` whose cell ``(a, 2)`` waits, on its first try, until the test has killed its worker.
+    """A :class:`GridFn` whose cell ``(a, 2)`` waits at a KillGate, after loading model ``a``.
 
-    The cell writes ``running-<pid>`` and blocks until ``killed`` exists, so the kill lands
-    in the middle of that cell whatever the machine's load: the cell must be retried on the
-    restarted actor, which loads model ``a`` again.
+    The kill lands in the middle of that cell whatever the machine's load: the cell must be
+    retried on the restarted actor, which loads model ``a`` again.
     """
 
+    gate: Any = None
+
     def __call__(self, cell: Cell):
-        if (cell.model, cell.dataset) == ("a", 2) and not Path(self.folder, "killed").exists():
+        if (cell.model, cell.dataset) == ("a", 2):
             if cell.model not in self._models:
                 super().__call__(Cell(cell.model, -1))  # load the model first (records it)
-            Path(self.folder, f"running-{os.getpid()}").write_text("1")
-            end = time.monotonic() + 120
-            while not Path(self.folder, "killed").exists() and time.monotonic() < end:
-                time.sleep(0.05)
+            self.gate.wait()
         return super().__call__(cell)
 
 
-def test_run_cells_survives_a_killed_worker(tmp_path, ray_cluster):
-    import signal
-    import threading
-
-    def kill_the_paused_worker():
-        end = time.monotonic() + 120
-        while time.monotonic() < end:
-            running = list(tmp_path.glob("running-*"))
-            if running:
-                os.kill(int(running[0].name.split("-")[1]), signal.SIGKILL)
-                Path(tmp_path, "killed").write_text(running[0].name)
-                return
-            time.sleep(0.05)
-
-    killer = threading.Thread(target=kill_the_paused_worker, daemon=True)
-    killer.start()
+def test_run_cells_survives_a_killed_worker(tmp_path, ray_cluster, killer):
+    k, gate = killer
     cells = [Cell(m, d) for m in ("a", "b") for d in range(6)]
     out = RayEngine(workers=2, max_retries=2).run_cells(
-        PausingGridFn(str(tmp_path)), cells, lambda c: c.model
+        PausingGridFn(str(tmp_path), gate=gate), cells, lambda c: c.model
     )
-    killer.join(timeout=5)
-    assert (tmp_path / "killed").exists(), "the test did not manage to kill a worker"
+    k.join(timeout=5)
+    assert k.killed is not None, "the test did not manage to kill a worker"
     assert all(o.ok for o in out), [o.error for o in out]
     assert [o.value["score"] for o in out] == [1000 + d for d in range(6)] * 2
     # Model b loaded once; model a by the killed actor and again by its restart (the paused
