@@ -28,6 +28,7 @@ from builders.adapters.wordnet_lexicon import load_lexicon
 from builders.alee import stages as alee_stages
 from builders.alee.logic import foil_types, pipeline
 from builders.alee.logic.nli_filter import decide
+from builders.alee.logic.source_facts import source_facts, with_facts
 from builders.alee.spec import PERTURBATIONS, Params
 from builders.base import BuildResult, file_input, manifest_params
 from builders.corpora import open_corpus
@@ -80,11 +81,16 @@ def _lang_value(spec: str, option: str) -> tuple[str, str]:
 
 
 def read_corpora(args: Params, langs: list[str]):
-    """Return ``(English sources in order, {lang: {English: target}}, inputs, the opened --corpus or None)``."""
+    """Return ``(English sources in order, {lang: {English: target}}, inputs, the opened --corpus or None, facts)``.
+
+    ``facts``: English text -> the level and domain ``--corpus`` states for it
+    (:func:`~builders.alee.logic.source_facts.source_facts`); empty for other inputs.
+    """
     english: list[str] = []
     targets: dict[str, dict[str, str]] = {lang: {} for lang in langs}
     inputs: list[InputRecord] = []
     opened: Corpus | None = None
+    described: list[tuple[str, Any]] = []
 
     def add(lang: str, triples) -> None:
         for _id, en, tgt in triples:
@@ -123,8 +129,12 @@ def read_corpora(args: Params, langs: list[str]):
         inputs.append(file_input(f"{lang}:tsv", path))
     if args.corpus:
         corpus = open_corpus(args.corpus, args.corpus_opt)
+        # The English row of a segment states its level and domain (its translations share its id).
+        stated = {r.id: r.meta for r in corpus.rows(corpus.check_lang("eng_Latn"))}
         for lang in langs:
-            add(lang, corpus.pairs("eng_Latn", lang))
+            triples = corpus.pairs("eng_Latn", lang)
+            add(lang, triples)
+            described += [(en, stated.get(i, {})) for i, en, _ in triples]
         inputs.append(corpus.input_record())
         opened = corpus
     if args.bible or not (args.pawsx or args.parallel or args.tsv or args.corpus):
@@ -134,7 +144,7 @@ def read_corpora(args: Params, langs: list[str]):
             tr = bible.translation_for(lang)
             add(lang, bible.parallel_verses(eng, tr, args.bible_books))
             inputs.append(bible.input_record(tr))
-    return list(dict.fromkeys(english)), targets, inputs, opened
+    return list(dict.fromkeys(english)), targets, inputs, opened, source_facts(described)
 
 
 @dataclass(frozen=True)
@@ -161,7 +171,7 @@ def run(args: Params, backend: Engine) -> BuildResult:
     device = run_device(args.device, backend.name, runs_model=not (args.foils and args.no_nli))
     run_info = {"device": device} if device else {}
     langs = _checked_langs(args)
-    english, targets, inputs, corpus = read_corpora(args, langs)
+    english, targets, inputs, corpus, facts = read_corpora(args, langs)
 
     def thresholds(a, b):
         return decide(
@@ -193,6 +203,7 @@ def run(args: Params, backend: Engine) -> BuildResult:
     else:
         kept, counts = _from_sources(args, english, model_stages, split, thresholds, inputs, models)
         origin = _FoilOrigin()
+    kept = with_facts(kept, facts)
     tables, paired = pipeline.pair(kept, targets)
     _check_paired(kept, paired)
     return BuildResult(

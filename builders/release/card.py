@@ -330,8 +330,14 @@ def _license_block(manifest: Manifest, license_id: str) -> dict[str, Any]:
     return out
 
 
-def _config_metadata(family: FamilySchema, stats: dict) -> tuple[list, list, list[str]]:
-    """The card's ``configs`` and ``dataset_info`` entries (the first config is the default), and the subsets."""
+def _config_metadata(
+    family: FamilySchema, stats: dict, columns: Mapping[str, Sequence[str]] | None = None
+) -> tuple[list, list, list[str]]:
+    """The card's ``configs`` and ``dataset_info`` entries (the first config is the default), and the subsets.
+
+    ``columns``: each config's columns as written, so that its features name the optional
+    columns it holds (none when not given).
+    """
     configs, infos = [], []
     subsets: list[str] = []
     for i, config in enumerate(sorted(stats)):
@@ -350,7 +356,7 @@ def _config_metadata(family: FamilySchema, stats: dict) -> tuple[list, list, lis
         infos.append(
             {
                 "config_name": config,
-                "features": features_yaml(table.features),
+                "features": features_yaml(table.features_with((columns or {}).get(config, ()))),
                 "splits": [
                     {
                         "name": s,
@@ -389,6 +395,7 @@ def card_data(
     stats: dict[str, dict[str, dict[str, int]]],
     license_id: str,
     superseded_by: str | None = None,
+    columns: Mapping[str, Sequence[str]] | None = None,
 ) -> Any:
     """Return the card's metadata as a :class:`huggingface_hub.DatasetCardData`.
 
@@ -398,11 +405,12 @@ def card_data(
         stats: ``config -> split -> {"num_examples", "num_bytes", "file_bytes"}``.
         license_id: the Hub license id.
         superseded_by: the version that replaces this one, if any.
+        columns: each config's columns as written (optional columns, see :func:`written_columns`).
     """
     from huggingface_hub import DatasetCardData
 
     meta = family_meta(family.name)
-    configs, infos, subsets = _config_metadata(family, stats)
+    configs, infos, subsets = _config_metadata(family, stats, columns)
     hub_langs, canon = _card_languages(subsets)
     main_total = sum(sum(s.values()) for s in _main_rows(family, stats).values())
     source = _source_datasets(meta, manifest)
@@ -503,9 +511,28 @@ def example_row(rows: pa.Table | list[Mapping[str, Any]]) -> str:
     return json.dumps(_shorten(dict(first[0])), indent=2, ensure_ascii=False, default=str)
 
 
-def field_tables(family: FamilySchema) -> list[dict[str, Any]]:
-    """Return, per table of the family, its fields: name, type and meaning (from ``cards/meta.yaml``)."""
+def written_columns(tables: Mapping[str, Mapping[str, pa.Table]] | None) -> dict[str, list[str]]:
+    """Return each config's columns as written (its first split's; every split has the same).
+
+    >>> written_columns({"eng_Latn": {"test": pa.table({"id": ["1"], "domain": ["news"]})}})
+    {'eng_Latn': ['id', 'domain']}
+    """
+    return {
+        config: next(iter(splits.values())).column_names
+        for config, splits in (tables or {}).items()
+        if splits
+    }
+
+
+def field_tables(
+    family: FamilySchema, columns: Mapping[str, Sequence[str]] | None = None
+) -> list[dict[str, Any]]:
+    """Return, per table of the family, its fields: name, type and meaning (from ``cards/meta.yaml``).
+
+    A table's optional columns are listed when some config of ``columns`` holds them.
+    """
     meanings = family_meta(family.name).get("fields") or {}
+    written = {c for names in (columns or {}).values() for c in names}
     out = []
     for table in family.tables:
         # Silver's small tables share the columns (and meanings) of their large counterparts.
@@ -519,7 +546,7 @@ def field_tables(family: FamilySchema) -> list[dict[str, Any]]:
                 "description": table.description,
                 "fields": [
                     {"name": n, "type": type_name(f), "meaning": doc.get(n, "")}
-                    for n, f in table.features.items()
+                    for n, f in table.features_with(written).items()
                 ],
             }
         )
@@ -629,7 +656,8 @@ def render_card(
     """
     from huggingface_hub import DatasetCard
 
-    data = card_data(family, manifest, stats, license_id, superseded_by)
+    columns = written_columns(tables)
+    data = card_data(family, manifest, stats, license_id, superseded_by, columns)
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(CARDS_DIR / "templates")),
         keep_trailing_newline=True,
@@ -652,7 +680,7 @@ def render_card(
         signature=manifest.build_signature(),
         prose=_prose(family.name),
         rows=rows,
-        field_tables=field_tables(family),
+        field_tables=field_tables(family, columns),
         examples=examples,
         statistics=statistics,
         per_language=[

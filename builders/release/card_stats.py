@@ -133,7 +133,7 @@ def silver_details_stats(rows: Sequence[Row]) -> dict[str, Any]:
 
 
 def alee_stats(rows: Sequence[Row]) -> dict[str, Any]:
-    """Statistics of an alee split: triplets per edit type and lengths.
+    """Statistics of an alee split: triplets per edit type, level, domain (when the rows have one) and lengths.
 
     >>> rows = [{"perturbation": "PN", "level": "sentence", "en_orig": "a b", "en_foil": "a not b", "target_orig": "x y"},
     ...         {"perturbation": "RS", "level": "sentence", "en_orig": "a b c", "en_foil": "c b a", "target_orig": ""}]
@@ -146,6 +146,12 @@ def alee_stats(rows: Sequence[Row]) -> dict[str, Any]:
         "triplets": len(rows),
         "triplets per edit type": top_counts((r["perturbation"] for r in rows), n=10),
         "levels": top_counts(r["level"] for r in rows),
+        # Only a build whose corpus states domains has the column (evaluators/schema/alee.py).
+        **(
+            {"domains": top_counts(r["domain"] or "unstated" for r in rows)}
+            if rows and "domain" in rows[0]
+            else {}
+        ),
         "English original length (words)": summary(words(r["en_orig"]) for r in rows),
         "foil − original length (words)": summary(
             abs(words(r["en_foil"]) - words(r["en_orig"])) for r in rows

@@ -124,14 +124,15 @@ class BuiltFolder:
 
 
 def check_rows(data: pa.Table, family: FamilySchema, config: str, split: str) -> None:
-    """The row checks of every read (local or Hub): no null cell, unique keys.
+    """The row checks of every read (local or Hub): no null cell (but in optional columns), unique keys.
 
     Raises:
         SchemaError: a null cell or a duplicate key, naming the config and split.
     """
     where = f"config {config}/{split}"
-    check_no_nulls(data, where)
-    check_unique(data, family.split_config(config)[1], where)
+    table = family.split_config(config)[1]
+    check_no_nulls(data, where, nullable=table.optional)
+    check_unique(data, table, where)
 
 
 def open_folder(folder: str | os.PathLike, *, strict: bool = False) -> BuiltFolder:

@@ -13,13 +13,18 @@ EN_FOIL = "en_foil"
 TARGET_ORIG = "target_orig"
 #: One of PERTURBATIONS, or (foils made by another generator) one of OTHER_PERTURBATIONS.
 PERTURBATION = "perturbation"
-#: "sentence" or "paragraph".
+#: "sentence" or "paragraph": the corpus' own level where it states one (BOUQuET's
+#: ``sentence_level``/``paragraph_level``), else from the English original's sentence count.
 LEVEL = "level"
 NLI_ORIG_FOIL = "nli_orig_foil"
 NLI_FOIL_ORIG = "nli_foil_orig"
 AMR_ORIG = "amr_orig"
 AMR_FOIL = "amr_foil"
 EDIT = "edit"
+#: The corpus' domain of the source segment (WMT24++ literary/news/social/speech, BOUQuET's,
+#: FLORES+'s): an optional column, written only when the corpus states domains; null for a
+#: row from an input without one.
+DOMAIN = "domain"
 
 #: Polarity negation, role swap, antonym, hypernym (alee paper, Table 1).
 PERTURBATIONS = ("PN", "RS", "AR", "HS")
@@ -51,6 +56,9 @@ COLUMNS: dict[str, Column] = {
     AMR_FOIL: "string",
     EDIT: "string",
 }
+#: Written only when the input states them (:attr:`~evaluators.schema.base.TableSchema.optional`),
+#: so a dataset of other inputs keeps its bytes.
+OPTIONAL: dict[str, Column] = {DOMAIN: "string"}
 
 CITATION = """@misc{alee2025,
   title = {alee: Any-Language Evaluation of Embeddings via English-Centric Minimal Pairs},
@@ -63,7 +71,11 @@ SCHEMA = FamilySchema(
     pretty_name="xlbench alee foil triplets",
     tables=(
         TableSchema(
-            "", COLUMNS, splits=("test",), description="(en_orig, en_foil, target_orig) triplets"
+            "",
+            COLUMNS,
+            splits=("test",),
+            description="(en_orig, en_foil, target_orig) triplets",
+            optional=OPTIONAL,
         ),
     ),
     task_categories=("sentence-similarity",),

@@ -11,7 +11,7 @@ the schema does not import ``datasets`` (seconds) for a command that only reads 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -75,6 +75,9 @@ class TableSchema:
         refers_to: ``(column, suffix)`` pairs: every value of ``column`` is an ``id`` of the
             same subset's table with that suffix, in the same split (a gold pair names rows
             that exist).
+        optional: columns a table carries only when its input states them (a corpus'
+            domain), after ``columns``; their cells may be null. A table without them has
+            exactly the bytes it had before they were declared.
     """
 
     suffix: str
@@ -83,11 +86,28 @@ class TableSchema:
     key: tuple[str, ...] = ("id",)
     description: str = ""
     refers_to: tuple[tuple[str, str], ...] = ()
+    optional: Mapping[str, Column] = field(default_factory=dict)
 
     @cached_property
     def features(self) -> Features:
-        """The table's ``datasets.Features`` (built on first use)."""
+        """The table's ``datasets.Features`` without its optional columns (built on first use)."""
         return to_features(self.columns)
+
+    def present(self, names: Iterable[str]) -> list[str]:
+        """Return the optional columns among ``names``, in declared order.
+
+        >>> TableSchema("", {"id": "string"}, ("test",), optional={"a": "string", "b": "string"}).present(["b", "id"])
+        ['b']
+        """
+        have = set(names)
+        return [c for c in self.optional if c in have]
+
+    def features_with(self, names: Iterable[str]) -> Features:
+        """Return the features of a table holding the optional columns among ``names`` (imports ``datasets``)."""
+        extra = self.present(names)
+        if not extra:
+            return self.features
+        return to_features({**self.columns, **{c: self.optional[c] for c in extra}})
 
 
 @dataclass(frozen=True)
@@ -189,22 +209,26 @@ def to_arrow(
 ) -> pa.Table:
     """Turn rows into an Arrow table with exactly ``table.features``' schema.
 
-    Column order follows the features; extra or missing columns and values of
-    the wrong type raise, naming ``where`` (config/split) and the column.
+    Column order follows the features, then the optional columns present (the same in
+    every row); extra or missing columns and values of the wrong type raise, naming
+    ``where`` (config/split) and the column.
 
     Raises:
         SchemaError: the rows do not match the features.
     """
     import pyarrow as pa  # with the features: only when rows are written or checked
 
-    schema = table.features.arrow_schema
-    expected = list(table.features)
+    data: pa.Table | None = None
     if isinstance(rows, pa.Table):
         got = rows.column_names
         data = rows
     else:
         rows = list(rows)
-        got = list(rows[0].keys()) if rows else expected
+        got = list(rows[0].keys()) if rows else list(table.features)
+    features = table.features_with(got)
+    schema = features.arrow_schema
+    expected = list(features)
+    if data is None:
         for i, row in enumerate(rows):
             if set(row) != set(expected):
                 missing = sorted(set(expected) - set(row))
@@ -213,7 +237,6 @@ def to_arrow(
                     f"{where}: row {i} has missing columns {missing} and unexpected columns {extra}; "
                     f"expected exactly {expected}."
                 )
-        data = None
     if set(got) != set(expected):
         raise SchemaError(f"{where}: columns {sorted(got)} do not match the schema's {expected}.")
     try:
@@ -228,8 +251,11 @@ def to_arrow(
     return data.replace_schema_metadata(schema.metadata)
 
 
-def check_no_nulls(data: pa.Table, where: str) -> None:
-    """Raise if a cell (or a struct field or list element inside one) is null: no family has optional cells.
+def check_no_nulls(data: pa.Table, where: str, nullable: Iterable[str] = ()) -> None:
+    """Raise if a cell (or a struct field or list element inside one) is null, outside the ``nullable`` columns.
+
+    Only a table's optional columns (:attr:`TableSchema.optional`) may hold nulls: a row
+    whose input did not state the value.
 
     >>> import pyarrow as pa
     >>> check_no_nulls(pa.table({"text": [["a"], ["b", None]]}), "c/test")
@@ -240,6 +266,8 @@ def check_no_nulls(data: pa.Table, where: str) -> None:
     import pyarrow as pa
 
     for name in data.column_names:
+        if name in nullable:
+            continue
         column = data.column(name).combine_chunks()
         rows = _null_rows(column, pa)
         if rows:

@@ -6,7 +6,8 @@ the target sentence closer to the English original than to the English foil
 counts them as passes, as Sentence Smith's ``>=``).
 Reports TACC per perturbation and language, Macro-TACC over the alee types
 present (PN/RS/AR/HS), breakdowns by length bin (P33/P66 of the English
-original's character length) and by level (sentence/paragraph), the
+original's character length), by level (sentence/paragraph) and, when the dataset
+has the optional ``domain`` column (built from WMT24++, BOUQuET or FLORES+), by domain, the
 per-language median subtoken count of the target sentences (fertility) with its
 Spearman correlation with Macro-TACC (alee paper, Figure 7) and a scatter PNG.
 Several ``--model`` give one result JSON each and a ranked table.
@@ -120,7 +121,7 @@ TASK = TaskMetadata(
             "macro",
             "tacc",
             ("n", "correct", "ties", "wrong", "fertility"),
-            ("perturbation", "length", "level"),
+            ("perturbation", "length", "level", "domain"),
         )
     ),
     epilog="""examples:
@@ -206,17 +207,19 @@ def aggregate(
     length_cut: tuple[float, float] | None = None,
     tie_rule: str = "strict",
 ) -> dict[str, Any]:
-    """Group triplet outcomes by language, perturbation, length bin and level.
+    """Group triplet outcomes by language, perturbation, length bin, level and domain.
 
     Args:
-        rows: triplets with ``lang``, ``perturbation``, ``level``, ``en_orig``.
+        rows: triplets with ``lang``, ``perturbation``, ``level``, ``en_orig`` and, optionally,
+            ``domain`` (rows without one, or whose domain is null, are in no domain group).
         outcomes: 1 / 0 / -1 per row (:func:`~evaluators.metrics.triplet.triplet_outcomes`).
         length_cut: (P33, P66) of the English original's length; computed from ``rows`` if ``None``.
         tie_rule: how a tie counts (:data:`~evaluators.metrics.triplet.TIE_RULES`).
 
     Returns:
         ``{"by_type": {lang: {type: TripletScore}}, "by_length": {lang: {bin: TripletScore}},
-        "by_level": {lang: {level: TripletScore}}, "length_cut": (p33, p66)}``.
+        "by_level": {lang: {level: TripletScore}}, "by_domain": {lang: {domain: TripletScore}},
+        "length_cut": (p33, p66)}``.
 
     >>> rows = [{"lang": "deu_Latn", "perturbation": p, "level": "sentence", "en_orig": "x" * n}
     ...         for p, n in (("PN", 10), ("PN", 20), ("RS", 30))]
@@ -232,12 +235,15 @@ def aggregate(
         "type": defaultdict(list),
         "length": defaultdict(list),
         "level": defaultdict(list),
+        "domain": defaultdict(list),
     }
     for row, outcome in zip(rows, outcomes):
         lang = row[S.LANG]
         groups["type"][(lang, row[S.PERTURBATION])].append(int(outcome))
         groups["length"][(lang, length_bin(len(row[S.EN_ORIG]), *length_cut))].append(int(outcome))
         groups["level"][(lang, row[S.LEVEL])].append(int(outcome))
+        if row.get(S.DOMAIN) is not None:
+            groups["domain"][(lang, row[S.DOMAIN])].append(int(outcome))
     out: dict[str, Any] = {"length_cut": length_cut}
     for kind, grouped in groups.items():
         nested: dict[str, dict[str, TripletScore]] = defaultdict(dict)
@@ -450,7 +456,7 @@ ALL_TYPES_KEY = "macro_tacc_all_types"
 def _language_entries(
     agg: dict[str, Any], subset: str, lang: str, per_type: dict, types: Any
 ) -> Any:
-    """One language's entries (per type, macro, by length and level) and its main macro TACC."""
+    """One language's entries (per type, macro, by length, level and domain) and its main macro TACC."""
     all_types = types != S.PERTURBATIONS
     entries = [_entry(subset, lang, "perturbation", key, score) for key, score in per_type.items()]
     alee_macro = macro_tacc(per_type, S.PERTURBATIONS)
@@ -478,6 +484,8 @@ def _language_entries(
         entries.append(_entry(subset, lang, "length", key, score))
     for key, score in agg["by_level"].get(lang, {}).items():
         entries.append(_entry(subset, lang, "level", key, score))
+    for key, score in agg["by_domain"].get(lang, {}).items():
+        entries.append(_entry(subset, lang, "domain", key, score))
     return entries, main
 
 

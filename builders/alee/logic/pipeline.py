@@ -49,6 +49,8 @@ class Candidate:
     nli_orig_foil: Probs = field(default_factory=lambda: dict(NAN_PROBS))
     nli_foil_orig: Probs = field(default_factory=lambda: dict(NAN_PROBS))
     nli_reason: str = "nli-skipped"
+    #: The corpus' domain of the source, ``None`` where the input states none.
+    domain: str | None = None
 
 
 @dataclass
@@ -385,8 +387,8 @@ def filter_given_foils(
     return kept, counts
 
 
-def _row(c: Candidate, lang: str, target: str) -> dict[str, Any]:
-    return {
+def _row(c: Candidate, lang: str, target: str, with_domain: bool) -> dict[str, Any]:
+    row: dict[str, Any] = {
         S.ID: c.id,
         S.LANG: lang,
         S.EN_ORIG: c.en_orig,
@@ -400,6 +402,10 @@ def _row(c: Candidate, lang: str, target: str) -> dict[str, Any]:
         S.AMR_FOIL: c.amr_foil,
         S.EDIT: c.edit,
     }
+    # Only a build whose corpus states domains gets the column: other datasets keep their bytes.
+    if with_domain:
+        row[S.DOMAIN] = c.domain
+    return row
 
 
 def pair(
@@ -427,8 +433,9 @@ def pair(
     'Es regnet.'
     """
     tables: dict[str, dict[str, list[dict]]] = {}
+    with_domain = any(c.domain is not None for c in candidates)
     if candidates:
-        tables[english] = {"test": [_row(c, english, "") for c in candidates]}
+        tables[english] = {"test": [_row(c, english, "", with_domain) for c in candidates]}
     counts: dict[str, dict[str, int]] = {}
     for lang, mapping in targets.items():
         rows, missing = [], 0
@@ -437,7 +444,7 @@ def pair(
             if tgt is None:
                 missing += 1
                 continue
-            rows.append(_row(c, lang, tgt))
+            rows.append(_row(c, lang, tgt, with_domain))
         counts[lang] = {"paired": len(rows), "no_translation": missing}
         if rows:
             tables[S.SCHEMA.config_name(pair_config(english, lang))] = {"test": rows}

@@ -845,3 +845,112 @@ def test_eval_tacc_tie_rule_win_is_signed(tmp_path, inputs, capsys):
     assert (rs["ties"], rs["correct"], rs["tacc"]) == (1, 1, 1.0)
     assert data["main_score"] == 0.75  # (1 + 1 + 1 + 0) / 4
     assert "cmp:ge" in data["signature"] and "ties:win" in data["signature"]
+
+
+def _hub_named():
+    """The corpus tests' loopback copies of BOUQuET and WMT24++ (their configs, columns and values)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parents[1] / "corpora" / "test_hub_named.py"
+    spec = importlib.util.spec_from_file_location("alee_corpora_hub_named", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _corpus_build(tmp_path, corpus, foils_text, *extra):
+    foils = tmp_path / "corpus-foils.csv"
+    foils.write_text(foils_text, encoding="utf-8")
+    out = tmp_path / f"ds-{corpus}"
+    args = ["build", "alee", "--langs", "de", "--foils", str(foils), "--corpus", corpus]
+    assert main([*args, *extra, "--no-nli", "--out", str(out)]) == 0
+    return out
+
+
+def _rows(out, config="eng_Latn-deu_Latn"):
+    import pyarrow.parquet as pq
+
+    return pq.read_table(out / "data" / config / "test-00000-of-00001.parquet")
+
+
+def _tacc_entries(ds, tmp_path, capsys):
+    capsys.readouterr()
+    args = ["eval", "tacc", "--dataset", str(ds), "--model", "random", "--json", "--no-plot"]
+    assert main([*args, "--out", str(tmp_path / "r")]) == 0
+    data = json.loads(capsys.readouterr().out)
+    return {(e["lang"], e["group"], e["key"]): e for e in data["scores"]["test"]}
+
+
+def test_bouquet_build_keeps_level_and_domain_and_tacc_breaks_down_by_them(
+    tmp_path, hub_log, token, capsys
+):
+    """BOUQuET's level and domain reach the rows; TACC's per-level and per-domain accuracy is the hand count."""
+    named = _hub_named()
+    named._bouquet(token)
+    eng, paragraph = named.ENG, " ".join(named.ENG[:2])
+    # The random "copy" encoder: a foil identical to the translation ("DE " + English) loses,
+    # an unrelated foil wins.
+    foils = (
+        "en_orig,en_foil,type\n"
+        f"{paragraph},DE {paragraph},PN\n"  # paragraph, wrong
+        f"{eng[0]},Zzz qqq vvv.,PN\n"  # sentence, correct
+        f"{eng[1]},DE {eng[1]},RS\n"  # sentence, wrong
+    )
+    ds = _corpus_build(tmp_path, "bouquet", foils)
+    rows = _rows(ds).to_pylist()
+    assert [(r["en_orig"], r["level"], r["domain"]) for r in rows] == [
+        (paragraph, "paragraph", "narration"),
+        (eng[0], "sentence", "narration"),
+        (eng[1], "sentence", "narration"),
+    ]
+    card = (ds / "README.md").read_text()
+    assert "  - name: domain\n    dtype: string" in card  # dataset_info features of each config
+    assert "| `domain` | `string` |" in card and "| domains | narration 3 |" in card
+    by = _tacc_entries(ds, tmp_path, capsys)
+    level = {k: (by[("deu_Latn", "level", k)]["n"], by[("deu_Latn", "level", k)]["tacc"]) for k in ("sentence", "paragraph")}  # fmt: skip
+    assert level == {"sentence": (2, 1 / 2), "paragraph": (1, 0 / 1)}
+    assert by[("deu_Latn", "domain", "narration")]["correct"] == 1
+    assert by[("deu_Latn", "domain", "narration")]["tacc"] == pytest.approx(1 / 3)
+
+
+def test_wmt24pp_build_keeps_the_domain(tmp_path, hub_log, token, capsys):
+    """WMT24++'s domain per segment (literary for segments 0-2, news after; segment 1 is a bad source)."""
+    named = _hub_named()
+    named._wmt(token)
+    eng = named.ENG
+    foils = (
+        "en_orig,en_foil,type\n"
+        f"{eng[0]},Zzz qqq vvv.,PN\n"
+        f"{eng[3]},Zzz qqq vvv.,PN\n"
+        f"{eng[4]},DE {eng[4]},PN\n"
+        "It rains.,Zzz qqq vvv.,PN\n"
+    )
+    tsv = tmp_path / "more.tsv"  # a second input that states no domain
+    tsv.write_text("It rains.\tEs regnet.\n", encoding="utf-8")
+    ds = _corpus_build(tmp_path, "wmt24pp", foils, "--tsv", f"de={tsv}")
+    rows = _rows(ds).to_pylist()
+    assert [(r["en_orig"], r["domain"]) for r in rows] == [
+        (eng[0], "literary"),
+        (eng[3], "news"),
+        (eng[4], "news"),
+        ("It rains.", None),  # null, read back by TACC (only an optional column may hold one)
+    ]
+    # WMT24++ states no level: the sentence count's.
+    assert {r["level"] for r in rows} == {"sentence"}
+    by = _tacc_entries(ds, tmp_path, capsys)
+    domain = {k: (by[("deu_Latn", "domain", k)]["n"], by[("deu_Latn", "domain", k)]["tacc"]) for k in ("literary", "news")}  # fmt: skip
+    assert domain == {"literary": (1, 1 / 1), "news": (2, 1 / 2)}  # "It rains." is in no domain
+
+
+def test_build_without_corpus_facts_has_no_domain_column(tmp_path, inputs, capsys):
+    """Inputs that state no domain: the columns, features and TACC entries are those of before."""
+    from evaluators.schema import alee as S
+
+    ds = build(tmp_path, *inputs)
+    assert _rows(ds).column_names == list(S.COLUMNS)
+    card = (ds / "README.md").read_text()
+    assert "name: domain" not in card and "| `domain` |" not in card and "| domains |" not in card
+    by = _tacc_entries(ds, tmp_path, capsys)
+    assert not [k for k in by if k[1] == "domain"]
+    assert {k[2] for k in by if k[1] == "level"} == {"sentence"}

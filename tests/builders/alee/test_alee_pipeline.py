@@ -230,3 +230,28 @@ def test_rng_depends_on_sentence_not_order(seed):
     a, _ = generate_candidates(srcs, ["PN"], scripted_stages(None), seed)
     b, _ = generate_candidates(srcs[::-1], ["PN"], scripted_stages(None), seed)
     assert {c.en_foil for c in a} == {c.en_foil for c in b}
+
+
+def test_corpus_level_and_domain_reach_the_rows():
+    """The corpus' stated level replaces the sentence count's; its domain is a column only when stated."""
+    from builders.alee.logic.pipeline import Candidate
+    from builders.alee.logic.source_facts import source_facts, with_facts
+    from evaluators.schema import alee as S
+
+    # BOUQuET calls "Hi! Go." a sentence though it splits in two; the TSV's "It rains." states nothing.
+    facts = source_facts(
+        [("Hi! Go.", {"level": "sentence", "domain": "conversation", "split": "dev"}),
+         ("It rains.", {"split": "dev"})]
+    )  # fmt: skip
+    kept = [
+        Candidate("0-PN", "Hi! Go.", "PN", level="paragraph", en_foil="Hi! Do not go."),
+        Candidate("1-PN", "It rains.", "PN", en_foil="It does not rain."),
+    ]
+    targets = {"deu_Latn": {"Hi! Go.": "Hallo! Geh.", "It rains.": "Es regnet."}}
+    rows = pair(with_facts(kept, facts), targets)[0]["eng_Latn-deu_Latn"]["test"]
+    assert [(r[S.LEVEL], r[S.DOMAIN]) for r in rows] == [
+        ("sentence", "conversation"),
+        ("sentence", None),  # a row of an input without domains: null, not a made-up value
+    ]
+    plain = pair(with_facts(kept, {}), targets)[0]["eng_Latn-deu_Latn"]["test"]
+    assert [list(r) for r in plain] == [list(S.COLUMNS)] * 2 and plain[0][S.LEVEL] == "paragraph"

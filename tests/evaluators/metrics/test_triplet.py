@@ -198,3 +198,20 @@ def test_tie_rule_win_is_sentence_smiths_rule():
     assert triplet_score(out, "win").tacc == _sentence_smith_triple_accuracy(*sims)
     assert triplet_score(out).tacc < triplet_score(out, "win").tacc  # strict fails the 20 ties
     assert triplet_score(out).ties == triplet_score(out, "win").ties == 20
+
+
+def test_aggregate_by_domain_only_where_stated():
+    rows = [
+        {"lang": "deu_Latn", "perturbation": "PN", "level": "sentence", "en_orig": "a", "domain": "news"},
+        {"lang": "deu_Latn", "perturbation": "RS", "level": "paragraph", "en_orig": "b", "domain": "news"},
+        {"lang": "deu_Latn", "perturbation": "PN", "level": "sentence", "en_orig": "c", "domain": "social"},
+        {"lang": "deu_Latn", "perturbation": "PN", "level": "sentence", "en_orig": "d", "domain": None},
+    ]  # fmt: skip
+    out = aggregate(rows, [1, -1, 0, 1], length_cut=(1.0, 2.0))
+    # news: 1 correct of 2; social: a tie (a failure); the null-domain row is in no group
+    assert out["by_domain"] == {
+        "deu_Latn": {"news": TripletScore(2, 1, 0, 1), "social": TripletScore(1, 0, 1, 0)}
+    }
+    assert out["by_level"]["deu_Latn"]["sentence"] == TripletScore(3, 2, 1, 0)
+    no_domain = [{k: v for k, v in r.items() if k != "domain"} for r in rows]
+    assert aggregate(no_domain, [1, -1, 0, 1], length_cut=(1.0, 2.0))["by_domain"] == {}
