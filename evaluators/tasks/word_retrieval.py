@@ -519,21 +519,33 @@ def _retrieve(
     per_layer: dict[int, dict[str, list[float]]] = {layer: {} for layer in layer_ids}
     ties: dict[int, dict[str, int]] = {layer: {} for layer in layer_ids}
     raw: dict[int, list[dict]] = {layer: [] for layer in layer_ids}
+    picks = []
     for sample in samples:
         idx = np.array([pos[int(r)] for r in sample if ok[pos[int(r)]]])
         if len(idx) < 2:
             raise UsageError(
                 f"{config}: fewer than 2 sampled pairs could be encoded; check the model and the dataset."
             )
-        for li, layer in enumerate(layer_ids):
+        picks.append(idx)
+    backend = similarity_backend(device)
+    drawn = np.unique(np.concatenate(picks))
+    # The samples share most of their pairs: on numpy, a layer's matrices are computed once for
+    # every pair drawn and indexed per sample (a GPU multiplies each sample faster than it indexes).
+    pooled = backend is csls.NUMPY and csls.SimilarityPool.fits(
+        len(drawn), len(picks), max(len(i) for i in picks)
+    )
+    for li, layer in enumerate(layer_ids):
+        pool = csls.SimilarityPool(enc.u_all[li, drawn], enc.v_all[li, drawn]) if pooled else None
+        for idx in picks:
             u, v = enc.u_all[li, idx], enc.v_all[li, idx]
             got = csls.retrieval_counts_pair(
                 u,
                 v,
                 params.criterion,
                 params.csls_k,
-                backend=similarity_backend(device),
+                backend=backend,
                 tie_rule=params.tie_rule,
+                pool=(pool, np.searchsorted(drawn, idx)) if pool is not None else None,
             )
             d, t = per_layer[layer], ties[layer]
             for direction, c in got.items():

@@ -277,3 +277,36 @@ def test_csls_on_the_torch_backend_equals_numpy_under_exact_ties(criterion, tie_
     np.testing.assert_array_equal(
         csls.neighbourhood(u, v, 4, backend=on_torch), csls.neighbourhood(u, v, 4)
     )
+
+
+def test_counts_from_a_similarity_pool_equal_each_samples_own_ties_included():
+    # Rows of four +-1 entries have norm 2: every cosine is a sum of +-0.25 terms, exact in any
+    # summation order, so the pool's products equal the sample's bit for bit and so must the counts.
+    rng = np.random.default_rng(3)
+    n_pairs, dim = 300, 12
+
+    def vectors():
+        x = np.zeros((n_pairs, dim), np.float32)
+        for row in x:
+            row[rng.choice(dim, 4, replace=False)] = rng.choice([-1.0, 1.0], 4)
+        return x
+
+    u, v = vectors(), vectors()
+    v[:200] = u[:200]
+    pool = csls.SimilarityPool(u, v, chunk=64)
+    ties = 0
+    # samples of most of the pool (neighbours from its lists) and of a third (many rows whose
+    # lists run short of the sample's columns: partitioned from the sample's block instead)
+    for size in (250, 250, 100):
+        rows = rng.choice(n_pairs, size=size, replace=False)
+        for criterion in csls.CRITERIA:
+            for tie_rule in csls.TIE_RULES:
+                own = csls.retrieval_counts_pair(
+                    u[rows], v[rows], criterion, k=5, chunk=64, tie_rule=tie_rule
+                )
+                taken = csls.retrieval_counts_pair(
+                    u[rows], v[rows], criterion, k=5, tie_rule=tie_rule, pool=(pool, rows)
+                )
+                assert taken == own
+                ties += sum(c.weak_ties for c in own.values())
+    assert ties > 0  # the data does tie
