@@ -171,6 +171,9 @@ class _Similarities:
         self.be, self.chunk = be, chunk
         self.t = {"u": be.to(un), "v": be.to(vn)}
         self.full: dict[str, Any] = {}  # numpy arrays or torch tensors
+        # set by :meth:`taken`: the pool the matrices come from and the sample's rows in it
+        self.pool: SimilarityPool | None = None
+        self.rows: np.ndarray | None = None
         n, m = len(un), len(vn)
         if 4 * (n * n + n * m + m * m) <= cache_bytes:
             for name in ("uu", "uv", "vv"):
@@ -192,12 +195,10 @@ class _Similarities:
         sims.pool, sims.rows = pool, rows
         return sims
 
-    pool: SimilarityPool | None = None
-    rows: np.ndarray | None = None
-
     def topk(self, name: str, start: int, stop: int, k: int) -> np.ndarray:
         """The ``k`` largest values of rows ``start:stop`` of the ``name`` matrix, unordered (numpy)."""
-        if self.pool is not None and self.rows is not None:
+        if self.pool is not None:
+            assert self.rows is not None
             return self.pool.topk(name, self.rows, start, stop, k, self.block(name, start, stop))
         return self.be.topk_values(self.block(name, start, stop), k)
 

@@ -37,23 +37,12 @@ def ray_cluster():
     ray.shutdown()
 
 
-def ray_worker_pids(title: str) -> list[int]:
-    """Return the pids of Ray worker processes whose title starts with ``ray::<title>``."""
-    out = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
-        except OSError:
-            continue
-        if cmd.startswith(f"ray::{title}"):
-            out.append(int(proc.name))
-    return sorted(out)
-
-
-def _in_ray_worker() -> bool:
-    return Path("/proc/self/cmdline").read_bytes().startswith(b"ray::")
+def _is_ray_worker(pid: int | str = "self") -> bool:
+    """Whether process ``pid`` is a Ray worker (its title starts with ``ray::``)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"ray::")
+    except OSError:  # gone already
+        return False
 
 
 @dataclass(frozen=True)
@@ -70,7 +59,7 @@ class KillGate:
 
     def wait(self) -> None:
         """Block here until killed, the first time a Ray worker passes; elsewhere return at once."""
-        if Path(self.folder, "killed").exists() or not _in_ray_worker():
+        if Path(self.folder, "killed").exists() or not _is_ray_worker():
             return
         Path(self.folder, f"running-{os.getpid()}").write_text("1")
         end = time.monotonic() + 300
@@ -95,7 +84,7 @@ class Killer(threading.Thread):
             for mark in sorted(self.folder.glob("running-*")):
                 pid = int(mark.name.split("-", 1)[1])
                 # only ever a Ray worker: never this process or a local build's
-                if pid in ray_worker_pids(""):
+                if _is_ray_worker(pid):
                     os.kill(pid, signal.SIGKILL)
                     self.killed = pid
                     Path(self.folder, "killed").write_text(str(pid))
