@@ -163,7 +163,11 @@ DEFAULT_CACHE_BYTES = 512 * 2**20
 
 
 class _Similarities:
-    """Row blocks of the four cosine matrices of ``U`` and ``V``, each computed once when they fit."""
+    """Row blocks of the four cosine matrices of ``U`` and ``V``, each computed once when they fit.
+
+    What the counting functions read of a (layer, sample): :meth:`diag`, :meth:`topk` and
+    :meth:`wins` (:class:`_PoolSample` answers the same three from a :class:`SimilarityPool`).
+    """
 
     def __init__(
         self, un: np.ndarray, vn: np.ndarray, be: NumpySimilarity, chunk: int, cache_bytes: int
@@ -171,9 +175,7 @@ class _Similarities:
         self.be, self.chunk = be, chunk
         self.t = {"u": be.to(un), "v": be.to(vn)}
         self.full: dict[str, Any] = {}  # numpy arrays or torch tensors
-        # set by :meth:`taken`: the pool the matrices come from and the sample's rows in it
-        self.pool: SimilarityPool | None = None
-        self.rows: np.ndarray | None = None
+        self._last: dict[str, tuple[int, int, np.ndarray]] = {}
         n, m = len(un), len(vn)
         if 4 * (n * n + n * m + m * m) <= cache_bytes:
             for name in ("uu", "uv", "vv"):
@@ -181,26 +183,6 @@ class _Similarities:
                 self.full[name] = be.cat(
                     [be.mm(a[i : i + chunk], b) for i in range(0, len(a), chunk)]
                 )
-
-    @classmethod
-    def taken(cls, pool: SimilarityPool, rows: np.ndarray) -> _Similarities:
-        """The similarities of the pool's pairs ``rows``: its matrices indexed, not multiplied again."""
-        sims = cls.__new__(cls)
-        sims.be, sims.chunk = NUMPY, pool.chunk
-        sims.t = {"u": pool.un[rows], "v": pool.vn[rows]}
-        # two one-axis takes: a third of the time of one np.ix_ gather
-        sims.full = {
-            name: np.take(np.take(m, rows, axis=0), rows, axis=1) for name, m in pool.full.items()
-        }
-        sims.pool, sims.rows = pool, rows
-        return sims
-
-    def topk(self, name: str, start: int, stop: int, k: int) -> np.ndarray:
-        """The ``k`` largest values of rows ``start:stop`` of the ``name`` matrix, unordered (numpy)."""
-        if self.pool is not None:
-            assert self.rows is not None
-            return self.pool.topk(name, self.rows, start, stop, k, self.block(name, start, stop))
-        return self.be.topk_values(self.block(name, start, stop), k)
 
     def block(self, name: str, start: int, stop: int):
         """Rows ``start:stop`` of the ``name`` matrix (``uu``, ``uv``, ``vu``, ``vv``); read-only (may be a view)."""
@@ -210,61 +192,119 @@ class _Similarities:
             return self.full[name][start:stop]
         return self.be.mm(self.t[name[0]][start:stop], self.t[name[1]])
 
+    def _numpy_block(self, name: str, start: int, stop: int) -> np.ndarray:
+        # the last block of each matrix is kept: the scores read each block twice, and a
+        # block that is not kept would otherwise be multiplied twice
+        last = self._last.get(name)
+        if last is None or last[:2] != (start, stop):
+            blk = self.be.np(self.block(name, start, stop)).astype(np.float32, copy=False)
+            if len(self._last) >= 2:  # at most two blocks held, as the scores read them
+                del self._last[next(iter(self._last))]
+            self._last.pop(name, None)
+            self._last[name] = last = (start, stop, blk)
+        return last[2]
+
+    def diag(self, name: str, start: int, stop: int) -> np.ndarray:
+        """The similarity of each row ``start:stop`` with its own column (float32)."""
+        rows = np.arange(stop - start)
+        return self._numpy_block(name, start, stop)[rows, rows + start]
+
+    def topk(self, name: str, start: int, stop: int, k: int) -> np.ndarray:
+        """The ``k`` largest values of rows ``start:stop`` of the ``name`` matrix, unordered (numpy)."""
+        return self.be.topk_values(self.block(name, start, stop), k)
+
+    def wins(
+        self,
+        name: str,
+        start: int,
+        stop: int,
+        pen: np.ndarray,
+        own: np.ndarray,
+        tie_rule: str,
+        argmax: bool = False,
+    ):
+        """``(ok, tied, best, retrieved)`` of rows ``start:stop``: ``own`` against ``sim - pen`` off the own column.
+
+        ``retrieved`` (with ``argmax``) is the winning column: the own one when ``ok``,
+        else the first best competitor.
+        """
+        rows = np.arange(stop - start)
+        diag = rows + start
+        m = self._numpy_block(name, start, stop) - pen[None, :]
+        m[rows, diag] = -np.inf
+        ok, tied, best = _wins(own, m, diag, tie_rule)
+        return ok, tied, best, (np.where(ok, diag, m.argmax(axis=1)) if argmax else None)
+
 
 class SimilarityPool:
     """The cosine matrices of every pair that some sample of a run draws, computed once (numpy).
 
     Word retrieval scores several samples of ``n`` pairs drawn from a few more pairs (10
-    samples of 4,000 out of 4,114 share nearly every row): each sample's ``U·Uᵀ``, ``U·Vᵀ``
-    and ``V·Vᵀ`` are then indexed out of the pool's instead of multiplied again, and each
-    row's CSLS neighbours are read off a list of its pool row's largest values instead of
-    partitioning the sample's row (:func:`retrieval_counts_pair` with ``pool``). The
-    products of a row pair can differ
-    from the sample's own in the last bit (BLAS sums tiles of other sizes), like any other
-    BLAS or thread count would.
+    samples of 4,000 out of 4,114 share nearly every row). The pool multiplies ``U·Uᵀ``,
+    ``U·Vᵀ`` and ``V·Vᵀ`` once, and each sample is then counted from lists of each pool
+    row's largest values instead of passes over its own ``n × n`` matrices:
+
+    * a row's CSLS neighbours: its ``2k + 10`` largest similarities, walked in order and kept
+      while their column is in the sample (the first ``k`` kept are the sample's ``k``
+      largest);
+    * a row's best competitor: the largest ``cos - r/2`` among its ``depth`` largest values
+      of ``cos - b/2``, where ``b`` is the least neighbourhood term a column gets in any
+      sample (:meth:`prepare`). A column off the list scores at most the list's last value
+      (subtraction rounds monotonically), so a listed best above it is the row's best, ties
+      included.
+
+    A row whose list cannot decide (too few of the sample's columns, or a best not above the
+    list's last value) is computed from its full row, as without a pool. The counts are those
+    of :func:`retrieval_counts_pair` on the sample's own vectors, except that a product of a
+    row pair can differ from the sample's own in the last bit (BLAS sums tiles of other
+    sizes), like any other BLAS or thread count would.
 
     Args:
         u: ``(N, dim)`` vectors of every pair any sample draws (normalised here).
         v: ``(N, dim)`` their translations.
-        chunk: rows per matrix product.
+        chunk: rows per matrix product and per list.
+        depth: values per row in the competitor lists.
     """
 
-    def __init__(self, u: np.ndarray, v: np.ndarray, chunk: int = _CHUNK):
-        self.un, self.vn, self.chunk = normalize(u), normalize(v), chunk
+    def __init__(self, u: np.ndarray, v: np.ndarray, chunk: int = _CHUNK, depth: int = 32):
+        self.un, self.vn, self.chunk, self.depth = normalize(u), normalize(v), chunk, depth
         pairs = {"uu": (self.un, self.un), "uv": (self.un, self.vn), "vv": (self.vn, self.vn)}
-        self.full = {
-            name: np.concatenate([a[i : i + chunk] @ b.T for i in range(0, len(a), chunk)])
-            for name, (a, b) in pairs.items()
-        }
-        self._lists: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
+        self.full = {}
+        for name, (a, b) in pairs.items():
+            # written in place: a concatenation of row blocks would copy the matrix once more
+            out = self.full[name] = np.empty((len(a), len(b)), np.float32)
+            for i in range(0, len(a), chunk):
+                np.matmul(a[i : i + chunk], b.T, out=out[i : i + chunk])
+        # rows of V·Uᵀ are read as often as those of U·Vᵀ: a contiguous copy, not a strided view
+        self.full["vu"] = np.ascontiguousarray(self.full["uv"].T)
+        self._neighbour_lists: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
+        self._lists: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # by :meth:`prepare`
 
-    def _matrix(self, name: str) -> np.ndarray:
-        return self.full["uv"].T if name == "vu" else self.full[name]
+    def __len__(self) -> int:
+        return len(self.un)
 
     def _top_lists(self, name: str, depth: int) -> tuple[np.ndarray, np.ndarray]:
         """Each pool row's ``depth`` largest values of ``name`` and their columns, largest first."""
-        if (name, depth) not in self._lists:
-            m = self._matrix(name)
+        if (name, depth) not in self._neighbour_lists:
+            m = self.full[name]
             cols = np.argpartition(m, m.shape[1] - depth, axis=1)[:, m.shape[1] - depth :]
             vals = np.take_along_axis(m, cols, axis=1)
             order = np.argsort(-vals, axis=1, kind="stable")
-            self._lists[name, depth] = (
+            self._neighbour_lists[name, depth] = (
                 np.take_along_axis(vals, order, axis=1),
                 np.take_along_axis(cols, order, axis=1),
             )
-        return self._lists[name, depth]
+        return self._neighbour_lists[name, depth]
 
-    def topk(
-        self, name: str, rows: np.ndarray, start: int, stop: int, k: int, block: np.ndarray
-    ) -> np.ndarray:
+    def topk(self, name: str, rows: np.ndarray, start: int, stop: int, k: int) -> np.ndarray:
         """The ``k`` largest values of a sample's rows ``start:stop`` of ``name`` among its own columns.
 
         Taken from each pool row's largest values, walked in order and kept while their column
         is in the sample: the first ``k`` kept are the sample's ``k`` largest (equal values are
         interchangeable). A row whose list holds fewer than ``k`` of the sample's columns is
-        partitioned from ``block`` (its similarities in the sample), as without a pool.
+        partitioned from its full row in the sample, as without a pool.
         """
-        n_pool = self._matrix(name).shape[1]
+        n_pool = len(self)
         depth = min(n_pool, 2 * k + 10)
         vals, cols = self._top_lists(name, depth)
         member = np.zeros(n_pool, bool)
@@ -278,8 +318,37 @@ class SimilarityPool:
         # exactly k kept per row that is not short; boolean indexing reads them row by row
         out[~short] = vals[part[~short]][take[~short]].reshape(-1, k)
         if short.any():
-            out[short] = NUMPY.topk_values(block[short], k)
+            out[short] = NUMPY.topk_values(self.full[name][np.ix_(part[short], rows)], k)
         return out
+
+    def prepare(self, samples: list[np.ndarray], nbs: list[Neighbourhoods]) -> None:
+        """Build each matrix's competitor lists for these samples and their neighbourhoods.
+
+        A column's bound is the least penalty it gets as a candidate of that matrix, in any
+        score and any sample that holds it (columns no sample holds are never competitors):
+        one list per matrix serves every score that reads it.
+        """
+        low = {name: np.full(len(self), np.inf, np.float32) for name in self.full}
+        for table in _PENALTIES.values():
+            for name, attr in table.values():
+                for rows, nb in zip(samples, nbs):
+                    np.minimum.at(low[name], rows, _half(getattr(nb, attr)))
+        self._lists = {name: self._competitor_lists(name, low[name]) for name in self.full}
+
+    def _competitor_lists(self, name: str, low: np.ndarray):
+        """Per row: the ``depth`` columns of largest ``sim - low`` (own column out), their ``sim``, and the last ``sim - low``."""
+        m = self.full[name]
+        n = len(m)
+        depth = min(self.depth, n - 1)
+        cols = np.empty((n, depth), np.int64)
+        for start in range(0, n, self.chunk):
+            stop = min(n, start + self.chunk)
+            w = m[start:stop] - low[None, :]
+            w[np.arange(stop - start), np.arange(start, stop)] = -np.inf
+            cols[start:stop] = np.argpartition(w, n - depth, axis=1)[:, n - depth :]
+        sims = np.take_along_axis(m, cols, axis=1)
+        floor = (sims - low[cols]).min(axis=1)
+        return cols, sims, floor
 
     @staticmethod
     def fits(rows: int, samples: int, n: int, cache_bytes: int = DEFAULT_CACHE_BYTES) -> bool:
@@ -288,7 +357,102 @@ class SimilarityPool:
         >>> SimilarityPool.fits(4114, 10, 4000), SimilarityPool.fits(32000, 10, 5000)
         (True, False)
         """
-        return 12 * rows * rows <= cache_bytes and rows * rows < samples * n * n
+        return 16 * rows * rows <= cache_bytes and rows * rows < samples * n * n
+
+    def counts(
+        self,
+        samples: list[np.ndarray],
+        criterion: str = "csls",
+        k: int = DEFAULT_K,
+        tie_rule: str = "strict",
+    ) -> list[dict[str, RetrievalCounts]]:
+        """:func:`retrieval_counts_pair` of each sample (pool rows ``samples[i]``), both directions."""
+        views, nbs = self._views(samples, criterion, k, tie_rule)
+        return [
+            {d: _direction(view, d, len(view.rows), nb, tie_rule) for d in _PENALTIES}
+            for view, nb in zip(views, nbs)
+        ]
+
+    def weak_items(
+        self,
+        samples: list[np.ndarray],
+        criterion: str = "csls",
+        k: int = DEFAULT_K,
+        tie_rule: str = "strict",
+    ) -> list[dict[str, WeakItems]]:
+        """:func:`weak_items` of each sample, ``src_tgt`` (queries ``U``) and ``tgt_src``."""
+        views, nbs = self._views(samples, criterion, k, tie_rule)
+        return [
+            {d: _weak_items(view, d, len(view.rows), nb, tie_rule) for d in _PENALTIES}
+            for view, nb in zip(views, nbs)
+        ]
+
+    def _views(self, samples: list[np.ndarray], criterion: str, k: int, tie_rule: str):
+        for rows in samples:
+            _check(self.un[rows], self.vn[rows], criterion, tie_rule)
+        views = [_PoolSample(self, np.asarray(rows)) for rows in samples]
+        nbs = [
+            _neighbourhoods(view, len(view.rows), len(view.rows), k)
+            if criterion == "csls"
+            else _no_neighbourhoods(len(view.rows))
+            for view in views
+        ]
+        self.prepare([view.rows for view in views], nbs)
+        return views, nbs
+
+
+class _PoolSample:
+    """One sample of a :class:`SimilarityPool`, read as :class:`_Similarities` is (one block: all its rows)."""
+
+    def __init__(self, pool: SimilarityPool, rows: np.ndarray):
+        self.pool, self.rows, self.chunk = pool, rows, len(rows)
+        self.position = np.full(len(pool), -1, np.int64)
+        self.position[rows] = np.arange(len(rows))
+
+    def diag(self, name: str, start: int, stop: int) -> np.ndarray:
+        part = self.rows[start:stop]
+        return self.pool.full[name][part, part]
+
+    def topk(self, name: str, start: int, stop: int, k: int) -> np.ndarray:
+        return self.pool.topk(name, self.rows, start, stop, k)
+
+    def wins(
+        self,
+        name: str,
+        start: int,
+        stop: int,
+        pen: np.ndarray,
+        own: np.ndarray,
+        tie_rule: str,
+        argmax: bool = False,
+    ):
+        cols, sims, floor = self.pool._lists[name]
+        part = self.rows[start:stop]
+        diag = np.arange(start, stop)
+        on_pool = np.full(len(self.pool), np.inf, np.float32)
+        on_pool[self.rows] = pen
+        listed = cols[part]
+        # the sample's scores of the listed columns (-inf off the sample)
+        cand = sims[part] - on_pool[listed]
+        best = cand.max(axis=1)
+        at = self.position[listed]
+        before = ((cand >= own[:, None]) & (at < diag[:, None])).any(axis=1)
+        first = np.where(cand == best[:, None], at, len(self.rows)).min(axis=1)
+        # rows the list cannot decide: their full row in the sample
+        full = np.flatnonzero(~(best > floor[part]))
+        if full.size:
+            m = self.pool.full[name][np.ix_(part[full], self.rows)] - pen[None, :]
+            m[np.arange(len(full)), diag[full]] = -np.inf
+            best[full] = m.max(axis=1)
+            before[full] = (
+                (m >= own[full, None]) & (np.arange(len(self.rows))[None, :] < diag[full, None])
+            ).any(axis=1)
+            first[full] = m.argmax(axis=1)
+        ok = own > best
+        tied = own == best
+        if tie_rule == "first":
+            ok |= tied & ~before
+        return ok, tied, best, (np.where(ok, diag, first) if argmax else None)
 
 
 @dataclass(frozen=True)
@@ -367,8 +531,10 @@ def csls_neighbourhoods(
     return _neighbourhoods(sims, len(u), len(v), k)
 
 
-def _neighbourhoods(sims: _Similarities, n_u: int, n_v: int, k: int) -> Neighbourhoods:
-    be, chunk = sims.be, sims.chunk
+def _neighbourhoods(
+    sims: _Similarities | _PoolSample, n_u: int, n_v: int, k: int
+) -> Neighbourhoods:
+    chunk = sims.chunk
 
     def side(q: str, o: str, n_same: int, n_other: int):
         k_same, k_other = min(k, n_same - 1), min(k, n_other)
@@ -378,9 +544,8 @@ def _neighbourhoods(sims: _Similarities, n_u: int, n_v: int, k: int) -> Neighbou
         r_pool = np.empty(n_same, np.float32)
         for start in range(0, n_same, chunk):
             stop = min(n_same, start + chunk)
-            block = sims.block(q + q, start, stop)
             rows = np.arange(stop - start)
-            own = be.np(block[rows, rows + start]).astype(np.float32).reshape(-1, 1)
+            own = sims.diag(q + q, start, stop).astype(np.float32).reshape(-1, 1)
             # Top k+1 with the point itself, then one occurrence of its own value taken out
             # (equal values are interchangeable, so this is the top k without it); the
             # block is never written, so a kept block needs no copy.
@@ -462,62 +627,73 @@ def _wins(own: np.ndarray, comp: np.ndarray, diag: np.ndarray, tie_rule: str):
     return ok, tied, best
 
 
+#: Per direction, the competitors each score counts against: ``(matrix, neighbourhood)``, the
+#: candidates' similarities to the query and the :class:`Neighbourhoods` field whose half is
+#: each candidate's penalty. The query's own translation pays the ``weak`` penalty under
+#: ``weak`` and ``paper``, the ``union`` one under ``pooled`` and ``union``.
+_PENALTIES = {
+    "src_tgt": {
+        "weak": ("uv", "v_in_u"),
+        "paper": ("uu", "u_in_u"),
+        "pooled": ("uu", "u_pool"),
+        "union": ("uv", "v_pool"),
+    },
+    "tgt_src": {
+        "weak": ("vu", "u_in_v"),
+        "paper": ("vv", "v_in_v"),
+        "pooled": ("vv", "v_pool"),
+        "union": ("vu", "u_pool"),
+    },
+}
+
+
+def _half(r) -> np.ndarray:
+    """``r / 2`` in float32 (exact)."""
+    return (np.asarray(r, np.float32) * np.float32(0.5)).astype(np.float32)
+
+
+def _no_neighbourhoods(n: int) -> Neighbourhoods:
+    """Zero penalties: the cosine criterion."""
+    zero = np.zeros(n, np.float32)
+    return Neighbourhoods(0, zero, zero, zero, zero, zero, zero)
+
+
 def _direction(
-    sims: _Similarities,
-    q: str,
-    n: int,
-    r_t_weak,
-    r_t_paper,
-    r_q_paper,
-    r_t_pool,
-    r_q_pool,
-    tie_rule: str,
+    sims: _Similarities | _PoolSample, direction: str, n: int, nb: Neighbourhoods, tie_rule: str
 ) -> RetrievalCounts:
-    """Count one direction (queries ``q`` = ``u`` or ``v``) from precomputed candidate terms.
+    """Count one direction (``src_tgt``: queries ``u``) from the neighbourhood terms ``nb``.
 
     Scores are kept at half scale, ``cos - r/2`` (as the authors compute them):
     halving is exact in floating point, so the winners are those of ``2 cos - r``.
     """
-    be, chunk = sims.be, sims.chunk
-    t = "v" if q == "u" else "u"
-
-    def half(r):
-        return (np.asarray(r, np.float32) * np.float32(0.5)).astype(np.float32)
-
-    h_t_weak, h_t_paper, h_q_paper, h_t_pool, h_q_pool = map(
-        half, (r_t_weak, r_t_paper, r_q_paper, r_t_pool, r_q_pool)
-    )
+    table = _PENALTIES[direction]
+    h = {score: _half(getattr(nb, attr)) for score, (_, attr) in table.items()}
     c = dict.fromkeys(
         ("weak", "paper", "pooled", "union", "t_weak", "t_paper", "t_pooled", "t_union"), 0
     )
-    for start in range(0, n, chunk):
-        stop = min(n, start + chunk)
-        rows = np.arange(stop - start)
-        diag = rows + start
-        # Blocks are read, never written: kept blocks need no copy.
-        s_qt = be.np(sims.block(q + t, start, stop)).astype(np.float32, copy=False)
-        s_qq = be.np(sims.block(q + q, start, stop)).astype(np.float32, copy=False)
-        own_cos = s_qt[rows, diag]
+    for start in range(0, n, sims.chunk):
+        stop = min(n, start + sims.chunk)
+        diag = np.arange(start, stop)
+        own_cos = sims.diag(table["weak"][0], start, stop)
+        own = own_cos - h["weak"][diag]
+        own_pool = own_cos - h["union"][diag]
 
-        def score(sim, pen, own, rows=rows, diag=diag):
-            m = sim - pen[None, :]
-            m[rows, diag] = -np.inf
-            return _wins(own, m, diag, tie_rule)
+        def score(name, own, sims=sims, start=start, stop=stop):
+            return sims.wins(table[name][0], start, stop, h[name], own, tie_rule)[:3]
 
         # Weak: candidates t_j, penalty r_Q(t_j).
-        ok, tied, _ = score(s_qt, h_t_weak, own_cos - h_t_weak[diag])
+        ok, tied, _ = score("weak", own)
         c["weak"] += int(ok.sum())
         c["t_weak"] += int(tied.sum())
         # Paper strong: candidates q_j with self-included r_Q(q_j); own penalty r_Q(t_i).
-        ok, tied, _ = score(s_qq, h_q_paper, own_cos - h_t_paper[diag])
+        ok, tied, _ = score("paper", own)
         c["paper"] += int(ok.sum())
         c["t_paper"] += int(tied.sum())
         # Pooled strong and union: neighbourhoods over U ∪ V minus the point itself.
-        own_pool = own_cos - h_t_pool[diag]
-        ok_pool, tied_pool, best_q = score(s_qq, h_q_pool, own_pool)
+        ok_pool, tied_pool, best_q = score("pooled", own_pool)
         c["pooled"] += int(ok_pool.sum())
         c["t_pooled"] += int(tied_pool.sum())
-        ok_t, _, best_t = score(s_qt, h_t_pool, own_pool)
+        ok_t, _, best_t = score("union", own_pool)
         c["union"] += int((ok_pool & ok_t).sum())
         c["t_union"] += int((own_pool == np.maximum(best_q, best_t)).sum())
     return RetrievalCounts(
@@ -560,7 +736,6 @@ def retrieval_counts_pair(
     neighbourhoods: Neighbourhoods | None = None,
     directions: tuple[str, ...] = ("src_tgt", "tgt_src"),
     cache_bytes: int = DEFAULT_CACHE_BYTES,
-    pool: tuple[SimilarityPool, np.ndarray] | None = None,
 ) -> dict[str, RetrievalCounts]:
     """Score retrieval in both directions of one (layer, sample), sharing every neighbourhood.
 
@@ -577,8 +752,6 @@ def retrieval_counts_pair(
         directions: which of ``src_tgt`` (queries ``u``) and ``tgt_src`` to count.
         cache_bytes: keep the similarity matrices between the neighbourhood and
             scoring passes when they fit in this many bytes (0: recompute blocks).
-        pool: ``(pool, rows)``: ``u`` and ``v`` are the pool's pairs ``rows``; their
-            similarities are taken from it (:class:`SimilarityPool`; numpy only).
 
     Returns:
         ``{"src_tgt": counts, "tgt_src": counts}`` (the directions asked for).
@@ -591,25 +764,12 @@ def retrieval_counts_pair(
         UsageError: unknown criterion or tie rule, or mismatched shapes.
     """
     _check(u, v, criterion, tie_rule)
-    if pool is not None:
-        sims = _Similarities.taken(*pool)
-    else:
-        sims = _Similarities(normalize(u), normalize(v), backend or NUMPY, chunk, cache_bytes)
+    sims = _Similarities(normalize(u), normalize(v), backend or NUMPY, chunk, cache_bytes)
     if criterion == "csls":
         nb = neighbourhoods or _neighbourhoods(sims, len(u), len(v), k)
     else:
-        zero = np.zeros(len(u), np.float32)
-        nb = Neighbourhoods(0, zero, zero, zero, zero, zero, zero)
-    out = {}
-    if "src_tgt" in directions:
-        out["src_tgt"] = _direction(
-            sims, "u", len(u), nb.v_in_u, nb.v_in_u, nb.u_in_u, nb.v_pool, nb.u_pool, tie_rule
-        )
-    if "tgt_src" in directions:
-        out["tgt_src"] = _direction(
-            sims, "v", len(u), nb.u_in_v, nb.u_in_v, nb.v_in_v, nb.u_pool, nb.v_pool, tie_rule
-        )
-    return out
+        nb = _no_neighbourhoods(len(u))
+    return {d: _direction(sims, d, len(u), nb, tie_rule) for d in directions}
 
 
 def retrieval_counts(
@@ -687,24 +847,22 @@ def weak_items(
     _check(u, v, criterion, tie_rule)
     sims = _Similarities(normalize(u), normalize(v), backend or NUMPY, chunk, DEFAULT_CACHE_BYTES)
     n = len(u)
-    r = (
-        _neighbourhoods(sims, n, len(v), k).v_in_u
-        if criterion == "csls"
-        else np.zeros(n, np.float32)
-    )
-    h = (np.asarray(r, np.float32) * np.float32(0.5)).astype(np.float32)
+    nb = _neighbourhoods(sims, n, len(v), k) if criterion == "csls" else _no_neighbourhoods(n)
+    return _weak_items(sims, "src_tgt", n, nb, tie_rule)
+
+
+def _weak_items(
+    sims: _Similarities | _PoolSample, direction: str, n: int, nb: Neighbourhoods, tie_rule: str
+) -> WeakItems:
+    """The weak score of :func:`_direction`, row by row, with each row's winning candidate."""
+    matrix, attr = _PENALTIES[direction]["weak"]
+    h = _half(getattr(nb, attr))
     ok_all, tied_all = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
     retrieved, score = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.float64)
-    for start in range(0, n, chunk):
-        stop = min(n, start + chunk)
-        rows = np.arange(stop - start)
-        diag = rows + start
-        s_qt = sims.be.np(sims.block("uv", start, stop)).astype(np.float32, copy=False)
-        own = s_qt[rows, diag] - h[diag]
-        m = s_qt - h[None, :]
-        m[rows, diag] = -np.inf
-        ok, tied, best = _wins(own, m, diag, tie_rule)
-        ok_all[start:stop], tied_all[start:stop] = ok, tied
-        retrieved[start:stop] = np.where(ok, diag, m.argmax(axis=1))
+    for start in range(0, n, sims.chunk):
+        stop = min(n, start + sims.chunk)
+        own = sims.diag(matrix, start, stop) - h[start:stop]
+        ok, tied, best, got = sims.wins(matrix, start, stop, h, own, tie_rule, argmax=True)
+        ok_all[start:stop], tied_all[start:stop], retrieved[start:stop] = ok, tied, got
         score[start:stop] = 2.0 * np.where(ok, own, best).astype(np.float64)
     return WeakItems(ok_all, tied_all, retrieved, score)

@@ -511,6 +511,33 @@ def _encode(
     )
 
 
+def _picks(config: str, samples: Any, pos: Any, ok: Any) -> list[np.ndarray]:
+    """Each sample's positions among the encoded pairs, without the pairs that could not be encoded."""
+    picks = [np.array([pos[int(r)] for r in sample if ok[pos[int(r)]]]) for sample in samples]
+    if min(len(idx) for idx in picks) < 2:
+        raise UsageError(
+            f"{config}: fewer than 2 sampled pairs could be encoded; check the model and the dataset."
+        )
+    return picks
+
+
+def _pool(
+    u: np.ndarray, v: np.ndarray, picks: list[np.ndarray], backend: Any
+) -> tuple[csls.SimilarityPool, list[np.ndarray]] | None:
+    """One layer's similarity pool and each sample's rows in it, where pooling saves work.
+
+    The samples share most of their pairs: on numpy, a layer's matrices are computed once for
+    every pair drawn and each sample is counted from them (a GPU multiplies each sample faster
+    than it indexes).
+    """
+    drawn = np.unique(np.concatenate(picks))
+    if backend is not csls.NUMPY or not csls.SimilarityPool.fits(
+        len(drawn), len(picks), max(len(idx) for idx in picks)
+    ):
+        return None
+    return csls.SimilarityPool(u[drawn], v[drawn]), [np.searchsorted(drawn, i) for i in picks]
+
+
 def _retrieve(
     config: str, samples: Any, pos: Any, ok: Any, enc: _Encoded, params: Params, device: Any
 ) -> Any:
@@ -519,34 +546,26 @@ def _retrieve(
     per_layer: dict[int, dict[str, list[float]]] = {layer: {} for layer in layer_ids}
     ties: dict[int, dict[str, int]] = {layer: {} for layer in layer_ids}
     raw: dict[int, list[dict]] = {layer: [] for layer in layer_ids}
-    picks = []
-    for sample in samples:
-        idx = np.array([pos[int(r)] for r in sample if ok[pos[int(r)]]])
-        if len(idx) < 2:
-            raise UsageError(
-                f"{config}: fewer than 2 sampled pairs could be encoded; check the model and the dataset."
-            )
-        picks.append(idx)
+    picks = _picks(config, samples, pos, ok)
     backend = similarity_backend(device)
-    drawn = np.unique(np.concatenate(picks))
-    # The samples share most of their pairs: on numpy, a layer's matrices are computed once for
-    # every pair drawn and indexed per sample (a GPU multiplies each sample faster than it indexes).
-    pooled = backend is csls.NUMPY and csls.SimilarityPool.fits(
-        len(drawn), len(picks), max(len(i) for i in picks)
-    )
     for li, layer in enumerate(layer_ids):
-        pool = csls.SimilarityPool(enc.u_all[li, drawn], enc.v_all[li, drawn]) if pooled else None
-        for idx in picks:
-            u, v = enc.u_all[li, idx], enc.v_all[li, idx]
-            got = csls.retrieval_counts_pair(
-                u,
-                v,
-                params.criterion,
-                params.csls_k,
-                backend=backend,
-                tie_rule=params.tie_rule,
-                pool=(pool, np.searchsorted(drawn, idx)) if pool is not None else None,
-            )
+        pooled = _pool(enc.u_all[li], enc.v_all[li], picks, backend)
+        if pooled is not None:
+            pool, pool_rows = pooled
+            counted = pool.counts(pool_rows, params.criterion, params.csls_k, params.tie_rule)
+        else:
+            counted = [
+                csls.retrieval_counts_pair(
+                    enc.u_all[li, idx],
+                    enc.v_all[li, idx],
+                    params.criterion,
+                    params.csls_k,
+                    backend=backend,
+                    tie_rule=params.tie_rule,
+                )
+                for idx in picks
+            ]
+        for got in counted:
             d, t = per_layer[layer], ties[layer]
             for direction, c in got.items():
                 d.setdefault(f"s_weak_{direction}", []).append(c.s_weak)
@@ -703,9 +722,27 @@ def _best_layer_items(
     not one per layer). Their mean over rows is the best layer's S_weak when every repeat
     keeps the same number of pairs.
     """
+    picks = _picks(config, samples, pos, ok)
+    backend = similarity_backend(device)
+    pooled = _pool(u_all[li], v_all[li], picks, backend)
+    if pooled is not None:
+        pool, pool_rows = pooled
+        per_sample = pool.weak_items(pool_rows, params.criterion, params.csls_k, params.tie_rule)
+    else:
+        per_sample = [
+            {
+                tag: csls.weak_items(
+                    q, t, params.criterion, params.csls_k, backend=backend, tie_rule=params.tie_rule
+                )
+                for tag, (q, t) in (
+                    ("src_tgt", (u_all[li, idx], v_all[li, idx])),
+                    ("tgt_src", (v_all[li, idx], u_all[li, idx])),
+                )
+            }
+            for idx in picks
+        ]
     rows = []
-    for rep, sample in enumerate(samples):
-        idx = np.array([pos[int(r)] for r in sample if ok[pos[int(r)]]])
+    for rep, (idx, items) in enumerate(zip(picks, per_sample)):
         ids = [str(sub[i].get(S.ID, i)) for i in idx]
         # the words and their sentences, so an error table shows them instead of ids
         texts = {
@@ -715,11 +752,7 @@ def _best_layer_items(
             )
             for pid, i in zip(ids, idx)
         }
-        u, v = u_all[li, idx], v_all[li, idx]
-        for tag, (q, t) in (("src_tgt", (u, v)), ("tgt_src", (v, u))):
-            w = csls.weak_items(
-                q, t, params.criterion, params.csls_k, backend=similarity_backend(device)
-            )
+        for tag, w in items.items():
             for i, pid in enumerate(ids):
                 rows.append(
                     {

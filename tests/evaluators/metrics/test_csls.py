@@ -293,20 +293,38 @@ def test_counts_from_a_similarity_pool_equal_each_samples_own_ties_included():
 
     u, v = vectors(), vectors()
     v[:200] = u[:200]
-    pool = csls.SimilarityPool(u, v, chunk=64)
-    ties = 0
     # samples of most of the pool (neighbours from its lists) and of a third (many rows whose
-    # lists run short of the sample's columns: partitioned from the sample's block instead)
-    for size in (250, 250, 100):
-        rows = rng.choice(n_pairs, size=size, replace=False)
+    # lists run short of the sample's columns: partitioned from the sample's rows instead);
+    # unsorted rows, so a sample's order is not the pool's
+    samples = [rng.choice(n_pairs, size=size, replace=False) for size in (250, 250, 100)]
+    ties = decided_by_rows = 0
+    # depth 2: competitor lists too short to decide most rows (their full rows are read);
+    # depth 40: the lists decide nearly every row
+    for depth in (2, 40):
+        pool = csls.SimilarityPool(u, v, chunk=64, depth=depth)
         for criterion in csls.CRITERIA:
             for tie_rule in csls.TIE_RULES:
-                own = csls.retrieval_counts_pair(
-                    u[rows], v[rows], criterion, k=5, chunk=64, tie_rule=tie_rule
-                )
-                taken = csls.retrieval_counts_pair(
-                    u[rows], v[rows], criterion, k=5, tie_rule=tie_rule, pool=(pool, rows)
-                )
-                assert taken == own
-                ties += sum(c.weak_ties for c in own.values())
+                counted = pool.counts(samples, criterion, k=5, tie_rule=tie_rule)
+                items = pool.weak_items(samples, criterion, k=5, tie_rule=tie_rule)
+                for rows, got, got_items in zip(samples, counted, items):
+                    own = csls.retrieval_counts_pair(
+                        u[rows], v[rows], criterion, k=5, chunk=64, tie_rule=tie_rule
+                    )
+                    assert got == own
+                    ties += sum(c.weak_ties for c in own.values())
+                    for tag, (q, t) in (("src_tgt", (u, v)), ("tgt_src", (v, u))):
+                        want = csls.weak_items(q[rows], t[rows], criterion, k=5, tie_rule=tie_rule)
+                        for field in ("ok", "tied", "retrieved", "score"):
+                            np.testing.assert_array_equal(
+                                getattr(got_items[tag], field), getattr(want, field)
+                            )
+                        assert got_items[tag].ok.sum() == own[tag].weak
+        # how many rows of the last sample the lists left to a full row, in the weak score
+        cols, sims, floor = pool._lists["uv"]
+        rows = samples[-1]
+        on_pool = np.full(n_pairs, np.inf, np.float32)
+        on_pool[rows] = 0.0  # cosine: no penalty
+        best = (sims[rows] - on_pool[cols[rows]]).max(axis=1)
+        decided_by_rows += int((~(best > floor[rows])).sum())
     assert ties > 0  # the data does tie
+    assert decided_by_rows > 0  # and the full-row path ran
