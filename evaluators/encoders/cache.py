@@ -37,14 +37,17 @@ transaction as each change and recounted on open when missing or negative (a fil
 before it). A read does not rewrite the rows it returns: it appends ``(row id, time)`` to the
 ``touches`` log (no index: an append writes the log's last page whatever the cache holds),
 for the rows whose recency is older than a minute. ``entries.used`` is the recency at insert
-or at the last fold. The eviction (or a read that finds the log over :data:`_FOLD_SHARE` of the
-payload) folds the log into ``entries.used`` and empties it, then walks the ``used`` index from
-the oldest row, all in one write transaction: the victims are in exact LRU order, and the fold
-costs at most one write per page of the table once per cycle, instead of one random page per
-touched row. Files from before the log gain the empty table on open; an older xlbench sharing the
-file still works (it ignores the log, so its evictions do not see newer reads). An xlbench from
-before the running total that overwrites rows in the same file leaves the total too high (its
-replaced rows are not subtracted): the cache then evicts early, never beyond the cap.
+or at the last fold. The eviction folds the log into ``entries.used`` and empties it, then
+walks the ``used`` index from the oldest row, in one write transaction: the victims are in exact
+LRU order, and the fold costs at most one write per page of the table once per cycle, instead of
+one random page per touched row (a cache under its cap never evicts: a read folds the log when
+it outgrows :data:`_FOLD_SHARE` of the payload). Measured from 10k to 1M rows: CPU per row of a
+read touching every row 1.30x, of a put 1.49x over whole cycles; the put that crosses the cap
+at 1M rows, 1.6 s CPU. Files from before the log gain the empty table on open; an older
+xlbench sharing the file still works (it ignores the log, so its evictions do not see newer
+reads). An xlbench from before the running total that overwrites rows in the same file leaves
+the total too high (its replaced rows are not subtracted): the cache then evicts early, never
+beyond the cap.
 """
 
 from __future__ import annotations
@@ -463,9 +466,11 @@ def stored_bytes(db: sqlite3.Connection) -> int:
 def _fold(db: sqlite3.Connection) -> None:
     """Move the logged touches into ``entries.used`` and empty the log, inside the caller's write transaction.
 
-    O(log) to group the log by row, then one ``UPDATE`` per touched row in row order: each
-    page of the table and of the ``used`` index is written at most once, whatever the number
-    of touches. Rows deleted since their touch (evicted, overwritten) are not there to update.
+    The log is grouped by row (a sort of the log, not of the table), then one ``UPDATE`` per
+    touched row in row order: each page of the table and of the ``used`` index is written at
+    most once per fold, however many touches it had. Rows deleted since their touch (evicted,
+    overwritten) are not there to update; a row id reused since keeps its own insert time,
+    later than the touch (``used < ?``).
     """
     latest = db.execute("SELECT id, MAX(used) FROM touches GROUP BY id ORDER BY id").fetchall()
     db.executemany("UPDATE entries SET used = ?2 WHERE id = ?1 AND used < ?2", latest)
