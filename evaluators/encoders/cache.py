@@ -472,7 +472,8 @@ def _fold(db: sqlite3.Connection) -> None:
     overwritten) are not there to update; a row id reused since keeps its own insert time,
     later than the touch (``used < ?``).
     """
-    latest = db.execute("SELECT id, MAX(used) FROM touches GROUP BY id ORDER BY id").fetchall()
+    # streamed from SQLite's sorter: a log of millions of touches is not held in Python
+    latest = db.execute("SELECT id, MAX(used) FROM touches GROUP BY id ORDER BY id")
     db.executemany("UPDATE entries SET used = ?2 WHERE id = ?1 AND used < ?2", latest)
     db.execute("DELETE FROM touches")
 
