@@ -11,11 +11,16 @@ sentences twice into a fresh cache folder:
    pair (the evaluators' loop before), timed on ``--grid-n`` sentences.
 
 3. ``--scale 10000,100000,1000000``: the store alone (no model), ``put_many``/``get_many``
-   per row as the cache grows, at its cap (every put evicts as many rows as it adds) and
-   with every read touching its rows (the LRU minute set to 0, the worst case): the
-   current store beside the one before issue #28 (a SUM over the table on every put, one
-   ``UPDATE`` per row read), in the same run, wall and CPU time per row; then the same
-   rows read again within the minute (the normal clock: no write).
+   per row as the cache grows, at its cap and with every read touching its rows (the LRU
+   minute set to 0, the worst case), then the same rows read again within the minute (the
+   normal clock: no write). Three stores in the same run, wall and CPU time per row:
+   "before" issue #28 (a SUM over the table on every put, one ``UPDATE`` per row read),
+   "update" (#28's first step: a running total, one batched ``UPDATE`` per 500 rows read,
+   eviction to the cap on every put) and "now" (reads append to a touch log; the put that
+   crosses the cap folds it and evicts down to the low watermark). At each size the timed
+   calls start right after an eviction and end with one, at least ``SCALE_CALLS`` of them:
+   whole eviction cycles of "now" (one cycle is ~10 % of the cap, 100 calls at 1M rows), so
+   the means per row include the evictions; the evicting puts are also timed alone.
 
     .venv/bin/python bench/bench_cache.py            # 300 sentences
     .venv/bin/python bench/bench_cache.py --scale 10000,100000,1000000 --n 0
@@ -37,8 +42,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_memory import build_model, sentences  # noqa: E402
 
-#: Rows per put_many / get_many call, and calls timed at each size.
-SCALE_BATCH, SCALE_CALLS = 1000, 10
+#: Rows per put_many / get_many call, and the fewest calls timed at each size (whole cycles).
+SCALE_BATCH, SCALE_CALLS = 1000, 100
 
 
 def legacy_cache_class():
@@ -98,8 +103,67 @@ def legacy_cache_class():
                         break
                 with db:
                     db.executemany("DELETE FROM entries WHERE id = ?", doomed)
+                self.evicted += len(doomed)
 
     return LegacyCache
+
+
+def update_cache_class():
+    """The store of #28's first step, as a baseline: reads rewrite entries.used, every put over the cap evicts to it."""
+    import time as _time
+
+    from evaluators.encoders import cache as mod
+
+    class UpdateCache(mod.EmbeddingCache):
+        def get_many(self, keys):
+            out, stale, now = {}, [], _time.time_ns()
+            by_digest = {mod._digest(self.model, k): k for k in keys}
+            digests = list(by_digest)
+            for i in range(0, len(digests), mod._IN_CHUNK):
+                chunk = digests[i : i + mod._IN_CHUNK]
+                rows = self._db.execute(
+                    f"SELECT k, data, used, id FROM entries WHERE k IN ({','.join('?' * len(chunk))})",
+                    chunk,
+                ).fetchall()
+                out.update((by_digest[d], data) for d, data, _, _ in rows)
+                stale.extend(r for _, _, used, r in rows if used < now - mod._TOUCH_NS)
+            if stale:
+                stale.sort()
+                with self._db:
+                    for i in range(0, len(stale), mod._IN_CHUNK):
+                        ids = stale[i : i + mod._IN_CHUNK]
+                        self._db.execute(
+                            f"UPDATE entries SET used = ? WHERE id IN ({','.join('?' * len(ids))})",
+                            [now, *ids],
+                        )
+            return out
+
+        def put_many(self, items):
+            now = _time.time_ns()
+            rows = [
+                (mod._digest(self.model, k), self._model_id, v, len(v) + 16, now + i)
+                for i, (k, v) in enumerate(items)
+            ]
+            db = self._db
+            with db:
+                db.executemany(
+                    "INSERT OR REPLACE INTO entries (k, model, data, nbytes, used) VALUES (?, ?, ?, ?, ?)",
+                    rows,
+                )
+            if not self.max_bytes or mod.stored_bytes(db) <= self.max_bytes:
+                return
+            with db:
+                db.execute("BEGIN IMMEDIATE")
+                excess, freed, doomed = mod.stored_bytes(db) - self.max_bytes, 0, []
+                for rowid, nbytes in db.execute("SELECT id, nbytes FROM entries ORDER BY used, id"):
+                    doomed.append((rowid,))
+                    freed += nbytes
+                    if freed >= excess:
+                        break
+                db.executemany("DELETE FROM entries WHERE id = ?", doomed)
+            self.evicted += len(doomed)
+
+    return UpdateCache
 
 
 def _timed(fn) -> tuple[float, float]:
@@ -109,7 +173,7 @@ def _timed(fn) -> tuple[float, float]:
 
 
 def scale_run(cls, folder: Path, sizes: list[int]) -> list[dict]:
-    """Grow one store through ``sizes`` rows; at each, time puts at the cap and reads of live rows."""
+    """Grow one store through ``sizes`` rows; at each, time whole eviction cycles of puts at the cap and reads."""
     import numpy as np
 
     from evaluators.encoders import cache as mod
@@ -122,42 +186,65 @@ def scale_run(cls, folder: Path, sizes: list[int]) -> list[dict]:
     rng = np.random.default_rng(0)
     made = 0
     out = []
+
+    def call(times: dict | None) -> bool:
+        """One put of new rows at the cap, one touching read and one re-read; whether the put evicted."""
+        nonlocal made
+        batch = [(f"k{i}", blob) for i in range(made, made + SCALE_BATCH)]
+        made += SCALE_BATCH
+        evicted = store.evicted
+        put = _timed(lambda: store.put_many(batch))
+        # live rows: the newer half (eviction takes the oldest, at most ~11 % of the cap)
+        keys = [f"k{i}" for i in rng.integers(made - size // 2, made, SCALE_BATCH)]
+        got: dict = {}
+        get = _timed(lambda: got.update(store.get_many(keys)))
+        assert len(got) == len(set(keys)), "a live row was not found"
+        # the same rows again within the minute: the normal clock writes nothing
+        mod._TOUCH_NS = touch_ns
+        reread = _timed(lambda: store.get_many(keys))
+        mod._TOUCH_NS = 0
+        if times is not None:
+            for name, (wall, cpu) in (("put", put), ("get", get), ("reread", reread)):
+                times[name + "_wall"] += wall
+                times[name + "_cpu"] += cpu
+            if store.evicted > evicted:
+                times["evict_calls"].append(put)
+        return store.evicted > evicted
+
     for size in sizes:
         store.max_bytes = 0
-        while made < size:  # grow (untimed) through the store's own writes
-            step = min(10 * SCALE_BATCH, size - made)
+        grow = size - store._db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
+        while grow > 0:  # grow (untimed) through the store's own writes
+            step = min(10 * SCALE_BATCH, grow)
             store.put_many((f"k{i}", blob) for i in range(made, made + step))
-            made += step
-        store.max_bytes = size * entry  # at the cap: each put evicts as many rows as it adds
-        put_wall = put_cpu = get_wall = get_cpu = reread_wall = reread_cpu = 0.0
-        for _ in range(SCALE_CALLS):
-            batch = [(f"k{i}", blob) for i in range(made, made + SCALE_BATCH)]
-            made += SCALE_BATCH
-            w, c = _timed(lambda b=batch: store.put_many(b))
-            put_wall, put_cpu = put_wall + w, put_cpu + c
-            # live rows: the newer half (eviction takes the oldest, far fewer than size / 2)
-            keys = [f"k{i}" for i in rng.integers(made - size // 2, made, SCALE_BATCH)]
-            got: dict = {}
-            w, c = _timed(lambda k=keys, g=got: g.update(store.get_many(k)))
-            get_wall, get_cpu = get_wall + w, get_cpu + c
-            assert len(got) == len(set(keys)), "a live row was not found"
-            # the same rows again within the minute: the normal clock writes nothing
-            mod._TOUCH_NS = touch_ns
-            w, c = _timed(lambda k=keys: store.get_many(k))
-            mod._TOUCH_NS = 0
-            reread_wall, reread_cpu = reread_wall + w, reread_cpu + c
-        rows = SCALE_CALLS * SCALE_BATCH
+            made, grow = made + step, grow - step
+        store.max_bytes = size * entry  # at the cap: the next put evicts
+        while not call(None):  # untimed, up to the first eviction: a cycle starts after it
+            pass
+        times: dict = {k: 0.0 for k in ("put_wall", "put_cpu", "get_wall", "get_cpu")}
+        times.update(reread_wall=0.0, reread_cpu=0.0, evict_calls=[])
+        calls = 0
+        while True:
+            evicting = call(times)
+            calls += 1
+            if calls >= SCALE_CALLS and evicting:
+                break
+        rows = calls * SCALE_BATCH
         held = store._db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
+        evict_calls = times["evict_calls"]
         out.append(
             {
                 "size": size,
                 "held": held,
-                "put_us": 1e6 * put_wall / rows,
-                "put_cpu_us": 1e6 * put_cpu / rows,
-                "get_us": 1e6 * get_wall / rows,
-                "get_cpu_us": 1e6 * get_cpu / rows,
-                "reread_us": 1e6 * reread_wall / rows,
-                "reread_cpu_us": 1e6 * reread_cpu / rows,
+                "calls": calls,
+                "cycles": len(evict_calls),
+                **{
+                    f"{k[:-5]}_us" if k.endswith("_wall") else f"{k[:-4]}_cpu_us": 1e6 * v / rows
+                    for k, v in times.items()
+                    if k != "evict_calls"
+                },
+                "evict_cpu_ms": 1e3 * sum(c for _, c in evict_calls) / len(evict_calls),
+                "evict_wall_ms": 1e3 * sum(w for w, _ in evict_calls) / len(evict_calls),
             }
         )
     store.close()
@@ -166,39 +253,44 @@ def scale_run(cls, folder: Path, sizes: list[int]) -> list[dict]:
 
 
 def scale_main(sizes: list[int]) -> None:
-    """Print the per-row table of :func:`scale_run` for the store before #28 and the current one."""
-    from evaluators.encoders.cache import EmbeddingCache
+    """Print the per-row table of :func:`scale_run` for the three stores, run one after the other."""
+    from evaluators.encoders.cache import LOW_WATERMARK, EmbeddingCache
 
     print(
-        f"[3] store alone, {SCALE_BATCH} rows per call, {SCALE_CALLS} calls timed per size, at the cap, "
-        "every read touching (us per row: wall / CPU)"
+        f"[3] store alone, {SCALE_BATCH} rows per call, at least {SCALE_CALLS} calls timed per size "
+        f"(whole eviction cycles; low watermark {LOW_WATERMARK:.0%} of the cap for 'now'), "
+        "every read touching (us per row: wall / CPU; evicting put call: ms)"
     )
     print(
-        f"    {'rows':>9}  {'store':<8}{'put wall':>10}{'put CPU':>9}{'get wall':>10}{'get CPU':>9}"
-        f"{'re-read wall':>14}{'re-read CPU':>13}"
+        f"    {'rows':>9}  {'store':<8}{'calls':>6}{'evictions':>10}{'put wall':>10}{'put CPU':>9}"
+        f"{'get wall':>10}{'get CPU':>9}{'re-read wall':>14}{'re-read CPU':>13}"
+        f"{'evict call wall':>17}{'evict call CPU':>16}"
+    )
+    stores = (
+        ("before", legacy_cache_class()),
+        ("update", update_cache_class()),
+        ("now", EmbeddingCache),
     )
     with tempfile.TemporaryDirectory() as tmp:
-        results = {
-            name: scale_run(cls, Path(tmp) / name, sizes)
-            for name, cls in (("before", legacy_cache_class()), ("now", EmbeddingCache))
-        }
+        results = {name: scale_run(cls, Path(tmp) / name, sizes) for name, cls in stores}
     for i, size in enumerate(sizes):
         for name, res in results.items():
             r = res[i]
             print(
-                f"    {size:>9,}  {name:<8}{r['put_us']:>10.1f}{r['put_cpu_us']:>9.1f}"
+                f"    {size:>9,}  {name:<8}{r['calls']:>6}{r['cycles']:>10}{r['put_us']:>10.1f}{r['put_cpu_us']:>9.1f}"
                 f"{r['get_us']:>10.1f}{r['get_cpu_us']:>9.1f}"
-                f"{r['reread_us']:>14.1f}{r['reread_cpu_us']:>13.1f}",
+                f"{r['reread_us']:>14.1f}{r['reread_cpu_us']:>13.1f}"
+                f"{r['evict_wall_ms']:>17.1f}{r['evict_cpu_ms']:>16.1f}",
                 flush=True,
             )
-    first, last = results["now"][0], results["now"][-1]
-    print(
-        f"    now, {sizes[-1]:,} vs {sizes[0]:,} rows: put {last['put_cpu_us'] / first['put_cpu_us']:.2f}x, "
-        f"get {last['get_cpu_us'] / first['get_cpu_us']:.2f}x per row (CPU); before: put "
-        f"{results['before'][-1]['put_cpu_us'] / results['before'][0]['put_cpu_us']:.2f}x, get "
-        f"{results['before'][-1]['get_cpu_us'] / results['before'][0]['get_cpu_us']:.2f}x; "
-        f"re-read within the minute, now: {last['reread_cpu_us'] / first['reread_cpu_us']:.2f}x"
-    )
+    for name, res in results.items():
+        first, last = res[0], res[-1]
+        print(
+            f"    {name}, {sizes[-1]:,} vs {sizes[0]:,} rows, CPU per row: put "
+            f"{last['put_cpu_us'] / first['put_cpu_us']:.2f}x, touching get "
+            f"{last['get_cpu_us'] / first['get_cpu_us']:.2f}x, re-read "
+            f"{last['reread_cpu_us'] / first['reread_cpu_us']:.2f}x"
+        )
 
 
 def main() -> int:
