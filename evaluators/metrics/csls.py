@@ -207,7 +207,12 @@ class _Similarities:
     def diag(self, name: str, start: int, stop: int) -> np.ndarray:
         """The similarity of each row ``start:stop`` with its own column (float32)."""
         rows = np.arange(stop - start)
-        return self._numpy_block(name, start, stop)[rows, rows + start]
+        last = self._last.get(name)
+        if self.be is NUMPY or (last is not None and last[:2] == (start, stop)):
+            # on numpy the block is kept for the scores that read it next
+            return self._numpy_block(name, start, stop)[rows, rows + start]
+        # elsewhere only the diagonal comes back to the host
+        return self.be.np(self.block(name, start, stop)[rows, rows + start]).astype(np.float32)
 
     def topk(self, name: str, start: int, stop: int, k: int) -> np.ndarray:
         """The ``k`` largest values of rows ``start:stop`` of the ``name`` matrix, unordered (numpy)."""
@@ -432,8 +437,10 @@ class _PoolSample:
         on_pool = np.full(len(self.pool), np.inf, np.float32)
         on_pool[self.rows] = pen
         listed = cols[part]
-        # the sample's scores of the listed columns (-inf off the sample)
+        # the sample's scores of the listed columns (-inf off the sample and on the own column,
+        # which a list holds only as filler, when its row has fewer candidates than the list)
         cand = sims[part] - on_pool[listed]
+        cand[listed == part[:, None]] = -np.inf
         best = cand.max(axis=1)
         at = self.position[listed]
         before = ((cand >= own[:, None]) & (at < diag[:, None])).any(axis=1)

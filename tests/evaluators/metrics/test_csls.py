@@ -328,3 +328,17 @@ def test_counts_from_a_similarity_pool_equal_each_samples_own_ties_included():
         decided_by_rows += int((~(best > floor[rows])).sum())
     assert ties > 0  # the data does tie
     assert decided_by_rows > 0  # and the full-row path ran
+
+
+def test_a_pool_larger_than_its_samples_never_lets_a_pair_compete_with_itself():
+    # Columns no sample holds have no bound, so a list deeper than a row's candidates is padded,
+    # and the row's own column may be among the padding: it must not count as a competitor.
+    rng = np.random.default_rng(0)
+    u = rng.standard_normal((12, 4)).astype(np.float32)
+    v = u + 0.3 * rng.standard_normal((12, 4)).astype(np.float32)
+    pool = csls.SimilarityPool(u, v, depth=11)
+    rows = np.arange(6)
+    for criterion in csls.CRITERIA:
+        got = pool.counts([rows], criterion, k=2)[0]
+        assert got == csls.retrieval_counts_pair(u[rows], v[rows], criterion, k=2)
+        assert got["src_tgt"].weak > 0
