@@ -718,9 +718,10 @@ def _best_layer_items(
 ) -> list[dict]:
     """Per-pair S_weak rows of the best layer (the main score), both directions, every repeat.
 
-    Only the best layer is redone per item (one more retrieval per repeat and direction,
-    not one per layer). Their mean over rows is the best layer's S_weak when every repeat
-    keeps the same number of pairs.
+    Only the best layer is redone per item (from one more similarity pool of that layer where
+    the scores used one, else one more retrieval per repeat and direction), under the run's
+    tie rule. Their mean over rows is the best layer's S_weak when every repeat keeps the
+    same number of pairs.
     """
     picks = _picks(config, samples, pos, ok)
     backend = similarity_backend(device)

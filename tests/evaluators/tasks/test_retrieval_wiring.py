@@ -197,8 +197,18 @@ def test_tie_rule_strict_and_first_on_duplicated_vectors(repeated_words, tmp_pat
         "static_vectors": one_hot_vectors(tmp_path, sorted(set(words))),
     }
     strict = evaluate("word-retrieval", **common)
-    first = evaluate("word-retrieval", **common, tie_rule="first")
+    first = evaluate(
+        "word-retrieval", **common, tie_rule="first", out=str(tmp_path), save_predictions=True
+    )
     (s,), (f,) = strict.scores["test"], first.scores["test"]
+    # the per-item rows follow the tie rule too: their mean is the best layer's S_weak
+    import polars as pl
+
+    (predictions,) = tmp_path.glob("*.predictions.parquet")
+    items = pl.read_parquet(predictions)
+    for d in ("src_tgt", "tgt_src"):
+        mine = items.filter(pl.col("item_id").str.ends_with(":" + d))
+        assert mine["correct"].mean() == pytest.approx(f[f"s_weak_{d}"])
     # Every occurrence of a word has the same vector. Strict: only words seen once are retrieved;
     # the authors' first-index argmax: the first occurrence of each word.
     for d in ("src_tgt", "tgt_src"):
