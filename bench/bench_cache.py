@@ -46,9 +46,35 @@ from bench_memory import build_model, sentences  # noqa: E402
 SCALE_BATCH, SCALE_CALLS = 1000, 100
 
 
+def _insert(cache, items) -> None:
+    """The baselines' put: every row in one transaction, each a microsecond newer than the last."""
+    from evaluators.encoders import cache as mod
+
+    now = time.time_ns()
+    rows = [
+        (mod._digest(cache.model, k), cache._model_id, v, len(v) + 16, now + i)
+        for i, (k, v) in enumerate(items)
+    ]
+    with cache._db:
+        cache._db.executemany(
+            "INSERT OR REPLACE INTO entries (k, model, data, nbytes, used) VALUES (?, ?, ?, ?, ?)",
+            rows,
+        )
+
+
+def _oldest(db, excess: int) -> list[tuple[int]]:
+    """The baselines' victims: the least recently used rows holding at least ``excess`` bytes."""
+    freed, doomed = 0, []
+    for rowid, nbytes in db.execute("SELECT id, nbytes FROM entries ORDER BY used, id"):
+        doomed.append((rowid,))
+        freed += nbytes
+        if freed >= excess:
+            break
+    return doomed
+
+
 def legacy_cache_class():
     """The store before issue #28, as a baseline: SUM over the table per put, UPDATE per row read."""
-    import time as _time
 
     from evaluators.encoders import cache as mod
 
@@ -62,7 +88,7 @@ def legacy_cache_class():
             self._db.execute("PRAGMA mmap_size=0")
 
         def get_many(self, keys):
-            out, stale, now = {}, [], _time.time_ns()
+            out, stale, now = {}, [], time.time_ns()
             by_digest = {mod._digest(self.model, k): k for k in keys}
             digests = list(by_digest)
             for i in range(0, len(digests), 500):
@@ -82,25 +108,11 @@ def legacy_cache_class():
             return out
 
         def put_many(self, items):
-            now = _time.time_ns()
-            rows = [
-                (mod._digest(self.model, k), self._model_id, v, len(v) + 16, now + i)
-                for i, (k, v) in enumerate(items)
-            ]
-            with self._db:
-                self._db.executemany(
-                    "INSERT OR REPLACE INTO entries (k, model, data, nbytes, used) VALUES (?, ?, ?, ?, ?)",
-                    rows,
-                )
+            _insert(self, items)
             db = self._db
             total = db.execute("SELECT COALESCE(SUM(nbytes), 0) FROM entries").fetchone()[0]
             if self.max_bytes and total > self.max_bytes:
-                excess, freed, doomed = total - self.max_bytes, 0, []
-                for rowid, nbytes in db.execute("SELECT id, nbytes FROM entries ORDER BY used, id"):
-                    doomed.append((rowid,))
-                    freed += nbytes
-                    if freed >= excess:
-                        break
+                doomed = _oldest(db, total - self.max_bytes)
                 with db:
                     db.executemany("DELETE FROM entries WHERE id = ?", doomed)
                 self.evicted += len(doomed)
@@ -110,13 +122,12 @@ def legacy_cache_class():
 
 def update_cache_class():
     """The store of #28's first step, as a baseline: reads rewrite entries.used, every put over the cap evicts to it."""
-    import time as _time
 
     from evaluators.encoders import cache as mod
 
     class UpdateCache(mod.EmbeddingCache):
         def get_many(self, keys):
-            out, stale, now = {}, [], _time.time_ns()
+            out, stale, now = {}, [], time.time_ns()
             by_digest = {mod._digest(self.model, k): k for k in keys}
             digests = list(by_digest)
             for i in range(0, len(digests), mod._IN_CHUNK):
@@ -139,27 +150,13 @@ def update_cache_class():
             return out
 
         def put_many(self, items):
-            now = _time.time_ns()
-            rows = [
-                (mod._digest(self.model, k), self._model_id, v, len(v) + 16, now + i)
-                for i, (k, v) in enumerate(items)
-            ]
+            _insert(self, items)
             db = self._db
-            with db:
-                db.executemany(
-                    "INSERT OR REPLACE INTO entries (k, model, data, nbytes, used) VALUES (?, ?, ?, ?, ?)",
-                    rows,
-                )
             if not self.max_bytes or mod.stored_bytes(db) <= self.max_bytes:
                 return
             with db:
                 db.execute("BEGIN IMMEDIATE")
-                excess, freed, doomed = mod.stored_bytes(db) - self.max_bytes, 0, []
-                for rowid, nbytes in db.execute("SELECT id, nbytes FROM entries ORDER BY used, id"):
-                    doomed.append((rowid,))
-                    freed += nbytes
-                    if freed >= excess:
-                        break
+                doomed = _oldest(db, mod.stored_bytes(db) - self.max_bytes)
                 db.executemany("DELETE FROM entries WHERE id = ?", doomed)
             self.evicted += len(doomed)
 

@@ -372,11 +372,7 @@ class SimilarityPool:
         tie_rule: str = "strict",
     ) -> list[dict[str, RetrievalCounts]]:
         """:func:`retrieval_counts_pair` of each sample (pool rows ``samples[i]``), both directions."""
-        views, nbs = self._views(samples, criterion, k, tie_rule)
-        return [
-            {d: _direction(view, d, len(view.rows), nb, tie_rule) for d in _PENALTIES}
-            for view, nb in zip(views, nbs)
-        ]
+        return self._each(_direction, samples, criterion, k, tie_rule)
 
     def weak_items(
         self,
@@ -386,13 +382,10 @@ class SimilarityPool:
         tie_rule: str = "strict",
     ) -> list[dict[str, WeakItems]]:
         """:func:`weak_items` of each sample, ``src_tgt`` (queries ``U``) and ``tgt_src``."""
-        views, nbs = self._views(samples, criterion, k, tie_rule)
-        return [
-            {d: _weak_items(view, d, len(view.rows), nb, tie_rule) for d in _PENALTIES}
-            for view, nb in zip(views, nbs)
-        ]
+        return self._each(_weak_items, samples, criterion, k, tie_rule)
 
-    def _views(self, samples: list[np.ndarray], criterion: str, k: int, tie_rule: str):
+    def _each(self, score, samples, criterion: str, k: int, tie_rule: str) -> list[dict[str, Any]]:
+        """``score(view, direction, n, neighbourhoods, tie_rule)`` of each sample, both directions."""
         for rows in samples:
             _check(self.un[rows], self.vn[rows], criterion, tie_rule)
         views = [_PoolSample(self, np.asarray(rows)) for rows in samples]
@@ -403,7 +396,10 @@ class SimilarityPool:
             for view in views
         ]
         self.prepare([view.rows for view in views], nbs)
-        return views, nbs
+        return [
+            {d: score(view, d, len(view.rows), nb, tie_rule) for d in _PENALTIES}
+            for view, nb in zip(views, nbs)
+        ]
 
 
 class _PoolSample:
