@@ -85,8 +85,13 @@ def test_uneven_k_and_tiny_corpora():
 
 
 def test_memory_budget_sets_the_block_and_never_an_n_by_m_matrix():
-    # one block shared by the workers: the block and its selection buffers fit the budget
-    assert knn.block_rows_for(300_000, 2) * 300_000 * 6 <= knn.DEFAULT_BLOCK_BUDGET
+    # one block shared by the workers: the block and its selection buffers fit the budget,
+    # or twice the budget where that gives each worker a slice of 448 rows, never more
+    assert knn.block_rows_for(20_000, 2) * 20_000 * 6 <= knn.DEFAULT_BLOCK_BUDGET
+    for m, workers in ((100_000, 2), (300_000, 2), (100_000, 8), (60_000, 1)):
+        rows = knn.block_rows_for(m, workers)
+        assert rows * m * 6 <= 2 * knn.DEFAULT_BLOCK_BUDGET
+        assert rows >= min(448 * workers, knn.DEFAULT_BLOCK_BUDGET // (m * 6) * 2)
     assert knn.block_rows_for(10**7, 4) == 64  # a floor keeps the products efficient
     x, y = data(600, 500)
     seen = []
@@ -101,8 +106,9 @@ def test_memory_budget_sets_the_block_and_never_an_n_by_m_matrix():
         knn.knn_numpy(x, y, 4, 4, budget=128 * 500 * 6, workers=2)
     finally:
         knn.select_block = original
-    # 128-row blocks, each selected as two 64-row slices (one per worker)
-    assert max(r for r, _ in seen) == 64 and len(seen) == 10
+    # the budget holds 128 rows; slices that short get twice the budget: 256-row blocks (600 rows:
+    # 256, 256, 88), each selected as 128-row slices, one per worker (the last fits one slice)
+    assert [r for r, _ in seen] == [128, 128, 128, 128, 88]
 
 
 def test_mining_through_knn_both_is_unchanged():
