@@ -198,9 +198,9 @@ class _Similarities:
         last = self._last.get(name)
         if last is None or last[:2] != (start, stop):
             blk = self.be.np(self.block(name, start, stop)).astype(np.float32, copy=False)
+            self._last.pop(name, None)
             if len(self._last) >= 2:  # at most two blocks held, as the scores read them
                 del self._last[next(iter(self._last))]
-            self._last.pop(name, None)
             self._last[name] = last = (start, stop, blk)
         return last[2]
 
@@ -301,31 +301,6 @@ class SimilarityPool:
             )
         return self._neighbour_lists[name, depth]
 
-    def topk(self, name: str, rows: np.ndarray, start: int, stop: int, k: int) -> np.ndarray:
-        """The ``k`` largest values of a sample's rows ``start:stop`` of ``name`` among its own columns.
-
-        Taken from each pool row's largest values, walked in order and kept while their column
-        is in the sample: the first ``k`` kept are the sample's ``k`` largest (equal values are
-        interchangeable). A row whose list holds fewer than ``k`` of the sample's columns is
-        partitioned from its full row in the sample, as without a pool.
-        """
-        n_pool = len(self)
-        depth = min(n_pool, 2 * k + 10)
-        vals, cols = self._top_lists(name, depth)
-        member = np.zeros(n_pool, bool)
-        member[rows] = True
-        part = rows[start:stop]
-        kept = member[cols[part]]
-        rank = np.cumsum(kept, axis=1)
-        take = kept & (rank <= k)
-        short = rank[:, -1] < k
-        out = np.empty((len(part), k), np.float32)
-        # exactly k kept per row that is not short; boolean indexing reads them row by row
-        out[~short] = vals[part[~short]][take[~short]].reshape(-1, k)
-        if short.any():
-            out[short] = NUMPY.topk_values(self.full[name][np.ix_(part[short], rows)], k)
-        return out
-
     def prepare(self, samples: list[np.ndarray], nbs: list[Neighbourhoods]) -> None:
         """Build each matrix's competitor lists for these samples and their neighbourhoods.
 
@@ -415,7 +390,25 @@ class _PoolSample:
         return self.pool.full[name][part, part]
 
     def topk(self, name: str, start: int, stop: int, k: int) -> np.ndarray:
-        return self.pool.topk(name, self.rows, start, stop, k)
+        """The ``k`` largest values of rows ``start:stop`` of ``name`` among the sample's columns.
+
+        Taken from each pool row's largest values, walked in order and kept while their column
+        is in the sample: the first ``k`` kept are the sample's ``k`` largest (equal values are
+        interchangeable). A row whose list holds fewer than ``k`` of the sample's columns is
+        partitioned from its full row in the sample, as without a pool.
+        """
+        vals, cols = self.pool._top_lists(name, min(len(self.pool), 2 * k + 10))
+        part = self.rows[start:stop]
+        kept = self.position[cols[part]] >= 0
+        rank = np.cumsum(kept, axis=1)
+        take = kept & (rank <= k)
+        short = rank[:, -1] < k
+        out = np.empty((len(part), k), np.float32)
+        # exactly k kept per row that is not short; boolean indexing reads them row by row
+        out[~short] = vals[part[~short]][take[~short]].reshape(-1, k)
+        if short.any():
+            out[short] = NUMPY.topk_values(self.pool.full[name][np.ix_(part[short], self.rows)], k)
+        return out
 
     def wins(
         self,
