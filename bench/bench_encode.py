@@ -11,8 +11,9 @@ fp32) and gets every layer's hidden states (all 13 representations) out as numpy
   forward pass, padded per batch, ``output_hidden_states``, ``inference_mode``, states copied
   to numpy and dropped;
 * ``default``  ``HFEncoder.word_vectors`` of every whitespace word at all 13 layers with the
-  default backend (``auto``: ONNX Runtime fp32 on the CPU where installed), cache off, batch 32:
-  what the word-level evaluators call;
+  default backend (``auto``: ONNX Runtime fp32 on the CPU where installed), cache off, its
+  default batch (16 on ONNX Runtime, 32 on torch; ``--batch-size`` sets both): what the
+  word-level evaluators call;
 * ``torch``    the same with ``--backend torch``;
 * ``tokens``   ``HFEncoder.token_states`` (every token state of every text held, default backend);
 * ``batch1``   one forward pass per sentence, in input order;
@@ -90,7 +91,9 @@ def _gemm_bound(model, batches: list[tuple[list[int], int]]) -> None:
                 torch.nn.functional.linear(x[lin.in_features], lin.weight, lin.bias)
 
 
-def run_path(path: str, texts: list[str], batch_size: int, threads: int, model_spec: str) -> dict:
+def run_path(
+    path: str, texts: list[str], batch_size: int | None, threads: int, model_spec: str
+) -> dict:
     """Encode ``texts`` with one path; return timing, token count and memory."""
     import torch
 
@@ -151,6 +154,7 @@ def run_path(path: str, texts: list[str], batch_size: int, threads: int, model_s
     return {
         "path": path,
         "runtime": enc.runtime if xlbench else "torch",
+        "batch": enc.batch_size if xlbench else {"batch1": 1, "batch2": 2}.get(path, 32),
         "seconds": seconds,
         "cpu_seconds": cpu,
         "tokens": sum(lengths),
@@ -181,7 +185,9 @@ def main() -> None:
     )
     parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
     parser.add_argument(
-        "--batch-size", type=int, default=32, help="xlbench batch size (default 32)"
+        "--batch-size",
+        type=int,
+        help="xlbench's batch size (default: its own, 16 on ONNX Runtime and 32 on torch)",
     )
     parser.add_argument(
         "--paths",
@@ -225,7 +231,8 @@ def main() -> None:
         for path in args.paths.split(","):
             cmd = [sys.executable, __file__, "--n", str(args.n), "--source", args.source]
             cmd += ["--model", args.model] + (["--texts", args.texts] if args.texts else [])
-            cmd += ["--threads", str(args.threads), "--batch-size", str(args.batch_size)]
+            cmd += ["--threads", str(args.threads)]
+            cmd += ["--batch-size", str(args.batch_size)] if args.batch_size else []
             proc = subprocess.run(
                 [*cmd, "--_child", path], env=env, capture_output=True, text=True, check=False
             )
@@ -236,16 +243,16 @@ def main() -> None:
             if path not in results or r["tokens_per_s"] > results[path]["tokens_per_s"]:
                 results[path] = r
             print(
-                f"  {round_} {path:8s} {r['runtime']:6s} {r['tokens']:7d} tokens  {r['seconds']:7.1f} s  "
+                f"  {round_} {path:8s} {r['runtime']:6s} {r['batch']:3d} {r['tokens']:7d} tokens  {r['seconds']:7.1f} s  "
                 f"CPU {r['cpu_seconds']:7.1f} s  {r['tokens_per_s']:8.0f} tok/s  "
                 f"peak RSS {r['peak_rss_mib']:6.0f} MiB  load {os.getloadavg()[0]:.1f}",
                 file=sys.stderr,
             )
     print(
-        "| path | runtime | tokens | wall s | CPU s | tokens/s | x hf32 loop | of GEMM bound "
+        "| path | runtime | batch | tokens | wall s | CPU s | tokens/s | x hf32 loop | of GEMM bound "
         "| x hf32 (CPU) | of bound (CPU) | outside forward | load CPU s | peak RSS MiB |"
     )
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 
     def ratio(r: dict, base: str, key: str) -> str:
         return f"{r[key] / results[base][key]:.2f}" if base in results else "-"
@@ -253,7 +260,7 @@ def main() -> None:
     for path, r in results.items():
         outside = "-" if r["outside_forward"] is None else f"{r['outside_forward']:.1%}"
         print(
-            f"| {path} | {r['runtime']} | {r['tokens']} | {r['seconds']:.1f} | {r['cpu_seconds']:.1f} "
+            f"| {path} | {r['runtime']} | {r['batch']} | {r['tokens']} | {r['seconds']:.1f} | {r['cpu_seconds']:.1f} "
             f"| {r['tokens_per_s']:.0f} | {ratio(r, 'hf32', 'tokens_per_s')} "
             f"| {ratio(r, 'gemm', 'tokens_per_s')} | {ratio(r, 'hf32', 'tokens_per_cpu_s')} "
             f"| {ratio(r, 'gemm', 'tokens_per_cpu_s')} | {outside} | {r['load_cpu_seconds']:.1f} "

@@ -24,6 +24,21 @@ from evaluators.core.progress import Progress, current_scope
 #: sentence-transformers and E5 do); ``mean_content``: the text's own tokens only
 #: (no special, no prompt tokens); ``cls``: the first position; ``model``: the model's own.
 POOLINGS = ("mean", "cls", "model", "mean_content")
+#: Texts per forward pass when the caller sets none (torch, and models xlbench does not run).
+DEFAULT_BATCH_SIZE = 32
+
+
+def batch_size_or(value: int | None, default: int = DEFAULT_BATCH_SIZE) -> int:
+    """The batch size to run: ``value``, or ``default`` where it is ``None`` (not set).
+
+    Raises:
+        UsageError: ``value`` is not a positive integer.
+    """
+    if value is None:
+        return default
+    if isinstance(value, bool) or int(value) < 1:
+        raise UsageError(f"batch_size must be a positive integer, got {value!r}.")
+    return int(value)
 
 
 @dataclass

@@ -19,6 +19,7 @@ from evaluators.core.errors import EngineUnavailableError, UsageError, truncate
 from evaluators.encoders.base import (
     TokenStates,
     WordVectors,
+    batch_size_or,
     check_pooling,
     embed_sentences_by_loop,
     encode_progress,
@@ -50,15 +51,13 @@ class SentenceEncoder:
         model_id: str,
         revision: str | None,
         *,
-        batch_size: int = 32,
+        batch_size: int | None = None,
         **_ignored,
     ):
-        if batch_size is None or int(batch_size) < 1:
-            raise UsageError(f"batch_size must be a positive integer, got {batch_size!r}.")
         self.fn = fn
         self.model_id = model_id
         self.revision = revision
-        self.batch_size = int(batch_size)
+        self.batch_size = batch_size_or(batch_size)
         self.calls = 0
         try:
             self._takes_role = "role" in inspect.signature(fn).parameters

@@ -38,9 +38,11 @@ from evaluators.core.hashing import sha256_tree
 from evaluators.core.optional import require
 from evaluators.encoders import onnxrt
 from evaluators.encoders.base import (
+    DEFAULT_BATCH_SIZE,
     TokenEncoderMixin,
     TokenStates,
     WordVectors,
+    batch_size_or,
     check_pooling,
     encode_progress,
     pool_spans,
@@ -295,7 +297,7 @@ class HFEncoder(TokenEncoderMixin):
         revision: str | None = None,
         *,
         model_id: str | None = None,
-        batch_size: int = 32,
+        batch_size: int | None = None,
         device: str | None = None,
         trust_remote_code: bool = False,
         max_length: int | None = None,
@@ -309,9 +311,7 @@ class HFEncoder(TokenEncoderMixin):
         # only checked here, imported where used
         require("torch", feature="hf: models")
         require("transformers", feature="hf: models")
-        if batch_size is None or int(batch_size) < 1:
-            raise UsageError(f"batch_size must be a positive integer, got {batch_size!r}.")
-        self.batch_size = int(batch_size)
+        batch_size_or(batch_size)  # a bad value is refused before anything loads
         asked = check_runtime(runtime)
         runtime, self.device = _runtime_device(asked, device, dtype)
         #: the runtime that runs the model: "onnx" or "torch" ("auto" resolved)
@@ -356,6 +356,8 @@ class HFEncoder(TokenEncoderMixin):
                 model_kwargs = _model_kwargs(kwargs, dtype, self.device, "torch")
         if self.runtime == "torch":
             self.model = self._load_model(source, model_kwargs)
+        default_batch = onnxrt.BATCH_SIZE if self.runtime == "onnx" else DEFAULT_BATCH_SIZE
+        self.batch_size = batch_size_or(batch_size, default_batch)
         self.default_pooling = "mean"
         #: applied to a batch of pooled vectors for pooling="model" (sentence-transformers Dense/Normalize)
         self._model_head: Callable[[np.ndarray], np.ndarray] | None = None

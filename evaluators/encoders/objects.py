@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from evaluators.core.errors import UsageError
+from evaluators.encoders.base import batch_size_or
 from evaluators.encoders.cached import with_cache
 from evaluators.encoders.callable import SentenceEncoder, source_hash
 from evaluators.encoders.identity import ModelIdentity, identify
@@ -214,7 +215,7 @@ def open_object(
     model: Any,
     given: str | None = None,
     *,
-    batch_size: int = 32,
+    batch_size: int | None = None,
     cache_dir: Any = None,
     use_cache: bool = True,
 ) -> tuple[Any, ModelIdentity]:
@@ -223,7 +224,7 @@ def open_object(
     Args:
         model: the object or function.
         given: the user's ``"name@rev"`` or ``"rev"`` (``None``: derived).
-        batch_size: texts per call of the model.
+        batch_size: texts per call of the model (``None``: 32).
         cache_dir: the embedding cache's folder (``None``: the default).
         use_cache: put the model behind the embedding cache when its identity allows.
 
@@ -231,6 +232,7 @@ def open_object(
         UsageError: ``model`` is none of the accepted kinds.
     """
     name, revision = split_given(given)
+    batch_size = batch_size_or(batch_size)
     spec = f"object:{type(model).__module__}.{type(model).__qualname__}"
     if hasattr(
         model, "sentence_embeddings"

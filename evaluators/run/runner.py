@@ -101,10 +101,11 @@ class RunOptions:
     result's model and signature.
     """
 
-    batch_size: int = _option(
+    batch_size: int | None = _option(
         param(
-            32,
-            "sentences per forward pass (default 32)",
+            None,
+            "sentences per forward pass (default: 16 on ONNX Runtime, 32 otherwise)",
+            type=int,
             sig=False,
             min=1,
             must="at least 1 sentence per forward pass",

@@ -289,6 +289,8 @@ def test_error_folder_without_model(tmp_path):
 def test_error_bad_batch_size(tiny_bert):
     with pytest.raises(UsageError, match=r"^batch_size must be a positive integer, got 0\.$"):
         HFEncoder(tiny_bert, batch_size=0)
+    with pytest.raises(UsageError, match=r"^batch_size must be a positive integer, got True\.$"):
+        HFEncoder(tiny_bert, batch_size=True)
 
 
 def test_unreachable_hub_id_is_a_remote_error(monkeypatch):

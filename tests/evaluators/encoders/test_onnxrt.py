@@ -199,8 +199,13 @@ def test_auto_is_onnx_on_the_cpu_in_fp32_and_torch_elsewhere(tiny_bert, tmp_path
     enc = load_encoder(f"hf:{tiny_bert}", use_cache=False, device="cpu", onnx_dir=tmp_path / "o")
     assert enc.runtime == "onnx" and enc.model is None and enc.onnx_export.exported
     assert identify(enc, f"hf:{tiny_bert}").backend == "onnx"
+    # Each runtime's own default batch, unless the caller sets one.
+    assert enc.batch_size == onnxrt.BATCH_SIZE == 16
+    assert enc.word_key_params(None)["bs"] == 16  # another batch: another cache key
+    set_by_caller = load_encoder(f"hf:{tiny_bert}", use_cache=False, onnx_dir=tmp_path / "o", batch_size=5)
+    assert set_by_caller.batch_size == 5
     half = load_encoder(f"hf:{tiny_bert}", use_cache=False, device="cpu", dtype="bfloat16")
-    assert half.runtime == "torch"  # ONNX Runtime here is fp32 only
+    assert half.runtime == "torch" and half.batch_size == 32  # ONNX Runtime here is fp32 only
     rand = load_encoder("random:8:1", use_cache=False)  # not a transformers model: as ever
     assert identify(rand, "random:8:1").backend is None
     monkeypatch.setenv("XLBENCH_BACKEND", "torch")
@@ -224,6 +229,7 @@ def test_auto_falls_back_to_torch_in_one_line_when_the_check_fails(
     with caplog.at_level("WARNING", logger="xlbench"):
         enc = load_encoder(f"hf:{tiny_bert}", use_cache=False, onnx_dir=tmp_path / "x")
     assert enc.runtime == "torch" and enc.model is not None and enc._ort is None
+    assert enc.batch_size == 32  # torch's default, not the ONNX one it did not get
     assert identify(enc, f"hf:{tiny_bert}").backend is None  # recorded as what ran: torch
     lines = [r.getMessage() for r in caplog.records]
     assert len(lines) == 1 and "\n" not in lines[0], lines
