@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import tempfile
 from pathlib import Path
@@ -32,6 +33,13 @@ with socket.socket() as _sock:
     os.environ.setdefault("XLBENCH_TEST_HUB_PORT", str(_sock.getsockname()[1]))
 os.environ.setdefault("HF_ENDPOINT", f"http://127.0.0.1:{os.environ['XLBENCH_TEST_HUB_PORT']}")
 os.environ.setdefault("HF_HUB_DISABLE_XET", "1")
+
+
+
+def pytest_unconfigure(config) -> None:
+    """Remove the run's caches (models, exports, Hub files): a run leaves nothing in the temp folder."""
+    shutil.rmtree(_TMP, ignore_errors=True)
+
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("XLBENCH_SHARED_DATA", REPO.parent / "shared" / "data")).resolve()
