@@ -35,7 +35,6 @@ os.environ.setdefault("HF_ENDPOINT", f"http://127.0.0.1:{os.environ['XLBENCH_TES
 os.environ.setdefault("HF_HUB_DISABLE_XET", "1")
 
 
-
 def pytest_unconfigure(config) -> None:
     """Remove the run's caches (models, exports, Hub files): a run leaves nothing in the temp folder."""
     shutil.rmtree(_TMP, ignore_errors=True)

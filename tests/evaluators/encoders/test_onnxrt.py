@@ -202,7 +202,9 @@ def test_auto_is_onnx_on_the_cpu_in_fp32_and_torch_elsewhere(tiny_bert, tmp_path
     # Each runtime's own default batch, unless the caller sets one.
     assert enc.batch_size == onnxrt.BATCH_SIZE == 16
     assert enc.word_key_params(None)["bs"] == 16  # another batch: another cache key
-    set_by_caller = load_encoder(f"hf:{tiny_bert}", use_cache=False, onnx_dir=tmp_path / "o", batch_size=5)
+    set_by_caller = load_encoder(
+        f"hf:{tiny_bert}", use_cache=False, onnx_dir=tmp_path / "o", batch_size=5
+    )
     assert set_by_caller.batch_size == 5
     half = load_encoder(f"hf:{tiny_bert}", use_cache=False, device="cpu", dtype="bfloat16")
     assert half.runtime == "torch" and half.batch_size == 32  # ONNX Runtime here is fp32 only
