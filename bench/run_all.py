@@ -30,6 +30,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 #: script name (without ``bench_``) -> arguments for make bench (small but still telling sizes).
 MAKE_BENCH_ARGS: dict[str, list[str]] = {
+    "batch": ["--n", "512", "--rounds", "2"],
     "cache": ["--n", "100", "--grid-n", "16"],
     "cbd_extract": ["--pairs", "200000"],
     "csls": ["--n", "2000", "--repeats", "1"],

@@ -50,8 +50,8 @@ EXPORT_VERSION = "1"
 #: ONNX opset of the export (supported by the TorchScript exporter of torch >= 2.1 and ORT >= 1.15).
 OPSET = 17
 #: Texts per forward pass when the caller sets none. A batch runs on one core, and smaller
-#: batches keep a layer's activations in that core's cache: 16 sentences measured 1.05-1.10x
-#: 32 per CPU-second on two streams (docs/performance.md); torch's default stays 32.
+#: batches keep a layer's activations in that core's cache: 16 sentences measured 1.05-1.16x
+#: 32 per CPU-second on two streams (bench/bench_batch.py); torch's default stays 32.
 BATCH_SIZE = 16
 #: Every layer's token states must agree with torch at least this well (cosine) on the probes.
 MIN_COSINE = 0.9999
