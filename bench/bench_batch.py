@@ -87,22 +87,14 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="also print the operator profile")
     args = parser.parse_args()
     from bench_encode import NTREX_LANGS  # bench/ is the script's folder, first on sys.path
-    from sentences import load_sentences
+    from bench_gpu import model_spec
+    from sentences import load_texts
 
     from evaluators.encoders import load_encoder
     from evaluators.encoders.onnxrt import OrtModel
 
-    if args.texts:
-        lines = Path(args.texts).read_text(encoding="utf-8").splitlines()
-        texts, origin = [t for t in lines if t.strip()][: args.n], args.texts
-    else:
-        texts, origin = load_sentences(args.n, NTREX_LANGS, args.source)
-    spec = args.model
-    if spec == "random-e5":
-        from bench_gpu import build_e5_shaped
-
-        scratch = tempfile.TemporaryDirectory(prefix="xlbench-bench-batch-")  # gone at exit
-        spec = "hf:" + build_e5_shaped(Path(scratch.name) / "random-e5")
+    texts, origin = load_texts(args.n, NTREX_LANGS, args.source, args.texts)
+    spec, _scratch = model_spec(args.model)
     enc = load_encoder(spec, use_cache=False, device="cpu", runtime="onnx")
     tok = enc.tokenizer
     ids = sorted(tok(texts, truncation=True, max_length=enc.max_length)["input_ids"], key=len)

@@ -45,7 +45,6 @@ import re
 import resource
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -202,21 +201,14 @@ def main() -> None:
     )
     parser.add_argument("--_child", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    from sentences import load_sentences  # bench/ is the script's folder, first on sys.path
+    from bench_gpu import model_spec  # bench/ is the script's folder, first on sys.path
+    from sentences import load_texts
 
-    if args.texts:
-        lines = Path(args.texts).read_text(encoding="utf-8").splitlines()
-        texts, origin = [t for t in lines if t.strip()][: args.n], args.texts
-    else:
-        texts, origin = load_sentences(args.n, NTREX_LANGS, args.source)
+    texts, origin = load_texts(args.n, NTREX_LANGS, args.source, args.texts)
     if args._child:
         print(json.dumps(run_path(args._child, texts, args.batch_size, args.threads, args.model)))
         return
-    if args.model == "random-e5":
-        from bench_gpu import build_e5_shaped
-
-        scratch = tempfile.TemporaryDirectory(prefix="xlbench-bench-encode-")  # gone at exit
-        args.model = "hf:" + build_e5_shaped(Path(scratch.name) / "random-e5")
+    args.model, _scratch = model_spec(args.model)  # the children share the parent's folder
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), TOKENIZERS_PARALLELISM="false")
     print(
         f"{len(texts)} sentences from {origin}; model {args.model} (fp32); "

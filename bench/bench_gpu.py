@@ -65,6 +65,18 @@ def build_e5_shaped(folder: Path) -> str:
     return str(folder)
 
 
+def model_spec(spec: str) -> tuple[str, tempfile.TemporaryDirectory | None]:
+    """``spec``, or for ``random-e5`` an ``hf:`` folder of :func:`build_e5_shaped`.
+
+    That folder is temporary: it lives as long as the returned handle (keep it while the
+    model is in use; it is removed when the handle goes, at exit at the latest).
+    """
+    if spec != "random-e5":
+        return spec, None
+    scratch = tempfile.TemporaryDirectory(prefix="xlbench-random-e5-")
+    return "hf:" + build_e5_shaped(Path(scratch.name) / "random-e5"), scratch
+
+
 def _spans(texts: list[str]) -> list[list[tuple[int, int]]]:
     out = []
     for t in texts:

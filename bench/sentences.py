@@ -58,3 +58,13 @@ def load_sentences(
     columns = [[t for _, t in bible.verses(bible.translation_for(lang))] for lang in BIBLE_LANGS]
     out = [columns[i % len(columns)][i] for i in range(n)]
     return out, f"packaged Bible verses ({', '.join(BIBLE_LANGS)}), round-robin"
+
+
+def load_texts(
+    n: int, ntrex_langs: Sequence[str], source: str = "auto", path: str | None = None
+) -> tuple[list[str], str]:
+    """The first ``n`` non-blank lines of the UTF-8 file ``path``, else :func:`load_sentences`."""
+    if path is None:
+        return load_sentences(n, ntrex_langs, source)
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    return [t for t in lines if t.strip()][:n], path
