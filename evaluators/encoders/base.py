@@ -232,6 +232,20 @@ def span_token_mask(offsets: np.ndarray, start, end, with_markers: bool = False)
     return mask
 
 
+def spans_token_mask(
+    offsets: np.ndarray, spans: Sequence[tuple[int, int]], with_markers: bool = False
+) -> np.ndarray:
+    """Return ``(n_spans, n_tokens)``: the tokens each character span pools (:func:`span_token_mask`).
+
+    >>> spans_token_mask(np.array([[0, 3], [3, 5], [-1, -1]]), [(0, 3), (0, 5)]).tolist()
+    [[True, False, False], [True, True, False]]
+    >>> spans_token_mask(np.array([[0, 3]]), []).shape
+    (0, 1)
+    """
+    bounds = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
+    return span_token_mask(offsets, bounds[:, :1], bounds[:, 1:], with_markers)
+
+
 def pool_spans(
     states: np.ndarray,
     offsets: np.ndarray,
@@ -267,8 +281,7 @@ def pool_spans(
         return out, found
     # Every span against every token at once; most words are one token, whose mean is the
     # token's state itself (bit for bit), so only longer words take a mean of their own.
-    bounds = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
-    mask = span_token_mask(offsets, bounds[:, :1], bounds[:, 1:], with_markers)
+    mask = spans_token_mask(offsets, spans, with_markers)
     counts = mask.sum(axis=1)
     single = np.flatnonzero(counts == 1)
     out[:, single] = states[:, mask[single].argmax(axis=1)]

@@ -47,6 +47,7 @@ from evaluators.encoders.base import (
     encode_progress,
     pool_spans,
     resolve_layers,
+    spans_token_mask,
 )
 from evaluators.encoders.identity import weights_digest
 from evaluators.encoders.spec import check_runtime
@@ -505,8 +506,20 @@ class HFEncoder(TokenEncoderMixin):
         self._ort = onnxrt.OrtModel(found.path, threads)
         self.onnx_export = found
 
-    def _forward(self, texts: list[str], layer_ids: list[int], prefix: str):
-        """Yield ``(index, hidden (n_layers, seq, dim) float32, record)`` for each text, batched by length."""
+    def _forward(
+        self,
+        texts: list[str],
+        layer_ids: list[int],
+        prefix: str,
+        reads: Callable[[int, dict], np.ndarray] | None = None,
+    ):
+        """Yield ``(index, hidden (n_layers, seq, dim) float32, record)`` for each text, batched by length.
+
+        ``reads(index, record)``: the token positions (a boolean mask over the record's ids) at
+        which the caller reads the last representation; ``None``: all. An ONNX export that
+        :attr:`~onnxrt.OrtModel.takes_positions` computes the last block there only (NaN
+        elsewhere); other runtimes compute it everywhere.
+        """
         import torch
 
         if not texts:
@@ -514,7 +527,24 @@ class HFEncoder(TokenEncoderMixin):
         records = self._encode_inputs(texts, prefix, lazy=True)
         order = sorted(range(len(texts)), key=lambda i: len(records[i]["ids"]))
         batches = [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
-        padded = (self._pad([records[i]["ids"] for i in batch]) for batch in batches)
+        if reads is None or self.num_layers not in layer_ids or not self.prunes_last_block:
+            reads = None
+
+        def inputs(batch: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+            ids, mask = self._pad([records[i]["ids"] for i in batch])
+            if reads is None:
+                return ids, mask, None
+            picks = [
+                np.flatnonzero(reads(i, self._finish_record(records[i], prefix))) for i in batch
+            ]
+            # Short rows repeat their first position (0 when empty): the same state, rewritten.
+            positions = np.zeros((len(batch), max(1, *map(len, picks))), dtype=np.int64)
+            for row, pick in enumerate(picks):
+                positions[row] = pick[0] if len(pick) else 0
+                positions[row, : len(pick)] = pick
+            return ids, mask, positions
+
+        padded = map(inputs, batches)
         with torch.inference_mode(), encode_progress(self.model_id, len(texts)) as bar:
             if self._ort is not None:
                 states = self._ort.run_batches(padded, layer_ids)
@@ -533,13 +563,20 @@ class HFEncoder(TokenEncoderMixin):
         """Batches encoded at once: one per torch thread on ONNX Runtime, one on torch."""
         return self._ort.streams if self._ort is not None else 1
 
+    @property
+    def prunes_last_block(self) -> bool:
+        """Whether the last block runs only at the positions a caller reads (an ONNX export of a BERT-family model)."""
+        return self._ort is not None and self._ort.takes_positions
+
     def _torch_batches(
-        self, padded: Iterable[tuple[np.ndarray, np.ndarray]], layer_ids: list[int]
+        self,
+        padded: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray | None]],
+        layer_ids: list[int],
     ) -> Iterator[tuple[np.ndarray, float]]:
-        """Yield ``(states (n_layers, batch, seq, dim) float32, seconds)`` of each padded batch."""
+        """Yield ``(states (n_layers, batch, seq, dim) float32, seconds)`` of each padded batch (every position)."""
         import torch
 
-        for ids, mask in padded:
+        for ids, mask, _ in padded:
             started = time.perf_counter()
             out = self.model(
                 input_ids=torch.from_numpy(ids).to(self.device),
@@ -657,11 +694,19 @@ class HFEncoder(TokenEncoderMixin):
         for item in items:
             need.setdefault(item[0], []).append(item[1])
         todo_texts = list(need)
-        for i, hidden, rec in self._forward(todo_texts, layer_ids, prefix):
+
+        def span_offsets(rec: dict) -> np.ndarray:
+            # Special and prompt tokens at (-1, -1), where no span can reach them: a text's
+            # states are pooled whole (a view), nothing is copied first.
+            return np.where(rec["content"][:, None], rec["offsets"], -1)
+
+        def reads(i: int, rec: dict) -> np.ndarray:
+            spans = [span for sp in need[todo_texts[i]] for span in sp]
+            return spans_token_mask(span_offsets(rec), spans, with_markers).any(axis=0)
+
+        for i, hidden, rec in self._forward(todo_texts, layer_ids, prefix, reads):
             text = todo_texts[i]
-            # The text's states whole (a view): special and prompt tokens sit at (-1, -1),
-            # where no span can reach them, so nothing is copied before pooling.
-            offsets = np.where(rec["content"][:, None], rec["offsets"], -1)
+            offsets = span_offsets(rec)
             slots.truncated_of[text] = rec["truncated"]
             self.truncated_total += int(rec["truncated"])
             for sp in need[text]:

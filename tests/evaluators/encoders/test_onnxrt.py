@@ -133,8 +133,8 @@ def test_export_is_cached_by_weights_and_reused(tiny_bert, tiny_builders, tmp_pa
 def test_an_export_that_disagrees_is_refused_and_not_kept(tiny_bert, tmp_path, monkeypatch):
     run = onnxrt.OrtModel.run
 
-    def noisy(self, ids, mask, layers):
-        out = run(self, ids, mask, layers)
+    def noisy(self, ids, mask, layers, positions=None):
+        out = run(self, ids, mask, layers, positions)
         return out + np.random.default_rng(0).normal(0, 0.5, out.shape).astype(np.float32)
 
     monkeypatch.setattr(onnxrt.OrtModel, "run", noisy)
@@ -223,8 +223,8 @@ def test_auto_falls_back_to_torch_in_one_line_when_the_check_fails(
     monkeypatch.delenv("XLBENCH_BACKEND")
     run = onnxrt.OrtModel.run
 
-    def noisy(self, ids, mask, layers):
-        out = run(self, ids, mask, layers)
+    def noisy(self, ids, mask, layers, positions=None):
+        out = run(self, ids, mask, layers, positions)
         return out + np.random.default_rng(0).normal(0, 0.5, out.shape).astype(np.float32)
 
     monkeypatch.setattr(onnxrt.OrtModel, "run", noisy)
