@@ -785,7 +785,12 @@ class HFEncoder(TokenEncoderMixin):
         if not todo:
             return fresh
         fwd_layers = sorted({c[0] for c in combos})
-        for i, hidden, rec in self._forward(todo, fwd_layers, prefix):
+        at_last = {
+            self.default_pooling if p == "model" else p for a, p in combos if a == self.num_layers
+        }
+        # CLS pooling reads one position of the last block (LaBSE, mBERT's CLS): the rest need all.
+        reads = (lambda i, rec: np.arange(len(rec["ids"])) == 0) if at_last == {"cls"} else None
+        for i, hidden, rec in self._forward(todo, fwd_layers, prefix, reads):
             self.truncated_total += int(rec["truncated"])
             for c in combos:
                 states = hidden[fwd_layers.index(c[0])]

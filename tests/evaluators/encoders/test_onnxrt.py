@@ -84,6 +84,111 @@ def test_every_layer_matches_torch(which, request, tmp_path):
         assert _cos_rows(ge[key], we[key]).min() >= 0.9999, key
 
 
+def _matmuls(path) -> int:
+    import onnx
+
+    return sum(n.op_type == "MatMul" for n in onnx.load(str(path)).graph.node)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("which", ["tiny_bert", "tiny_xlmr"])
+def test_the_last_block_runs_only_where_a_task_reads(which, request, tmp_path, monkeypatch):
+    """A word task reads the last block at its words' tokens only, and gets what every position gives."""
+    import torch
+    import transformers
+
+    path = request.getfixturevalue(which)
+    enc = load_encoder(
+        f"hf:{path}", use_cache=False, batch_size=2, runtime="onnx", onnx_dir=tmp_path
+    )
+    assert enc.prunes_last_block and enc._ort.takes_positions
+    record = json.loads((enc.onnx_export.path.parent / onnxrt.RECORD_FILE).read_text())
+    assert record["last_block"] == "at positions"
+    # The whole-sequence block the wrapper also traced is not in the graph: a plain export
+    # of the same model has exactly as many matrix products.
+    model = transformers.AutoModel.from_pretrained(path).eval()
+    ids, mask = enc._pad([r["ids"] for r in enc._encode_inputs(TEXTS[:2], "")])
+    plain = tmp_path / "plain.onnx"
+    onnxrt.export_onnx(model, plain, enc.num_layers, ids, mask, block=None)
+    assert _matmuls(enc.onnx_export.path) == _matmuls(plain) == 8 * enc.num_layers
+    # The graph at chosen positions: earlier layers untouched, the last one equal where
+    # asked (a short row repeats a position) and NaN everywhere else.
+    layers = range(enc.num_layers + 1)
+    everywhere = enc._ort.run(ids, mask, layers)
+    positions = np.array([[2, 0, 2], [1, 1, 1]])
+    chosen = enc._ort.run(ids, mask, layers, positions)
+    assert np.array_equal(chosen[:-1], everywhere[:-1])
+    rows = np.arange(2)[:, None]
+    np.testing.assert_allclose(
+        chosen[-1][rows, positions], everywhere[-1][rows, positions], rtol=1e-5, atol=1e-6
+    )
+    read = np.zeros(ids.shape, bool)
+    read[rows, positions] = True
+    assert np.isnan(chosen[-1][~read]).all()
+    with torch.inference_mode():
+        want = model(input_ids=torch.from_numpy(ids), attention_mask=torch.from_numpy(mask))
+    np.testing.assert_allclose(
+        chosen[-1][rows, positions],
+        want.last_hidden_state.numpy()[rows, positions],
+        rtol=1e-4,
+        atol=1e-5,
+    )
+    # word_vectors reads exactly its words' tokens (markers included): the same vectors as
+    # the last block everywhere, none NaN.
+    spans = [[(0, 3), (4, 7)], [(0, 12), (13, 16)], [(0, 5)], [(0, 2), (3, 8)], [(4, 7)], []]
+    for with_markers in (False, True):
+        got = enc.word_vectors(TEXTS, spans, [0, -1], with_markers=with_markers)
+        with monkeypatch.context() as m:
+            m.setattr(type(enc), "prunes_last_block", property(lambda self: False))
+            ref = enc.word_vectors(TEXTS, spans, [0, -1], with_markers=with_markers)
+        assert got.found.tolist() == ref.found.tolist() and got.found.any()
+        assert not np.isnan(got.vectors[:, got.found]).any()
+        np.testing.assert_allclose(got.vectors, ref.vectors, rtol=1e-5, atol=1e-6)
+    # A sentence task pooling CLS at the last block reads one position; a mean reads them all.
+    asked = []
+    run = onnxrt.OrtModel.run
+
+    def spy(self, ids, mask, layers, positions=None):
+        asked.append(None if positions is None else positions.shape[1])
+        return run(self, ids, mask, layers, positions)
+
+    monkeypatch.setattr(onnxrt.OrtModel, "run", spy)
+    cls = enc.embed_sentences(TEXTS, [1, -1], ["cls", "mean"])
+    assert asked and set(asked) == {None}
+    asked.clear()
+    only_cls = enc.embed_sentences(TEXTS, [1, -1], ["cls"])
+    assert asked and set(asked) == {1}
+    for key, rows in only_cls.items():
+        np.testing.assert_allclose(rows, cls[key], rtol=1e-5, atol=1e-6)
+
+
+def test_only_bert_family_blocks_are_cut_at_positions(tiny_bert):
+    import torch
+    import transformers
+
+    model = transformers.AutoModel.from_pretrained(tiny_bert).eval()
+    assert onnxrt.last_block(model) is model.encoder.layer[-1]
+    assert onnxrt.last_block(torch.nn.Linear(2, 2)) is None
+    decoder = transformers.AutoModel.from_pretrained(tiny_bert, is_decoder=True)
+    assert onnxrt.last_block(decoder) is None
+    model.config.position_embedding_type = "relative_key"  # attention reads relative positions
+    assert onnxrt.last_block(model) is None
+
+
+@pytest.mark.slow
+def test_a_cut_block_that_disagrees_is_exported_whole(tiny_bert, tmp_path, monkeypatch):
+    cut = onnxrt.block_at
+    monkeypatch.setattr(onnxrt, "block_at", lambda *args: cut(*args) + 1.0)
+    enc = load_encoder(f"hf:{tiny_bert}", use_cache=False, runtime="onnx", onnx_dir=tmp_path)
+    record = json.loads((enc.onnx_export.path.parent / onnxrt.RECORD_FILE).read_text())
+    assert record["last_block"] == "whole" and min(record["min_cosine"]) >= onnxrt.MIN_COSINE
+    assert not enc.prunes_last_block and not enc._ort.takes_positions
+    ref = load_encoder(f"hf:{tiny_bert}", use_cache=False)
+    spans = [[(0, 3), (4, 7)], [(0, 12)]]
+    got, want = enc.word_vectors(TEXTS[:2], spans, [-1]), ref.word_vectors(TEXTS[:2], spans, [-1])
+    assert _cos_rows(got.vectors, want.vectors).min() >= 0.9999
+
+
 @pytest.mark.slow
 def test_export_is_cached_by_weights_and_reused(tiny_bert, tiny_builders, tmp_path, monkeypatch):
     onnx_dir = tmp_path / "onnx"
