@@ -241,6 +241,22 @@ class _Similarities:
         return ok, tied, best, (np.where(ok, diag, m.argmax(axis=1)) if argmax else None)
 
 
+def _transpose(a: np.ndarray, out: np.ndarray, tile: int = 256) -> None:
+    """Write ``a.T`` into ``out`` tile by tile.
+
+    Both sides of a tile stay in cache, where one strided pass over a large matrix misses on
+    nearly every read (2-3x faster at 4,114²).
+
+    >>> a = np.arange(12.0).reshape(3, 4); out = np.empty((4, 3))
+    >>> _transpose(a, out, tile=2); bool((out == a.T).all())
+    True
+    """
+    rows, cols = a.shape
+    for i in range(0, rows, tile):
+        for j in range(0, cols, tile):
+            out[j : j + tile, i : i + tile] = a[i : i + tile, j : j + tile].T
+
+
 class SimilarityPool:
     """The cosine matrices of every pair that some sample of a run draws, computed once (numpy).
 
@@ -272,18 +288,32 @@ class SimilarityPool:
     """
 
     def __init__(self, u: np.ndarray, v: np.ndarray, chunk: int = _CHUNK, depth: int = 32):
-        self.un, self.vn, self.chunk, self.depth = normalize(u), normalize(v), chunk, depth
+        self.chunk, self.depth = chunk, depth
+        self.full: dict[str, np.ndarray] = {}
+        self.refill(u, v)
+
+    def refill(self, u: np.ndarray, v: np.ndarray) -> SimilarityPool:
+        """Make this the pool of other vectors (another layer's), writing over its matrices.
+
+        A pool of the same size reuses its four matrices (68 MB each at 4,114 pairs): fresh
+        ones would be fresh pages, zeroed by the kernel, on every layer. What the pool held
+        before (its matrices and lists) is gone.
+        """
+        self.un, self.vn = normalize(u), normalize(v)
+        n = len(self.un)
+        if "vu" not in self.full or self.full["vu"].shape != (n, n):
+            self.full = {name: np.empty((n, n), np.float32) for name in ("uu", "uv", "vv", "vu")}
         pairs = {"uu": (self.un, self.un), "uv": (self.un, self.vn), "vv": (self.vn, self.vn)}
-        self.full = {}
         for name, (a, b) in pairs.items():
             # written in place: a concatenation of row blocks would copy the matrix once more
-            out = self.full[name] = np.empty((len(a), len(b)), np.float32)
-            for i in range(0, len(a), chunk):
-                np.matmul(a[i : i + chunk], b.T, out=out[i : i + chunk])
+            out = self.full[name]
+            for i in range(0, len(a), self.chunk):
+                np.matmul(a[i : i + self.chunk], b.T, out=out[i : i + self.chunk])
         # rows of V·Uᵀ are read as often as those of U·Vᵀ: a contiguous copy, not a strided view
-        self.full["vu"] = np.ascontiguousarray(self.full["uv"].T)
+        _transpose(self.full["uv"], self.full["vu"])
         self._neighbour_lists: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
         self._lists: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # by :meth:`prepare`
+        return self
 
     def __len__(self) -> int:
         return len(self.un)

@@ -522,20 +522,29 @@ def _picks(config: str, samples: Any, pos: Any, ok: Any) -> list[np.ndarray]:
 
 
 def _pool(
-    u: np.ndarray, v: np.ndarray, picks: list[np.ndarray], backend: Any
+    u: np.ndarray,
+    v: np.ndarray,
+    picks: list[np.ndarray],
+    backend: Any,
+    spent: csls.SimilarityPool | None = None,
 ) -> tuple[csls.SimilarityPool, list[np.ndarray]] | None:
     """One layer's similarity pool and each sample's rows in it, where pooling saves work.
 
     The samples share most of their pairs: on numpy, a layer's matrices are computed once for
     every pair drawn and each sample is counted from them (a GPU multiplies each sample faster
-    than it indexes).
+    than it indexes). ``spent``: the previous layer's pool, done with, refilled in place.
     """
     drawn = np.unique(np.concatenate(picks))
     if backend is not csls.NUMPY or not csls.SimilarityPool.fits(
         len(drawn), len(picks), max(len(idx) for idx in picks)
     ):
         return None
-    return csls.SimilarityPool(u[drawn], v[drawn]), [np.searchsorted(drawn, i) for i in picks]
+    pool = (
+        spent.refill(u[drawn], v[drawn])
+        if spent is not None
+        else csls.SimilarityPool(u[drawn], v[drawn])
+    )
+    return pool, [np.searchsorted(drawn, i) for i in picks]
 
 
 def _retrieve(
@@ -548,8 +557,9 @@ def _retrieve(
     raw: dict[int, list[dict]] = {layer: [] for layer in layer_ids}
     picks = _picks(config, samples, pos, ok)
     backend = similarity_backend(device)
+    pool = None
     for li, layer in enumerate(layer_ids):
-        pooled = _pool(enc.u_all[li], enc.v_all[li], picks, backend)
+        pooled = _pool(enc.u_all[li], enc.v_all[li], picks, backend, pool)
         if pooled is not None:
             pool, pool_rows = pooled
             counted = pool.counts(pool_rows, params.criterion, params.csls_k, params.tie_rule)

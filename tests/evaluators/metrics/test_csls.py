@@ -342,3 +342,26 @@ def test_a_pool_larger_than_its_samples_never_lets_a_pair_compete_with_itself():
         got = pool.counts([rows], criterion, k=2)[0]
         assert got == csls.retrieval_counts_pair(u[rows], v[rows], criterion, k=2)
         assert got["src_tgt"].weak > 0
+
+
+def test_a_refilled_pool_counts_as_a_fresh_one_in_the_same_matrices():
+    # word retrieval refills one pool layer after layer: nothing of the previous layer may
+    # survive (matrices, neighbour lists, competitor lists), and no new matrix is allocated.
+    rng = np.random.default_rng(5)
+    first = [rng.standard_normal((60, 8)).astype(np.float32) for _ in range(2)]
+    second = [rng.standard_normal((60, 8)).astype(np.float32) for _ in range(2)]
+    samples = [rng.choice(60, size=50, replace=False) for _ in range(3)]
+    pool = csls.SimilarityPool(*first, depth=6)
+    pool.counts(samples, "csls", k=3)  # fills its lists
+    held = {name: id(m) for name, m in pool.full.items()}
+    assert pool.refill(*second) is pool
+    assert {name: id(m) for name, m in pool.full.items()} == held
+    fresh = csls.SimilarityPool(*second, depth=6)
+    for name in fresh.full:
+        np.testing.assert_array_equal(pool.full[name], fresh.full[name])
+    np.testing.assert_array_equal(pool.full["vu"], pool.full["uv"].T)
+    for criterion in csls.CRITERIA:
+        assert pool.counts(samples, criterion, k=3) == fresh.counts(samples, criterion, k=3)
+    # another size: new matrices
+    smaller = pool.refill(second[0][:40], second[1][:40])
+    assert smaller.full["uu"].shape == (40, 40)
