@@ -51,6 +51,8 @@ def profile(path: str, batches: list[tuple[np.ndarray, np.ndarray]]) -> list[tup
     """Each operator type's share of ONNX Runtime's kernel time over ``batches`` (one thread)."""
     import onnxruntime as ort
 
+    from evaluators.encoders.onnxrt import POSITIONS, all_positions
+
     with tempfile.TemporaryDirectory(prefix="xlbench-bench-batch-") as tmp:
         options = ort.SessionOptions()
         options.intra_op_num_threads = options.inter_op_num_threads = 1
@@ -58,8 +60,10 @@ def profile(path: str, batches: list[tuple[np.ndarray, np.ndarray]]) -> list[tup
         options.log_severity_level = 3
         session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
         names = [o.name for o in session.get_outputs()]
+        inputs = {i.name for i in session.get_inputs()}
         for ids, mask in batches:
-            session.run(names, {"input_ids": ids, "attention_mask": mask})
+            feeds = {"input_ids": ids, "attention_mask": mask, POSITIONS: all_positions(mask)}
+            session.run(names, {k: v for k, v in feeds.items() if k in inputs})
         events = json.loads(Path(session.end_profiling()).read_text())
     by_op: collections.Counter[str] = collections.Counter()
     for e in events:
@@ -114,7 +118,7 @@ def main() -> None:
         for size in sizes:
             batches = padded(ids, size, pad_id)
             cpu = time.process_time()
-            for _ in model.run_batches(batches, layers):
+            for _ in model.run_batches([(a, m, None) for a, m in batches], layers):
                 pass
             rates[size] = tokens / (time.process_time() - cpu)
         base = rates.get(BASELINE)

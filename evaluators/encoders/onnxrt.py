@@ -186,7 +186,7 @@ class OrtModel:
         if not self.takes_positions:
             positions = None
         elif positions is None:
-            feeds[POSITIONS] = _all_positions(mask)
+            feeds[POSITIONS] = all_positions(mask)
         else:
             feeds[POSITIONS] = positions = np.asarray(positions, np.int64)
         wanted = list(dict.fromkeys(int(layer) for layer in layers))
@@ -365,7 +365,7 @@ def export_onnx(
     outputs = [f"hidden_{i}" for i in range(num_layers + 1)]
     dynamic.update({o: {0: "batch", 1: "sequence"} for o in outputs})
     if block is not None:
-        example.append(torch.from_numpy(_all_positions(np.asarray(mask))))
+        example.append(torch.from_numpy(all_positions(np.asarray(mask))))
         inputs.append(POSITIONS)
         dynamic[POSITIONS] = dynamic[outputs[-1]] = {0: "batch", 1: "queries"}
     with warnings.catch_warnings():
@@ -384,7 +384,7 @@ def export_onnx(
     model.eval()
 
 
-def _all_positions(mask: np.ndarray) -> np.ndarray:
+def all_positions(mask: np.ndarray) -> np.ndarray:
     """``(batch, seq)`` int64 positions ``0..seq-1`` in every row: the last block everywhere."""
     batch, seq = mask.shape
     return np.ascontiguousarray(np.broadcast_to(np.arange(seq, dtype=np.int64), (batch, seq)))
