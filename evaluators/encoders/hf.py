@@ -702,7 +702,7 @@ class HFEncoder(TokenEncoderMixin):
 
         def reads(i: int, rec: dict) -> np.ndarray:
             spans = [span for sp in need[todo_texts[i]] for span in sp]
-            return spans_token_mask(span_offsets(rec), spans, with_markers).any(axis=0)
+            return np.asarray(spans_token_mask(span_offsets(rec), spans, with_markers).any(axis=0))
 
         for i, hidden, rec in self._forward(todo_texts, layer_ids, prefix, reads):
             text = todo_texts[i]
