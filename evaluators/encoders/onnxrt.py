@@ -255,9 +255,9 @@ def _torch_hidden(model: Any, ids: np.ndarray, mask: np.ndarray) -> list[np.ndar
 def last_block(model: Any) -> Any | None:
     """Return the model's last block if :func:`block_at` computes it, else ``None``.
 
-    That is a BERT-family encoder block (BERT, RoBERTa, XLM-R, ELECTRA ...): self-attention
-    with ``query``/``key``/``value`` projections and absolute positions, then the position-wise
-    ``attention.output``, ``intermediate`` and ``output`` modules. Anything else (relative
+    That is a BERT-family encoder block (BERT, RoBERTa, XLM-R ...; the tests run BERT and
+    XLM-R): self-attention with ``query``/``key``/``value`` projections and absolute positions,
+    then the position-wise ``attention.output``, ``intermediate`` and ``output`` modules. Anything else (relative
     positions, a decoder, another layout) keeps the whole last block in the graph; the probe
     check after the export catches what this test of names cannot.
     """
