@@ -41,6 +41,43 @@ def pytest_unconfigure(config) -> None:
 
 
 REPO = Path(__file__).resolve().parents[1]
+#: Where ``xlbench eval`` writes without ``--out``: a test must never leave files in the checkout.
+_REPO_RESULTS = REPO / "results"
+#: What was in it when the session started.
+_BEFORE = pytest.StashKey[set]()
+
+
+@pytest.fixture(autouse=True)
+def _cwd_outside_the_checkout(tmp_path_factory, monkeypatch) -> None:
+    """Run each test in a folder of its own, so that a default output path (``results/``) lands there."""
+    monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
+
+
+def _results_in_checkout() -> set[Path]:
+    return set(_REPO_RESULTS.rglob("*")) if _REPO_RESULTS.is_dir() else set()
+
+
+def pytest_sessionstart(session) -> None:
+    session.config.stash[_BEFORE] = _results_in_checkout()
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    """Fail the run when a test wrote into the checkout's ``results/`` (a subprocess run there without ``--out``)."""
+    before = session.config.stash.get(_BEFORE, None)
+    if before is None:
+        return
+    added = sorted(_results_in_checkout() - before)
+    if added:
+        names = ", ".join(p.name for p in added[:3]) + (" ..." if len(added) > 3 else "")
+        writer = session.config.get_terminal_writer()
+        writer.line()
+        writer.line(
+            f"tests wrote {len(added)} file(s) into {_REPO_RESULTS} ({names}); "
+            "give the command that wrote them an --out under tmp_path.",
+            red=True,
+        )
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
 SHARED_DATA = Path(os.environ.get("XLBENCH_SHARED_DATA", REPO.parent / "shared" / "data")).resolve()
 
 
