@@ -78,6 +78,7 @@ def pytest_sessionfinish(session, exitstatus) -> None:
         )
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
+
 SHARED_DATA = Path(os.environ.get("XLBENCH_SHARED_DATA", REPO.parent / "shared" / "data")).resolve()
 
 

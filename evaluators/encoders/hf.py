@@ -16,6 +16,7 @@ as in E5's own ``average_pool``).
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import logging
 import os
@@ -449,6 +450,15 @@ class HFEncoder(TokenEncoderMixin):
         rec.update(content=content, offsets=np.maximum(shifted, 0), tokens=tokens)
         return rec
 
+    @functools.cached_property
+    def weights_sha256(self) -> str | None:
+        """:func:`~evaluators.encoders.identity.weights_digest` of :attr:`weights_dir`, read once.
+
+        ``None`` for a Hub model. The ONNX export's key and the result's revision both need
+        it, and hashing a model's weights takes a noticeable share of a short run.
+        """
+        return weights_digest(self.weights_dir) if self.weights_dir else None
+
     # ------------------------------------------------------------------ forward
     def _pad(self, sequences: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
         """Return ``(ids, mask)`` int64 arrays of a batch, right-padded to its longest sequence."""
@@ -467,7 +477,7 @@ class HFEncoder(TokenEncoderMixin):
         import transformers
 
         require("onnxruntime", feature="--backend onnx", extra="onnx")
-        weights = weights_digest(self.weights_dir) if self.weights_dir else None
+        weights = self.weights_sha256
         if weights is None:
             if not self.revision or self.revision == "unknown":
                 raise UsageError(

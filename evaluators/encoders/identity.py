@@ -187,7 +187,10 @@ def identify(encoder: Any, spec: str, revision: str | None = None) -> ModelIdent
     folder = getattr(encoder, "weights_dir", None)
     runtime = getattr(encoder, "runtime", None)
     backend = runtime if isinstance(runtime, str) and runtime != "torch" else None
-    digest = weights_digest(folder) if folder else None
+    # an encoder that hashed its weights to load them says so: they are not read twice
+    digest = (
+        (getattr(encoder, "weights_sha256", None) or weights_digest(folder)) if folder else None
+    )
     if digest is not None and folder:
         model_id = folder_model_name(folder)
         if revision:

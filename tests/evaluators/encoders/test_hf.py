@@ -41,6 +41,26 @@ def test_layer_counts_and_protocol(tiny_bert, tiny_xlmr, tmp_path):
     assert bert.model_id.endswith("tiny-bert0")
 
 
+def test_a_loaded_model_and_its_identity_read_the_weights_once(tiny_bert, tmp_path, monkeypatch):
+    from evaluators.encoders import hf, identity
+
+    reads, digest_of = [], identity.weights_digest
+
+    def counted(folder):
+        reads.append(folder)
+        return digest_of(folder)
+
+    monkeypatch.setattr(hf, "weights_digest", counted)
+    monkeypatch.setattr(identity, "weights_digest", counted)
+    enc = load_encoder(f"hf:{tiny_bert}", cache_dir=tmp_path)
+    digest = enc.weights_sha256  # what the ONNX export is keyed by
+    ident = identity.identify(enc, f"hf:{tiny_bert}")
+    assert ident.revision == digest and ident.revision_source == "weights"
+    assert len(reads) == 1
+    # a model from the Hub has no folder of weights to hash
+    assert HFEncoder.weights_sha256.func(type("Hub", (), {"weights_dir": None})()) is None
+
+
 def test_offsets_point_into_the_text(tiny_bert, tiny_xlmr):
     bert = HFEncoder(tiny_bert)
     text = "Unbelievable cat!"
