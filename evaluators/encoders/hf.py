@@ -683,6 +683,7 @@ class HFEncoder(TokenEncoderMixin):
         slots = _WordSlots.layout(texts, spans, len(layer_ids), self.dim)
         self._words_from_forward(slots, list(slots.first), layer_ids, prefix, with_markers)
         truncated = slots.copy_repeats(texts, spans)
+        slots.unfound_to_nan()
         notes = []
         if (~slots.found).any():
             notes.append(
@@ -875,7 +876,7 @@ class _WordSlots:
     Attributes:
         starts: per input position, the index of its first word in the output.
         first: item -> its first input position (items with at least one span).
-        vectors: ``(n_layers, n_words, dim)``, NaN until filled.
+        vectors: ``(n_layers, n_words, dim)``, unset until filled (NaN where not found).
         found: ``(n_words,)``, whether a token covers the word.
         truncated_of: text -> whether it was truncated (for the texts encoded or cached).
     """
@@ -899,8 +900,16 @@ class _WordSlots:
         for k, (t, sp) in enumerate(zip(texts, spans)):
             if sp:
                 first.setdefault((t, tuple(sp)), k)
-        vectors = np.full((n_layers, total, dim), np.nan, dtype=np.float32)
+        # Not NaN-filled here: every slot is written as its text's states come back (pool_spans
+        # writes NaN for a word no token covers), and :meth:`unfound_to_nan` covers the rest. A
+        # fill before the first forward pass would page in every word of every layer (~800 MB
+        # for 2,000 sentences) while the runtime's threads wait.
+        vectors = np.empty((n_layers, total, dim), dtype=np.float32)
         return cls(starts, first, vectors, np.zeros(total, dtype=bool))
+
+    def unfound_to_nan(self) -> None:
+        """Write NaN into every slot not found: words no token covers, and any slot never written."""
+        self.vectors[:, ~self.found] = np.nan
 
     def where(self, item: tuple[str, tuple]) -> slice:
         """The output words of ``item`` (at its first position)."""

@@ -190,6 +190,25 @@ def test_truncation_is_reported_and_words_are_dropped_not_filled(tmp_path, tiny_
     )  # counted per encoding: token_states, then word_vectors (no cache)
 
 
+def test_a_word_whose_states_never_come_back_is_nan_not_unset_memory(tiny_bert, monkeypatch):
+    enc = HFEncoder(tiny_bert)
+    texts = ["the cat sat", "hello world", "the cat sat"]
+    spans = [[(0, 3), (4, 7)], [(0, 5), (6, 11)], [(0, 3), (4, 7)]]
+    forward = HFEncoder._forward
+
+    def losing_the_second_text(self, todo, *args, **kwargs):
+        for i, hidden, rec in forward(self, todo, *args, **kwargs):
+            if todo[i] != "hello world":
+                yield i, hidden, rec
+
+    monkeypatch.setattr(HFEncoder, "_forward", losing_the_second_text)
+    wv = enc.word_vectors(texts, spans, None)
+    assert wv.found.tolist() == [True, True, False, False, True, True]
+    assert np.isnan(wv.vectors[:, 2:4]).all()
+    assert np.isfinite(wv.vectors[:, [0, 1, 4, 5]]).all()
+    np.testing.assert_array_equal(wv.vectors[:, 4:], wv.vectors[:, :2])  # the repeat is a copy
+
+
 def test_prompt_prefix_offsets_point_into_the_original_text(tiny_xlmr):
     prefixes = {"query": "query: ", "passage": "passage: "}
     enc = HFEncoder(tiny_xlmr, prefixes=prefixes)
