@@ -280,13 +280,22 @@ def pool_spans(
         out[...] = np.nan
         return out, found
     # Every span against every token at once; most words are one token, whose mean is the
-    # token's state itself (bit for bit), so only longer words take a mean of their own.
+    # token's state itself (bit for bit). Words of k tokens are averaged together, k at a
+    # time: a running float32 sum in token order, then / k, which is what ``mean(axis=1)``
+    # computes for each word alone, bit for bit (no per-word Python loop).
     mask = spans_token_mask(offsets, spans, with_markers)
     counts = mask.sum(axis=1)
-    single = np.flatnonzero(counts == 1)
-    out[:, single] = states[:, mask[single].argmax(axis=1)]
-    for i in np.flatnonzero(counts > 1):
-        out[:, i] = states[:, mask[i]].mean(axis=1)
+    for k in np.unique(counts[counts > 0]):
+        words = np.flatnonzero(counts == k)
+        tokens = np.nonzero(mask[words])[1].reshape(len(words), k)  # each word's, in order
+        if k == 1:
+            out[:, words] = states[:, tokens[:, 0]]
+            continue
+        total = states[:, tokens[:, 0]]
+        for j in range(1, k):
+            total += states[:, tokens[:, j]]
+        total /= np.float32(k)
+        out[:, words] = total
     found[:] = counts > 0
     out[:, ~found] = np.nan
     return out, found

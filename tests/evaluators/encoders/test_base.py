@@ -79,3 +79,22 @@ def test_random_encoder_is_deterministic_and_context_sensitive():
 def test_unknown_model_spec_suggests():
     with pytest.raises(UsageError, match="Unknown model spec 'randm'.*Did you mean random"):
         load_encoder("randm")
+
+
+def test_pool_spans_of_many_words_of_each_length_is_bit_equal_to_a_mean_per_span():
+    """Words of equal token counts are averaged together; each must still be its own mean, bit for bit."""
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        n_tokens = int(rng.integers(3, 60))
+        ends = np.sort(rng.choice(np.arange(1, 200), n_tokens, replace=False))
+        offsets = np.stack([np.concatenate([[0], ends[:-1]]), ends], axis=1)
+        offsets[rng.random(n_tokens) < 0.1] = -1  # special and prompt tokens
+        states = rng.standard_normal((int(rng.integers(1, 14)), n_tokens, 16)).astype(np.float32)
+        starts = rng.integers(0, 200, int(rng.integers(0, 12)))
+        spans = [(int(a), int(min(200, a + rng.integers(0, 60)))) for a in starts]
+        got, found = pool_spans(states * 5, offsets, spans)
+        for i, (start, end) in enumerate(spans):
+            mask = span_token_mask(offsets, start, end)
+            assert found[i] == mask.any()
+            want = (states * 5)[:, mask].mean(axis=1) if mask.any() else np.nan
+            np.testing.assert_array_equal(got[:, i], np.broadcast_to(want, got[:, i].shape))
