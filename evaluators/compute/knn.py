@@ -44,6 +44,7 @@ from evaluators.core.errors import UsageError
 from evaluators.core.optional import find, require
 from evaluators.core.progress import Progress, scoped
 from evaluators.metrics.csls import NUMPY
+from evaluators.metrics.topk import desc_key, first_k
 
 #: Bytes the similarity block and every worker's selection buffers may use together.
 DEFAULT_BLOCK_BUDGET = 256 * 1024**2
@@ -79,23 +80,6 @@ def tidy(nb: Neighbours) -> Neighbours:
 
 
 # --------------------------------------------------------------------------- numpy
-
-
-def _desc_key(groups: np.ndarray, vals: np.ndarray) -> np.ndarray:
-    """One int64 sort key per entry: ``groups`` ascending, then float32 ``vals`` descending.
-
-    The float's bits map to an unsigned integer in the float's order (``-0.0`` folded into
-    ``0.0`` first, as float comparison treats them); complemented, larger values sort first.
-    """
-    bits = (vals.astype(np.float32) + np.float32(0.0)).view(np.int32).astype(np.int64)
-    ordered = np.where(bits < 0, ~bits & 0xFFFFFFFF, bits | 0x80000000)
-    return (groups.astype(np.int64) << 32) | (0xFFFFFFFF - ordered)
-
-
-def _first_k(order: np.ndarray, groups_sorted_counts: np.ndarray, k: int) -> np.ndarray:
-    """Positions in ``order`` of the first ``k`` entries of each group (each group has at least k)."""
-    starts = np.concatenate(([0], np.cumsum(groups_sorted_counts)[:-1]))
-    return order[(starts[:, None] + np.arange(k)[None, :]).ravel()]
 
 
 def _group_max_bound(block: np.ndarray, k: int, axis: int, width: int) -> np.ndarray:
@@ -171,8 +155,8 @@ def select_block(
     # rows: candidates in (row, col) order; first kf of each row by (sim desc, col asc)
     keep = vals >= row_bound[rows]
     r_rows, r_cols, r_vals = rows[keep], cols[keep], vals[keep]
-    order = np.argsort(_desc_key(r_rows, r_vals), kind="stable")
-    pick = _first_k(order, np.bincount(r_rows, minlength=c), kf)
+    order = np.argsort(desc_key(r_rows, r_vals), kind="stable")
+    pick = first_k(order, np.bincount(r_rows, minlength=c), kf)
     f_sims[offset : offset + c] = r_vals[pick].reshape(c, kf)
     f_idx[offset : offset + c] = r_cols[pick].reshape(c, kf)
     # columns: bound >= q -> from the pass above; bound < q -> from their own sub-block
@@ -196,8 +180,8 @@ def select_block(
     all_groups = np.concatenate((np.repeat(np.arange(t), kb), group_of[c_cols]))
     all_vals = np.concatenate((best_sims[touched].ravel(), c_vals))
     all_idx = np.concatenate((best_idx[touched].ravel(), c_rows.astype(np.int64) + offset))
-    order = np.argsort(_desc_key(all_groups, all_vals), kind="stable")
-    pick = _first_k(order, counts[touched] + kb, kb)
+    order = np.argsort(desc_key(all_groups, all_vals), kind="stable")
+    pick = first_k(order, counts[touched] + kb, kb)
     best_sims[touched] = all_vals[pick].reshape(t, kb)
     best_idx[touched] = all_idx[pick].reshape(t, kb)
 

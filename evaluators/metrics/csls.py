@@ -44,6 +44,7 @@ import numpy
 import numpy as np
 
 from evaluators.core.errors import UsageError
+from evaluators.metrics.topk import top_per_row
 from evaluators.metrics.vectors import normalize
 
 #: Neighbourhood size of CSLS (Conneau et al. 2018 use k = 10; so do Gaschi et al.).
@@ -319,16 +320,9 @@ class SimilarityPool:
         return len(self.un)
 
     def _top_lists(self, name: str, depth: int) -> tuple[np.ndarray, np.ndarray]:
-        """Each pool row's ``depth`` largest values of ``name`` and their columns, largest first."""
+        """Each pool row's ``depth`` largest values of ``name`` and their columns, largest first (ties by column)."""
         if (name, depth) not in self._neighbour_lists:
-            m = self.full[name]
-            cols = np.argpartition(m, m.shape[1] - depth, axis=1)[:, m.shape[1] - depth :]
-            vals = np.take_along_axis(m, cols, axis=1)
-            order = np.argsort(-vals, axis=1, kind="stable")
-            self._neighbour_lists[name, depth] = (
-                np.take_along_axis(vals, order, axis=1),
-                np.take_along_axis(cols, order, axis=1),
-            )
+            self._neighbour_lists[name, depth] = top_per_row(self.full[name], depth)
         return self._neighbour_lists[name, depth]
 
     def prepare(self, samples: list[np.ndarray], nbs: list[Neighbourhoods]) -> None:
@@ -355,7 +349,7 @@ class SimilarityPool:
             stop = min(n, start + self.chunk)
             w = m[start:stop] - low[None, :]
             w[np.arange(stop - start), np.arange(start, stop)] = -np.inf
-            cols[start:stop] = np.argpartition(w, n - depth, axis=1)[:, n - depth :]
+            cols[start:stop] = top_per_row(w, depth)[1]
         sims = np.take_along_axis(m, cols, axis=1)
         floor = (sims - low[cols]).min(axis=1)
         return cols, sims, floor
