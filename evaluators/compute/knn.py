@@ -44,7 +44,7 @@ from evaluators.core.errors import UsageError
 from evaluators.core.optional import find, require
 from evaluators.core.progress import Progress, scoped
 from evaluators.metrics.csls import NUMPY
-from evaluators.metrics.topk import desc_key, first_k
+from evaluators.metrics.topk import desc_key, first_k, group_maxima, kth_largest
 
 #: Bytes the similarity block and every worker's selection buffers may use together.
 DEFAULT_BLOCK_BUDGET = 256 * 1024**2
@@ -83,32 +83,25 @@ def tidy(nb: Neighbours) -> Neighbours:
 
 
 def _group_max_bound(block: np.ndarray, k: int, axis: int, width: int) -> np.ndarray:
-    """A lower bound of the k-th largest value along ``axis``: the least of k disjoint group maxima.
+    """A lower bound of the k-th largest value along ``axis``: the least of k group maxima.
 
-    Each of the k groups (the first ``k * (width // k)`` entries, cut in k) holds a value at
-    least its maximum, so k distinct entries are at least the smallest maximum. A reduction
-    over a view, much cheaper than a partition.
+    The groups cut the first ``width`` entries (:func:`~evaluators.metrics.topk.group_maxima`).
+    A reduction over a view, much cheaper than a partition.
     """
-    g = width // k
-    if axis == 1:
-        return block[:, : g * k].reshape(len(block), k, g).max(axis=2).min(axis=1)
-    return block[: g * k].reshape(k, g, block.shape[1]).max(axis=1).min(axis=0)
+    probe = block[:, :width] if axis == 1 else block[:width]
+    return group_maxima(probe, k, k, axis).min(axis=axis)
 
 
 def _column_kth_bound(block: np.ndarray, k: int, rows: int, groups: int = 64) -> np.ndarray:
-    """A lower bound of each column's k-th largest value: the k-th largest of ``groups`` row-group maxima.
+    """A lower bound of each column's k-th largest value: the k-th largest of ``groups`` maxima of its first ``rows`` rows.
 
-    Each of the k largest group maxima is a distinct entry of the column, so the column holds
-    k values at least as large. With ``groups == k`` it is the least of k maxima
-    (:func:`_group_max_bound`); more groups give a tighter bound (nearer the column's own
-    k-th value) for the cost of a partition of a ``(groups, m)`` array, which keeps a
-    worker's first slice from taking most of its entries as column candidates.
+    With ``groups == k`` it is :func:`_group_max_bound`; more groups give a tighter bound
+    (nearer the column's own k-th value) for the cost of a partition of a ``(groups, m)``
+    array, which keeps a worker's first slice from taking most of its entries as column
+    candidates.
     """
-    rows = max(k, min(rows, len(block)))
-    n_groups = max(k, min(groups, rows))
-    g = rows // n_groups
-    maxima = block[: g * n_groups].reshape(n_groups, g, block.shape[1]).max(axis=1)
-    return np.partition(maxima, n_groups - k, axis=0)[n_groups - k]
+    probe = block[: max(k, min(rows, len(block)))]
+    return kth_largest(group_maxima(probe, k, groups, axis=0), k, axis=0)
 
 
 def select_block(

@@ -36,13 +36,38 @@ def first_k(order: np.ndarray, groups_sorted_counts: np.ndarray, k: int) -> np.n
     return order[(starts[:, None] + np.arange(k)[None, :]).ravel()]
 
 
+def group_maxima(m: np.ndarray, k: int, groups: int, axis: int) -> np.ndarray:
+    """The maxima of ``G = max(k, min(groups, length))`` disjoint groups of each row (``axis=1``) or column (``axis=0``).
+
+    The first ``G * (length // G)`` entries along ``axis`` are cut into ``G`` groups. The k
+    largest maxima are k distinct entries, so the k-th largest maximum (:func:`kth_largest`) is a
+    lower bound of the row's (column's) k-th largest value; more groups make it tighter, for a
+    partition of more maxima. Requires ``k <= length``.
+
+    >>> group_maxima(np.array([[1.0, 5.0, 2.0, 4.0, 9.0]]), 2, 2, axis=1).tolist()
+    [[5.0, 4.0]]
+    """
+    length = m.shape[axis]
+    count = max(k, min(groups, length))
+    width = length // count
+    if axis == 1:
+        return m[:, : count * width].reshape(len(m), count, width).max(axis=2)
+    return m[: count * width].reshape(count, width, m.shape[1]).max(axis=1)
+
+
+def kth_largest(maxima: np.ndarray, k: int, axis: int) -> np.ndarray:
+    """The k-th largest of each row's (``axis=1``) or column's (``axis=0``) :func:`group_maxima`."""
+    at = maxima.shape[axis] - k
+    part = np.partition(maxima, at, axis=axis)
+    return part[:, at] if axis == 1 else part[at]
+
+
 def top_per_row(m: np.ndarray, k: int, groups: int = GROUPS) -> tuple[np.ndarray, np.ndarray]:
     """Each row's ``k`` largest values, in descending order with ties by column, and their columns.
 
-    Exact, for float32 rows and ``1 <= k <= m.shape[1]``. The first ``g * G`` columns of a row are cut into ``G``
-    groups (``G = max(k, min(groups, columns))``); the k-th largest of their maxima is at most
-    the row's k-th largest value (the k largest maxima are k distinct entries), so every entry
-    of the top k is at or above it. Those candidates are sorted by (row, value descending,
+    Exact, for float32 rows and ``1 <= k <= m.shape[1]``. The k-th largest of a row's
+    :func:`group_maxima` is at most its k-th largest value, so every entry of the top k is at
+    or above it. Those candidates are sorted by (row, value descending,
     column) in one stable sort. A row holding NaN (which a partition places above every number)
     is sorted whole on its own, so the values are ``argpartition``'s in every case.
 
@@ -57,12 +82,11 @@ def top_per_row(m: np.ndarray, k: int, groups: int = GROUPS) -> tuple[np.ndarray
         raise ValueError(
             f"top_per_row takes float32 rows and 1 <= k <= {n}, not {m.dtype} and k={k}"
         )
-    g_count = max(k, min(groups, n))
-    width = n // g_count
-    maxima = m[:, : width * g_count].reshape(rows, g_count, width).max(axis=2)
-    bound = np.partition(maxima, g_count - k, axis=1)[:, g_count - k]
+    maxima = group_maxima(m, k, groups, axis=1)
+    bound = kth_largest(maxima, k, axis=1)
     # a NaN propagates into its group's maximum; the last columns, in no group, are looked at
-    tail = np.isnan(m[:, width * g_count :]).any(axis=1)
+    grouped = maxima.shape[1] * (n // maxima.shape[1])
+    tail = np.isnan(m[:, grouped:]).any(axis=1)
     nan_rows = np.flatnonzero(np.isnan(maxima).any(axis=1) | tail)
     bound[nan_rows] = np.nan  # no entry compares >= NaN: none of theirs are candidates here
     flat = np.flatnonzero(m >= bound[:, None])
