@@ -310,19 +310,25 @@ def test_the_total_survives_a_process_killed_mid_write(tmp_path, monkeypatch, ki
     assert stored_bytes(again._db) == _sum(again.path)
 
 
+def _ten_rows_rewritten(folder, *statements: str) -> tuple[np.ndarray, int]:
+    """A cache file of ten rows k0-k9 as an older xlbench left it (``statements`` run on it); ``(row, entry bytes)``."""
+    row = np.ones(16, np.float32)
+    cache = EmbeddingCache(folder, "m", "r", max_bytes=0)
+    cache.put_many((f"k{i}", pack(row)) for i in range(10))
+    cache.close()
+    db = sqlite3.connect(folder / DB_NAME)
+    for statement in statements:
+        db.execute(statement)
+    db.commit()
+    db.close()
+    return row, len(pack(row)) + 16
+
+
 def test_a_file_from_before_the_log_is_migrated_in_place(tmp_path, monkeypatch):
     import evaluators.encoders.cache as cache_mod
 
     monkeypatch.setattr(cache_mod, "_TOUCH_NS", 0)
-    row = np.ones(16, np.float32)
-    entry = len(pack(row)) + 16
-    cache = EmbeddingCache(tmp_path, "m", "r", max_bytes=0)
-    cache.put_many((f"k{i}", pack(row)) for i in range(10))
-    cache.close()
-    db = sqlite3.connect(tmp_path / DB_NAME)  # as the cache before the log wrote it
-    db.execute("DROP TABLE touches")
-    db.commit()
-    db.close()
+    row, entry = _ten_rows_rewritten(tmp_path, "DROP TABLE touches")
     again = EmbeddingCache(tmp_path, "m", "r", max_bytes=10 * entry)
     assert len(again) == 10 and _log(again) == []
     again.get_many(["k0"])
@@ -330,25 +336,22 @@ def test_a_file_from_before_the_log_is_migrated_in_place(tmp_path, monkeypatch):
     assert _held(again, [f"k{i}" for i in range(10)]) == {"k0"} | {f"k{i}" for i in range(3, 10)}
 
 
+#: An older xlbench's fold of a read of the row with this id into entries.used.
+_OLD_FOLD = "UPDATE entries SET used = (SELECT MAX(used) FROM entries) + 1 WHERE id = {}"
+
+
 def test_a_file_from_before_the_lru_table_keeps_its_recency(tmp_path, monkeypatch):
     """Opening such a file moves each row's recency into lru; an older xlbench's fold still reaches it."""
     import evaluators.encoders.cache as cache_mod
 
     monkeypatch.setattr(cache_mod, "_TOUCH_NS", 0)
-    row = np.ones(16, np.float32)
-    entry = len(pack(row)) + 16
-    cache = EmbeddingCache(tmp_path, "m", "r", max_bytes=0)
-    cache.put_many((f"k{i}", pack(row)) for i in range(10))
-    cache.close()
-    db = sqlite3.connect(tmp_path / DB_NAME)  # as the cache before the lru table wrote it
-    for trigger in ("lru_insert", "lru_delete", "lru_bytes", "lru_touch"):
-        db.execute(f"DROP TRIGGER {trigger}")
-    db.execute("DROP TABLE lru")
-    db.execute("CREATE INDEX entries_used ON entries (used)")
-    newest = db.execute("SELECT MAX(used) FROM entries").fetchone()[0]
-    db.execute("UPDATE entries SET used = ? WHERE id = 1", (newest + 1,))  # k0 read, folded
-    db.commit()
-    db.close()
+    row, entry = _ten_rows_rewritten(
+        tmp_path,
+        *(f"DROP TRIGGER lru_{name}" for name in ("insert", "delete", "bytes", "touch")),
+        "DROP TABLE lru",
+        "CREATE INDEX entries_used ON entries (used)",
+        _OLD_FOLD.format(1),  # k0 read
+    )
     again = EmbeddingCache(tmp_path, "m", "r", max_bytes=10 * entry)
     assert again._db.execute("SELECT id, used, nbytes FROM lru ORDER BY id").fetchall() == (
         again._db.execute("SELECT id, used, nbytes FROM entries ORDER BY id").fetchall()
@@ -357,7 +360,7 @@ def test_a_file_from_before_the_lru_table_keeps_its_recency(tmp_path, monkeypatc
         "SELECT 1 FROM sqlite_master WHERE name = 'entries_used'"
     ).fetchone()
     # an older xlbench sharing the file folds a read of k1 into entries.used: lru sees it
-    again._db.execute("UPDATE entries SET used = ? WHERE id = 2", (newest + 2,))
+    again._db.execute(_OLD_FOLD.format(2))
     again._db.commit()
     again.put_many([("new", pack(row))])  # 11 rows over a cap of 10: down to 9, k2 and k3 go
     assert _held(again, [f"k{i}" for i in range(10)]) == {f"k{i}" for i in (0, 1, *range(4, 10))}
