@@ -320,7 +320,7 @@ def floor_run(sizes: list[int], width: int = 8) -> list[dict]:
     A put adds 1,000 new 16-byte digests to a dict and copies their rows into an array; a get
     looks up 1,000 random held digests and copies each row out as bytes (what ``get_many``
     returns). No disk, no LRU: what is left growing is the CPU's caches missing as the dict and
-    the array outgrow them, a floor that no store's "flat" can go under on this machine.
+    the array outgrow them, the least growth any store's lookups pay on this machine.
     """
     import hashlib
 
