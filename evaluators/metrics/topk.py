@@ -14,6 +14,9 @@ import numpy as np
 #: Column groups per row whose maxima bound a row's k-th largest value (:func:`top_per_row`):
 #: more groups give a tighter bound (fewer entries to sort) for a larger partition of maxima.
 GROUPS = 64
+#: Row groups of fewer neighbouring entries than this are strided instead (:func:`group_maxima`):
+#: numpy pays ~90 ns per run it reduces, so short runs cost more than their entries.
+_SHORT_RUN = 256
 
 
 def desc_key(groups: np.ndarray, vals: np.ndarray) -> np.ndarray:
@@ -39,20 +42,29 @@ def first_k(order: np.ndarray, groups_sorted_counts: np.ndarray, k: int) -> np.n
 def group_maxima(m: np.ndarray, k: int, groups: int, axis: int) -> np.ndarray:
     """The maxima of ``G = max(k, min(groups, length))`` disjoint groups of each row (``axis=1``) or column (``axis=0``).
 
-    The first ``G * (length // G)`` entries along ``axis`` are cut into ``G`` groups. The k
-    largest maxima are k distinct entries, so the k-th largest maximum (:func:`kth_largest`) is a
-    lower bound of the row's (column's) k-th largest value; more groups make it tighter, for a
-    partition of more maxima. Requires ``k <= length``.
+    The groups split the first ``G * (length // G)`` entries along ``axis``. The k largest
+    maxima are k distinct entries, so the k-th largest maximum (:func:`kth_largest`) is a lower
+    bound of the row's (column's) k-th largest value whatever the split; more groups make it
+    tighter, for a partition of more maxima. Requires ``k <= length``.
+
+    Along a row, a group is a run of ``length // G`` neighbouring entries, unless those runs
+    are short (under :data:`_SHORT_RUN` entries, with at least 32 groups): then group ``g`` is
+    the entries ``g, g + G, g + 2G, ...``, whose maxima numpy takes as an elementwise maximum
+    of contiguous slices (docs/performance.md: word retrieval's lists).
 
     >>> group_maxima(np.array([[1.0, 5.0, 2.0, 4.0, 9.0]]), 2, 2, axis=1).tolist()
     [[5.0, 4.0]]
+    >>> group_maxima(np.arange(128.0)[None, ::-1], 32, 32, axis=1)[0, :3].tolist()  # strided
+    [127.0, 126.0, 125.0]
     """
     length = m.shape[axis]
     count = max(k, min(groups, length))
     width = length // count
-    if axis == 1:
-        return m[:, : count * width].reshape(len(m), count, width).max(axis=2)
-    return m[: count * width].reshape(count, width, m.shape[1]).max(axis=1)
+    if axis == 0:
+        return m[: count * width].reshape(count, width, m.shape[1]).max(axis=1)
+    if width < _SHORT_RUN and count >= 32:
+        return m[:, : count * width].reshape(len(m), width, count).max(axis=1)
+    return m[:, : count * width].reshape(len(m), count, width).max(axis=2)
 
 
 def kth_largest(maxima: np.ndarray, k: int, axis: int) -> np.ndarray:
