@@ -15,7 +15,7 @@ import numpy as np
 #: more groups give a tighter bound (fewer entries to sort) for a larger partition of maxima.
 GROUPS = 64
 #: Row groups of fewer neighbouring entries than this are strided instead (:func:`group_maxima`):
-#: numpy pays ~90 ns per run it reduces, so short runs cost more than their entries.
+#: numpy pays a fixed cost for each run it reduces, so short runs cost more than their entries.
 _SHORT_RUN = 256
 
 
