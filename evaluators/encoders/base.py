@@ -288,13 +288,11 @@ def pool_spans(
     for k in np.unique(counts[counts > 0]):
         words = np.flatnonzero(counts == k)
         tokens = np.nonzero(mask[words])[1].reshape(len(words), k)  # each word's, in order
-        if k == 1:
-            out[:, words] = states[:, tokens[:, 0]]
-            continue
         total = states[:, tokens[:, 0]]
         for j in range(1, k):
             total += states[:, tokens[:, j]]
-        total /= np.float32(k)
+        if k > 1:
+            total /= np.float32(k)
         out[:, words] = total
     found[:] = counts > 0
     out[:, ~found] = np.nan

@@ -14,9 +14,12 @@ import numpy as np
 #: Column groups per row whose maxima bound a row's k-th largest value (:func:`top_per_row`):
 #: more groups give a tighter bound (fewer entries to sort) for a larger partition of maxima.
 GROUPS = 64
-#: Row groups of fewer neighbouring entries than this are strided instead (:func:`group_maxima`):
-#: numpy pays a fixed cost for each run it reduces, so short runs cost more than their entries.
+#: Row groups of fewer neighbouring entries than this, when there are at least
+#: :data:`_STRIDED_GROUPS` of them, are strided instead (:func:`group_maxima`): numpy pays a
+#: fixed cost for each run it reduces, so short runs cost more than their entries, and a strided
+#: group's slices are as wide as the group count.
 _SHORT_RUN = 256
+_STRIDED_GROUPS = 32
 
 
 def desc_key(groups: np.ndarray, vals: np.ndarray) -> np.ndarray:
@@ -48,9 +51,10 @@ def group_maxima(m: np.ndarray, k: int, groups: int, axis: int) -> np.ndarray:
     tighter, for a partition of more maxima. Requires ``k <= length``.
 
     Along a row, a group is a run of ``length // G`` neighbouring entries, unless those runs
-    are short (under :data:`_SHORT_RUN` entries, with at least 32 groups): then group ``g`` is
-    the entries ``g, g + G, g + 2G, ...``, whose maxima numpy takes as an elementwise maximum
-    of contiguous slices (docs/performance.md: word retrieval's lists).
+    are short (under :data:`_SHORT_RUN` entries, with at least :data:`_STRIDED_GROUPS`
+    groups): then group ``g`` is the entries ``g, g + G, g + 2G, ...``, whose maxima numpy
+    takes as an elementwise maximum of contiguous slices (docs/performance.md: word
+    retrieval's lists).
 
     >>> group_maxima(np.array([[1.0, 5.0, 2.0, 4.0, 9.0]]), 2, 2, axis=1).tolist()
     [[5.0, 4.0]]
@@ -62,7 +66,7 @@ def group_maxima(m: np.ndarray, k: int, groups: int, axis: int) -> np.ndarray:
     width = length // count
     if axis == 0:
         return m[: count * width].reshape(count, width, m.shape[1]).max(axis=1)
-    if width < _SHORT_RUN and count >= 32:
+    if width < _SHORT_RUN and count >= _STRIDED_GROUPS:
         return m[:, : count * width].reshape(len(m), width, count).max(axis=1)
     return m[:, : count * width].reshape(len(m), count, width).max(axis=2)
 
