@@ -15,7 +15,7 @@ from typing import Any
 
 from evaluators.core.errors import InputFileError
 from evaluators.core.modelfacts import read_facts
-from evaluators.run.results import NotAResultError, read_result
+from evaluators.run.results import NotAResultError, read_result, results_folder
 from evaluators.tasks import family_of
 
 
@@ -150,17 +150,13 @@ def load_records(folders: list[str | os.PathLike]) -> list[Record]:
     out: list[Record] = []
     names = [Path(f).resolve().name for f in folders]
     for i, folder in enumerate(folders):
-        root = Path(folder)
+        root = results_folder(folder)
         # results/<folder name>/... in the site; a number keeps two folders of one name apart
         prefix = (
             (names[i] if names.count(names[i]) == 1 else f"{i + 1}-{names[i]}")
             if len(folders) > 1
             else ""
         )
-        if not root.is_dir():
-            raise InputFileError(
-                f"Results folder {str(root)!r} does not exist; pass the --out folder of an xlbench eval run."
-            )
         for path in sorted(root.rglob("*.json")):
             try:
                 result = read_result(path)

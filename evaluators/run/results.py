@@ -189,6 +189,24 @@ class StoredResult:
         return EvalResult(**{k: v for k, v in self.data.items() if k in names})
 
 
+def results_folder(folder: str | os.PathLike) -> Path:
+    """``folder`` as a path, checked to be a folder (where ``xlbench eval --out`` writes results).
+
+    Raises:
+        InputFileError: it does not exist, or it is a file (a result JSON passed for its folder).
+    """
+    root = Path(folder)
+    if root.is_file():
+        raise InputFileError(
+            f"{str(root)!r} is a file, not a results folder; pass the --out folder of an xlbench eval run."
+        )
+    if not root.is_dir():
+        raise InputFileError(
+            f"Results folder {str(root)!r} does not exist; pass the --out folder of an xlbench eval run."
+        )
+    return root
+
+
 def read_result(path: str | os.PathLike) -> StoredResult:
     """Read one result JSON: THE reader of result files (reports, comparisons, grid resume, ``--threshold-from``).
 
@@ -198,6 +216,10 @@ def read_result(path: str | os.PathLike) -> StoredResult:
             missing, or a field has the wrong type).
     """
     p = Path(path)
+    if p.is_dir():
+        raise InputFileError(
+            f"{str(p)!r} is a folder, not a result file; pass one result JSON written by xlbench eval."
+        )
     if not p.is_file():
         raise InputFileError(
             f"Result file {str(p)!r} does not exist; pass a result JSON written by xlbench eval."
@@ -426,11 +448,7 @@ def load_results(folder: str | os.PathLike) -> Any:
     """
     import polars as pl
 
-    root = Path(folder)
-    if not root.is_dir():
-        raise InputFileError(
-            f"Results folder {str(root)!r} does not exist; pass the --out folder of an xlbench eval run."
-        )
+    root = results_folder(folder)
     rows: list[dict[str, Any]] = []
     for path in sorted(root.rglob("*.json")):
         try:

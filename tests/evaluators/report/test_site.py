@@ -189,6 +189,9 @@ def test_rerender_is_identical_and_refuses_foreign_folders(corpus, site, tmp_pat
 def test_cli_errors(tmp_path, capsys):
     assert main(["report", str(tmp_path / "nope"), "--out", str(tmp_path / "s")]) == 2
     assert "does not exist" in capsys.readouterr().err
+    (tmp_path / "one.json").write_text("{}")
+    assert main(["report", str(tmp_path / "one.json"), "--out", str(tmp_path / "s")]) == 2
+    assert "is a file, not a results folder; pass the --out folder" in capsys.readouterr().err
     (tmp_path / "empty").mkdir()
     with pytest.raises(InputFileError, match="No xlbench result JSON found"):
         build_site([tmp_path / "empty"], tmp_path / "s")

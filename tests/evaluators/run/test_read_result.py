@@ -52,6 +52,10 @@ def test_every_defect_is_one_sentence(tmp_path):
         InputFileError, match=r"Result file '.*nope.json' does not exist; pass a result"
     ):
         read_result(tmp_path / "nope.json")
+    with pytest.raises(
+        InputFileError, match=r"is a folder, not a result file; pass one result JSON"
+    ):
+        read_result(tmp_path)
     bad = tmp_path / "bad.json"
     bad.write_text("{not json", encoding="utf-8")
     with pytest.raises(InputFileError, match=r"bad.json' is not a readable JSON file \("):

@@ -90,6 +90,9 @@ def test_file_names_are_safe_and_distinct(tmp_path):
 def test_load_results_errors(tmp_path):
     with pytest.raises(InputFileError, match="does not exist"):
         load_results(tmp_path / "nope")
+    (tmp_path / "one.json").write_text("{}")
+    with pytest.raises(InputFileError, match="is a file, not a results folder"):
+        load_results(tmp_path / "one.json")
     with pytest.raises(InputFileError, match="No xlbench result JSON"):
         load_results(tmp_path)
 
