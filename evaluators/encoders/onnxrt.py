@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from evaluators.core.cache_dir import xlbench_cache_root
-from evaluators.core.errors import InputFileError, UsageError
+from evaluators.core.errors import InputFileError, OutputError, UsageError
 from evaluators.core.fileio import atomic_write_text, clean_stale, make_temp_dir, rename_noreplace
 from evaluators.core.optional import require
 
@@ -445,6 +445,68 @@ def cached_export(key: str, root: str | Path | None = None) -> OnnxExport | None
         False,
         float(record.get("export_s", 0.0)),
     )
+
+
+def folder_bytes(folder: Path) -> int:
+    """Bytes of the files below ``folder`` (0 when it is gone)."""
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+
+
+def list_exports(root: str | Path | None = None) -> list[dict[str, Any]]:
+    """The finished exports under ``root`` (:func:`export_root`), largest first.
+
+    Returns:
+        ``[{"key", "model", "made_with", "bytes", "path"}]``: the model id its record names and
+        the torch and transformers versions that exported it (an export made with older ones is
+        never used again; ``"?"`` when the record is unreadable). Exports in progress (temporary
+        folders) are not listed.
+    """
+    folder = export_root(root)
+    if not folder.is_dir():
+        return []
+    out = []
+    for sub in folder.iterdir():
+        if sub.name.startswith(".") or not (sub / RECORD_FILE).is_file():
+            continue
+        try:
+            record = json.loads((sub / RECORD_FILE).read_text(encoding="utf-8"))
+            model = str(record.get("model_id", "?"))
+            made_with = (
+                f"torch {record.get('torch', '?')}, transformers {record.get('transformers', '?')}"
+            )
+        except (OSError, json.JSONDecodeError, AttributeError):
+            model = made_with = "?"
+        out.append(
+            {
+                "key": sub.name,
+                "model": model,
+                "made_with": made_with,
+                "bytes": folder_bytes(sub),
+                "path": str(sub),
+            }
+        )
+    return sorted(out, key=lambda e: (-e["bytes"], e["key"]))
+
+
+def remove_exports(root: str | Path | None = None) -> int:
+    """Delete the finished exports under ``root``; return the bytes freed (the next run exports again).
+
+    Raises:
+        OutputError: an export cannot be removed (read-only filesystem, no permission).
+    """
+    freed = 0
+    for export in list_exports(root):
+        try:
+            shutil.rmtree(export["path"])
+        except FileNotFoundError:  # another process removed it first
+            continue
+        except OSError as err:
+            raise OutputError(
+                f"Cannot clear the ONNX exports: {export['path']!r} cannot be removed "
+                f"({err.strerror or err}); make its folder writable, or delete it by hand."
+            ) from None
+        freed += export["bytes"]
+    return freed
 
 
 def _probe_cosines(

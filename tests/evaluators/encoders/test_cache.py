@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import json
 import os
 import re
 import sqlite3
@@ -209,6 +210,75 @@ def test_cli_cache_info_and_clear(tiny_bert, tmp_path, monkeypatch, capsys):
     assert main(["cache", "clear"]) == 0
     assert "freed" in capsys.readouterr().out
     assert cache_info()["models"] == []
+
+
+def _export(root: Path, key: str, model: str, nbytes: int) -> Path:
+    folder = root / "onnx" / key
+    folder.mkdir(parents=True)
+    (folder / "model.onnx").write_bytes(b"x" * nbytes)
+    record = {"model_id": model, "torch": "2.13.0", "transformers": "5.25.0"}
+    (folder / "export.json").write_text(json.dumps(record))
+    return folder
+
+
+def test_info_lists_the_onnx_exports_and_other_caches_and_clear_onnx_removes_only_exports(
+    tmp_path, monkeypatch, capsys
+):
+    from builders.cli import main
+
+    monkeypatch.setenv("XLBENCH_CACHE", str(tmp_path))
+    small = _export(tmp_path, "a" * 32, "small-model", 1_000)
+    big = _export(tmp_path, "b" * 32, "big-model", 5_000)
+    running = tmp_path / "onnx" / f".{'c' * 32}.tmp-123-host"  # an export in progress
+    running.mkdir()
+    (running / "model.onnx").write_bytes(b"x" * 10)
+    (tmp_path / "models" / "rebuilt").mkdir(parents=True)
+    (tmp_path / "models" / "rebuilt" / "w.bin").write_bytes(b"x" * 300)
+    (tmp_path / "mt-cache.sqlite").write_bytes(b"x" * 200)
+    info = cache_info()
+    assert [(e["model"], e["path"]) for e in info["onnx_exports"]] == [
+        ("big-model", str(big)),
+        ("small-model", str(small)),
+    ]
+    assert info["onnx_exports"][0]["made_with"] == "torch 2.13.0, transformers 5.25.0"
+    assert info["onnx_exports"][0]["bytes"] > 5_000  # the model and its record
+    assert [(Path(c["path"]).name, c["bytes"]) for c in info["other_caches"]] == [
+        ("models", 300),
+        ("mt-cache.sqlite", 200),
+    ]
+    text = format_cache_info(info)
+    assert "ONNX Runtime exports: " in text and "cache clear --onnx deletes them" in text
+    assert text.index("big-model") < text.index("small-model")
+    assert "other xlbench caches (cache clear leaves them):" in text and "mt-cache.sqlite" in text
+    assert main(["cache", "info", "--onnx"]) == 2
+    assert "--onnx goes with clear" in capsys.readouterr().err
+    assert main(["cache", "clear"]) == 0  # the embedding cache only
+    assert "ONNX" not in capsys.readouterr().out and big.is_dir()
+    assert main(["cache", "clear", "--onnx"]) == 0
+    out = capsys.readouterr().out
+    assert "ONNX Runtime exports cleared: " in out
+    assert not small.exists() and not big.exists()
+    assert running.is_dir() and (tmp_path / "models" / "rebuilt" / "w.bin").is_file()
+    assert (tmp_path / "mt-cache.sqlite").is_file()
+    assert cache_info()["onnx_exports"] == []
+
+
+def test_an_export_that_cannot_be_removed_is_one_sentence(tmp_path, monkeypatch, capsys):
+    import shutil
+
+    from builders.cli import main
+
+    monkeypatch.setenv("XLBENCH_CACHE", str(tmp_path))
+    folder = _export(tmp_path, "a" * 32, "m", 10)
+
+    def read_only(path, *args, **kwargs):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+
+    monkeypatch.setattr(shutil, "rmtree", read_only)
+    assert main(["cache", "clear", "--onnx"]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "Cannot clear the ONNX exports" in line and "Read-only file system" in line
+    assert folder.is_dir()
 
 
 # ------------------------------------------------- running total and eviction at scale (issue #28)
