@@ -57,6 +57,16 @@ def current_umask() -> int:
     return mask
 
 
+def folder_bytes(folder: str | os.PathLike) -> int:
+    """Bytes of the files below ``folder`` (0 when it is gone; files removed meanwhile count 0)."""
+    total = 0
+    for path in Path(folder).rglob("*"):
+        with contextlib.suppress(OSError):
+            if path.is_file():
+                total += path.stat().st_size
+    return total
+
+
 def temp_name(prefix: str) -> str:
     """Return ``<prefix><pid>-<random>``: a temporary name that says which process owns it.
 

@@ -71,6 +71,7 @@ import numpy as np
 
 from evaluators.core.cache_dir import xlbench_cache_root
 from evaluators.core.errors import InputFileError, OutputError, UsageError
+from evaluators.core.fileio import folder_bytes
 from evaluators.encoders import onnxrt
 
 #: File name of the cache database (v2: pooled float16 rows with LRU; v1 files are ignored).
@@ -662,7 +663,7 @@ def cache_info(folder: str | os.PathLike | None = None) -> dict:
         {
             "path": str(p),
             "what": what,
-            "bytes": onnxrt.folder_bytes(p) if p.is_dir() else p.stat().st_size,
+            "bytes": folder_bytes(p) if p.is_dir() else p.stat().st_size,
         }
         for name, what in OTHER_CACHES
         if (p := xlbench_cache_root() / name).exists()

@@ -49,7 +49,13 @@ import numpy as np
 
 from evaluators.core.cache_dir import xlbench_cache_root
 from evaluators.core.errors import InputFileError, OutputError, UsageError
-from evaluators.core.fileio import atomic_write_text, clean_stale, make_temp_dir, rename_noreplace
+from evaluators.core.fileio import (
+    atomic_write_text,
+    clean_stale,
+    folder_bytes,
+    make_temp_dir,
+    rename_noreplace,
+)
 from evaluators.core.optional import require
 
 #: Bump when the export changes (inputs, outputs, exporter options): part of the cache key.
@@ -257,7 +263,7 @@ class OrtModel:
         if self.streams == 1:
             yield from map(timed, batches)
             return
-        self.outputs  # noqa: B018 - opens the session here, not in two streams at once
+        self.session  # noqa: B018 - opened here, not by two streams at once
         with ThreadPoolExecutor(self.streams, thread_name_prefix="xlbench-onnx") as pool:
             pending: deque[Future] = deque()
             try:
@@ -445,11 +451,6 @@ def cached_export(key: str, root: str | Path | None = None) -> OnnxExport | None
         False,
         float(record.get("export_s", 0.0)),
     )
-
-
-def folder_bytes(folder: Path) -> int:
-    """Bytes of the files below ``folder`` (0 when it is gone)."""
-    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
 
 
 def list_exports(root: str | Path | None = None) -> list[dict[str, Any]]:
