@@ -104,6 +104,8 @@ def run_path(
     enc = load_encoder(
         model_spec, use_cache=False, batch_size=batch_size, device="cpu", runtime=backend
     )
+    if enc._ort is not None:
+        enc._ort.open()  # opened at the first forward pass otherwise: part of the load here
     load_cpu = time.process_time() - load_cpu
     tok = enc.tokenizer
     lengths = [

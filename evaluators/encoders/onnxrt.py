@@ -189,6 +189,11 @@ class OrtModel:
                 "(the next run exports the model again) or pass --backend torch."
             ) from None
 
+    def open(self) -> OrtModel:
+        """Open the session now, not at the first use (a benchmark's load time; before threads share it)."""
+        self.session  # noqa: B018 - the cached property opens it
+        return self
+
     @cached_property
     def inputs(self) -> set[str]:
         """The graph's input names."""
@@ -263,7 +268,7 @@ class OrtModel:
         if self.streams == 1:
             yield from map(timed, batches)
             return
-        self.session  # noqa: B018 - opened here, not by two streams at once
+        self.open()  # here, not in two streams at once
         with ThreadPoolExecutor(self.streams, thread_name_prefix="xlbench-onnx") as pool:
             pending: deque[Future] = deque()
             try:
