@@ -148,7 +148,9 @@ def _sqlite(path, *tables: str) -> None:
     db.close()
 
 
-def test_info_and_clear_remove_only_what_the_cache_wrote(tiny_bert, tmp_path):
+def test_info_and_clear_remove_only_what_the_cache_wrote(tiny_bert, tmp_path, monkeypatch):
+    # other caches (the silver MT cache of other tests) live elsewhere: this folder's files only
+    monkeypatch.setenv("XLBENCH_CACHE", str(tmp_path / "elsewhere"))
     enc = _cached(tiny_bert, tmp_path)
     enc.sentence_embeddings(TEXTS)
     enc.cache.close()
