@@ -32,6 +32,7 @@ imported unless the runtime is asked for.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import shutil
@@ -59,7 +60,7 @@ from evaluators.core.fileio import (
 from evaluators.core.optional import require
 
 #: Bump when the export changes (inputs, outputs, exporter options): part of the cache key.
-EXPORT_VERSION = "2"
+EXPORT_VERSION = "3"
 #: ONNX opset of the export (supported by the TorchScript exporter of torch >= 2.1 and ORT >= 1.15).
 OPSET = 17
 #: Texts per forward pass when the caller sets none. A batch runs on one core, and smaller
@@ -363,6 +364,54 @@ def block_at(block: Any, hidden: Any, mask: Any, positions: Any) -> Any:
     return block.output(block.intermediate(attended), attended)
 
 
+@contextlib.contextmanager
+def _linear_as_gemm() -> Iterator[None]:
+    """Trace every ``nn.Linear`` on its input's rows flattened to 2-D, then shaped back.
+
+    The exporter writes a linear layer on a 3-D input as ``MatMul`` then a separate bias
+    ``Add``, and on a 2-D one as one ``Gemm`` that adds its bias as it writes: one pass over
+    each output less. The same products and sums, so the same values up to the last bits (the
+    probe check compares every layer with torch).
+    """
+    import torch
+
+    original = torch.nn.Linear.forward
+
+    def rows(self, x):
+        y = torch.nn.functional.linear(x.reshape(-1, x.shape[-1]), self.weight, self.bias)
+        return y.reshape(*x.shape[:-1], y.shape[-1])
+
+    torch.nn.Linear.forward = rows  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        torch.nn.Linear.forward = original  # type: ignore[method-assign]
+
+
+@contextlib.contextmanager
+def _eager_attention(model: Any) -> Iterator[None]:
+    """Trace the model with transformers' eager attention (products, additive mask, softmax).
+
+    Traced through ``scaled_dot_product_attention``, the graph also guards every softmax with
+    ``IsNaN``/``Where`` nodes for rows with no key at all, which never occur here (a text has at
+    least its special tokens). A model that cannot switch is traced as it is.
+    """
+    switch = getattr(model, "set_attn_implementation", None)
+    before = getattr(getattr(model, "config", None), "_attn_implementation", None)
+    switched = False
+    if callable(switch) and before not in (None, "eager"):
+        try:
+            switch("eager")
+            switched = True
+        except (ValueError, ImportError, AttributeError, TypeError):
+            pass
+    try:
+        yield
+    finally:
+        if switched:
+            model.set_attn_implementation(before)
+
+
 def export_onnx(
     model: Any,
     path: Path,
@@ -412,7 +461,7 @@ def export_onnx(
         example.append(torch.from_numpy(all_positions(np.asarray(mask))))
         inputs.append(POSITIONS)
         dynamic[POSITIONS] = dynamic[outputs[-1]] = {0: "batch", 1: "queries"}
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), _linear_as_gemm(), _eager_attention(model):
         warnings.simplefilter("ignore")  # tracer and deprecation warnings about the exporter
         torch.onnx.export(
             wrapper,
