@@ -634,7 +634,7 @@ def cache_info(folder: str | os.PathLike | None = None) -> dict:
 
     Returns:
         ``{"path", "exists", "max_bytes", "size_bytes", "file_bytes", "models": [{"model", "entries", "bytes"}],
-        "stale_v1_files", "onnx_dir", "onnx_exports": [{"key", "model", "made_with", "bytes", "path"}],
+        "stale_v1_files", "onnx_dir", "onnx_exports": [{"key", "model", "made_with", "stale", "bytes", "path"}],
         "other_caches": [{"path", "what", "bytes"}]}``: besides the embedding cache, what else
         xlbench keeps under ``$XLBENCH_CACHE`` (the ONNX exports, :data:`OTHER_CACHES`).
 
@@ -720,6 +720,7 @@ def format_cache_info(info: dict) -> str:
         )
         lines.extend(
             f"  {human_bytes(e['bytes']):>9}  {e['model']}; made with {e['made_with']}"
+            + (f" (stale, never used again: {e['stale']})" if e["stale"] else "")
             for e in exports
         )
     if info.get("other_caches"):

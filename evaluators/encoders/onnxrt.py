@@ -508,35 +508,54 @@ def cached_export(key: str, root: str | Path | None = None) -> OnnxExport | None
     )
 
 
+def _installed_versions() -> dict[str, str | None]:
+    """The torch and transformers versions an export made now records (``None``: not installed); no import."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out: dict[str, str | None] = {}
+    for name in ("torch", "transformers"):
+        try:
+            out[name] = version(name).split("+")[0]
+        except PackageNotFoundError:
+            out[name] = None
+    return out
+
+
 def list_exports(root: str | Path | None = None) -> list[dict[str, Any]]:
     """The finished exports under ``root`` (:func:`export_root`), largest first.
 
     Returns:
-        ``[{"key", "model", "made_with", "bytes", "path"}]``: the model id its record names and
-        the torch and transformers versions that exported it (an export made with older ones is
-        never used again; ``"?"`` when the record is unreadable). Exports in progress (temporary
+        ``[{"key", "model", "made_with", "stale", "bytes", "path"}]``: the model id its record
+        names, the torch and transformers versions that exported it (``"?"`` when the record is
+        unreadable), and why this installation never uses it again (another export format,
+        torch or transformers: part of the key), or ``None``. Exports in progress (temporary
         folders) are not listed.
     """
     folder = export_root(root)
     if not folder.is_dir():
         return []
+    installed = {"export format": EXPORT_VERSION, **_installed_versions()}
     out = []
     for sub in folder.iterdir():
         if sub.name.startswith(".") or not (sub / RECORD_FILE).is_file():
             continue
         try:
             record = json.loads((sub / RECORD_FILE).read_text(encoding="utf-8"))
-            model = str(record.get("model_id", "?"))
-            made_with = (
-                f"torch {record.get('torch', '?')}, transformers {record.get('transformers', '?')}"
-            )
-        except (OSError, json.JSONDecodeError, AttributeError):
-            model = made_with = "?"
+        except (OSError, json.JSONDecodeError):
+            record = None
+        made = record if isinstance(record, dict) else {}
+        made = {"export format": made.get("export_version"), **made}
+        differ = [
+            f"{name} {made.get(name) or '?'}, not {version}"
+            for name, version in installed.items()
+            if version is not None and str(made.get(name)) != version
+        ]
         out.append(
             {
                 "key": sub.name,
-                "model": model,
-                "made_with": made_with,
+                "model": str(made.get("model_id", "?")),
+                "made_with": f"torch {made.get('torch', '?')}, transformers {made.get('transformers', '?')}",
+                "stale": "; ".join(differ) or None,
                 "bytes": folder_bytes(sub),
                 "path": str(sub),
             }

@@ -6,6 +6,7 @@ import errno
 import json
 import os
 import re
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -214,11 +215,13 @@ def test_cli_cache_info_and_clear(tiny_bert, tmp_path, monkeypatch, capsys):
     assert cache_info()["models"] == []
 
 
-def _export(root: Path, key: str, model: str, nbytes: int) -> Path:
+def _export(root: Path, key: str, model: str, nbytes: int, export_version: str = "1") -> Path:
+    from evaluators.encoders import onnxrt
+
     folder = root / "onnx" / key
     folder.mkdir(parents=True)
     (folder / "model.onnx").write_bytes(b"x" * nbytes)
-    record = {"model_id": model, "torch": "2.13.0", "transformers": "5.25.0"}
+    record = {"model_id": model, "export_version": export_version, **onnxrt._installed_versions()}
     (folder / "export.json").write_text(json.dumps(record))
     return folder
 
@@ -229,8 +232,10 @@ def test_info_lists_the_onnx_exports_and_other_caches_and_clear_onnx_removes_onl
     from builders.cli import main
 
     monkeypatch.setenv("XLBENCH_CACHE", str(tmp_path))
-    small = _export(tmp_path, "a" * 32, "small-model", 1_000)
-    big = _export(tmp_path, "b" * 32, "big-model", 5_000)
+    from evaluators.encoders.onnxrt import EXPORT_VERSION
+
+    small = _export(tmp_path, "a" * 32, "small-model", 1_000, EXPORT_VERSION)
+    big = _export(tmp_path, "b" * 32, "big-model", 5_000)  # an older export format
     running = tmp_path / "onnx" / f".{'c' * 32}.tmp-123-host"  # an export in progress
     running.mkdir()
     (running / "model.onnx").write_bytes(b"x" * 10)
@@ -242,7 +247,14 @@ def test_info_lists_the_onnx_exports_and_other_caches_and_clear_onnx_removes_onl
         ("big-model", str(big)),
         ("small-model", str(small)),
     ]
-    assert info["onnx_exports"][0]["made_with"] == "torch 2.13.0, transformers 5.25.0"
+    assert info["onnx_exports"][0]["made_with"].startswith("torch ")
+    assert info["onnx_exports"][0]["stale"] == f"export format 1, not {EXPORT_VERSION}"
+    assert info["onnx_exports"][1]["stale"] is None
+    odd = _export(tmp_path, "d" * 32, "odd", 10)
+    (odd / "export.json").write_text("[1]")  # a record that is not an object
+    (listed,) = [e for e in cache_info()["onnx_exports"] if e["path"] == str(odd)]
+    assert listed["model"] == "?" and listed["stale"].startswith("export format ?, not ")
+    shutil.rmtree(odd)
     assert info["onnx_exports"][0]["bytes"] > 5_000  # the model and its record
     assert [(Path(c["path"]).name, c["bytes"]) for c in info["other_caches"]] == [
         ("models", 300),
@@ -251,6 +263,8 @@ def test_info_lists_the_onnx_exports_and_other_caches_and_clear_onnx_removes_onl
     text = format_cache_info(info)
     assert "ONNX Runtime exports: " in text and "cache clear --onnx deletes them" in text
     assert text.index("big-model") < text.index("small-model")
+    assert f"(stale, never used again: export format 1, not {EXPORT_VERSION})" in text
+    assert text.count("stale") == 1
     assert "other xlbench caches (cache clear leaves them):" in text and "mt-cache.sqlite" in text
     assert main(["cache", "info", "--onnx"]) == 2
     assert "--onnx goes with clear" in capsys.readouterr().err
@@ -266,8 +280,6 @@ def test_info_lists_the_onnx_exports_and_other_caches_and_clear_onnx_removes_onl
 
 
 def test_an_export_that_cannot_be_removed_is_one_sentence(tmp_path, monkeypatch, capsys):
-    import shutil
-
     from builders.cli import main
 
     monkeypatch.setenv("XLBENCH_CACHE", str(tmp_path))
