@@ -716,7 +716,8 @@ def format_cache_info(info: dict) -> str:
         total = sum(e["bytes"] for e in exports)
         lines.append(
             f"ONNX Runtime exports: {human_bytes(total)} in {info['onnx_dir']} "
-            "(xlbench cache clear --onnx deletes them; the next run exports again)"
+            "(xlbench cache clear --onnx deletes them, --onnx stale the stale ones; the next run "
+            "exports again)"
         )
         lines.extend(
             f"  {human_bytes(e['bytes']):>9}  {e['model']}; made with {e['made_with']}"
@@ -752,9 +753,12 @@ def add_cache_parser(sub) -> None:
     )
     p.add_argument(
         "--onnx",
-        action="store_true",
+        nargs="?",
+        const="all",
+        choices=("all", "stale"),
         help="with clear: delete the ONNX Runtime exports too (<XLBENCH_CACHE>/onnx; the next run "
-        "of each model exports it again)",
+        "of each model exports it again); --onnx stale: only those never used again (another "
+        "export format, torch or transformers)",
     )
     p.set_defaults(_hub_run=run_cache_command)
 
@@ -770,6 +774,7 @@ def run_cache_command(args) -> int:
         return 0
     print(f"embedding cache cleared: {human_bytes(cache_clear(args.cache_dir))} freed")
     if args.onnx:
-        freed = onnxrt.remove_exports()
-        print(f"ONNX Runtime exports cleared: {human_bytes(freed)} freed ({onnxrt.export_root()})")
+        freed = onnxrt.remove_exports(stale_only=args.onnx == "stale")
+        which = "stale ONNX Runtime exports" if args.onnx == "stale" else "ONNX Runtime exports"
+        print(f"{which} cleared: {human_bytes(freed)} freed ({onnxrt.export_root()})")
     return 0

@@ -563,14 +563,18 @@ def list_exports(root: str | Path | None = None) -> list[dict[str, Any]]:
     return sorted(out, key=lambda e: (-e["bytes"], e["key"]))
 
 
-def remove_exports(root: str | Path | None = None) -> int:
+def remove_exports(root: str | Path | None = None, stale_only: bool = False) -> int:
     """Delete the finished exports under ``root``; return the bytes freed (the next run exports again).
+
+    ``stale_only``: only those this installation never uses again (:func:`list_exports`).
 
     Raises:
         OutputError: an export cannot be removed (read-only filesystem, no permission).
     """
     freed = 0
     for export in list_exports(root):
+        if stale_only and not export["stale"]:
+            continue
         try:
             shutil.rmtree(export["path"])
         except FileNotFoundError:  # another process removed it first
