@@ -474,7 +474,6 @@ class HFEncoder(TokenEncoderMixin):
     def _open_onnx(self, load_model: Callable[[], Any], onnx_dir: str | None) -> None:
         """Use the cached ONNX export of this model, exporting and checking it first if needed."""
         import torch
-        import transformers
 
         require("onnxruntime", feature="--backend onnx", extra="onnx")
         weights = self.weights_sha256
@@ -485,10 +484,7 @@ class HFEncoder(TokenEncoderMixin):
                     "pin it (hf:<id>@<commit>) or pass a local folder."
                 )
             weights = f"{self.model_id}@{self.revision}"
-        versions = {
-            "torch": torch.__version__.split("+")[0],
-            "transformers": transformers.__version__,
-        }
+        versions = onnxrt.exporter_versions()
         # The config without the loader's bookkeeping (_name_or_path is where the folder sits,
         # _commit_hash is in `weights` already): a copied or moved folder keeps its export.
         config = {k: v for k, v in self.config.to_dict().items() if not k.startswith("_")}

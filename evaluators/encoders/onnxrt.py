@@ -508,16 +508,19 @@ def cached_export(key: str, root: str | Path | None = None) -> OnnxExport | None
     )
 
 
-def _installed_versions() -> dict[str, str | None]:
-    """The torch and transformers versions an export made now records (``None``: not installed); no import."""
+def exporter_versions() -> dict[str, str]:
+    """The torch and transformers versions an export made now is keyed by and records.
+
+    Read from the installed packages' metadata, without importing them (``cache info`` lists
+    exports without loading torch); a package that is not installed is left out. A local build
+    suffix (``2.13.0+cpu``) is dropped: the build does not change the graph.
+    """
     from importlib.metadata import PackageNotFoundError, version
 
-    out: dict[str, str | None] = {}
+    out = {}
     for name in ("torch", "transformers"):
-        try:
+        with contextlib.suppress(PackageNotFoundError):
             out[name] = version(name).split("+")[0]
-        except PackageNotFoundError:
-            out[name] = None
     return out
 
 
@@ -534,7 +537,7 @@ def list_exports(root: str | Path | None = None) -> list[dict[str, Any]]:
     folder = export_root(root)
     if not folder.is_dir():
         return []
-    installed = {"export format": EXPORT_VERSION, **_installed_versions()}
+    installed = {"export format": EXPORT_VERSION, **exporter_versions()}
     out = []
     for sub in folder.iterdir():
         if sub.name.startswith(".") or not (sub / RECORD_FILE).is_file():
@@ -548,7 +551,7 @@ def list_exports(root: str | Path | None = None) -> list[dict[str, Any]]:
         differ = [
             f"{name} {made.get(name) or '?'}, not {version}"
             for name, version in installed.items()
-            if version is not None and str(made.get(name)) != version
+            if str(made.get(name)) != version
         ]
         out.append(
             {

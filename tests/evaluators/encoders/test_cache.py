@@ -221,7 +221,7 @@ def _export(root: Path, key: str, model: str, nbytes: int, export_version: str =
     folder = root / "onnx" / key
     folder.mkdir(parents=True)
     (folder / "model.onnx").write_bytes(b"x" * nbytes)
-    record = {"model_id": model, "export_version": export_version, **onnxrt._installed_versions()}
+    record = {"model_id": model, "export_version": export_version, **onnxrt.exporter_versions()}
     (folder / "export.json").write_text(json.dumps(record))
     return folder
 
