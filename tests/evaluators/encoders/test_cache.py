@@ -562,6 +562,25 @@ def test_the_watermark_evicts_once_per_tenth_of_the_cap(tmp_path):
     assert stored_bytes(cache._db) == _sum(cache.path)
 
 
+def test_an_eviction_does_not_shred_what_it_deletes(tmp_path):
+    """A SQLite built with SECURE_DELETE (Debian's) zeroes what it deletes, in extra page writes; the cache turns it off."""
+    from evaluators.encoders.cache import stored_bytes
+
+    row = pack(np.ones(384, np.float32))  # a model's width: several rows a page
+    frames = {}
+    for shred in (False, True):
+        cache = EmbeddingCache(tmp_path / str(shred), "m", "r", max_bytes=1000 * (len(row) + 16))
+        cache.put_many((f"a{i}", row) for i in range(1000))
+        if shred:
+            cache._db.execute("PRAGMA secure_delete=ON")
+        cache._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        cache.put_many([("b", row)])  # over the cap: evicts 101 rows, whole pages of them
+        frames[shred] = cache._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1]
+        assert cache.evicted == 101 and stored_bytes(cache._db) == _sum(cache.path)
+        assert len(cache.get_many([f"a{i}" for i in range(1000)])) == 899
+    assert frames[False] < frames[True]
+
+
 def test_a_read_folds_a_log_grown_past_its_share_of_the_payload(tmp_path, monkeypatch):
     import evaluators.encoders.cache as cache_mod
     from evaluators.encoders.cache import _FOLD_SHARE, _TOUCH_BYTES, stored_bytes
