@@ -759,9 +759,9 @@ def add_cache_parser(sub) -> None:
         nargs="?",
         const="all",
         choices=("all", "stale"),
-        help="with clear: delete the ONNX Runtime exports too (<XLBENCH_CACHE>/onnx; the next run "
-        "of each model exports it again); --onnx stale: only those never used again (another "
-        "export format, torch or transformers)",
+        help="with clear: delete the ONNX Runtime exports (<XLBENCH_CACHE>/onnx; the next run of "
+        "each model exports it again) instead of the embedding cache; --onnx stale: only those "
+        "never used again (another export format, torch or transformers)",
     )
     p.set_defaults(_hub_run=run_cache_command)
 
@@ -775,9 +775,16 @@ def run_cache_command(args) -> int:
             )
         print(format_cache_info(cache_info(args.cache_dir)))
         return 0
-    print(f"embedding cache cleared: {human_bytes(cache_clear(args.cache_dir))} freed")
-    if args.onnx:
-        freed = onnxrt.remove_exports(stale_only=args.onnx == "stale")
-        which = "stale ONNX Runtime exports" if args.onnx == "stale" else "ONNX Runtime exports"
-        print(f"{which} cleared: {human_bytes(freed)} freed ({onnxrt.export_root()})")
+    if not args.onnx:
+        print(f"embedding cache cleared: {human_bytes(cache_clear(args.cache_dir))} freed")
+        return 0
+    # The exports alone: clearing stale exports must not cost anyone their cached vectors.
+    if args.cache_dir is not None:
+        raise UsageError(
+            "--cache-dir names the embedding cache, which clear --onnx leaves alone; the exports "
+            f"are in {onnxrt.export_root()} (set XLBENCH_CACHE to move them)."
+        )
+    freed = onnxrt.remove_exports(stale_only=args.onnx == "stale")
+    which = "stale ONNX Runtime exports" if args.onnx == "stale" else "ONNX Runtime exports"
+    print(f"{which} cleared: {human_bytes(freed)} freed ({onnxrt.export_root()})")
     return 0

@@ -270,13 +270,20 @@ def test_info_lists_the_onnx_exports_and_other_caches_and_clear_onnx_removes_onl
     assert "--onnx goes with clear" in capsys.readouterr().err
     assert main(["cache", "clear"]) == 0  # the embedding cache only
     assert "ONNX" not in capsys.readouterr().out and big.is_dir()
+    kept = EmbeddingCache(tmp_path / "embeddings", "m", "r")
+    kept.put_many([("k", pack(np.ones(4, np.float32)))])
+    kept.close()
     assert main(["cache", "clear", "--onnx", "stale"]) == 0  # the older format only
-    assert "stale ONNX Runtime exports cleared: " in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "stale ONNX Runtime exports cleared: " in out and "embedding cache" not in out
     assert not big.exists() and small.is_dir()
+    assert main(["cache", "clear", "--onnx", "--cache-dir", str(tmp_path / "embeddings")]) == 2
+    assert "--cache-dir names the embedding cache" in capsys.readouterr().err and small.is_dir()
     assert main(["cache", "clear", "--onnx"]) == 0
     out = capsys.readouterr().out
     assert "ONNX Runtime exports cleared: " in out
     assert not small.exists() and not big.exists()
+    assert len(EmbeddingCache(tmp_path / "embeddings", "m", "r")) == 1  # its vectors kept
     assert running.is_dir() and (tmp_path / "models" / "rebuilt" / "w.bin").is_file()
     assert (tmp_path / "mt-cache.sqlite").is_file()
     assert cache_info()["onnx_exports"] == []
