@@ -324,8 +324,7 @@ def knn_torch(x: np.ndarray, y: np.ndarray, kf: int, kb: int, chunk: int, device
     ``device`` is any torch device (``cpu`` runs the same code on CPU tensors, as the
     tests do); ``None`` means CUDA when torch sees one, else the CPU.
     """
-    import torch
-
+    torch = require("torch", feature="the torch kNN index")
     dev = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
     X, Y = torch.from_numpy(x).to(dev), torch.from_numpy(y).to(dev)
     m = len(y)
