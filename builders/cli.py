@@ -25,7 +25,7 @@ from evaluators import __version__
 from evaluators.cli import add_eval_parsers, configure_logging, run_eval
 from evaluators.core.argparsing import OneLineParser
 from evaluators.core.errors import UsageError, XlbenchError, permission_sentence
-from evaluators.core.params import add_param_arguments, params_fields
+from evaluators.core.params import add_param_arguments
 from evaluators.report.cli import add_parsers as add_report_parsers
 from evaluators.tasks import TASKS
 
@@ -62,9 +62,8 @@ def _add_build_parsers(sub: argparse._SubParsersAction, only: str | None = None)
         )
         add_param_arguments(p, params_cls)
         add_param_arguments(p, BuildOptions, fmt={"default_version": builder.default_version})
-        if builder.engine:  # a family's own option (cbd's --workers) takes precedence
-            own = {f.name for f in params_fields(params_cls)}
-            add_param_arguments(p, EngineOptions, skip=own)
+        if builder.engine:
+            add_param_arguments(p, EngineOptions)
         p.set_defaults(_builder=builder)
 
 

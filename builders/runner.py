@@ -121,13 +121,8 @@ def run_build(
     license_block([], options.license, options.license_reason)  # flags checked before any work
     out = options.out or builder.out_folder(params)
     check_output(out, options.overwrite)
-    backend = _engine(params, engine) if builder.engine else None
+    backend = (engine or EngineOptions()).open() if builder.engine else None
     return _build_and_write(builder, params, options, version, out, backend)
-
-
-def _engine(params: Any, options: EngineOptions | None) -> Engine:
-    """The engine the options (or the environment) name; a family's own ``workers`` counts too."""
-    return (options or EngineOptions()).open(getattr(params, "workers", None))
 
 
 def _build_and_write(

@@ -119,8 +119,6 @@ class Params:
         metavar="X",
         **_PATH,
     )
-    #: Processes only: extraction is split in fixed chunks, so the rows do not depend on it.
-    workers: int = param(1, "processes for extraction (large corpora; default 1)", sig=False, min=1)
     gold: str | None = param(
         None, "gold word alignments (Pharaoh, one line per corpus line) for Table II", **_PATH
     )

@@ -600,7 +600,6 @@ class EngineOptions:
         min=0,
     )
 
-    def open(self, workers: int | None = None) -> Engine:
-        """Return the engine these options (or the environment) name; ``workers``: a fallback count."""
-        count = self.workers if self.workers is not None else workers
-        return get_engine(self.engine, self.ray_address, count, self.gpus_per_worker)
+    def open(self) -> Engine:
+        """Return the engine these options (or the environment) name."""
+        return get_engine(self.engine, self.ray_address, self.workers, self.gpus_per_worker)

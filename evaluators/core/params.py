@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import field
 from typing import Any
 
@@ -340,7 +340,6 @@ def add_param_arguments(
     parser: argparse.ArgumentParser,
     params_cls: type,
     *,
-    skip: Iterable[str] = (),
     fmt: Mapping[str, Any] | None = None,
 ) -> None:
     """Add one command-line option per parameter field (help, choices, type from its metadata).
@@ -348,15 +347,13 @@ def add_param_arguments(
     Args:
         parser: the (sub)command's parser.
         params_cls: the parameters dataclass.
-        skip: field names another declaration already added (a family's own ``--workers``).
         fmt: values for ``{placeholders}`` in help lines.
     """
     groups: dict[str, Any] = {}
     sections: dict[str, Any] = {}
-    skipped = set(skip)
     for f in params_fields(params_cls):
         meta = _meta(f)
-        if not meta.get("cli", True) or f.name in skipped:
+        if not meta.get("cli", True):
             continue
         target: Any = parser
         if meta.get("section"):

@@ -125,15 +125,22 @@ def test_unknown_family_names_the_valid_ones():
         xlbench.build("cdb", lang="eng-deu")
 
 
-def test_a_family_option_shadows_the_engine_option_of_the_same_name():
-    from builders.registry import get_builder
+def test_workers_is_the_engine_option_of_every_family(monkeypatch):
+    """One --workers: a family that declared its own (cbd did) fixed the count, so the Ray
+    default (2) and XLBENCH_WORKERS never reached its builds."""
+    from builders.registry import BUILDERS, get_builder
     from builders.runner import EngineOptions, option_classes
     from evaluators.core.params import split_values
 
-    cbd = option_classes(get_builder("cbd"))
-    (own, options, engine), unknown = split_values(cbd, {"workers": 3, "engine": "local"})
-    assert own == {"workers": 3} and engine == {"engine": "local"} and not unknown
-    assert EngineOptions in cbd and options == {}
+    for name in BUILDERS.names():
+        builder = get_builder(name)
+        if builder.engine:
+            classes = option_classes(builder)
+            (own, options, engine), unknown = split_values(classes, {"workers": 3})
+            assert classes[-1] is EngineOptions and engine == {"workers": 3}, name
+            assert own == {} and options == {} and not unknown, name
+    monkeypatch.setenv("XLBENCH_WORKERS", "3")
+    assert EngineOptions().open().workers == 3
 
 
 @pytest.mark.parametrize(
