@@ -44,17 +44,21 @@ def check_output(out: str | os.PathLike, overwrite: bool) -> Path:
     """Check, before any work, that ``out`` can be written.
 
     Raises:
-        OutputError: ``out`` exists (without ``overwrite``) or its parent is not writable.
+        OutputError: ``out`` is a file, a folder that is not empty and not a dataset folder
+            (``overwrite`` would delete it), exists (without ``overwrite``), or its parent is
+            not writable.
     """
     path = Path(out).expanduser()
-    if path.exists() and not overwrite:
-        raise OutputError(
-            f"Output folder {str(path)!r} already exists; pass --overwrite or choose another --out."
-        )
     if path.exists() and not path.is_dir():
         raise OutputError(
             f"Output path {str(path)!r} is a file, not a folder; choose another --out."
         )
+    if path.is_dir():
+        _check_replaceable(path)
+        if not overwrite:
+            raise OutputError(
+                f"Output folder {str(path)!r} already exists; pass --overwrite or choose another --out."
+            )
     parent = path.parent
     probe = parent
     while not probe.exists():
@@ -67,6 +71,22 @@ def check_output(out: str | os.PathLike, overwrite: bool) -> Path:
             f"Cannot write to {str(probe)!r} ({err.strerror or 'permission denied'}); choose a writable --out."
         ) from err
     return path
+
+
+#: What a dataset folder holds (``.gitattributes``: a Hub snapshot's), the only names --overwrite replaces.
+_DATASET_ENTRIES = frozenset({"README.md", "manifest.json", "data", ".gitattributes"})
+
+
+def _check_replaceable(path: Path) -> None:
+    """Refuse to replace a folder that is not empty and not a dataset folder (--overwrite deletes it)."""
+    names = sorted(p.name for p in path.iterdir())
+    foreign = [n for n in names if n not in _DATASET_ENTRIES]
+    if foreign or (names and "manifest.json" not in names):
+        shown = ", ".join(foreign[:3] or names[:3]) + (", ..." if len(foreign or names) > 3 else "")
+        raise OutputError(
+            f"Output folder {str(path)!r} is not an xlbench dataset folder (it holds {shown}), and "
+            "--overwrite would delete it; choose another --out, or empty that folder first."
+        )
 
 
 def prepare_tables(family: FamilySchema, result: BuildResult) -> dict[str, dict[str, pa.Table]]:

@@ -100,9 +100,24 @@ def test_unwritable_output(capsys):
 
 def test_existing_output_needs_overwrite(tmp_path, capsys):
     (tmp_path / "o").mkdir()
-    (tmp_path / "o" / "keep.txt").write_text("mine")
-    code, _, err = run(["build", "bucc", "--lang", "deu-eng", "--out", str(tmp_path / "o")], capsys)
+    argv = ["build", "bucc", "--lang", "deu-eng", "--out", str(tmp_path / "o")]
+    code, _, err = run(argv, capsys)
     assert_one_sentence_error(code, err, "already exists; pass --overwrite")
+    assert run([*argv, "--overwrite"], capsys)[0] == 0  # an empty folder
+    code, _, err = run(argv, capsys)
+    assert_one_sentence_error(code, err, "already exists; pass --overwrite")
+    assert run([*argv, "--overwrite"], capsys)[0] == 0  # a dataset folder: rebuilt
+
+
+@pytest.mark.parametrize("overwrite", [[], ["--overwrite"]])
+def test_overwrite_never_deletes_a_folder_that_is_not_a_dataset(tmp_path, capsys, overwrite):
+    (tmp_path / "o").mkdir()
+    (tmp_path / "o" / "keep.txt").write_text("mine")
+    (tmp_path / "o" / "README.md").write_text("my notes")
+    argv = ["build", "bucc", "--lang", "deu-eng", "--out", str(tmp_path / "o"), *overwrite]
+    code, _, err = run(argv, capsys)
+    assert_one_sentence_error(code, err, "is not an xlbench dataset folder (it holds keep.txt)")
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["README.md", "keep.txt"]
     assert (tmp_path / "o" / "keep.txt").read_text() == "mine"
 
 
