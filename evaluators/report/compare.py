@@ -177,6 +177,10 @@ def compare(
         raise UsageError(f"--method must be bs, ar or both, got {method!r}.")
     if not 0 < alpha < 1:
         raise UsageError(f"--alpha must lie strictly between 0 and 1, got {alpha!r}.")
+    if seed < 0:
+        raise UsageError(f"--seed must be 0 or more, got {seed}.")
+    if resamples < 1:
+        raise UsageError(f"--resamples must be at least 1, got {resamples}.")
     da, ra = _load(result_a)
     db, rb = _load(result_b)
     rev_a = _check_comparable(da, db)

@@ -114,6 +114,20 @@ def test_refuses_different_revisions_items_and_evaluators(systems, tmp_path, cap
         compare(tmp_path / "none.json", pa)
 
 
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--seed", "-1"], "--seed must be 0 or more, got -1."),
+        (["--resamples", "0"], "--resamples must be at least 1, got 0."),
+        (["--alpha", "1"], "--alpha must lie strictly between 0 and 1, got 1.0."),
+    ],
+)
+def test_bad_options_are_one_sentence(systems, capsys, option, message):
+    pa, pb, *_ = systems
+    assert main(["compare", str(pa), str(pb), *option]) == 2
+    assert message in capsys.readouterr().err
+
+
 def test_subset_selection_and_f1_counts(tmp_path):
     pa = tmp_path / "a.json"
     pa.write_text(json.dumps(RESULT))
