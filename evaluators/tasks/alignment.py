@@ -277,6 +277,11 @@ def _gold_from_files(args: Params) -> Any:
     src_lens = tgt_lens = order_keys = None
     if args.text:
         src_tok, tgt_tok = read_parallel_text(args.text)
+        if gold_raw.fmt == "pharaoh" and len(gold_raw.keys) != len(src_tok):
+            raise InputFileError(
+                f"{args.gold} has {len(gold_raw.keys)} lines but {args.text} has {len(src_tok)} "
+                "sentence pairs; line i of --gold must align line i of --text."
+            )
         src_lens, tgt_lens = [len(s) for s in src_tok], [len(t) for t in tgt_tok]
         order_keys = [str(n) for n in range(len(src_lens))]
     return gold_raw, src_lens, tgt_lens, ds_info, order_keys

@@ -160,6 +160,21 @@ def _run_cli(tmp_path, *argv):
     return code, out
 
 
+def test_cli_refuses_a_text_of_another_length(tmp_path, capsys):
+    gold, pred, text = tmp_path / "gold", tmp_path / "pred", tmp_path / "text"
+    gold.write_text(GOLD_1B)
+    pred.write_text(PRED_0B)
+    lines = TEXT.splitlines()
+    for kept in (lines[:-1], [*lines, lines[0]]):
+        text.write_text("\n".join(kept) + "\n")
+        code, out = _run_cli(
+            tmp_path, "--gold", str(gold), "--pred", str(pred), "--text", str(text)
+        )
+        err = capsys.readouterr().err
+        assert code == 2 and f"has {len(kept)} sentence pairs; line i of --gold" in err
+        assert not out.exists()
+
+
 def test_cli_matches_hand_values(tmp_path, capsys):
     gold, pred, text = tmp_path / "gold", tmp_path / "pred", tmp_path / "text"
     gold.write_text(GOLD_1B)
