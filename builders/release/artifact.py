@@ -219,6 +219,19 @@ def _write_tables(
     return stats
 
 
+def check_export_folder(directory: str | os.PathLike, option: str) -> None:
+    """Check, before any work, that ``directory`` can hold the export files ``option`` asks for.
+
+    Raises:
+        OutputError: it is a file (the files would be refused only after the build).
+    """
+    folder = Path(directory).expanduser()
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(
+            f"{option} {str(folder)!r} is a file, not a folder; name a folder for the export files."
+        )
+
+
 def stage_exports(
     directory: str | os.PathLike, files: dict[str, str], option: str
 ) -> dict[str, str]:

@@ -24,7 +24,7 @@ from builders.adapters.wordnet import wordnet_input
 from builders.base import BuildResult, file_input, manifest_params
 from builders.corpora import check_corpus_alone, open_corpus
 from builders.corpora.base import Corpus
-from builders.release.artifact import stage_exports
+from builders.release.artifact import check_export_folder, stage_exports
 from builders.silver import logic, spec, stages
 from builders.silver.substitutes import WordNetSubstitutes
 from builders.silver.tokenize import Tokenizer
@@ -421,6 +421,8 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
 
     src_lang, tgt_lang = resolve_pair(args.lang)
     check_rule(args.alternatives, args.min_valid)
+    if args.export:
+        check_export_folder(args.export, "--export")
     tokenizer = Tokenizer(args.tokenizer, lowercase=args.lowercase)
     src_scheme = args.src_tokenizer or ("whitespace" if args.small_src else args.tokenizer)
     src_tokenizer = Tokenizer(src_scheme, lowercase=args.lowercase)

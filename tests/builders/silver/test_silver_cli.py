@@ -162,13 +162,19 @@ def test_offline_eng_deu_fails_at_once_with_the_offline_pairs(tmp_path, monkeypa
             ["--src", "missing.txt"],
             "error: Input file 'missing.txt' does not exist; check the path.",
         ),
+        (
+            ["--export", "a-file.txt"],
+            "error: --export 'a-file.txt' is a file, not a folder; name a folder for the export",
+        ),
     ],
 )
 def test_usage_errors(tmp_path, monkeypatch, capsys, fake_adapters, extra, message):
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "a-file.txt").write_text("mine\n")
     code = main(["build", "silver", "--lang", "eng-spa", "--out", str(tmp_path / "x"), *extra])
     assert code == 2
     assert capsys.readouterr().err.startswith(message)
+    assert not (tmp_path / "x").exists() and (tmp_path / "a-file.txt").read_text() == "mine\n"
 
 
 def test_empty_source_file_message(tmp_path, capsys, fake_adapters):
