@@ -511,6 +511,12 @@ def _encode(
         s_all, s_found, layer_ids = encode_spans(src_enc, src_texts, src_spans, layers)
     with scope(tgt_side):
         t_all, t_found, _ = encode_spans(tgt_enc, tgt_texts, tgt_spans, layers)
+    if s_all.shape[-1] != t_all.shape[-1]:  # two static vector files (one model cannot differ)
+        raise InputFileError(
+            f"{getattr(src_enc, 'model_id', 'source')} gives {s_all.shape[-1]} values a word but "
+            f"{getattr(tgt_enc, 'model_id', 'target')} {t_all.shape[-1]}; pass two vector files "
+            "of one shared (aligned) space."
+        )
     a_keep = s_found[len(sub) :] & t_found[len(sub) + n_w :]
     return _Encoded(
         layer_ids=layer_ids,

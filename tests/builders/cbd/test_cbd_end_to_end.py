@@ -107,7 +107,7 @@ def test_sentence_retrieval_on_copy_language(tmp_path):
     assert any(p.endswith(".png") and Path(p).is_file() for p in res["artifacts"])
 
 
-def test_static_vectors_baseline(tmp_path):
+def test_static_vectors_baseline(tmp_path, capsys):
     ds = build(tmp_path, *make_corpus(tmp_path, copy=False, n_sent=30))
     rng = np.random.default_rng(0)
     src_lines, tgt_lines = [f"{len(VOCAB)} 8"], [f"{len(VOCAB)} 8"]
@@ -137,6 +137,14 @@ def test_static_vectors_baseline(tmp_path):
     (e,) = res["scores"]["test"]
     assert e["layer"] == 0 and e["s_weak"] == 1.0
     assert res["model"]["id"] == "static:s.vec+t.vec"
+    short = [f"{line.split(' ', 1)[0]} 0.5 0.5 0.5" for line in tgt_lines[1:]]
+    (tmp_path / "t3.vec").write_text("\n".join(short) + "\n", encoding="utf-8")
+    argv = ["eval", "word-retrieval", "--dataset", str(ds), "--out", str(tmp_path / "r3")]
+    vecs = ["--static-vectors", str(tmp_path / "s.vec"), str(tmp_path / "t3.vec")]
+    assert main([*argv, *vecs]) == 2
+    assert "static:s.vec gives 8 values a word but static:t3.vec 3; pass two vector files" in (
+        capsys.readouterr().err
+    )
 
 
 def test_plots_written(tmp_path):
@@ -300,9 +308,11 @@ def test_word_retrieval_hist_layer_counts_from_the_last_like_layers(tmp_path, ca
     ds = build(tmp_path, *make_corpus(tmp_path, copy=True, n_sent=10))
     argv = ["eval", "word-retrieval", "--dataset", str(ds), "--model", "random"]
     assert main([*argv, "--out", str(tmp_path / "r"), "--hist-layer", "-1"]) == 0
-    assert [p.name for p in (tmp_path / "r").glob("*hist-layer*.png")] == [
-        p.name for p in (tmp_path / "r").glob("*hist-layer2.png")
-    ] != []
+    assert (
+        [p.name for p in (tmp_path / "r").glob("*hist-layer*.png")]
+        == [p.name for p in (tmp_path / "r").glob("*hist-layer2.png")]
+        != []
+    )
 
 
 def test_word_retrieval_needs_a_model(tmp_path, capsys):
