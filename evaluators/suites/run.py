@@ -418,14 +418,16 @@ def run_suite(
 
     plan = plan_suite(suite, models, out, allow=allow, can_build=build is not None)
     run = SuiteRun(plan)
-    if dry_run:
-        return run
     root = Path(out)
     base = options if options is not None else RunOptions()
     options = dataclasses.replace(base, out=str(root / "results"))
-    for model in models:  # a bad spec or folder is refused before any build
+    # Before any build, and in a dry run too (neither loads a model nor leaves a file behind):
+    # a plan for a model that can never be opened, or an --out that cannot be written, is no plan.
+    for model in models:
         check_model(model, options)
     check_writable(root)
+    if dry_run:
+        return run
     at = _Scoring(
         plan, options, engine, run, dict(resolve_datasets(plan, build, run)), dict(plan.skipped)
     )

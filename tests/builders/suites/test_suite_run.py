@@ -132,6 +132,17 @@ def test_dry_run_plans_and_touches_nothing(tmp_path, capsys):
     assert not (tmp_path / "r").exists()
 
 
+def test_a_dry_run_refuses_what_the_run_would(tmp_path, capsys):
+    """A plan for a model that can never be opened, or into an --out that is a file, is no plan."""
+    args = ["suite", "run", str(TINY), "--dry-run"]
+    assert main([*args, "--model", "nosuch", "--out", str(tmp_path / "r")]) == 2
+    assert "Unknown model spec 'nosuch'" in capsys.readouterr().err
+    (tmp_path / "afile").write_text("mine")
+    assert main([*args, "--model", "random", "--out", str(tmp_path / "afile")]) == 2
+    assert "Cannot write results to" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
 @pytest.mark.slow
 def test_a_dry_run_after_the_builds_counts_from_the_manifests(first_run, capsys):
     out, _ = first_run
