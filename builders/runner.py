@@ -119,6 +119,8 @@ def run_build(
 
     version = check_version(options.version or builder.default_version)
     license_block([], options.license, options.license_reason)  # flags checked before any work
+    if getattr(params, "corpus_opt", None) and not getattr(params, "corpus", None):
+        raise UsageError("--corpus-opt is an option of --corpus; add --corpus NAME or drop it.")
     out = options.out or builder.out_folder(params)
     check_output(out, options.overwrite)
     backend = (engine or EngineOptions()).open() if builder.engine else None

@@ -52,6 +52,8 @@ def _check_args(args: spec.Params) -> None:
         raise UsageError(
             "--gold needs the corpus it aligns (--src-file/--tgt-file, --tsv or --corpus), line for line."
         )
+    if args.gold_one_based and not args.gold:
+        raise UsageError("--gold-one-based reads --gold files; add --gold FILE or drop it.")
     if args.aligner_extra and args.aligner == "none":
         raise UsageError("--aligner-extra trains the aligner, but --aligner is none.")
     if args.aligner_extra and not (

@@ -121,6 +121,19 @@ def test_overwrite_never_deletes_a_folder_that_is_not_a_dataset(tmp_path, capsys
     assert (tmp_path / "o" / "keep.txt").read_text() == "mine"
 
 
+@pytest.mark.parametrize("family", ["cbd", "bucc", "silver", "alee"])
+def test_corpus_options_without_a_corpus_are_refused(tmp_path, capsys, family):
+    lang = (
+        ["--langs", "deu"]
+        if family == "alee"
+        else ["--lang", "eng-deu" if family != "bucc" else "deu-eng"]
+    )
+    argv = ["build", family, *lang, "--corpus-opt", "split=dev", "--out", str(tmp_path / "o")]
+    code, _, err = run(argv, capsys)
+    assert_one_sentence_error(code, err, "--corpus-opt is an option of --corpus; add --corpus NAME")
+    assert not (tmp_path / "o").exists()
+
+
 def test_bad_version(tmp_path, capsys):
     code, _, err = run(
         ["build", "bucc", "--lang", "deu-eng", "--version", "v1", "--out", str(tmp_path / "o")],

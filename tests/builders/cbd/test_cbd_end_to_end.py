@@ -181,6 +181,8 @@ def test_plots_written(tmp_path):
         (["--workers", "0"], "--workers must be at least 1, got 0."),
         (["--reverse-dict"], "--reverse-dict applies to --dict files"),
         (["--gold", "g.wa"], "--gold needs the corpus it aligns"),
+        (["--gold-one-based"], "--gold-one-based reads --gold files; add --gold FILE or drop it."),
+        (["--corpus-opt", "split=dev"], "--corpus-opt is an option of --corpus; add --corpus"),
         (
             ["--aligner", "none", "--aligner-extra", "bible"],
             "--aligner-extra trains the aligner, but --aligner is none.",

@@ -166,6 +166,8 @@ def test_offline_eng_deu_fails_at_once_with_the_offline_pairs(tmp_path, monkeypa
             ["--export", "a-file.txt"],
             "error: --export 'a-file.txt' is a file, not a folder; name a folder for the export",
         ),
+        (["--mt-beams", "4"], "error: --mt-beams applies to hf: MT models, not "),
+        (["--mt-revision", "abc"], "error: --mt-revision applies to hf: MT models, not "),
     ],
 )
 def test_usage_errors(tmp_path, monkeypatch, capsys, fake_adapters, extra, message):
