@@ -354,6 +354,7 @@ CASES = [
     ([*BUCC, "--lang", "eng-deu", "--bucc-dir", "{bucc_ok}"], 2, ["--lang deu-eng"]),
     ([*BUCC, "--lang", "deu-fra", "--bucc-dir", "{bucc_ok}"], 2, ["xx-en"]),
     ([*BUCC, "--lang", "deu-eng", "--bucc-dir", "{missing}"], 2, ["BUCC folder", "does not exist"]),
+    ([*BUCC, "--lang", "deu-eng", "--bucc-dir", "{two_lines}"], 2, ["is a file, not a folder"]),
     ([*BUCC, "--lang", "deu-eng", "--bucc-dir", "{empty_dir}"], 2, ["No BUCC files for de-en"]),
     (
         [*BUCC, "--lang", "deu-eng", "--bucc-dir", "{bucc_latin1}"],
@@ -690,7 +691,11 @@ CASES = [
     (["publish", "{missing}", "--repo", "org/x", "--dry-run"], 2, ["missing.txt"]),
     (["publish", "{dir}", "--repo", "org/x", "--dry-run"], 2, ["README.md"]),
     (["publish", "{ds}", "--repo", "not a repo", "--dry-run"], 2, ["not a repo"]),
-    (["publish", "{ds}", "--repo", "org/x/y", "--dry-run"], 2, ["org/x/y"]),
+    (
+        ["publish", "{ds}", "--repo", "org/x/y", "--dry-run"],
+        2,
+        ["must look like 'org/name', got 'org/x/y'"],
+    ),
     # huggingface_hub's own repo-id rules (these passed xlbench's and failed in the client)
     (["publish", "{ds}", "--repo", "org/x\n", "--dry-run"], 2, ["not a Hub repo id"]),
     (["publish", "{ds}", "--repo", "org/a..b", "--dry-run"], 2, ["not a Hub repo id", ".."]),

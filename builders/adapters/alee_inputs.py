@@ -14,6 +14,7 @@ from pathlib import Path
 from builders.adapters.parallel import read_lines
 from builders.alee.spec import EXTRA_TYPES, PERTURBATIONS, SENTENCE_SMITH_TYPES
 from evaluators.core.errors import InputFileError
+from evaluators.core.fileio import why_not_a_folder
 from evaluators.schema.langs import language_name, script, script_name, to_card_language
 
 #: Accepted header spellings: alee's own and Sentence Smith's CSV.
@@ -157,7 +158,7 @@ def read_pawsx(
     root = Path(folder)
     if not root.is_dir():
         raise InputFileError(
-            f"PAWS-X folder {str(root)!r} does not exist; pass the folder holding test-en.tsv."
+            f"PAWS-X folder {str(root)!r} {why_not_a_folder(root)}; pass the folder holding test-en.tsv."
         )
     for lang in langs:
         pawsx_files(root, lang, splits[0])  # a language PAWS-X lacks fails before any reading

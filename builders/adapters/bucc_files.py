@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evaluators.core.errors import InputFileError, truncate
+from evaluators.core.fileio import why_not_a_folder
 from evaluators.data.textio import read_lines
 
 SPLITS = ("sample", "training", "test")
@@ -179,7 +180,7 @@ def read_official(folder: str | os.PathLike, xx: str) -> dict[str, OfficialSplit
     root = Path(folder)
     if not root.is_dir():
         raise InputFileError(
-            f"BUCC folder {str(root)!r} does not exist; pass the folder holding {xx}-en.* files."
+            f"BUCC folder {str(root)!r} {why_not_a_folder(root)}; pass the folder holding {xx}-en.* files."
         )
     out = {}
     for split in SPLITS:

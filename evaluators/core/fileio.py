@@ -57,6 +57,15 @@ def current_umask() -> int:
     return mask
 
 
+def why_not_a_folder(path: str | os.PathLike) -> str:
+    """What is wrong with a path that should be a folder, for a message: missing, or a file.
+
+    >>> why_not_a_folder("/no/such/folder"), why_not_a_folder(__file__)
+    ('does not exist', 'is a file, not a folder')
+    """
+    return "is a file, not a folder" if Path(path).exists() else "does not exist"
+
+
 def folder_bytes(folder: str | os.PathLike) -> int:
     """Bytes of the files below ``folder`` (0 when it is gone; files removed meanwhile count 0)."""
     total = 0

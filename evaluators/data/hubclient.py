@@ -413,14 +413,14 @@ def check_repo_id(repo_id: str, flag: str = "--repo") -> str:
     from huggingface_hub.errors import HFValidationError
     from huggingface_hub.utils import validate_repo_id
 
+    if not isinstance(repo_id, str) or repo_id.count("/") != 1:
+        raise UsageError(f"{flag} must look like 'org/name', got {repo_id!r}.")
     try:
         validate_repo_id(repo_id)
     except HFValidationError as err:
         raise UsageError(
             f"{flag} {repo_id!r} is not a Hub repo id: {' '.join(str(err).split())}"
         ) from None
-    if not isinstance(repo_id, str) or repo_id.count("/") != 1:
-        raise UsageError(f"{flag} must look like 'org/name', got {repo_id!r}.")
     return repo_id
 
 
