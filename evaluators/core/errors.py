@@ -8,6 +8,7 @@ Messages say what was expected, what arrived (truncated) and how to fix it.
 from __future__ import annotations
 
 import difflib
+import errno
 from collections.abc import Iterable
 
 
@@ -89,6 +90,21 @@ def did_you_mean(name: str, choices: Iterable[str], n: int = 3, cutoff: float = 
     """
     close = difflib.get_close_matches(name, list(choices), n=n, cutoff=cutoff)
     return f" Did you mean {', '.join(close)}?" if close else ""
+
+
+def cannot_write(target: str, err: OSError, fix: str) -> str:
+    """The one sentence for a write that failed, naming its cause and the fix.
+
+    "free some space" is offered only when the disk or quota is full, not for a folder the user
+    may not write to.
+
+    >>> cannot_write("results to 'r'", OSError(errno.ENOSPC, "No space left on device"), "pass a writable --out")
+    "Cannot write results to 'r' (No space left on device); free some space or pass a writable --out."
+    >>> cannot_write("results to 'r'", PermissionError(errno.EACCES, "Permission denied"), "pass a writable --out")
+    "Cannot write results to 'r' (Permission denied); pass a writable --out."
+    """
+    space = "free some space or " if err.errno in (errno.ENOSPC, errno.EDQUOT) else ""
+    return f"Cannot write {target} ({err.strerror or err}); {space}{fix}."
 
 
 def permission_sentence(err: PermissionError) -> str:

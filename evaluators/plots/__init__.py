@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from evaluators.core.errors import OutputError
+from evaluators.core.errors import OutputError, cannot_write
 from evaluators.core.fileio import atomic_write
 from evaluators.core.optional import require
 
@@ -41,8 +41,7 @@ def save_figure(fig: Any, path: str | os.PathLike) -> Path:
         atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=120, format="png"))
     except OSError as err:
         raise OutputError(
-            f"Cannot write the plot {str(path)!r} ({err.strerror or err}); free some space, "
-            f"pass a writable --out or --no-plots."
+            cannot_write(f"the plot {str(path)!r}", err, "pass a writable --out or --no-plots")
         ) from err
     finally:
         pyplot().close(fig)

@@ -41,7 +41,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from evaluators.core.errors import OutputError, UsageError
+from evaluators.core.errors import OutputError, UsageError, cannot_write
 from evaluators.core.fileio import clean_stale, make_temp_dir, removed_if_failed
 from evaluators.core.untrusted import safe_file_name
 from evaluators.data.source import open_source
@@ -400,8 +400,7 @@ def export_results(folders: list[str | os.PathLike], out: str | os.PathLike) -> 
                 shutil.rmtree(tmp, ignore_errors=True)
         except OSError as err:
             raise OutputError(
-                f"Cannot write mteb results to {str(target)!r} ({err.strerror or err}); free some space "
-                f"or pass a writable --out."
+                cannot_write(f"mteb results to {str(target)!r}", err, "pass a writable --out")
             ) from err
     return [target / rel for rel, _, _ in written]
 

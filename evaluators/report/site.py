@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from evaluators.core.errors import OutputError, UsageError, XlbenchError
+from evaluators.core.errors import OutputError, UsageError, XlbenchError, cannot_write
 from evaluators.core.fileio import (
     clean_stale,
     make_temp_dir,
@@ -152,8 +152,7 @@ def build_site(
         except OSError as err:
             shutil.rmtree(tmp, ignore_errors=True)
             raise OutputError(
-                f"Cannot write the report to {str(target)!r} ({err.strerror or err}); free some space "
-                f"or pass a writable --out."
+                cannot_write(f"the report to {str(target)!r}", err, "pass a writable --out")
             ) from err
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -40,7 +40,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evaluators.core.errors import InputFileError, OutputError, SchemaError
+from evaluators.core.errors import InputFileError, OutputError, SchemaError, cannot_write
 from evaluators.core.fileio import atomic_write
 from evaluators.metrics.bootstrap import (
     ConfidenceInterval,
@@ -165,8 +165,7 @@ def write_predictions(path: str | os.PathLike, rows: Iterable[Mapping[str, Any]]
         atomic_write(out, lambda tmp: pq.write_table(table, tmp))
     except OSError as err:
         raise OutputError(
-            f"Cannot write predictions to {str(out)!r} ({err.strerror or err}); free some space or "
-            f"pass a writable --out folder."
+            cannot_write(f"predictions to {str(out)!r}", err, "pass a writable --out folder")
         ) from err
     return out
 

@@ -61,7 +61,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluators import __version__
-from evaluators.core.errors import InputFileError, OutputError
+from evaluators.core.errors import InputFileError, OutputError, cannot_write
 from evaluators.core.fileio import atomic_write_text, temp_name
 from evaluators.core.gitstate import git_commit_state
 from evaluators.core.untrusted import md_cell, safe_file_name
@@ -430,8 +430,7 @@ def save_result(result: EvalResult, out_dir: str | os.PathLike, overwrite: bool 
         atomic_write_text(path, text)  # mode from the umask, like any other file
     except OSError as err:
         raise OutputError(
-            f"Cannot write results to {str(out)!r} ({err.strerror or err}); free some space or "
-            f"pass a writable --out folder."
+            cannot_write(f"results to {str(out)!r}", err, "pass a writable --out folder")
         ) from err
     return path
 
