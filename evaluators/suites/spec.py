@@ -386,8 +386,8 @@ def load_suite(name_or_path: str | os.PathLike, recipe_params: RecipeParams = No
     shipped = suite_names()
     if text in shipped:
         path = suite_folder() / f"{text}.json"
-    elif text.endswith(".json") or os.sep in text:
-        path = Path(text)
+    elif text.endswith(".json") or os.sep in text or Path(text).exists():
+        path = Path(text)  # an existing path is read as the file it names, whatever its name
     else:
         raise UsageError(
             f"Unknown suite {text!r}; shipped: {', '.join(shipped)} (or pass a suite .json file).{did_you_mean(text, shipped)}"

@@ -108,7 +108,7 @@ def test_a_recipe_with_shared_data_needs_it():
     assert s.dataset("b").recipe_values("/data") == {"lang": "/data/x"}
 
 
-def test_suite_files_resolve_their_own_folder_and_unknown_names_are_refused(tmp_path):
+def test_suite_files_resolve_their_own_folder_and_unknown_names_are_refused(tmp_path, monkeypatch):
     tiny = load_suite(TINY)
     tsv = dict(tiny.dataset("cbd-eng-deu").recipe or ())["tsv"]
     assert tsv == str(TINY.parent / "tiny" / "cbd.tsv")
@@ -120,6 +120,10 @@ def test_suite_files_resolve_their_own_folder_and_unknown_names_are_refused(tmp_
     bad.write_text("{", encoding="utf-8")
     with pytest.raises(UsageError, match="not valid JSON"):
         load_suite(bad)
+    (tmp_path / "notes").write_text("{", encoding="utf-8")  # an existing file, named otherwise
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UsageError, match="suite file 'notes' is not valid JSON"):
+        load_suite("notes")
 
 
 def test_every_shipped_suite_loads():
