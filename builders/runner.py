@@ -37,7 +37,11 @@ class BuildOptions:
     version: str | None = param(
         None, "semantic version of this build (default {default_version})", sig=False
     )
-    overwrite: bool = param(False, "replace an existing output folder", sig=False)
+    overwrite: bool = param(
+        False,
+        "replace an existing dataset folder (or an empty one); any other folder is never deleted",
+        sig=False,
+    )
     changelog: str | None = param(
         None,
         "one line for the card's changelog (what changed in this version)",
