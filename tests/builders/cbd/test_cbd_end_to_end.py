@@ -145,6 +145,10 @@ def test_static_vectors_baseline(tmp_path, capsys):
     assert "static:s.vec gives 8 values a word but static:t3.vec 3; pass two vector files" in (
         capsys.readouterr().err
     )
+    vecs[-1] = str(tmp_path / "t.vec")
+    assert main([*argv, *vecs, "--hist-layer", "3"]) == 2  # static vectors have layer 0 only
+    assert "--hist-layer 3 is not among the scored layers [0]" in capsys.readouterr().err
+    assert not (tmp_path / "r3").exists()
 
 
 def test_plots_written(tmp_path):
