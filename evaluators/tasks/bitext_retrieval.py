@@ -122,8 +122,13 @@ class Params:
 
 
 def signature_extra(values: Mapping[str, Any]) -> dict[str, Any]:
-    """E5's query role; correctness by aligned index; no sampling (no seed)."""
-    return {"role": ROLE, "correct": "by-index", "seed": None}
+    """E5's query role; correctness by aligned index; no sampling (no seed); a dataset's split.
+
+    The split decides the sentences, so it is signed (a train and a test run were one signature);
+    two files have none.
+    """
+    split = None if values.get("src") else values["split"]
+    return {"split": split, "role": ROLE, "correct": "by-index", "seed": None}
 
 
 def check(params: Params, model: Encoder | None) -> None:

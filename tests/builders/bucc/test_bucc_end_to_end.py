@@ -446,7 +446,7 @@ def test_bitext_retrieval_files_and_dataset(constructed, tmp_path, capsys):
         capsys,
     )
     entry = json.loads(stdout)["scores"]["test"][0]
-    assert code == 0 and entry["n"] == 50
+    assert code == 0 and entry["n"] == 50 and "|split:" not in json.loads(stdout)["signature"]
     assert entry["cosine_src2tgt_correct"] == entry["cosine_tgt2src_correct"] == 50
     assert entry["margin_src2tgt_correct"] == entry["margin_tgt2src_correct"] == 50
     code, stdout, _ = run_cli(
@@ -467,6 +467,15 @@ def test_bitext_retrieval_files_and_dataset(constructed, tmp_path, capsys):
         capsys,
     )
     assert code == 0 and json.loads(stdout)["scores"]["train"][0]["n"] == 10
+    train = json.loads(stdout)["signature"]
+    code, stdout, _ = run_cli(  # the test split of the same dataset: its own signature and file
+        ["eval", "bitext-retrieval", "--dataset", str(constructed), "--model", "random"]
+        + ["--out", str(tmp_path / "r"), "--json", "--no-cache"],
+        capsys,
+    )
+    test = json.loads(stdout)["signature"]
+    assert code == 0 and "|split:train|" in train and "|split:test|" in test
+    assert len(list((tmp_path / "r").glob("bitext-retrieval*.json"))) == 3
     short = tmp_path / "short.en"
     short.write_text("one\n", encoding="utf-8")
     code, _, err = run_cli(
