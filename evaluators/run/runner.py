@@ -300,18 +300,28 @@ def _unpack(model: Any, revision: str | None) -> tuple[Any, str | None]:
     return model, revision
 
 
-def check_model(model: Any, options: RunOptions) -> None:
+def check_model(model: Any, options: RunOptions, revision: str | None = None) -> None:
     """Refuse a model that can never be opened, without loading it (a grid checks every model first).
 
+    ``revision``: a ``--model-revision``, which only a ``callable:`` spec or an object takes.
+
     Raises:
-        UsageError: a malformed spec, a backend it cannot run on, an object that is neither an
-            Encoder nor has ``encode(sentences, batch_size=...)``.
+        UsageError: a malformed spec, a backend it cannot run on, a revision for a spec that
+            carries its own, an object that is neither an Encoder nor has
+            ``encode(sentences, batch_size=...)``.
         InputFileError: a model folder that does not exist.
     """
     model, _ = _unpack(model, None)
     if model is None or isinstance(model, OpenModel):
         return
     if isinstance(model, str):
+        if revision and not model.startswith("callable:"):
+            # it would replace the revision the spec's own loader records (a random model's seed,
+            # a folder's weights digest), so two different models could share one identity
+            raise UsageError(
+                f"--model-revision names the revision of a callable: model or a Python object; "
+                f"{model!r} records its own (pin a Hub model as hf:ID@COMMIT)."
+            )
         check_model_spec(_split_revision(model)[0], options.backend)
         return
     if options.backend not in ("auto", "torch"):
@@ -343,7 +353,7 @@ def open_model(model: Any, options: RunOptions, revision: str | None = None) -> 
     """
     if isinstance(model, OpenModel):
         return model
-    check_model(model, options)
+    check_model(model, options, revision)
     model, revision = _unpack(model, revision)
     if isinstance(model, str):
         spec, rev = _split_revision(model)
@@ -868,7 +878,7 @@ def _check_inputs(
             f"--engine {engine} scores models given by spec strings only (an in-memory object cannot travel)."
         )
     for m in models:
-        check_model(m, options)
+        check_model(m, options, model_revision)
 
 
 def _check_config(config: Any, sources: list[Any]) -> None:

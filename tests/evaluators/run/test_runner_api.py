@@ -65,6 +65,36 @@ def test_xlbench_package_reexports_evaluate_lazily(aligned_files):
     )
 
 
+def test_a_model_revision_only_names_callables_and_objects(aligned_files, tmp_path, capsys):
+    """A spec that records its own revision (a random model's seed, a folder's digest) keeps it:
+    a user's revision over it gave two different models one identity, so one skipped the other."""
+    src, tgt = aligned_files
+    args = [
+        "eval",
+        "bitext-retrieval",
+        "--src",
+        str(src),
+        "--tgt",
+        str(tgt),
+        "--out",
+        str(tmp_path),
+    ]
+    for spec in ("random:16:1:5", "random:16:1:7"):
+        assert main([*args, "--model", spec, "--model-revision", "v2"]) == 2
+        assert "--model-revision names the revision of a callable: model" in (
+            capsys.readouterr().err
+        )
+    with pytest.raises(UsageError, match="records its own"):
+        xlbench.run_grid(
+            "bitext-retrieval",
+            ["random"],
+            [None],
+            model_revision="v2",
+            params={"src": str(src), "tgt": str(tgt)},
+        )
+    assert not list(tmp_path.glob("*.json"))
+
+
 def test_object_without_revision_gets_one_from_its_vectors_and_says_so(aligned_files):
     src, tgt = aligned_files
     with pytest.warns(UserWarning, match=r'pass model=\(obj, "name@rev"\)'):
