@@ -704,10 +704,14 @@ def check_options(options: RunOptions) -> None:
 
 def _stored(
     name: str, p: Any, source: Any, opened: OpenModel | None, options: Any, done: Mapping[str, Any]
-) -> Any:
-    """The stored result of this cell (same request key) in ``done``, or ``None``."""
+) -> tuple[Path | None, bool]:
+    """The stored result of this cell (same request key) in ``done`` or ``None``, and whether to reuse it.
+
+    A stored result that lacks an output this run asks for (per-item predictions, an interval
+    of these resamples) is not reused: the cell is computed again and replaces it.
+    """
     if not (done and opened is not None and source is not None):
-        return None
+        return None, False
     key = request_key(
         name,
         source.ref.to_dict(),
@@ -715,9 +719,24 @@ def _stored(
         {k: _jsonable(v) for k, v in {**_params_dict(p), "seed": options.seed}.items()},
     )
     if key not in done:
-        return None
+        return None, False
+    missing = _missing_outputs(done[key], options)
+    if missing:
+        log.info(
+            "recomputing %s on %s: %s has no %s", opened.identity.id, source.id, done[key], missing
+        )
+        return done[key], False
     log.info("skip %s on %s: already in %s", opened.identity.id, source.id, done[key])
-    return done[key]
+    return done[key], True
+
+
+def _missing_outputs(path: Path, options: Any) -> str | None:
+    """What this run asks for that the stored result at ``path`` lacks (the cell is then recomputed)."""
+    if options.save_predictions and not predictions_path(path).is_file():
+        return "per-item predictions (--save-predictions)"
+    if options.bootstrap and read_result(path).parameters.get("bootstrap") != options.bootstrap:
+        return f"interval of {options.bootstrap} bootstrap resamples (--bootstrap)"
+    return None
 
 
 @dataclass
@@ -783,10 +802,16 @@ class GridCellFn:
         if d not in self._sources:
             self._sources[d] = _open_source(evaluator, self.datasets[d], self.revision)
         source = self._sources[d]
-        stored = _stored(evaluator.meta.name, self.params, source, opened, self.options, self.done)
-        if stored is not None:
+        stored, reuse = _stored(
+            evaluator.meta.name, self.params, source, opened, self.options, self.done
+        )
+        if reuse:
             return "skipped", stored
-        return "computed", run_cell(evaluator, self.params, source, opened, self.options)
+        # The same computation with the outputs the stored one lacks: it takes that file's place.
+        options = (
+            self.options if stored is None else dataclasses.replace(self.options, overwrite=True)
+        )
+        return "computed", run_cell(evaluator, self.params, source, opened, options)
 
 
 def run_grid(

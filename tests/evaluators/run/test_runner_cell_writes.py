@@ -189,6 +189,35 @@ def test_a_truncated_result_is_an_incomplete_cell_recomputed(cbd_pair, tmp_path,
     assert again["main_score"] == json.loads(whole)["main_score"]
 
 
+def test_a_stored_cell_without_what_this_run_asks_for_is_computed_again(
+    cbd_pair, tmp_path, capsys, caplog
+):
+    """--save-predictions or another --bootstrap over a stored result: it was skipped, silently."""
+    out = tmp_path / "res"
+    assert main(_argv(cbd_pair[0], out, "--no-plots", "--bootstrap", "0")) == 0
+    (path,) = out.glob("*.json")
+    first = json.loads(path.read_text(encoding="utf-8"))
+    with caplog.at_level(logging.INFO, logger="xlbench"):
+        assert main(_argv(cbd_pair[0], out, "--no-plots", "--bootstrap", "20")) == 0
+        assert (
+            main(_argv(cbd_pair[0], out, "--no-plots", "--bootstrap", "20", "--save-predictions"))
+            == 0
+        )
+        assert (
+            main(_argv(cbd_pair[0], out, "--no-plots", "--bootstrap", "20", "--save-predictions"))
+            == 0
+        )
+    said = [r.getMessage() for r in caplog.records if path.name in r.getMessage()]
+    assert [m.split(":")[0].split()[0] for m in said] == ["recomputing", "recomputing", "skip"]
+    assert (
+        "no interval of 20 bootstrap resamples" in said[0] and "no per-item predictions" in said[1]
+    )
+    again = json.loads(path.read_text(encoding="utf-8"))
+    assert again["ci_resamples"] == 20 and again["main_score"] == first["main_score"]
+    assert (out / path.name.replace(".json", SUFFIX)).is_file()
+    capsys.readouterr()
+
+
 def test_a_different_result_is_still_refused_and_kept(cbd_pair, tmp_path, capsys):
     out = tmp_path / "res"
     assert main(_argv(cbd_pair[0], out, "--no-plots")) == 0
