@@ -412,6 +412,30 @@ def _parameters(args: spec.Params, pair, subset, engine, generator, tokenizers, 
     return parameters
 
 
+def _translator(args: spec.Params, src_lang: str, tgt_lang: str) -> mt_adapter.Translator:
+    """The MT engine ``--mt`` names for the pair; ``--mt-beams``/``--mt-revision`` only with an hf: model.
+
+    Both options are signed: one that no engine reads would change the content id of the same rows.
+    """
+    engine = mt_adapter.select_translator(
+        args.mt,
+        src_lang,
+        tgt_lang,
+        rate=args.mt_rate,
+        retries=args.mt_retries,
+        batch_size=min(args.mt_batch_size, 64),
+        num_beams=args.mt_beams,
+        revision=args.mt_revision,
+        device=args.device,
+    )
+    unused = "--mt-beams" if args.mt_beams != 1 else "--mt-revision" if args.mt_revision else None
+    if unused and not engine.name.startswith("hf:"):
+        raise UsageError(
+            f"{unused} applies to hf: MT models, not {engine.name}; drop it, or pass --mt hf:<model>."
+        )
+    return engine
+
+
 def run(args: spec.Params, backend: Engine) -> BuildResult:
     """Build SilverAlign silver alignments for ``--lang``.
 
@@ -427,23 +451,7 @@ def run(args: spec.Params, backend: Engine) -> BuildResult:
     src_scheme = args.src_tokenizer or ("whitespace" if args.small_src else args.tokenizer)
     src_tokenizer = Tokenizer(src_scheme, lowercase=args.lowercase)
     # The engine first: an offline build without an engine for the pair fails before any work.
-    engine = mt_adapter.select_translator(
-        args.mt,
-        src_lang,
-        tgt_lang,
-        rate=args.mt_rate,
-        retries=args.mt_retries,
-        batch_size=min(args.mt_batch_size, 64),
-        num_beams=args.mt_beams,
-        revision=args.mt_revision,
-        device=args.device,
-    )
-    # Both are signed: one that no engine reads would change the content id of the same rows.
-    unused = "--mt-beams" if args.mt_beams != 1 else "--mt-revision" if args.mt_revision else None
-    if unused and not engine.name.startswith("hf:"):
-        raise UsageError(
-            f"{unused} applies to hf: MT models, not {engine.name}; drop it, or pass --mt hf:<model>."
-        )
+    engine = _translator(args, src_lang, tgt_lang)
     # Only the masked LM and hf: MT models run on torch; their device is refused before any work.
     runs_model = args.substitutes == "mlm" or engine.name.startswith("hf:")
     device = device_adapter.run_device(args.device, backend.name, runs_model)
