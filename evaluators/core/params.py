@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import field
 from typing import Any
@@ -221,6 +222,15 @@ def check_value(f: dataclasses.Field, value: Any) -> Any:
     many = isinstance(value, tuple)
     if _is_multi(f, meta) and not many:
         raise UsageError(f"{flag} takes a list of values; got {value!r}.")
+    count = meta.get("nargs")
+    if (
+        isinstance(count, int)
+        and meta.get("action") != "append"
+        and not (many and len(value) == count)
+    ):
+        raise UsageError(f"{flag} takes {count} values; got {value!r}.")
+    if many and kind in _SCALARS and not _is_multi(f, meta) and count is None:
+        raise UsageError(f"{flag} takes one value, not a list; got {value!r}.")
     items = value if many else (value,)
     if kind is float:
         items = tuple(
@@ -238,6 +248,8 @@ def _check_one(flag: str, meta: Mapping[str, Any], kind: type | None, one: Any) 
         raise UsageError(f"{flag} must be one of {', '.join(map(str, choices))}; got {one!r}.")
     if kind in (bool, int, float) and not isinstance(one, tuple) and not _is_a(one, kind):
         raise UsageError(f"{flag} must be {_KIND_WORDS[kind]}; got {one!r}.")
+    if kind is str and not isinstance(one, (str, os.PathLike, tuple)):  # a path may be a Path
+        raise UsageError(f"{flag} must be a string; got {type(one).__name__} {one!r}.")
     if isinstance(one, float) and not isinstance(one, bool):
         lo, hi = meta.get("min"), meta.get("max")
         if math.isnan(one) or (math.isinf(one) and lo is None and hi is None):

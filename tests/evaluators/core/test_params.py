@@ -34,6 +34,7 @@ class Demo:
     types: tuple[str, ...] = param(("a", "b"), "types", type=_csv, key=True)
     mode: str = param("x", "mode", choices=("x", "y"), key="the-mode", sig=False)
     free: float = param(1.0, "any finite number")
+    pair: tuple[str, str] | None = param(None, "two files", nargs=2, metavar=("A", "B"))
 
 
 def _parse(argv):
@@ -66,6 +67,10 @@ def test_the_command_line_comes_from_the_declaration():
         ({"files": "a"}, "--files takes a list of values; got 'a'."),
         ({"lang": None}, "--lang is required: language pair."),
         ({"kk": 1}, "Unknown parameter 'kk'"),
+        ({"lang": ["eng-deu"]}, "--lang takes one value, not a list; got ('eng-deu',)."),
+        ({"lang": 7}, "--lang must be a string; got int 7."),
+        ({"pair": ["a"]}, "--pair takes 2 values; got ('a',)."),
+        ({"pair": "a"}, "--pair takes 2 values; got 'a'."),
     ],
 )
 def test_bad_values_get_one_sentence_naming_the_flag(values, message):

@@ -250,6 +250,9 @@ def test_a_different_result_is_still_refused_and_kept(cbd_pair, tmp_path, capsys
         ),
         ({"model": 123}, "model must be a spec string"),
         ({"revision": 7}, "revision must be a string; got int 7."),
+        ({"margin": ["ratio"]}, "--margin takes one value, not a list; got ('ratio',)."),
+        ({"lang": 7}, "--lang must be a string; got int 7."),
+        ({"src": ["a.txt", "b.txt"]}, "--src takes one value, not a list"),
     ],
 )
 def test_the_api_refuses_wrong_types_in_one_sentence(keywords, message, tmp_path):
