@@ -26,7 +26,7 @@ import numpy as np
 from evaluators.compute.knn import similarity_backend
 from evaluators.core.errors import UsageError
 from evaluators.core.progress import scope
-from evaluators.encoders.base import embed_sentences, resolve_layers
+from evaluators.encoders.base import embed_sentences
 from evaluators.metrics import csls
 from evaluators.metrics.sentence import POOLINGS, sentence_retrieval
 from evaluators.plots import cbd as plots
@@ -42,7 +42,7 @@ from evaluators.run.task import (
     required,
 )
 from evaluators.schema import cbd as S
-from evaluators.tasks.word_retrieval import parse_layers
+from evaluators.tasks.word_retrieval import parse_layers, scored_layers
 
 if TYPE_CHECKING:
     from evaluators.data.source import DatasetSource
@@ -236,7 +236,7 @@ def score(
         raise UsageError(
             f"{model.model_id} has no layers to compare; sentence-retrieval needs a transformers encoder."
         )
-    layer_ids = resolve_layers(parse_layers(params.layers), model.num_layers)
+    layer_ids = scored_layers(params.layers, model.num_layers)
     poolings = parse_poolings(params.poolings)
     main = main_pooling(poolings)
     fig4 = FIG4_POOLING if FIG4_POOLING in poolings else poolings[0]

