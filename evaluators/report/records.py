@@ -141,6 +141,10 @@ def _num(v: Any) -> float | None:
     return None if math.isnan(v) else float(v)
 
 
+#: The file that marks a folder as a report site (``xlbench report`` writes it, and replaces only such a folder).
+REPORT_MARKER = ".xlbench-report"
+
+
 def load_records(folders: list[str | os.PathLike]) -> list[Record]:
     """Read every result JSON under the given folders (recursively), sorted by path.
 
@@ -157,7 +161,11 @@ def load_records(folders: list[str | os.PathLike]) -> list[Record]:
             if len(folders) > 1
             else ""
         )
+        # A report written inside the folder holds copies of its results: never read them again.
+        sites = {marker.parent for marker in root.rglob(REPORT_MARKER)}
         for path in sorted(root.rglob("*.json")):
+            if sites.intersection(path.parents):
+                continue
             try:
                 result = read_result(path)
             except NotAResultError:

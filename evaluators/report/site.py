@@ -23,7 +23,7 @@ from evaluators.core.fileio import (
 from evaluators.core.untrusted import safe_file_name
 from evaluators.data.dsref import content_id
 from evaluators.report import html, markdown, plots, views
-from evaluators.report.records import Record, load_records
+from evaluators.report.records import REPORT_MARKER, Record, load_records
 from evaluators.run.predictions import predictions_path, read_predictions
 from evaluators.suites.summary import summary_markdown
 from evaluators.tasks import FAMILY_TITLES, metadata_of
@@ -38,7 +38,7 @@ def _check_out(out: Path, overwrite: bool) -> None:
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {str(out)!r} is a file; pass a folder for the site.")
     if out.is_dir() and any(out.iterdir()) and not overwrite:
-        if not (out / ".xlbench-report").is_file():
+        if not (out / REPORT_MARKER).is_file():
             raise UsageError(
                 f"--out {str(out)!r} exists and is not an xlbench report; pass an empty or new folder."
             )
@@ -143,7 +143,7 @@ def build_site(
         tmp = _temp_site(target)
         try:
             index = _write(records, tmp, fmt, suite)
-            (tmp / ".xlbench-report").write_text("built by xlbench report\n", encoding="utf-8")
+            (tmp / REPORT_MARKER).write_text("built by xlbench report\n", encoding="utf-8")
             if target.exists():
                 rename_exchange(tmp, target)  # the old site is never gone before the new one is in
                 shutil.rmtree(tmp, ignore_errors=True)  # now the old site

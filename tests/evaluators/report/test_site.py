@@ -186,6 +186,21 @@ def test_rerender_is_identical_and_refuses_foreign_folders(corpus, site, tmp_pat
     assert [p.name for p in other.iterdir()] == ["keep.txt"]
 
 
+def test_a_report_inside_its_results_folder_is_not_read_as_results(corpus, tmp_path):
+    """Its results/ holds copies of the results: a second run doubled every row."""
+    import shutil
+
+    from evaluators.report.records import load_records
+
+    results = tmp_path / "r"
+    shutil.copytree(corpus, results)
+    count = len(load_records([results]))
+    build_site([results], results / "site")
+    assert len(load_records([results])) == count
+    build_site([results], results / "site")  # again, over the first one
+    assert len(load_records([results])) == count
+
+
 def test_cli_errors(tmp_path, capsys):
     assert main(["report", str(tmp_path / "nope"), "--out", str(tmp_path / "s")]) == 2
     assert "does not exist" in capsys.readouterr().err
