@@ -67,10 +67,11 @@ class Registry:
         Raises:
             UsageError: unknown name; the message suggests close names and lists all.
         """
-        if name not in self._entries:
+        if not isinstance(name, str) or name not in self._entries:
             where = f" ({self.option})" if self.option else ""
+            close = did_you_mean(name, self._entries) if isinstance(name, str) else ""
             raise UsageError(
-                f"Unknown {self.kind} {name!r}{where}; valid: {', '.join(self._entries)}.{did_you_mean(name, self._entries)}"
+                f"Unknown {self.kind} {name!r}{where}; valid: {', '.join(self._entries)}.{close}"
             )
         return self._entries[name]
 

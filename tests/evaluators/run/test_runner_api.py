@@ -114,3 +114,7 @@ def test_api_refuses_unknown_parameters_and_objects():
         xlbench.evaluate("bitext-retrieval", model=42, src="a", tgt="b")
     with pytest.raises(UsageError, match="Unknown evaluator 'bitext-retreival'"):
         xlbench.evaluate("bitext-retreival", model=TinyModel())
+    with pytest.raises(UsageError, match="Unknown evaluator 3; valid: word-retrieval"):
+        xlbench.evaluate(3, model=TinyModel())  # not a name: was a TypeError from difflib
+    with pytest.raises(UsageError, match="Unknown dataset family None; valid: cbd"):
+        xlbench.build(None)
