@@ -15,7 +15,7 @@ from typing import Any
 
 from evaluators.core.errors import InputFileError
 from evaluators.core.modelfacts import read_facts
-from evaluators.run.results import NotAResultError, read_result, results_folder
+from evaluators.run.results import NotAResultError, read_result, result_files, results_folder
 from evaluators.tasks import family_of
 
 
@@ -141,10 +141,6 @@ def _num(v: Any) -> float | None:
     return None if math.isnan(v) else float(v)
 
 
-#: The file that marks a folder as a report site (``xlbench report`` writes it, and replaces only such a folder).
-REPORT_MARKER = ".xlbench-report"
-
-
 def load_records(folders: list[str | os.PathLike]) -> list[Record]:
     """Read every result JSON under the given folders (recursively), sorted by path.
 
@@ -161,11 +157,7 @@ def load_records(folders: list[str | os.PathLike]) -> list[Record]:
             if len(folders) > 1
             else ""
         )
-        # A report written inside the folder holds copies of its results: never read them again.
-        sites = {marker.parent for marker in root.rglob(REPORT_MARKER)}
-        for path in sorted(root.rglob("*.json")):
-            if sites.intersection(path.parents):
-                continue
+        for path in result_files(root):
             try:
                 result = read_result(path)
             except NotAResultError:

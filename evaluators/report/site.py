@@ -23,8 +23,9 @@ from evaluators.core.fileio import (
 from evaluators.core.untrusted import safe_file_name
 from evaluators.data.dsref import content_id
 from evaluators.report import html, markdown, plots, views
-from evaluators.report.records import REPORT_MARKER, Record, load_records
+from evaluators.report.records import Record, load_records
 from evaluators.run.predictions import predictions_path, read_predictions
+from evaluators.run.results import REPORT_MARKER
 from evaluators.suites.summary import summary_markdown
 from evaluators.tasks import FAMILY_TITLES, metadata_of
 

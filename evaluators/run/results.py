@@ -61,7 +61,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluators import __version__
-from evaluators.core.errors import InputFileError, OutputError, cannot_write
+from evaluators.core.errors import InputFileError, OutputError, UsageError, cannot_write
 from evaluators.core.fileio import atomic_write_text, temp_name
 from evaluators.core.gitstate import git_commit_state
 from evaluators.core.untrusted import md_cell, safe_file_name
@@ -195,6 +195,11 @@ def results_folder(folder: str | os.PathLike) -> Path:
     Raises:
         InputFileError: it does not exist, or it is a file (a result JSON passed for its folder).
     """
+    if not isinstance(folder, (str, os.PathLike)):
+        raise UsageError(
+            f"A results folder is a path (the --out folder of an xlbench eval run); got "
+            f"{type(folder).__name__} {folder!r:.80}."
+        )
     root = Path(folder)
     if root.is_file():
         raise InputFileError(
@@ -205,6 +210,16 @@ def results_folder(folder: str | os.PathLike) -> Path:
             f"Results folder {str(root)!r} does not exist; pass the --out folder of an xlbench eval run."
         )
     return root
+
+
+#: The file that marks a folder as a report site (``xlbench report`` writes it, and replaces only such a folder).
+REPORT_MARKER = ".xlbench-report"
+
+
+def result_files(root: Path) -> list[Path]:
+    """The ``.json`` files below ``root``, sorted, without the copies a report site written there holds."""
+    sites = {marker.parent for marker in root.rglob(REPORT_MARKER)}
+    return [p for p in sorted(root.rglob("*.json")) if not sites.intersection(p.parents)]
 
 
 def read_result(path: str | os.PathLike) -> StoredResult:
@@ -449,7 +464,7 @@ def load_results(folder: str | os.PathLike) -> Any:
 
     root = results_folder(folder)
     rows: list[dict[str, Any]] = []
-    for path in sorted(root.rglob("*.json")):
+    for path in result_files(root):
         try:
             result = read_result(path)
         except InputFileError:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evaluators import __version__, encoders
-from evaluators.compute.engine import CellOutcome, Engine, LocalEngine
+from evaluators.compute.engine import CellOutcome, Engine, LocalEngine, get_engine
 from evaluators.core.errors import ConfigError, InputFileError, RemoteError, UsageError
 from evaluators.core.fileio import clean_stale_writes, removed_if_failed
 from evaluators.core.modelfacts import model_facts
@@ -844,10 +844,10 @@ def run_grid(
         RemoteError: cells failed on a cluster after their retries (the others are written).
     """
     quiet_libraries(verbose=log.isEnabledFor(logging.DEBUG))
-    if isinstance(evaluator, str):
-        evaluator = get_task(evaluator)
-    engine = engine if engine is not None else LocalEngine()
-    options = options or RunOptions()
+    if not isinstance(evaluator, Evaluator):
+        evaluator = get_task(evaluator)  # a name (anything else: one sentence)
+    engine = _grid_engine(engine)
+    options = _grid_options(options)
     report = report if report is not None else GridReport()
     # Every argument is checked before the first cell, so a bad last one never leaves a partial grid.
     check_options(options)
@@ -866,6 +866,36 @@ def run_grid(
         fn = GridCellFn(meta.name, p, options, tuple(models), names, revision, model_revision, done)
         fn._evaluator, fn._sources = evaluator, sources
         return _run_cells(evaluator, fn, models, names, options, engine, report)
+
+
+def _grid_engine(engine: Any) -> Engine:
+    """``run_grid``'s ``engine``: an engine, its name (``"ray"``), or ``None`` (this process)."""
+    if engine is None:
+        return LocalEngine()
+    if isinstance(engine, str):
+        return get_engine(engine)
+    if not isinstance(engine, Engine):
+        raise UsageError(
+            f"engine must be 'local', 'ray' or an engine; got {type(engine).__name__}."
+        )
+    return engine
+
+
+def _grid_options(options: Any) -> RunOptions:
+    """``run_grid``'s ``options``: :class:`RunOptions`, a mapping of its fields, or ``None``."""
+    if options is None or isinstance(options, RunOptions):
+        return options or RunOptions()
+    if not isinstance(options, Mapping):
+        raise UsageError(
+            f"options must be RunOptions or a dict of its fields; got {type(options).__name__}."
+        )
+    rest = dict(options)
+    made = RunOptions.from_keywords(rest)
+    if rest:
+        raise UsageError(
+            f"Unknown run option {next(iter(rest))!r}; valid: {', '.join(f.name for f in fields(RunOptions))}."
+        )
+    return made
 
 
 def _check_inputs(

@@ -4,8 +4,15 @@ import numpy as np
 import polars as pl
 import pytest
 
-from evaluators.core.errors import InputFileError, OutputError
-from evaluators.run.results import EvalResult, finalize, load_results, markdown_table, save_result
+from evaluators.core.errors import InputFileError, OutputError, UsageError
+from evaluators.run.results import (
+    REPORT_MARKER,
+    EvalResult,
+    finalize,
+    load_results,
+    markdown_table,
+    save_result,
+)
 from evaluators.run.signature import make_signature
 
 
@@ -79,6 +86,10 @@ def test_save_and_load_results_into_polars(tmp_path):
         "signature",
     }
     assert df.filter(pl.col("model") == "m1").sort("layer")["s_weak"].to_list() == [0.25, 0.5]
+    site = tmp_path / "site"  # a report written into the folder: its copies are not results
+    save_result(finalize(result("m1")), site / "results")
+    (site / REPORT_MARKER).write_text("built by xlbench report\n")
+    assert load_results(tmp_path).height == 3
 
 
 def test_file_names_are_safe_and_distinct(tmp_path):
@@ -95,6 +106,9 @@ def test_load_results_errors(tmp_path):
         load_results(tmp_path / "one.json")
     with pytest.raises(InputFileError, match="No xlbench result JSON"):
         load_results(tmp_path)
+    for bad in (None, 5, ["r1"]):
+        with pytest.raises(UsageError, match="A results folder is a path"):
+            load_results(bad)
 
 
 def test_save_result_unwritable():

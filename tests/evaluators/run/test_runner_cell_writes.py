@@ -12,6 +12,7 @@ import errno
 import json
 import logging
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -275,6 +276,30 @@ def test_the_api_refuses_wrong_types_in_one_sentence(keywords, message, tmp_path
         xlbench.evaluate("bitext-retrieval", **args)
     assert message in str(info.value)
     assert "\n" not in str(info.value) and not (tmp_path / "out").exists()
+
+
+def test_run_grid_takes_names_and_dicts_and_refuses_the_rest_in_one_sentence(cbd_pair, tmp_path):
+    from evaluators.core.errors import UsageError
+
+    params = {"n": 20, "repeats": 2, "layers": "0"}
+    done = runner.run_grid(
+        "word-retrieval",
+        ["random"],
+        [str(cbd_pair[0])],
+        params=params,
+        options={"out": str(tmp_path / "o"), "plots": False, "use_cache": False},
+        engine="local",
+    )
+    assert len(done) == 1 and len(list((tmp_path / "o").glob("*.json"))) == 1
+    for keywords, message in (
+        ({"options": {"outt": "x"}}, "Unknown run option 'outt'; valid: "),
+        ({"options": 3}, "options must be RunOptions or a dict of its fields; got int."),
+        ({"engine": 3}, "engine must be 'local', 'ray' or an engine; got int."),
+    ):
+        with pytest.raises(UsageError, match=re.escape(message)):
+            runner.run_grid("word-retrieval", ["random"], [str(cbd_pair[0])], **keywords)
+    with pytest.raises(UsageError, match="Unknown evaluator 7"):
+        runner.run_grid(7, ["random"], [str(cbd_pair[0])])
 
 
 def test_run_grid_refuses_a_string_where_a_list_belongs(tmp_path):
