@@ -239,6 +239,11 @@ def read_result(path: str | os.PathLike) -> StoredResult:
         raise InputFileError(
             f"Result file {str(p)!r} does not exist; pass a result JSON written by xlbench eval."
         )
+    if p.suffix == ".parquet":  # the predictions beside a result, passed for the result
+        raise InputFileError(
+            f"{str(p)!r} is a Parquet file (per-item predictions), not a result; pass the result "
+            "JSON beside it."
+        )
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:

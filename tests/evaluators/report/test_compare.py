@@ -112,6 +112,8 @@ def test_refuses_different_revisions_items_and_evaluators(systems, tmp_path, cap
     assert "--save-predictions" in capsys.readouterr().err
     with pytest.raises(InputFileError, match="does not exist"):
         compare(tmp_path / "none.json", pa)
+    with pytest.raises(InputFileError, match="is a Parquet file .per-item predictions., not a"):
+        compare(predictions_path(pa), predictions_path(pb))
 
 
 @pytest.mark.parametrize(
