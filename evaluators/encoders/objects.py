@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from evaluators.core.errors import UsageError
+from evaluators.core.errors import ModelError, UsageError
 from evaluators.encoders.base import batch_size_or
 from evaluators.encoders.cached import with_cache
 from evaluators.encoders.callable import SentenceEncoder, source_hash
@@ -64,8 +64,19 @@ def tensor_digest(module: Any) -> str | None:
 
 
 def probe_digest(fn: Callable[[list[str]], Any]) -> str:
-    """sha256 of a model's float16-rounded vectors of :data:`PROBE` (its behaviour, when nothing else shows)."""
-    vectors = np.asarray(fn(list(PROBE)), dtype=np.float32).astype(np.float16)
+    """sha256 of a model's float16-rounded vectors of :data:`PROBE` (its behaviour, when nothing else shows).
+
+    Raises:
+        ModelError: what the model returns is not an array of numbers.
+    """
+    out = fn(list(PROBE))
+    try:
+        vectors = np.asarray(out, dtype=np.float32).astype(np.float16)
+    except (TypeError, ValueError) as err:
+        raise ModelError(
+            f"The model's output for {len(PROBE)} sentences is not an array of numbers ({err}); "
+            "return an (n, dim) array of floats."
+        ) from err
     return hashlib.sha256(vectors.tobytes()).hexdigest()
 
 
@@ -181,15 +192,27 @@ def bitext_metadata(
 def _generic(model: Any, batch: int) -> tuple[Callable[..., Any], str]:
     """(function texts -> array, class or function name) of any other model."""
     if callable(getattr(model, "encode", None)):
+        takes_batch = _accepts(model.encode, "batch_size")
 
         def fn(texts: list[str]) -> Any:
-            return model.encode(list(texts), batch_size=batch)
+            if takes_batch:
+                return model.encode(list(texts), batch_size=batch)
+            return model.encode(list(texts))
 
         name = getattr(model, "name_or_path", None) or getattr(model, "model_id", None)
         return fn, str(name or type(model).__qualname__)
     name = getattr(model, "__qualname__", None) or type(model).__qualname__
     module = getattr(model, "__module__", None)
     return model, f"{module}:{name}" if module and inspect.isfunction(model) else str(name)
+
+
+def _accepts(method: Callable[..., Any], keyword: str) -> bool:
+    """Whether ``method`` takes ``keyword`` (or any keyword); an unreadable signature says yes."""
+    try:
+        params = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(p.name == keyword or p.kind is p.VAR_KEYWORD for p in params)
 
 
 def _derive(model: Any, fn: Callable[..., Any]) -> tuple[str, str]:
@@ -231,6 +254,11 @@ def open_object(
     Raises:
         UsageError: ``model`` is none of the accepted kinds.
     """
+    if inspect.isclass(model):  # encode() would be called unbound, without self
+        raise UsageError(
+            f"model is the class {model.__qualname__}, not a model; pass an instance "
+            f"({model.__qualname__}(...))."
+        )
     name, revision = split_given(given)
     batch_size = batch_size_or(batch_size)
     spec = f"object:{type(model).__module__}.{type(model).__qualname__}"

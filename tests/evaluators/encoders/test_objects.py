@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import xlbench
-from evaluators.core.errors import ModelError
+from evaluators.core.errors import ModelError, UsageError
 from evaluators.encoders.identity import folder_model_name
 from evaluators.run.runner import RunOptions, open_model
 
@@ -170,3 +170,25 @@ def test_folder_names_ignore_template_cards_and_read_the_hub_cache(tmp_path):
     plain.mkdir()
     (plain / "README.md").write_text("---\nlicense: mit\n---\n# Model Card for Model ID\n")
     assert folder_model_name(plain) == "my-model"
+
+
+class _NoBatch:
+    """``encode(sentences)`` without ``batch_size``: what many hand-written models look like."""
+
+    def encode(self, sentences):
+        return np.array([[len(s), s.count("a") + 1.0] for s in sentences])
+
+
+def test_an_encode_without_batch_size_a_class_and_words_for_vectors(files):
+    src, tgt = files
+    with pytest.warns(UserWarning, match="carries no revision"):
+        result = xlbench.evaluate("bitext-retrieval", model=_NoBatch(), src=str(src), tgt=str(tgt))
+    assert result.main_score is not None
+    with pytest.raises(
+        UsageError, match=r"model is the class _NoBatch, not a model; pass an instance"
+    ):
+        xlbench.evaluate("bitext-retrieval", model=_NoBatch, src=str(src), tgt=str(tgt))
+    words = _NoBatch()
+    words.encode = lambda sentences: [["x"] * 3 for _ in sentences]  # no revision: probed first
+    with pytest.raises(ModelError, match="is not an array of numbers"):
+        xlbench.evaluate("bitext-retrieval", model=words, src=str(src), tgt=str(tgt))
