@@ -821,15 +821,16 @@ def run_grid(
     *,
     revision: str | None = None,
     params: Mapping[str, Any] | None = None,
-    options: RunOptions | None = None,
+    options: RunOptions | Mapping[str, Any] | None = None,
     model_revision: str | None = None,
     resume: bool = True,
     report: GridReport | None = None,
-    engine: Engine | None = None,
+    engine: Engine | str | None = None,
 ) -> list[EvalResult]:
     """Score every model on every dataset, grouped by model (each model is loaded once).
 
-    Every cell goes through ``engine.run_cells`` (:func:`evaluators.compute.engine.get_engine`;
+    ``options``: :class:`RunOptions`, or a dict of its fields. Every cell goes through
+    ``engine.run_cells`` (an engine, or its name for :func:`evaluators.compute.engine.get_engine`;
     default: the local engine, this process); on a Ray cluster each model's cells run on
     one worker. Locally a failing cell raises at once; on a cluster the other cells are kept
     and the failures are reported together.

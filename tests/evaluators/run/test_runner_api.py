@@ -69,16 +69,8 @@ def test_a_model_revision_only_names_callables_and_objects(aligned_files, tmp_pa
     """A spec that records its own revision (a random model's seed, a folder's digest) keeps it:
     a user's revision over it gave two different models one identity, so one skipped the other."""
     src, tgt = aligned_files
-    args = [
-        "eval",
-        "bitext-retrieval",
-        "--src",
-        str(src),
-        "--tgt",
-        str(tgt),
-        "--out",
-        str(tmp_path),
-    ]
+    args = ["eval", "bitext-retrieval", "--src", str(src), "--tgt", str(tgt)]
+    args += ["--out", str(tmp_path)]
     for spec in ("random:16:1:5", "random:16:1:7"):
         assert main([*args, "--model", spec, "--model-revision", "v2"]) == 2
         assert "--model-revision names the revision of a callable: model" in (
