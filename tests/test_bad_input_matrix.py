@@ -608,6 +608,8 @@ CASES = [
     ([*BT, "--src", "{dir}", "--tgt", "{two_lines}", *M], 2, ["is a directory"]),
     ([*BT, "--src", "{two_lines}", "--tgt", "{three_lines}", *M], 2, ["lines"]),
     ([*BT, "--src", "{two_lines}", *M], 2, ["--tgt"]),
+    ([*BT, "--src", "{onecol}", "--tgt", "{onecol}", *M], 2, ["1 sentence pair(s)", "at least 2"]),
+    ([*BT, "--src", "{empty}", "--tgt", "{empty}", *M], 2, ["0 sentence pair(s)", "at least 2"]),
     ([*BT, "--src", "{long_line}", "--tgt", "{long_line}", *M], 2, ["long_line.txt", "line 2"]),
     ([*AL, "--gold", "{gold1}", "--pred", "{long_line}"], 2, ["long_line.txt", "line 2"]),
     ([*EA, *M, "--text", "{long_line}", "--links", "{gold1}"], 2, ["long_line.txt", "line 2"]),

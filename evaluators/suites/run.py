@@ -72,7 +72,7 @@ def available(allow: Iterable[str] = ()) -> set[str]:
     Raises:
         UsageError: ``allow`` names something that is not a need.
     """
-    allowed = set(allow)
+    allowed = {allow} if isinstance(allow, str) else set(allow)  # "internet" is one need
     bad = sorted(allowed - set(NEEDS))
     if bad:
         raise UsageError(f"--with {bad[0]!r} is not a need; use one of {', '.join(NEEDS)}.")

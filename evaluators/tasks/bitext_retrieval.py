@@ -141,7 +141,7 @@ def read_aligned(src: str, tgt: str) -> tuple[list[str], list[str]]:
     """Read two line-aligned UTF-8 files (blank lines kept only if both are blank, then dropped).
 
     Raises:
-        InputFileError: missing file, invalid UTF-8, different line counts, or no pair.
+        InputFileError: missing file, invalid UTF-8, different line counts, or under 2 pairs.
     """
     missing = "{path} does not exist; pass two line-aligned text files with --src and --tgt."
     a, b = ([line.strip() for line in read_lines(path, missing=missing)] for path in (src, tgt))
@@ -155,8 +155,10 @@ def read_aligned(src: str, tgt: str) -> tuple[list[str], list[str]]:
             raise InputFileError(
                 f"Pair {n + 1} has an empty side ({s!r} / {t!r}); fill or remove that line in both files."
             )
-    if not pairs:
-        raise InputFileError(f"{src!r} and {tgt!r} hold no sentence pairs.")
+    if len(pairs) < 2:  # one candidate is always retrieved: a score of 1 that measures nothing
+        raise InputFileError(
+            f"{src!r} and {tgt!r} hold {len(pairs)} sentence pair(s); retrieval needs at least 2."
+        )
     return [s for s, _ in pairs], [t for _, t in pairs]
 
 

@@ -114,20 +114,24 @@ per pooling (the unsuffixed keys: CLS, as the paper's figure). One plot per pool
 
 
 def parse_poolings(text: str) -> list[str]:
-    """Parse ``--poolings``: comma-separated names from :data:`POOLINGS`, in order, without repeats.
+    """Parse ``--poolings``: comma-separated names from :data:`POOLINGS`, in order, each once.
 
     >>> parse_poolings("cls,mean"), parse_poolings(" mean ")
     (['cls', 'mean'], ['mean'])
 
     Raises:
-        UsageError: an unknown or missing name.
+        UsageError: an unknown, missing or repeated name.
     """
-    names = list(dict.fromkeys(p.strip().lower() for p in text.split(",") if p.strip()))
+    listed = [p.strip().lower() for p in text.split(",") if p.strip()]
+    names = list(dict.fromkeys(listed))
     bad = [p for p in names if p not in POOLINGS]
     if bad or not names:
         raise UsageError(
             f"--poolings takes comma-separated names from {', '.join(POOLINGS)}; got {text!r}."
         )
+    if len(names) < len(listed):  # the signature records the text: it would say what was not scored
+        twice = next(p for p in names if listed.count(p) > 1)
+        raise UsageError(f"--poolings lists {twice} twice in {text!r}; list each pooling once.")
     return names
 
 

@@ -505,6 +505,11 @@ def test_sentence_retrieval_usage_errors(tmp_path, capsys):
     )
     assert rc == 2
     assert "--n must be at least 2 sentence pairs, got 1." in capsys.readouterr().err
+    argv = ["eval", "sentence-retrieval", "--dataset", str(ds), "--model", "random"]
+    assert main([*argv, "--poolings", "mean,cls,mean", "--out", str(tmp_path / "r")]) == 2
+    assert "--poolings lists mean twice in 'mean,cls,mean'" in capsys.readouterr().err
+    assert main([*argv, "--layers=-1,2", "--out", str(tmp_path / "r")]) == 2
+    assert "--layers '-1,2' names layer 2 twice" in capsys.readouterr().err
     bad = tmp_path / "not-a-dataset"
     bad.mkdir()
     rc = main(

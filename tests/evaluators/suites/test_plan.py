@@ -61,3 +61,11 @@ def test_bad_models_and_needs_are_refused(tmp_path):
         plan_suite(_suite(), [], tmp_path)
     with pytest.raises(UsageError, match="--with 'gpu' is not a need"):
         plan_suite(_suite(), ["random"], tmp_path, allow=["gpu"])
+    with pytest.raises(UsageError, match="--with 'gpu' is not a need"):
+        plan_suite(_suite(), ["random"], tmp_path, allow="gpu")  # one need, not its letters
+
+
+def test_one_need_may_come_as_a_string(tmp_path):
+    one = plan_suite(_suite(), ["random"], tmp_path / "out", allow="internet")
+    listed = plan_suite(_suite(), ["random"], tmp_path / "out", allow=["internet"])
+    assert one.skipped == listed.skipped
