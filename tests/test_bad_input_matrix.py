@@ -629,6 +629,11 @@ CASES = [
     ([*EA, *M, "--text", "{no_sep}", "--links", "{gold1}"], 2, ["source ||| target"]),
     ([*EA, *M, "--text", "{text}", "--links", "{latin1}"], 2, ["UTF-8"]),
     ([*EA, *M, "--silver", "{missing}"], 2, ["does not exist"]),
+    (
+        [*EA, *M, "--dataset", "{ds_silver}", "--config", "x"],
+        2,
+        ["--config 'x' is not an alignment"],
+    ),
     ([*EA, *M, "--silver", "{empty_dir}"], 2, ["parallel.txt"]),
     ([*EA, *M, "--text", "{text}", "--method", "greedy"], 2, ["invalid choice"]),
     (

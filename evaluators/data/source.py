@@ -186,7 +186,8 @@ def select_configs(
                 else ""
             )
             raise ConfigError(
-                f"{flag} {requested!r} is not a {what} of {dataset}; choose one of: "
+                f"{flag} {requested!r} is not {'an' if what[:1] in 'aeiou' else 'a'} {what} of "
+                f"{dataset}; choose one of: "
                 f"{', '.join(chosen) or 'none'}{others}."
             )
         return [requested]

@@ -258,7 +258,11 @@ def _load(data: DatasetSource | None, args: Params) -> _Pairs:
             f"Pass exactly one of --dataset, --silver or --text (got {', '.join(given) or 'none'})."
         )
     if data is not None:
-        spec = {"source": data, **({"config": args.config} if args.config else {})}
+        spec = {
+            "source": data,
+            "flag": "--config",
+            **({"config": args.config} if args.config else {}),
+        }
         return _Pairs.of(load_silver(spec), partial_default=True)
     if args.silver:
         return _Pairs.of(load_silver({"silver": args.silver}), partial_default=True)

@@ -35,7 +35,7 @@ def load_silver(spec: dict) -> dict:
             spec.get("config"),
             scored=silver.alignment_table,
             what="alignment config",
-            flag="config=<pair> in --pair",
+            flag=spec.get("flag", "config=<pair> in --pair"),
             single=True,
         )
         ds = data.load(config, "test")
