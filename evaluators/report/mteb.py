@@ -47,6 +47,7 @@ from evaluators.core.untrusted import safe_file_name
 from evaluators.data.source import open_source
 from evaluators.encoders.objects import bitext_metadata
 from evaluators.report.records import Record, load_records
+from evaluators.run.results import REPORT_MARKER
 from evaluators.run.task import MtebExport, MtebPivot
 from evaluators.schema import bucc as bucc_schema
 from evaluators.schema import cbd as cbd_schema
@@ -372,6 +373,11 @@ def export_results(folders: list[str | os.PathLike], out: str | os.PathLike) -> 
     target = Path(out)
     if target.exists() and not target.is_dir():
         raise UsageError(f"--out {str(target)!r} is a file; pass a folder for the mteb results.")
+    if (target / "manifest.json").is_file() or (target / REPORT_MARKER).is_file():
+        raise UsageError(
+            f"--out {str(target)!r} is a dataset folder or a report site, which mteb files would "
+            "change; pass a folder of its own for the mteb results."
+        )
     grouped: dict[Path, list[dict[str, Any]]] = {}
     models: dict[Path, dict[str, Any]] = {}
     for r in records:

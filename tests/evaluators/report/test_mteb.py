@@ -38,6 +38,15 @@ def expected_scores(corpus) -> dict[tuple, float]:
     return out
 
 
+def test_export_refuses_a_dataset_folder_as_out(corpus, tmp_path, capsys):
+    dataset = tmp_path / "cbd"
+    dataset.mkdir()
+    (dataset / "manifest.json").write_text("{}")
+    assert main(["export", "mteb", str(corpus), "--out", str(dataset)]) == 2
+    assert "is a dataset folder or a report site" in capsys.readouterr().err
+    assert [p.name for p in dataset.iterdir()] == ["manifest.json"]
+
+
 def test_exported_results_load_in_mteb_with_equal_scores(corpus, tmp_path, capsys):
     from mteb.results import TaskResult
 
