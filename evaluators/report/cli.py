@@ -59,7 +59,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--overwrite",
         action="store_true",
-        help="replace a non-empty --out that is not a previous report",
+        help="replace a non-empty --out that is not a previous report (never one holding the "
+        "results it reports on, or a dataset)",
     )
     p.set_defaults(_report_run=run_report)
 

@@ -35,14 +35,23 @@ LANGUAGES_PAGE = "languages.html"
 WORST_ITEMS = 15
 
 
-def _check_out(out: Path, overwrite: bool) -> None:
+def _check_out(out: Path, overwrite: bool, records: list[Record]) -> None:
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {str(out)!r} is a file; pass a folder for the site.")
-    if out.is_dir() and any(out.iterdir()) and not overwrite:
-        if not (out / REPORT_MARKER).is_file():
-            raise UsageError(
-                f"--out {str(out)!r} exists and is not an xlbench report; pass an empty or new folder."
-            )
+    if not out.is_dir() or not any(out.iterdir()) or (out / REPORT_MARKER).is_file():
+        return
+    if not overwrite:
+        raise UsageError(
+            f"--out {str(out)!r} exists and is not an xlbench report; pass an empty or new folder."
+        )
+    # --overwrite replaces a folder that is not a report, but never the results it reports on
+    # or a dataset: the site takes the folder's place.
+    held = [r.path for r in records if out.resolve() in r.path.resolve().parents]
+    if held or (out / "manifest.json").is_file():
+        what = f"the result {str(held[0])!r}" if held else "a dataset (manifest.json)"
+        raise UsageError(
+            f"--out {str(out)!r} holds {what}, which the site would replace; pass another --out."
+        )
 
 
 def _copy_results(records: list[Record], site: Path) -> dict[str, str]:
@@ -139,7 +148,7 @@ def build_site(
         raise UsageError(f"--format must be html or md, got {fmt!r}.")
     records = load_records(list(folders))
     target = Path(out)
-    _check_out(target, overwrite)
+    _check_out(target, overwrite, records)
     with removed_if_failed(target):  # a failed report leaves no empty folders either
         tmp = _temp_site(target)
         try:

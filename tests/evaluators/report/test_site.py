@@ -184,6 +184,16 @@ def test_rerender_is_identical_and_refuses_foreign_folders(corpus, site, tmp_pat
     with pytest.raises(UsageError, match="is not an xlbench report"):
         build_site([corpus], other)
     assert [p.name for p in other.iterdir()] == ["keep.txt"]
+    before = sorted(p.name for p in corpus.rglob("*"))
+    with pytest.raises(UsageError, match="holds the result .*which the site would replace"):
+        build_site([corpus], corpus, overwrite=True)  # --out = the results themselves
+    assert sorted(p.name for p in corpus.rglob("*")) == before
+    (other / "manifest.json").write_text("{}")
+    with pytest.raises(UsageError, match="holds a dataset"):
+        build_site([corpus], other, overwrite=True)
+    (other / "manifest.json").unlink()
+    build_site([corpus], other, overwrite=True)  # a folder of other files: replaced, as asked
+    assert (other / "index.html").is_file() and not (other / "keep.txt").exists()
 
 
 def test_a_report_inside_its_results_folder_is_not_read_as_results(corpus, tmp_path):
