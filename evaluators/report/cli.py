@@ -59,8 +59,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--overwrite",
         action="store_true",
-        help="replace a non-empty --out that is not a previous report (never one holding the "
-        "results it reports on, or a dataset)",
+        help="replace a non-empty --out that is not a report (never its own results or a dataset)",
     )
     p.set_defaults(_report_run=run_report)
 
