@@ -27,6 +27,7 @@ from builders.release.card import render_card, split_file
 from evaluators.core.errors import OutputError, SchemaError
 from evaluators.core.fileio import clean_stale, make_temp_dir, rename_exchange, rename_noreplace
 from evaluators.core.hashing import sha256_file_size
+from evaluators.data.folder import CARD, MANIFEST
 from evaluators.schema import FamilySchema
 from evaluators.schema.base import check_unique, to_arrow
 from evaluators.schema.meta import Manifest
@@ -74,14 +75,14 @@ def check_output(out: str | os.PathLike, overwrite: bool) -> Path:
 
 
 #: What a dataset folder holds (``.gitattributes``: a Hub snapshot's), the only names --overwrite replaces.
-_DATASET_ENTRIES = frozenset({"README.md", "manifest.json", "data", ".gitattributes"})
+_DATASET_ENTRIES = frozenset({CARD, MANIFEST, "data", ".gitattributes"})
 
 
 def _check_replaceable(path: Path) -> None:
     """Refuse to replace a folder that is not empty and not a dataset folder (--overwrite deletes it)."""
     names = sorted(p.name for p in path.iterdir())
     foreign = [n for n in names if n not in _DATASET_ENTRIES]
-    if foreign or (names and "manifest.json" not in names):
+    if foreign or (names and MANIFEST not in names):
         shown = ", ".join(foreign[:3] or names[:3]) + (", ..." if len(foreign or names) > 3 else "")
         raise OutputError(
             f"Output folder {str(path)!r} is not an xlbench dataset folder (it holds {shown}), and "

@@ -44,6 +44,7 @@ from typing import Any
 from evaluators.core.errors import OutputError, UsageError, cannot_write
 from evaluators.core.fileio import clean_stale, make_temp_dir, removed_if_failed
 from evaluators.core.untrusted import safe_file_name
+from evaluators.data.folder import MANIFEST
 from evaluators.data.source import open_source
 from evaluators.encoders.objects import bitext_metadata
 from evaluators.report.records import Record, load_records
@@ -373,7 +374,7 @@ def export_results(folders: list[str | os.PathLike], out: str | os.PathLike) -> 
     target = Path(out)
     if target.exists() and not target.is_dir():
         raise UsageError(f"--out {str(target)!r} is a file; pass a folder for the mteb results.")
-    if (target / "manifest.json").is_file() or (target / REPORT_MARKER).is_file():
+    if (target / MANIFEST).is_file() or (target / REPORT_MARKER).is_file():
         raise UsageError(
             f"--out {str(target)!r} is a dataset folder or a report site, which mteb files would "
             "change; pass a folder of its own for the mteb results."

@@ -22,6 +22,7 @@ from evaluators.core.fileio import (
 )
 from evaluators.core.untrusted import safe_file_name
 from evaluators.data.dsref import content_id
+from evaluators.data.folder import MANIFEST
 from evaluators.report import html, markdown, plots, views
 from evaluators.report.records import Record, load_records
 from evaluators.run.predictions import predictions_path, read_predictions
@@ -47,7 +48,7 @@ def _check_out(out: Path, overwrite: bool, records: list[Record]) -> None:
     # --overwrite replaces a folder that is not a report, but never the results it reports on
     # or a dataset: the site takes the folder's place.
     held = [r.path for r in records if out.resolve() in r.path.resolve().parents]
-    if held or (out / "manifest.json").is_file():
+    if held or (out / MANIFEST).is_file():
         what = f"the result {str(held[0])!r}" if held else "a dataset (manifest.json)"
         raise UsageError(
             f"--out {str(out)!r} holds {what}, which the site would replace; pass another --out."
